@@ -1,0 +1,691 @@
+//! The error type of every MCP tool: [`McpError`] with its [`JsonRpcErrorCode`].
+//!
+//! An `McpError` is what reaches the client, so its shape is the wire's:
+//! `{code, message, data?}`. Everything else it carries (the cause chain, the
+//! contract's recovery hint before it is opted in) stays on the server.
+
+use std::borrow::Cow;
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object, the shape of an error's `data`.
+pub type JsonObject = Map<String, Value>;
+
+/// The cause of an error, kept as the std `source()` chain.
+///
+/// An `Arc` rather than a `Box` so that `McpError` stays `Clone`.
+pub type Cause = Arc<dyn StdError + Send + Sync + 'static>;
+
+macro_rules! codes {
+    ($( $(#[doc = $doc:literal])* $name:ident = $value:literal => $category:ident, )*) => {
+        /// The JSON-RPC error codes of MCP servers: the five of JSON-RPC 2.0 and the
+        /// server-defined range the reference framework uses.
+        ///
+        /// Serializes as its number.
+        ///
+        /// ```
+        /// use mcp_contract_runtime::JsonRpcErrorCode;
+        /// assert_eq!(JsonRpcErrorCode::NotFound.as_i32(), -32001);
+        /// assert_eq!(JsonRpcErrorCode::from_i32(-32003), Some(JsonRpcErrorCode::RateLimited));
+        /// assert_eq!(serde_json::to_string(&JsonRpcErrorCode::Timeout).unwrap(), "-32004");
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(i32)]
+        pub enum JsonRpcErrorCode {
+            $( $(#[doc = $doc])* $name = $value, )*
+        }
+
+        impl JsonRpcErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: [Self; codes!(@count $($name)*)] = [$(Self::$name),*];
+
+            /// The code for a number, if it is one of ours.
+            pub const fn from_i32(value: i32) -> Option<Self> {
+                match value {
+                    $( $value => Some(Self::$name), )*
+                    _ => None,
+                }
+            }
+
+            /// The variant's name, as written in a contract: `"NotFound"`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Self::$name => stringify!($name), )*
+                }
+            }
+
+            /// The code for a variant name (`"NotFound"`), as written in a contract.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $( stringify!($name) => Some(Self::$name), )*
+                    _ => None,
+                }
+            }
+
+            /// Who is at fault when this code is returned.
+            pub const fn category(self) -> ErrorCategory {
+                match self {
+                    $( Self::$name => ErrorCategory::$category, )*
+                }
+            }
+        }
+    };
+    (@count $($name:ident)*) => { 0 $(+ codes!(@one $name))* };
+    (@one $name:ident) => { 1 };
+}
+
+codes! {
+    /// The request is not valid JSON. Rarely a tool's business: the transport answers it.
+    ParseError = -32700 => Client,
+    /// The request is JSON but not a valid request, or a precondition of it does not hold.
+    InvalidRequest = -32600 => Client,
+    /// No such method (or, for tools, no such tool).
+    MethodNotFound = -32601 => Client,
+    /// The arguments do not decode: wrong type, missing field, malformed value.
+    InvalidParams = -32602 => Client,
+    /// A bug or an unexpected state of the server; the fallback of classification.
+    InternalError = -32603 => Server,
+    /// An upstream service is down or unreachable; retrying later may work.
+    ServiceUnavailable = -32000 => Upstream,
+    /// The thing asked for does not exist.
+    NotFound = -32001 => Client,
+    /// The request conflicts with the current state (already exists, version mismatch).
+    Conflict = -32002 => Client,
+    /// Too many requests: the caller or an upstream is throttled; retry after a pause.
+    RateLimited = -32003 => Upstream,
+    /// The operation or an upstream call took too long.
+    Timeout = -32004 => Upstream,
+    /// The caller is known but not allowed to do this.
+    Forbidden = -32005 => Client,
+    /// The caller is not authenticated, or its credentials are invalid or expired.
+    Unauthorized = -32006 => Client,
+    /// The arguments decode but break a rule of the domain (range, format, combination).
+    ValidationError = -32007 => Client,
+    /// The server is misconfigured: a missing key, a bad setting.
+    ConfigurationError = -32008 => Server,
+    /// A component failed to start.
+    InitializationFailed = -32009 => Server,
+    /// A database operation failed.
+    DatabaseError = -32010 => Server,
+    /// A value could not be serialized or deserialized by the server.
+    SerializationError = -32070 => Server,
+    /// An error of unknown origin; prefer a specific code.
+    UnknownError = -32099 => Server,
+}
+
+impl JsonRpcErrorCode {
+    /// The code as the number sent on the wire.
+    pub const fn as_i32(self) -> i32 {
+        self as i32
+    }
+
+    /// Whether trying again later may succeed: the upstream category
+    /// (ServiceUnavailable, RateLimited, Timeout).
+    pub const fn is_transient(self) -> bool {
+        matches!(self.category(), ErrorCategory::Upstream)
+    }
+}
+
+impl fmt::Display for JsonRpcErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name(), self.as_i32())
+    }
+}
+
+impl Serialize for JsonRpcErrorCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_i32(self.as_i32())
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcErrorCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = i32::deserialize(deserializer)?;
+        Self::from_i32(value).ok_or_else(|| {
+            de::Error::invalid_value(de::Unexpected::Signed(value.into()), &"an MCP JSON-RPC error code")
+        })
+    }
+}
+
+/// Who is at fault for an error, as the reference framework groups codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorCategory {
+    /// A service we depend on failed: ServiceUnavailable, RateLimited, Timeout.
+    Upstream,
+    /// We failed: InternalError, UnknownError, DatabaseError, ConfigurationError,
+    /// InitializationFailed, SerializationError.
+    Server,
+    /// The caller asked for something wrong: every other code.
+    Client,
+}
+
+/// An error of an MCP tool: a JSON-RPC code, a message for the model, optional
+/// structured `data`, and the cause that stays on the server.
+///
+/// `data.reason` (see [`with_reason`](Self::with_reason)) and
+/// `data.recovery.hint` (see [`with_recovery_hint`](Self::with_recovery_hint))
+/// are kept apart from the caller's data and written over it, so no later
+/// [`with_data`](Self::with_data) can change the reason a contract gave.
+///
+/// ```
+/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError};
+/// use serde_json::json;
+///
+/// let err = McpError::not_found("No object 42")
+///     .with_data(json!({"objectId": 42, "reason": "overridden?"}))
+///     .with_reason("not_in_collection")
+///     .with_recovery_hint("Search first to find valid IDs.");
+/// assert_eq!(err.code(), JsonRpcErrorCode::NotFound);
+/// assert_eq!(
+///     serde_json::to_value(&err).unwrap(),
+///     json!({
+///         "code": -32001,
+///         "message": "No object 42",
+///         "data": {
+///             "objectId": 42,
+///             "recovery": {"hint": "Search first to find valid IDs."},
+///             "reason": "not_in_collection",
+///         },
+///     })
+/// );
+/// ```
+#[derive(Clone)]
+pub struct McpError(Box<Repr>);
+
+/// Boxed so that `Result<T, McpError>` stays one pointer wide on the error side.
+#[derive(Clone)]
+struct Repr {
+    code: JsonRpcErrorCode,
+    message: Cow<'static, str>,
+    /// The wire `data`: the caller's object with `recovery.hint` and `reason`
+    /// applied over it, rebuilt by every builder that touches one of the three.
+    data: Option<JsonObject>,
+    reason: Option<Cow<'static, str>>,
+    recovery_hint: Option<Cow<'static, str>>,
+    /// The contract's hint for `reason`, held back until the author opts it in
+    /// with [`with_recovery`](Self::with_recovery).
+    contract_recovery: Option<&'static str>,
+    cause: Option<Cause>,
+}
+
+macro_rules! factories {
+    ($( $(#[doc = $doc:literal])* $fn:ident => $code:ident, )*) => {
+        impl McpError {
+            $(
+                $(#[doc = $doc])*
+                ///
+                /// Add structured data with [`with_data`](Self::with_data) and the
+                /// underlying error with [`with_cause`](Self::with_cause).
+                pub fn $fn(message: impl Into<Cow<'static, str>>) -> Self {
+                    Self::new(JsonRpcErrorCode::$code, message)
+                }
+            )*
+        }
+
+        /// The factory function of a code, where one exists: `NotFound` ->
+        /// `Some("not_found")`. The `prefer-error-factory` lint suggests these.
+        pub const fn factory_name(code: JsonRpcErrorCode) -> Option<&'static str> {
+            match code {
+                $( JsonRpcErrorCode::$code => Some(stringify!($fn)), )*
+                #[allow(unreachable_patterns)]
+                _ => None,
+            }
+        }
+    };
+}
+
+factories! {
+    /// The arguments do not decode ([`InvalidParams`](JsonRpcErrorCode::InvalidParams)).
+    invalid_params => InvalidParams,
+    /// The request is not valid ([`InvalidRequest`](JsonRpcErrorCode::InvalidRequest)).
+    invalid_request => InvalidRequest,
+    /// The thing asked for does not exist ([`NotFound`](JsonRpcErrorCode::NotFound)).
+    not_found => NotFound,
+    /// The caller may not do this ([`Forbidden`](JsonRpcErrorCode::Forbidden)).
+    forbidden => Forbidden,
+    /// The caller is not authenticated ([`Unauthorized`](JsonRpcErrorCode::Unauthorized)).
+    unauthorized => Unauthorized,
+    /// The arguments break a domain rule ([`ValidationError`](JsonRpcErrorCode::ValidationError)).
+    validation_error => ValidationError,
+    /// The request conflicts with the current state ([`Conflict`](JsonRpcErrorCode::Conflict)).
+    conflict => Conflict,
+    /// Throttled ([`RateLimited`](JsonRpcErrorCode::RateLimited)); transient.
+    rate_limited => RateLimited,
+    /// Took too long ([`Timeout`](JsonRpcErrorCode::Timeout)); transient.
+    timeout => Timeout,
+    /// An upstream is down ([`ServiceUnavailable`](JsonRpcErrorCode::ServiceUnavailable)); transient.
+    service_unavailable => ServiceUnavailable,
+    /// The server is misconfigured ([`ConfigurationError`](JsonRpcErrorCode::ConfigurationError)).
+    configuration_error => ConfigurationError,
+    /// A bug or unexpected state ([`InternalError`](JsonRpcErrorCode::InternalError)).
+    internal_error => InternalError,
+    /// A value could not be (de)serialized ([`SerializationError`](JsonRpcErrorCode::SerializationError)).
+    serialization_error => SerializationError,
+    /// A database operation failed ([`DatabaseError`](JsonRpcErrorCode::DatabaseError)).
+    database_error => DatabaseError,
+}
+
+impl McpError {
+    /// An error with any code; prefer the factory of the code where one exists
+    /// ([`McpError::not_found`], ...).
+    pub fn new(code: JsonRpcErrorCode, message: impl Into<Cow<'static, str>>) -> Self {
+        Self(Box::new(Repr {
+            code,
+            message: message.into(),
+            data: None,
+            reason: None,
+            recovery_hint: None,
+            contract_recovery: None,
+            cause: None,
+        }))
+    }
+
+    /// Classify any error ([`classify`](crate::classify())) and keep it as the cause.
+    ///
+    /// The result carries code and message only, never `data`: nothing internal
+    /// reaches a client through an error nobody built on purpose. An `McpError`
+    /// passed in (boxed, or at the top of the chain) is returned as it is.
+    pub fn from_error<E>(err: E) -> Self
+    where
+        E: StdError + Send + Sync + 'static,
+    {
+        Self::from_boxed(Box::new(err))
+    }
+
+    /// [`from_error`](Self::from_error) for an error already boxed, as
+    /// `anyhow`-style and `Box<dyn Error>` code hands them over.
+    pub fn from_boxed(err: Box<dyn StdError + Send + Sync + 'static>) -> Self {
+        match err.downcast::<McpError>() {
+            Ok(mcp) => *mcp,
+            Err(err) => {
+                let code = crate::classify(&*err);
+                Self::new(code, err.to_string()).with_cause_arc(Arc::from(err))
+            }
+        }
+    }
+
+    /// The JSON-RPC code.
+    pub fn code(&self) -> JsonRpcErrorCode {
+        self.0.code
+    }
+
+    /// The message for the model.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+
+    /// The wire `data`, with `recovery.hint` and `reason` applied.
+    pub fn data(&self) -> Option<&JsonObject> {
+        self.0.data.as_ref()
+    }
+
+    /// The reason of the contract this error was raised for (`data.reason`).
+    pub fn reason(&self) -> Option<&str> {
+        self.0.reason.as_deref()
+    }
+
+    /// The recovery hint that reaches the client (`data.recovery.hint`), if the
+    /// author opted one in.
+    pub fn recovery_hint(&self) -> Option<&str> {
+        self.0.recovery_hint.as_deref()
+    }
+
+    /// The cause, as kept for the server's logs; also reachable through `source()`.
+    pub fn cause(&self) -> Option<&Cause> {
+        self.0.cause.as_ref()
+    }
+
+    /// Who is at fault.
+    pub fn category(&self) -> ErrorCategory {
+        self.0.code.category()
+    }
+
+    /// Whether trying again later may succeed (see [`JsonRpcErrorCode::is_transient`]).
+    pub fn is_transient(&self) -> bool {
+        self.0.code.is_transient()
+    }
+
+    /// Replace the message.
+    pub fn with_message(mut self, message: impl Into<Cow<'static, str>>) -> Self {
+        self.0.message = message.into();
+        self
+    }
+
+    /// Set structured data. A JSON object is taken as it is; any other value is
+    /// kept under `data.value`. `reason` and `recovery.hint`, when set, are
+    /// written over it.
+    pub fn with_data(mut self, data: impl Into<Value>) -> Self {
+        self.0.data = match data.into() {
+            Value::Object(object) => Some(object),
+            Value::Null => None,
+            other => Some(JsonObject::from_iter([("value".to_owned(), other)])),
+        };
+        self.apply_overlays();
+        self
+    }
+
+    /// Set one key of `data`.
+    pub fn with_data_field(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.0.data.get_or_insert_with(JsonObject::new).insert(key.into(), value.into());
+        self.apply_overlays();
+        self
+    }
+
+    /// Keep the underlying error as the cause (`source()`); it is logged, never sent.
+    pub fn with_cause<E>(self, cause: E) -> Self
+    where
+        E: StdError + Send + Sync + 'static,
+    {
+        self.with_cause_arc(Arc::new(cause))
+    }
+
+    /// [`with_cause`](Self::with_cause) for a cause already shared.
+    pub fn with_cause_arc(mut self, cause: Cause) -> Self {
+        self.0.cause = Some(cause);
+        self
+    }
+
+    /// Set `data.reason`, the stable name of the failure mode. Written after any
+    /// data, so it cannot be overridden.
+    pub fn with_reason(mut self, reason: impl Into<Cow<'static, str>>) -> Self {
+        self.0.reason = Some(reason.into());
+        self.apply_overlays();
+        self
+    }
+
+    /// Set `data.recovery.hint`, the next step for the model. An explicit hint
+    /// wins over the contract's.
+    pub fn with_recovery_hint(mut self, hint: impl Into<Cow<'static, str>>) -> Self {
+        self.0.recovery_hint = Some(hint.into());
+        self.apply_overlays();
+        self
+    }
+
+    /// Opt the contract's recovery hint for this error's reason into
+    /// `data.recovery.hint`. Does nothing when a hint was set explicitly or the
+    /// error was not raised through a contract (`ctx.fail`).
+    pub fn with_recovery(self) -> Self {
+        match (self.0.recovery_hint.is_some(), self.0.contract_recovery) {
+            (false, Some(hint)) => self.with_recovery_hint(hint),
+            _ => self,
+        }
+    }
+
+    /// Held by `ctx.fail`: the contract's hint, waiting for [`with_recovery`](Self::with_recovery).
+    #[doc(hidden)]
+    pub fn with_contract_recovery(mut self, hint: &'static str) -> Self {
+        self.0.contract_recovery = Some(hint);
+        self
+    }
+
+    /// Write `recovery.hint` and then `reason` over the caller's data.
+    fn apply_overlays(&mut self) {
+        if self.0.reason.is_none() && self.0.recovery_hint.is_none() {
+            return;
+        }
+        let data = self.0.data.get_or_insert_with(JsonObject::new);
+        if let Some(hint) = &self.0.recovery_hint {
+            let recovery = data.entry("recovery").or_insert_with(|| Value::Object(JsonObject::new()));
+            if !recovery.is_object() {
+                *recovery = Value::Object(JsonObject::new());
+            }
+            if let Value::Object(recovery) = recovery {
+                recovery.insert("hint".to_owned(), Value::String(hint.to_string()));
+            }
+        }
+        if let Some(reason) = &self.0.reason {
+            // Removed first so that `reason` is also the last key on the wire.
+            data.remove("reason");
+            data.insert("reason".to_owned(), Value::String(reason.to_string()));
+        }
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.message)
+    }
+}
+
+impl fmt::Debug for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut debug = f.debug_struct("McpError");
+        debug.field("code", &self.0.code).field("message", &self.0.message);
+        if let Some(data) = &self.0.data {
+            debug.field("data", data);
+        }
+        if let Some(cause) = &self.0.cause {
+            debug.field("cause", cause);
+        }
+        debug.finish()
+    }
+}
+
+impl StdError for McpError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.0.cause.as_deref().map(|cause| cause as &(dyn StdError + 'static))
+    }
+}
+
+/// Two errors are equal when they look the same on the wire; causes are not compared.
+impl PartialEq for McpError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.code == other.0.code && self.0.message == other.0.message && self.0.data == other.0.data
+    }
+}
+
+impl Serialize for McpError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut wire = serializer.serialize_struct("McpError", 2 + usize::from(self.0.data.is_some()))?;
+        wire.serialize_field("code", &self.0.code)?;
+        wire.serialize_field("message", &self.0.message)?;
+        if let Some(data) = &self.0.data {
+            wire.serialize_field("data", data)?;
+        }
+        wire.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for McpError {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Wire {
+            code: JsonRpcErrorCode,
+            message: String,
+            #[serde(default)]
+            data: Option<JsonObject>,
+        }
+        let wire = Wire::deserialize(deserializer)?;
+        let mut err = Self::new(wire.code, wire.message);
+        if let Some(data) = wire.data {
+            err.0.reason = data.get("reason").and_then(Value::as_str).map(|r| Cow::Owned(r.to_owned()));
+            err.0.recovery_hint = data
+                .get("recovery")
+                .and_then(|recovery| recovery.get("hint"))
+                .and_then(Value::as_str)
+                .map(|hint| Cow::Owned(hint.to_owned()));
+            err.0.data = Some(data);
+        }
+        Ok(err)
+    }
+}
+
+impl From<std::io::Error> for McpError {
+    fn from(err: std::io::Error) -> Self {
+        Self::from_error(err)
+    }
+}
+
+impl From<serde_json::Error> for McpError {
+    fn from(err: serde_json::Error) -> Self {
+        Self::from_error(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn codes_have_the_reference_values() {
+        let table: Vec<(&str, i32)> = JsonRpcErrorCode::ALL.iter().map(|c| (c.name(), c.as_i32())).collect();
+        assert_eq!(
+            table,
+            [
+                ("ParseError", -32700),
+                ("InvalidRequest", -32600),
+                ("MethodNotFound", -32601),
+                ("InvalidParams", -32602),
+                ("InternalError", -32603),
+                ("ServiceUnavailable", -32000),
+                ("NotFound", -32001),
+                ("Conflict", -32002),
+                ("RateLimited", -32003),
+                ("Timeout", -32004),
+                ("Forbidden", -32005),
+                ("Unauthorized", -32006),
+                ("ValidationError", -32007),
+                ("ConfigurationError", -32008),
+                ("InitializationFailed", -32009),
+                ("DatabaseError", -32010),
+                ("SerializationError", -32070),
+                ("UnknownError", -32099),
+            ]
+        );
+    }
+
+    #[test]
+    fn codes_round_trip_through_number_and_name() {
+        for code in JsonRpcErrorCode::ALL {
+            assert_eq!(JsonRpcErrorCode::from_i32(code.as_i32()), Some(code));
+            assert_eq!(JsonRpcErrorCode::from_name(code.name()), Some(code));
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, json!(code.as_i32()));
+            assert_eq!(serde_json::from_value::<JsonRpcErrorCode>(json).unwrap(), code);
+        }
+        assert_eq!(JsonRpcErrorCode::from_i32(-1), None);
+        assert!(serde_json::from_value::<JsonRpcErrorCode>(json!(-1)).is_err());
+    }
+
+    #[test]
+    fn categories_follow_the_reference() {
+        use JsonRpcErrorCode::*;
+        let of =
+            |category| JsonRpcErrorCode::ALL.into_iter().filter(move |c| c.category() == category).collect::<Vec<_>>();
+        assert_eq!(of(ErrorCategory::Upstream), [ServiceUnavailable, RateLimited, Timeout]);
+        assert_eq!(
+            of(ErrorCategory::Server),
+            [InternalError, ConfigurationError, InitializationFailed, DatabaseError, SerializationError, UnknownError]
+        );
+        assert!(RateLimited.is_transient() && !NotFound.is_transient() && !InternalError.is_transient());
+    }
+
+    #[test]
+    fn every_factory_builds_its_code() {
+        let built = [
+            (McpError::invalid_params("m"), JsonRpcErrorCode::InvalidParams),
+            (McpError::invalid_request("m"), JsonRpcErrorCode::InvalidRequest),
+            (McpError::not_found("m"), JsonRpcErrorCode::NotFound),
+            (McpError::forbidden("m"), JsonRpcErrorCode::Forbidden),
+            (McpError::unauthorized("m"), JsonRpcErrorCode::Unauthorized),
+            (McpError::validation_error("m"), JsonRpcErrorCode::ValidationError),
+            (McpError::conflict("m"), JsonRpcErrorCode::Conflict),
+            (McpError::rate_limited("m"), JsonRpcErrorCode::RateLimited),
+            (McpError::timeout("m"), JsonRpcErrorCode::Timeout),
+            (McpError::service_unavailable("m"), JsonRpcErrorCode::ServiceUnavailable),
+            (McpError::configuration_error("m"), JsonRpcErrorCode::ConfigurationError),
+            (McpError::internal_error("m"), JsonRpcErrorCode::InternalError),
+            (McpError::serialization_error("m"), JsonRpcErrorCode::SerializationError),
+            (McpError::database_error("m"), JsonRpcErrorCode::DatabaseError),
+        ];
+        for (err, code) in built {
+            assert_eq!(err.code(), code);
+            assert_eq!(
+                factory_name(code).map(|name| name.to_owned()),
+                Some(format!("{code:?}").chars().fold(String::new(), |mut snake, ch| {
+                    if ch.is_uppercase() && !snake.is_empty() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                    snake
+                }))
+            );
+        }
+        assert_eq!(factory_name(JsonRpcErrorCode::UnknownError), None);
+    }
+
+    #[test]
+    fn reason_is_written_last_and_survives_later_data() {
+        let err = McpError::not_found("gone")
+            .with_reason("not_in_collection")
+            .with_data(json!({"reason": "spoofed", "id": 7}))
+            .with_data_field("reason", "spoofed again");
+        assert_eq!(err.reason(), Some("not_in_collection"));
+        let data = err.data().unwrap();
+        assert_eq!(data["reason"], "not_in_collection");
+        assert_eq!(data["id"], 7);
+    }
+
+    #[test]
+    fn contract_recovery_is_opt_in_and_explicit_hint_wins() {
+        let held = McpError::not_found("gone").with_reason("r").with_contract_recovery("from contract");
+        assert_eq!(held.recovery_hint(), None);
+        assert!(held.data().unwrap().get("recovery").is_none());
+        assert_eq!(held.clone().with_recovery().recovery_hint(), Some("from contract"));
+        let explicit = held.with_recovery_hint("explicit").with_recovery();
+        assert_eq!(explicit.data().unwrap()["recovery"], json!({"hint": "explicit"}));
+    }
+
+    #[test]
+    fn cause_is_the_source_chain() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "disk says no");
+        let err = McpError::internal_error("failed").with_cause(io);
+        let source = err.source().expect("cause kept");
+        assert_eq!(source.to_string(), "disk says no");
+        assert!(source.downcast_ref::<std::io::Error>().is_some());
+        // Still cheap to clone, and the clone shares the cause.
+        let clone = err.clone();
+        assert!(Arc::ptr_eq(clone.cause().unwrap(), err.cause().unwrap()));
+    }
+
+    #[test]
+    fn from_error_classifies_and_carries_no_data() {
+        let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "secret path /etc/shadow");
+        let err = McpError::from_error(io);
+        assert_eq!(err.code(), JsonRpcErrorCode::Forbidden);
+        assert!(err.data().is_none());
+        assert!(err.source().is_some());
+        let original = McpError::conflict("exists").with_reason("dup");
+        assert_eq!(McpError::from_error(original.clone()), original);
+    }
+
+    #[test]
+    fn non_object_data_is_wrapped() {
+        let err = McpError::conflict("x").with_data(json!([1, 2]));
+        assert_eq!(serde_json::to_value(&err).unwrap()["data"], json!({"value": [1, 2]}));
+        assert!(McpError::conflict("x").with_data(Value::Null).data().is_none());
+    }
+
+    #[test]
+    fn wire_form_omits_absent_data() {
+        assert_eq!(
+            serde_json::to_value(McpError::timeout("slow")).unwrap(),
+            json!({"code": -32004, "message": "slow"})
+        );
+    }
+
+    fn assert_send_sync_clone<T: Send + Sync + Clone + 'static>() {}
+
+    #[test]
+    fn mcp_error_is_send_sync_clone() {
+        assert_send_sync_clone::<McpError>();
+    }
+}

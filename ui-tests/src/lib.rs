@@ -1,0 +1,1 @@
+//! trybuild cases of `#[mcp_tool]` live in `tests/ui`.
