@@ -5,7 +5,8 @@
 //! - [`classify`](mod@classify): which code an arbitrary error deserves;
 //! - [`http`]: HTTP statuses and responses of upstream services as errors;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
-//! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`render`]: errors on the two surfaces MCP clients read;
+//! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
@@ -14,6 +15,8 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod render;
+#[cfg(feature = "rmcp")]
+pub mod server;
 
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};

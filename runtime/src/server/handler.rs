@@ -1,0 +1,260 @@
+//! The rmcp [`ServerHandler`] over a set of [`DynTool`]s: `initialize`,
+//! `tools/list` and `tools/call`, plus the client channel of a call.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use futures::FutureExt;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData, Implementation,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::channel::{self, PeerChannel};
+use crate::context::{Context, LogLevel};
+use crate::contract::{Content, DynTool, ToolDefinition, ToolOutput};
+use crate::errors::{JsonObject, McpError};
+use crate::render;
+
+/// The `_meta` key under which `tools/list` publishes a tool's error contract:
+/// a list of `{reason, code, when, recovery, retryable}`.
+pub const ERRORS_META_KEY: &str = "io.github.mcp-contract/errors";
+
+/// The JSON-RPC code of the answer to a request the client cancelled. Clients
+/// drop that answer; the code only matters in logs (it is LSP's `RequestCancelled`).
+const REQUEST_CANCELLED: i32 = -32800;
+
+/// A built server: the tools, their `tools/list` entries, and the server info.
+///
+/// It implements rmcp's [`ServerHandler`], so besides
+/// [`Server::serve_stdio`](super::Server::serve_stdio) and
+/// [`Server::serve_http`](super::Server::serve_http) it can be served over any
+/// rmcp transport (`rmcp::ServiceExt::serve`). Cloning is cheap; each clone
+/// keeps its own MCP log level, as a session of its own would.
+#[derive(Clone)]
+pub struct ToolServer {
+    shared: Arc<Shared>,
+    /// The lowest [`LogLevel`] the client wants (`logging/setLevel`), as its index.
+    log_level: Arc<AtomicU8>,
+}
+
+struct Shared {
+    config: ServerConfig,
+    tools: Vec<Arc<dyn DynTool>>,
+    listed: Vec<rmcp::model::Tool>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+/// The level the server sends at until the client asks for another one.
+const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
+
+impl ToolServer {
+    pub(super) fn new(
+        info: Implementation,
+        instructions: Option<String>,
+        tools: Vec<Arc<dyn DynTool>>,
+        by_name: HashMap<&'static str, usize>,
+    ) -> Self {
+        let capabilities = channel::capabilities();
+        let mut config = ServerConfig::new(capabilities).with_server_info(info);
+        config.instructions = instructions;
+        let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
+        Self {
+            shared: Arc::new(Shared { config, tools, listed, by_name }),
+            log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+        }
+    }
+
+    /// A copy for a new session: same tools, the default log level.
+    pub(crate) fn for_new_session(&self) -> Self {
+        Self { shared: Arc::clone(&self.shared), log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)) }
+    }
+
+    /// The tools' entries as `tools/list` sends them.
+    pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
+        &self.shared.listed
+    }
+
+    /// The `initialize` answer: server info, capabilities and instructions.
+    pub fn config(&self) -> &ServerConfig {
+        &self.shared.config
+    }
+
+    fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
+        self.shared.by_name.get(name).map(|&index| &self.shared.tools[index])
+    }
+}
+
+impl std::fmt::Debug for ToolServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolServer")
+            .field("server_info", &self.shared.config.server_info)
+            .field("tools", &self.shared.listed.iter().map(|tool| &tool.name).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.config.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.shared.listed.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.shared.by_name.get(name).map(|&index| self.shared.listed[index].clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = self.tool(&request.name) else {
+            // A protocol error, as rmcp's own router answers: the request names
+            // nothing this server can run. -32602 (InvalidParams).
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool `{}`. Call tools/list to see the tools this server offers.", request.name),
+                None,
+            ));
+        };
+        let definition = tool.definition();
+        let channel = PeerChannel {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            log_level: Arc::clone(&self.log_level),
+            tool: definition.name,
+        };
+        let ctx = Context::new(definition.name, definition.errors)
+            .with_cancellation(context.ct.clone())
+            .with_channel(Arc::new(channel));
+        let arguments = request.arguments.unwrap_or_default();
+        match run_tool(tool, arguments, ctx, &context.ct).await {
+            Ok(result) => Ok(CallToolResponse::Complete(result)),
+            Err(Cancelled) => {
+                Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
+            }
+        }
+    }
+
+    #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// The client cancelled the call before the handler finished.
+struct Cancelled;
+
+/// Run one tool call: decode, handle, render; every failure becomes a tool
+/// error result. A panicking handler becomes an InternalError result without
+/// its panic message (which may hold internals), and the server keeps serving.
+async fn run_tool(
+    tool: &Arc<dyn DynTool>,
+    arguments: JsonObject,
+    ctx: Context,
+    cancellation: &CancellationToken,
+) -> Result<CallToolResult, Cancelled> {
+    let name = tool.definition().name;
+    let call = AssertUnwindSafe(tool.call_json(arguments, ctx)).catch_unwind();
+    let outcome = tokio::select! {
+        biased;
+        () = cancellation.cancelled() => return Err(Cancelled),
+        outcome = call => outcome,
+    };
+    Ok(match outcome {
+        Ok(Ok(output)) => success_result(output),
+        Ok(Err(err)) => {
+            tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
+            error_result(&err)
+        }
+        Err(panic) => {
+            let message = panic_message(panic.as_ref());
+            tracing::error!(tool = name, panic = message, "tool handler panicked");
+            error_result(&McpError::internal_error(format!(
+                "The tool `{name}` failed with an internal error. The details stay in the server's log; \
+                 the server keeps serving other calls."
+            )))
+        }
+    })
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(message) = panic.downcast_ref::<&'static str>() {
+        message
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message
+    } else {
+        "<non-string panic payload>"
+    }
+}
+
+fn success_result(output: ToolOutput) -> CallToolResult {
+    let mut result = CallToolResult::success(output.content.into_iter().map(content_block).collect());
+    result.structured_content = output.structured;
+    result
+}
+
+/// The tool-error result of `err`: the same JSON as [`render::tool_error_result`].
+fn error_result(err: &McpError) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(render::error_text(err))]);
+    result.structured_content = Some(render::structured_error(err));
+    result
+}
+
+fn content_block(content: Content) -> ContentBlock {
+    match content {
+        Content::Text { text } => ContentBlock::text(text),
+        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+    }
+}
+
+/// A tool's `tools/list` entry.
+fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
+    let mut tool = rmcp::model::Tool::new_with_raw(
+        definition.name,
+        definition.description.map(Cow::Borrowed),
+        Arc::clone(&definition.input_schema),
+    );
+    if let Some(title) = definition.title {
+        tool = tool.with_title(title);
+    }
+    if let Some(schema) = &definition.output_schema {
+        tool = tool.with_raw_output_schema(super::envelope::with_error_envelope(schema));
+    }
+    if !definition.annotations.is_empty() {
+        let a = definition.annotations;
+        tool = tool.with_annotations(rmcp::model::ToolAnnotations::from_raw(
+            a.title.map(str::to_owned),
+            a.read_only_hint,
+            a.destructive_hint,
+            a.idempotent_hint,
+            a.open_world_hint,
+        ));
+    }
+    if !definition.errors.is_empty() {
+        let mut meta = JsonObject::new();
+        let errors = serde_json::to_value(definition.errors).unwrap_or(Value::Array(Vec::new()));
+        meta.insert(ERRORS_META_KEY.to_owned(), errors);
+        tool = tool.with_meta(MetaObject(meta));
+    }
+    tool
+}

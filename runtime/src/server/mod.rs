@@ -1,0 +1,181 @@
+//! Serving tools over MCP through the official Rust SDK, rmcp (feature `rmcp`).
+//!
+//! [`Server`] collects the tools, [`Server::build`] checks them into a
+//! [`ToolServer`] (rmcp's `ServerHandler`), and the transports serve it:
+//! [`Server::serve_stdio`] and [`Server::serve_http`] (Streamable HTTP).
+//!
+//! What a client sees:
+//!
+//! - `initialize`: the server info of *your* crate (see [`server_from_crate!`](crate::server_from_crate)),
+//!   the `tools` and `logging` capabilities, and the instructions;
+//! - `tools/list`: each tool's name, title, description, input and output
+//!   schemas and annotations, and its error contract under the `_meta` key
+//!   [`ERRORS_META_KEY`]: a list of `{reason, code, when, recovery, retryable}`;
+//! - `tools/call`: the tool's result; every failure (arguments that do not
+//!   decode, the handler's error, a panic) as a tool error result on both
+//!   surfaces (see [`render`](crate::render)); a name no tool has as the
+//!   JSON-RPC error -32602.
+//!
+//! ```no_run
+//! use mcp_contract_runtime::server::Server;
+//! # fn tools(server: Server) -> Server { server }
+//! # async fn run() -> Result<(), mcp_contract_runtime::server::ServerError> {
+//! let server = Server::new("museum", "1.0.0").instructions("Search the collection, then fetch objects by id.");
+//! tools(server).serve_stdio().await
+//! # }
+//! ```
+
+mod channel;
+mod envelope;
+mod handler;
+mod transport;
+
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
+use rmcp::model::Implementation;
+
+use crate::contract::DynTool;
+
+pub use handler::{ERRORS_META_KEY, ToolServer};
+pub use transport::HttpOptions;
+
+/// A server under construction: its identity, instructions and tools.
+///
+/// ```
+/// use mcp_contract_runtime::server::Server;
+/// let server = Server::new("museum", "1.0.0").title("Museum collection").build().unwrap();
+/// assert_eq!(server.config().server_info.name, "museum");
+/// ```
+#[must_use = "a server does nothing until it is served"]
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn DynTool>>,
+}
+
+impl Server {
+    /// A server named `name` at `version`, as `initialize` reports it.
+    ///
+    /// [`server_from_crate!`](crate::server_from_crate) fills both from your crate's manifest.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new() }
+    }
+
+    /// A human-readable title for clients' UIs.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info = self.info.with_title(title);
+        self
+    }
+
+    /// How to use this server's tools together, sent to the client in `initialize`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Serve `tool`: a type `#[mcp_tool]` generated, or any other [`Tool`](crate::Tool).
+    pub fn tool(mut self, tool: impl DynTool) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Serve a tool already shared behind an `Arc`.
+    pub fn shared_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Check the tools and build the rmcp handler.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::DuplicateTool`] when two tools share a name (rule
+    /// `name-unique`): a client could only ever reach one of them.
+    pub fn build(self) -> Result<ToolServer, ServerError> {
+        let mut by_name = HashMap::with_capacity(self.tools.len());
+        for (index, tool) in self.tools.iter().enumerate() {
+            let name = tool.definition().name;
+            if by_name.insert(name, index).is_some() {
+                return Err(ServerError::DuplicateTool { name });
+            }
+        }
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name))
+    }
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.info)
+            .field("tools", &self.tools.iter().map(|tool| tool.definition().name).collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A [`Server`] named after the crate that invokes the macro, at its version:
+/// `Server::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`, expanded in
+/// your crate so `initialize` never reports the framework's name.
+///
+/// ```
+/// let server = mcp_contract_runtime::server_from_crate!().build().unwrap();
+/// assert_eq!(server.config().server_info.name, env!("CARGO_PKG_NAME"));
+/// assert_eq!(server.config().server_info.version, env!("CARGO_PKG_VERSION"));
+/// ```
+#[macro_export]
+macro_rules! server_from_crate {
+    () => {
+        $crate::server::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+    };
+}
+
+/// Why a server could not be built or stopped serving.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServerError {
+    /// Two tools were registered under one name (rule `name-unique`).
+    DuplicateTool {
+        /// The name both tools carry.
+        name: &'static str,
+    },
+    /// Binding the address or reading and writing the transport failed.
+    Io(std::io::Error),
+    /// The client's `initialize` handshake failed.
+    Initialize(rmcp::service::ServerInitializeError),
+    /// The task serving the connection ended abnormally.
+    Task(tokio::task::JoinError),
+}
+
+impl fmt::Display for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateTool { name } => write!(
+                f,
+                "Two tools are registered under the name `{name}`; a client could only reach one of them. \
+                 Rename one of the tools or register it once. See docs/lints.md#name-unique."
+            ),
+            Self::Io(err) => write!(f, "The server's transport failed: {err}."),
+            Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
+            Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
+        }
+    }
+}
+
+impl StdError for ServerError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        match self {
+            Self::DuplicateTool { .. } => None,
+            Self::Io(err) => Some(err),
+            Self::Initialize(err) => Some(err),
+            Self::Task(err) => Some(err),
+        }
+    }
+}
+
+impl From<std::io::Error> for ServerError {
+    fn from(err: std::io::Error) -> Self {
+        Self::Io(err)
+    }
+}
