@@ -14,6 +14,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod render;
+pub mod schema;
 
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
