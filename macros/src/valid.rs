@@ -162,15 +162,16 @@ fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
         })
     });
 
-    if read_only == Some(true) {
-        if let Some(destructive_meta) = &args.destructive {
-            diag.rule_warning(
-                "annotation-coherence",
-                destructive_meta.span(),
-                "a `read_only` tool makes no changes, so `destructive` means nothing here: remove `destructive` or `read_only`",
-            );
-        }
+    if read_only == Some(true)
+        && let Some(destructive_meta) = &args.destructive
+    {
+        diag.rule_warning(
+            "annotation-coherence",
+            destructive_meta.span(),
+            "a `read_only` tool makes no changes, so `destructive` means nothing here: remove `destructive` or `read_only`",
+        );
     }
+
     Annotations { title, read_only, destructive, idempotent, open_world }
 }
 
