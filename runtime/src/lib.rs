@@ -15,6 +15,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod render;
+pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
 

@@ -1,0 +1,161 @@
+//! Parse: the handler function into the shape the tool needs — which parameter
+//! is the input, which the context, what the success type is.
+
+use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, Meta, PathArguments, ReturnType, Type};
+
+use crate::diag::Diagnostics;
+
+/// The context parameter, by how it is typed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CtxKind {
+    /// `ctx: Ctx` — the macro fills in the tool's reason type.
+    Typed,
+    /// `ctx: Ctx<SomeReason>` — written out by the author; kept.
+    TypedExplicit,
+    /// `ctx: Context` — the untyped context.
+    Untyped,
+}
+
+/// One parameter of the handler, in order.
+pub(crate) enum Param {
+    Input(Box<Type>),
+    Ctx(CtxKind),
+}
+
+pub(crate) struct Handler {
+    pub(crate) item: ItemFn,
+    pub(crate) params: Vec<Param>,
+    /// `T` of `Result<T, E>`.
+    pub(crate) output: Type,
+    /// The success type is `String`: a text-only tool without an output schema.
+    pub(crate) text_only: bool,
+    /// The doc comment, joined into one paragraph.
+    pub(crate) doc: Option<String>,
+    /// The handler carries `#[allow(deprecated)]`, which silences our warnings too.
+    pub(crate) allow_deprecated: bool,
+}
+
+impl Handler {
+    pub(crate) fn input(&self) -> Option<&Type> {
+        self.params.iter().find_map(|param| match param {
+            Param::Input(ty) => Some(&**ty),
+            Param::Ctx(_) => None,
+        })
+    }
+
+    pub(crate) fn ctx(&self) -> Option<CtxKind> {
+        self.params.iter().find_map(|param| match param {
+            Param::Ctx(kind) => Some(*kind),
+            Param::Input(_) => None,
+        })
+    }
+}
+
+pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
+    let sig = &item.sig;
+    if let Some(receiver) = sig.receiver() {
+        diag.error(syn::Error::new_spanned(receiver, "`#[mcp_tool]` handlers are free functions; move the `self` state into a static or a service the handler calls"));
+    }
+    if !sig.generics.params.is_empty() {
+        diag.error(syn::Error::new_spanned(
+            &sig.generics,
+            "`#[mcp_tool]` handlers cannot be generic: the tool's schemas need concrete types",
+        ));
+    }
+
+    let mut params = Vec::new();
+    for arg in &sig.inputs {
+        let FnArg::Typed(arg) = arg else { continue };
+        let param = match ctx_kind(&arg.ty) {
+            Some(kind) => Param::Ctx(kind),
+            None => Param::Input(arg.ty.clone()),
+        };
+        let repeated = params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
+        if repeated {
+            let what = match param {
+                Param::Input(_) => "one input parameter (a struct deriving `Deserialize` and `JsonSchema`)",
+                Param::Ctx(_) => "one context parameter",
+            };
+            diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
+        } else {
+            params.push(param);
+        }
+    }
+
+    let (output, text_only) = match success_type(&sig.output) {
+        Some(ty) => {
+            let text_only = is_string(ty);
+            (ty.clone(), text_only)
+        }
+        None => {
+            let span_of: &dyn quote::ToTokens = match &sig.output {
+                ReturnType::Default => &sig.ident,
+                ReturnType::Type(_, ty) => ty,
+            };
+            diag.error(syn::Error::new_spanned(span_of, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"));
+            (syn::parse_quote!(()), false)
+        }
+    };
+
+    let doc = doc_paragraph(&item);
+    let allow_deprecated = item.attrs.iter().any(|attr| {
+        attr.path().is_ident("allow")
+            && attr
+                .parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                .is_ok_and(|paths| paths.iter().any(|path| path.is_ident("deprecated")))
+    });
+
+    Handler { item, params, output, text_only, doc, allow_deprecated }
+}
+
+/// `Ctx`, `Ctx<R>`, `Context`, with any leading path.
+fn ctx_kind(ty: &Type) -> Option<CtxKind> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    match (last.ident.to_string().as_str(), &last.arguments) {
+        ("Ctx", PathArguments::None) => Some(CtxKind::Typed),
+        ("Ctx", _) => Some(CtxKind::TypedExplicit),
+        ("Context", PathArguments::None) => Some(CtxKind::Untyped),
+        _ => None,
+    }
+}
+
+/// `T` of a return type `Result<T, ..>`.
+fn success_type(output: &ReturnType) -> Option<&Type> {
+    let ReturnType::Type(_, ty) = output else { return None };
+    let Type::Path(path) = &**ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    })
+}
+
+fn is_string(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.segments.last().is_some_and(|last| last.ident == "String"))
+}
+
+/// The `///` lines, trimmed and joined with spaces: one paragraph for the model.
+fn doc_paragraph(item: &ItemFn) -> Option<String> {
+    let lines: Vec<String> = item
+        .attrs
+        .iter()
+        .filter_map(|attr| match &attr.meta {
+            Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
+                Expr::Lit(lit) => match &lit.lit {
+                    Lit::Str(text) => Some(text.value()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|text| text.lines().map(|line| line.trim().to_owned()).collect::<Vec<_>>())
+        .filter(|line| !line.is_empty())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(" "))
+}

@@ -1,0 +1,142 @@
+//! Parse: the tokens of `#[mcp_tool(..)]` into a raw model that keeps every
+//! span. Nothing is judged here beyond the grammar; `valid.rs` judges.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use syn::{LitStr, Meta, Path};
+
+use crate::diag::Diagnostics;
+
+/// The keys of the attribute, as darling reads them. Values that carry a lint
+/// rule of their own stay raw (`Meta`), so the rule, not darling, words the error.
+#[derive(Default, FromMeta)]
+pub(crate) struct ToolArgs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) annotations: Option<Meta>,
+    pub(crate) auth: Option<Meta>,
+    pub(crate) format: Option<Path>,
+    pub(crate) errors: Option<Meta>,
+}
+
+/// The keys of one `errors(..)` entry, values raw for the same reason.
+#[derive(FromMeta)]
+pub(crate) struct EntryArgs {
+    pub(crate) code: Option<Meta>,
+    pub(crate) when: Option<Meta>,
+    pub(crate) recovery: Option<Meta>,
+    pub(crate) retryable: Option<Meta>,
+}
+
+/// The keys of `annotations(..)`.
+#[derive(FromMeta)]
+pub(crate) struct AnnotationArgs {
+    pub(crate) read_only: Option<Meta>,
+    pub(crate) destructive: Option<Meta>,
+    pub(crate) idempotent: Option<Meta>,
+    pub(crate) open_world: Option<Meta>,
+    pub(crate) title: Option<Meta>,
+}
+
+/// A rule id named in `allow(..)`, with the span of its tokens.
+pub(crate) struct AllowedRule {
+    pub(crate) id: String,
+    pub(crate) span: Span,
+}
+
+/// The attribute, split into darling's part and the `allow(..)` list.
+pub(crate) struct RawAttr {
+    pub(crate) args: ToolArgs,
+    pub(crate) allow: Vec<AllowedRule>,
+}
+
+/// Read the attribute. Grammar errors land in `diag`; what could be read is kept.
+pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
+    // Rule ids are hyphenated (`error-contract-empty`), which is no Rust path, so
+    // `allow(..)` is taken out before darling sees the rest.
+    let (rest, allow) = split_allow(tokens, diag);
+    let args = match NestedMeta::parse_meta_list(rest) {
+        Ok(items) => diag.darling(ToolArgs::from_list(&items)).unwrap_or_default(),
+        Err(err) => {
+            diag.error(err);
+            ToolArgs::default()
+        }
+    };
+    RawAttr { args, allow }
+}
+
+fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
+    let mut rest = Vec::new();
+    let mut allow = Vec::new();
+    for item in split_top_level(tokens) {
+        match item.as_slice() {
+            [TokenTree::Ident(key), TokenTree::Group(group)]
+                if key == "allow" && group.delimiter() == Delimiter::Parenthesis =>
+            {
+                allow.extend(parse_rule_ids(group.stream(), diag));
+            }
+            _ => {
+                if !rest.is_empty() {
+                    rest.push(TokenTree::Punct(proc_macro2::Punct::new(',', proc_macro2::Spacing::Alone)));
+                }
+                rest.extend(item);
+            }
+        }
+    }
+    (rest.into_iter().collect(), allow)
+}
+
+/// `error-contract-empty, "prefer-error-factory"` -> the ids and their spans.
+fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRule> {
+    let mut rules = Vec::new();
+    for item in split_top_level(tokens) {
+        let Some(first) = item.first() else { continue };
+        let span = item.iter().skip(1).fold(first.span(), |span, tt| span.join(tt.span()).unwrap_or(span));
+        let id = match item.as_slice() {
+            [TokenTree::Literal(lit)] => match syn::parse2::<LitStr>(TokenTree::Literal(lit.clone()).into()) {
+                Ok(lit) => lit.value(),
+                Err(_) => String::new(),
+            },
+            _ if item.iter().all(|tt| matches!(tt, TokenTree::Ident(_)) || is_hyphen(tt)) => {
+                item.iter().map(ToString::to_string).collect()
+            }
+            _ => String::new(),
+        };
+        if id.is_empty() {
+            diag.error(syn::Error::new(
+                span,
+                "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see docs/lints.md",
+            ));
+        } else {
+            rules.push(AllowedRule { id, span });
+        }
+    }
+    rules
+}
+
+fn is_hyphen(tt: &TokenTree) -> bool {
+    matches!(tt, TokenTree::Punct(punct) if punct.as_char() == '-')
+}
+
+/// Split a token stream at its top-level commas.
+fn split_top_level(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut items = vec![Vec::new()];
+    for tt in tokens {
+        match &tt {
+            TokenTree::Punct(punct) if punct.as_char() == ',' => items.push(Vec::new()),
+            _ => items.last_mut().expect("never empty").push(tt),
+        }
+    }
+    items.retain(|item| !item.is_empty());
+    items
+}
+
+/// The items of a list-shaped key such as `errors(..)`, or an error for the other shapes.
+pub(crate) fn list_items(meta: &Meta) -> syn::Result<Vec<NestedMeta>> {
+    match meta {
+        Meta::List(list) => NestedMeta::parse_meta_list(list.tokens.clone()),
+        _ => Err(syn::Error::new_spanned(meta, "expected a list: `key(..)`")),
+    }
+}

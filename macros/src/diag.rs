@@ -1,0 +1,115 @@
+//! Diagnostics: every problem of one attribute is collected, then reported in
+//! one build — errors as `compile_error!` at the offending token, warnings as
+//! real rustc warnings at the offending token.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+/// The warning rules, which `allow(..)` may silence. Error rules cannot be allowed.
+pub(crate) const WARNING_RULES: &[&str] = &[
+    "error-contract-empty",
+    "error-contract-code-unknown-error",
+    "error-contract-reason-format",
+    "error-contract-recovery-min-words",
+    "error-contract-conformance",
+    "error-contract-prefer-fail",
+    "prefer-mcp-error-in-handler",
+    "prefer-error-factory",
+    "preserve-cause-on-rethrow",
+    "no-stringify-upstream-error",
+    "description-required",
+    "annotation-coherence",
+];
+
+/// A warning waiting to be emitted.
+pub(crate) struct Warning {
+    pub(crate) rule: &'static str,
+    pub(crate) span: Span,
+    pub(crate) message: String,
+}
+
+#[derive(Default)]
+pub(crate) struct Diagnostics {
+    errors: Vec<syn::Error>,
+    warnings: Vec<Warning>,
+}
+
+/// The message of a rule: what is wrong and the fix, then where it is documented.
+pub(crate) fn message(rule: &str, text: impl std::fmt::Display) -> String {
+    format!("{text}; see docs/lints.md#{rule}")
+}
+
+impl Diagnostics {
+    /// An error of a lint rule at `span`.
+    pub(crate) fn rule_error(&mut self, rule: &'static str, span: Span, text: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(span, message(rule, text)));
+    }
+
+    /// A warning of a lint rule at `span`.
+    pub(crate) fn rule_warning(&mut self, rule: &'static str, span: Span, text: impl std::fmt::Display) {
+        debug_assert!(WARNING_RULES.contains(&rule), "{rule} is not a warning rule");
+        self.warnings.push(Warning { rule, span, message: message(rule, text) });
+    }
+
+    /// A grammar error, worded by syn.
+    pub(crate) fn error(&mut self, err: syn::Error) {
+        self.errors.push(err);
+    }
+
+    /// Keep darling's errors (they list the valid keys) and go on with what parsed.
+    pub(crate) fn darling<T>(&mut self, result: darling::Result<T>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(err) => {
+                self.errors.extend(err.flatten().into_iter().map(syn::Error::from));
+                None
+            }
+        }
+    }
+
+    /// Drop the warnings of rules the tool allows.
+    pub(crate) fn retain_warnings(&mut self, keep: impl Fn(&Warning) -> bool) {
+        self.warnings.retain(keep);
+    }
+
+    /// The tokens that report everything: one `compile_error!` per error, and one
+    /// use of a deprecated constant per warning. `allow_deprecated` forwards the
+    /// handler's own `#[allow(deprecated)]` to the warnings.
+    pub(crate) fn into_tokens(self, allow_deprecated: bool) -> TokenStream {
+        let errors = self.errors.iter().map(syn::Error::to_compile_error);
+        let warnings = if allow_deprecated { Vec::new() } else { self.warnings };
+        let warnings = warnings.iter().map(warning_tokens);
+        quote! { #(#errors)* #(#warnings)* }
+    }
+}
+
+/// A real rustc warning on stable: the use of a `#[deprecated]` constant, with the
+/// use spanned at the user's token so the warning points there.
+fn warning_tokens(warning: &Warning) -> TokenStream {
+    let name = format_ident!("{}", warning.rule.replace('-', "_"));
+    let note = &warning.message;
+    let used = quote_spanned!(warning.span=> #name);
+    quote! {
+        const _: () = {
+            #[deprecated(note = #note)]
+            #[allow(non_upper_case_globals)]
+            const #name: () = ();
+            #used
+        };
+    }
+}
+
+/// The error rules; named here so that `allow(..)` can say why it refuses them.
+pub(crate) const ERROR_RULES: &[&str] = &[
+    "error-contract-code-unknown",
+    "error-contract-reason-unique",
+    "error-contract-when-required",
+    "error-contract-recovery-required",
+    "error-contract-recovery-empty",
+    "error-contract-retryable-type",
+    "name-required",
+    "name-format",
+    "annotation-type",
+    "auth-type",
+    "auth-scope-format",
+];

@@ -1,0 +1,291 @@
+//! Expand: the handler as written (with its typed context), the reason enum,
+//! and the tool type implementing the runtime's `Tool`.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Type};
+
+use crate::ast::{CtxKind, Handler, Param};
+use crate::valid::{self, Tool};
+
+pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
+    let fn_ident = handler.item.sig.ident.clone();
+    let vis = handler.item.vis.clone();
+    let pascal = valid::to_pascal_case(&syn::ext::IdentExt::unraw(&fn_ident).to_string());
+    let tool_ident = format_ident!("{pascal}", span = fn_ident.span());
+    let reason_ident = format_ident!("{pascal}Reason", span = fn_ident.span());
+    let private = quote!(::mcp_contract::__private);
+
+    let reason_type = match &tool.contract {
+        Some(_) => quote!(#reason_ident),
+        None => quote!(#private::NoContract),
+    };
+    type_the_context(&mut handler, &reason_type, &private);
+    if let Some(contract) = &tool.contract {
+        bind_reasons(&mut handler, contract, &reason_ident);
+    }
+
+    let reason_enum = tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &reason_ident, contract));
+    let tool_impl = tool_impl(&handler, tool, &tool_ident, &reason_type);
+    let item = &handler.item;
+    let name = &tool.name;
+    let tool_doc = format!("The `{name}` MCP tool, served from the handler [`{fn_ident}`]; register it with a server.");
+
+    quote! {
+        #item
+
+        #reason_enum
+
+        #[doc = #tool_doc]
+        #[derive(Clone, Copy, Debug, Default)]
+        #vis struct #tool_ident;
+
+        #[allow(clippy::all, clippy::pedantic)]
+        const _: () = {
+            #tool_impl
+        };
+    }
+}
+
+/// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
+/// declared reasons.
+fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &TokenStream) {
+    if handler.ctx() != Some(CtxKind::Typed) {
+        return;
+    }
+    for arg in &mut handler.item.sig.inputs {
+        let FnArg::Typed(arg) = arg else { continue };
+        if matches!(&*arg.ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Ctx")) {
+            let span = arg.ty.span();
+            *arg.ty = syn::parse_quote_spanned!(span=> #private::Ctx<#reason_type>);
+        }
+    }
+}
+
+/// `let not_in_collection = GetObjectReason::NotInCollection;` at the top of the
+/// body: the reasons read as plain names, and a typo is an unknown name at the
+/// typo. Bindings rather than constants, so the author's own `let` may shadow them.
+fn bind_reasons(handler: &mut Handler, contract: &[valid::Entry], reason_ident: &Ident) {
+    let bindings = contract.iter().map(|entry| {
+        let (reason, variant) = (&entry.reason, &entry.variant);
+        let stmt: syn::Stmt = syn::parse_quote! {
+            #[allow(unused_variables, non_snake_case)]
+            let #reason = #reason_ident::#variant;
+        };
+        stmt
+    });
+    let body = &mut handler.item.block.stmts;
+    let original = std::mem::take(body);
+    body.extend(bindings);
+    body.extend(original);
+}
+
+fn reason_enum(
+    vis: &syn::Visibility,
+    fn_ident: &Ident,
+    reason_ident: &Ident,
+    contract: &[valid::Entry],
+) -> TokenStream {
+    let private = quote!(::mcp_contract::__private);
+    let count = contract.len();
+    let variants: Vec<&Ident> = contract.iter().map(|entry| &entry.variant).collect();
+    let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
+    let indices = 0..count;
+    let entries = contract.iter().map(|entry| {
+        let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
+        let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
+        let code = quote_spanned!(code.span()=> #private::JsonRpcErrorCode::#code);
+        quote! {
+            #private::ErrorContract { reason: #reason, code: #code, when: #when, recovery: #recovery, retryable: #retryable }
+        }
+    });
+    let doc = format!("The failure modes of the `{fn_ident}` tool, as declared in its `errors(..)` contract.");
+
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #vis enum #reason_ident {
+            #( #[doc = #variant_docs] #variants, )*
+        }
+
+        #[allow(clippy::all, clippy::pedantic)]
+        const _: () = {
+            const CONTRACT: &[#private::ErrorContract] = &[ #(#entries),* ];
+
+            #[automatically_derived]
+            impl #reason_ident {
+                /// Every reason, in declaration order.
+                pub const ALL: [Self; #count] = [ #(Self::#variants),* ];
+
+                /// This reason's entry of the contract.
+                #[must_use]
+                pub const fn contract(self) -> &'static #private::ErrorContract {
+                    match self { #( Self::#variants => &CONTRACT[#indices], )* }
+                }
+
+                /// The snake_case name, sent as `data.reason`.
+                #[must_use]
+                pub const fn as_str(self) -> &'static str {
+                    self.contract().reason
+                }
+
+                /// The JSON-RPC code of an error of this reason.
+                #[must_use]
+                pub const fn code(self) -> #private::JsonRpcErrorCode {
+                    self.contract().code
+                }
+
+                /// When this failure happens.
+                #[must_use]
+                pub const fn when(self) -> &'static str {
+                    self.contract().when
+                }
+
+                /// The recovery hint for the model.
+                #[must_use]
+                pub const fn recovery(self) -> &'static str {
+                    self.contract().recovery
+                }
+
+                /// Whether the same call may succeed later.
+                #[must_use]
+                pub const fn retryable(self) -> bool {
+                    self.contract().retryable
+                }
+            }
+
+            #[automatically_derived]
+            impl #private::Reason for #reason_ident {
+                const CONTRACT: &'static [#private::ErrorContract] = CONTRACT;
+
+                fn contract(self) -> &'static #private::ErrorContract {
+                    #reason_ident::contract(self)
+                }
+            }
+
+            #[automatically_derived]
+            impl ::core::fmt::Display for #reason_ident {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+
+            #[automatically_derived]
+            impl #private::serde::Serialize for #reason_ident {
+                fn serialize<S: #private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+        };
+    }
+}
+
+fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &TokenStream) -> TokenStream {
+    let private = quote!(::mcp_contract::__private);
+    let fn_ident = &handler.item.sig.ident;
+    let output = &handler.output;
+    let input = match handler.input() {
+        Some(ty) => quote!(#ty),
+        None => quote!(#private::NoArguments),
+    };
+
+    let args = handler.params.iter().map(|param| match param {
+        Param::Input(_) => quote!(input),
+        Param::Ctx(CtxKind::Untyped) => quote!(ctx),
+        Param::Ctx(_) => quote!(#private::Ctx::from_context(ctx)),
+    });
+    let call = quote!(#fn_ident(#(#args),*));
+    let call = if handler.item.sig.asyncness.is_some() {
+        quote!(async move { #call.await.map_err(::core::convert::Into::into) })
+    } else {
+        quote!(async move { #call.map_err(::core::convert::Into::into) })
+    };
+    let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
+    let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };
+
+    let contents = tool.format.as_ref().map(|format| quote!(#private::IntoContents::into_contents(#format(&output))));
+    let render = match (handler.text_only, contents) {
+        (true, None) => quote!(::core::result::Result::Ok(#private::ToolOutput::text(output))),
+        (true, Some(contents)) => {
+            quote!(::core::result::Result::Ok(#private::ToolOutput { content: #contents, structured: ::core::option::Option::None }))
+        }
+        (false, None) => quote!(#private::ToolOutput::structured(&output, ::core::option::Option::None)),
+        (false, Some(contents)) => {
+            quote!(#private::ToolOutput::structured(&output, ::core::option::Option::Some(#contents)))
+        }
+    };
+    let output_schema = if handler.text_only {
+        quote!(::core::option::Option::None)
+    } else {
+        quote!(::core::option::Option::Some(#private::schema::output_schema::<#output>()))
+    };
+
+    let name = &tool.name;
+    let title = option_str(tool.title.as_deref());
+    let description = option_str(tool.description.as_deref());
+    let annotations = &tool.annotations;
+    let annotation_title = option_str(annotations.title.as_deref());
+    let [read_only, destructive, idempotent, open_world] =
+        [annotations.read_only, annotations.destructive, annotations.idempotent, annotations.open_world]
+            .map(option_bool);
+    let scopes = &tool.auth;
+    let errors = match &tool.contract {
+        Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
+        None => quote!(&[]),
+    };
+
+    quote! {
+        #[automatically_derived]
+        impl #private::Tool for #tool_ident {
+            type Input = #input;
+            type Output = #output;
+
+            fn definition(&self) -> &'static #private::ToolDefinition {
+                static DEFINITION: ::std::sync::OnceLock<#private::ToolDefinition> = ::std::sync::OnceLock::new();
+                DEFINITION.get_or_init(|| #private::ToolDefinition {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    input_schema: #private::schema::input_schema::<#input>(),
+                    output_schema: #output_schema,
+                    annotations: #private::ToolAnnotations {
+                        title: #annotation_title,
+                        read_only_hint: #read_only,
+                        destructive_hint: #destructive,
+                        idempotent_hint: #idempotent,
+                        open_world_hint: #open_world,
+                    },
+                    auth_scopes: &[#(#scopes),*],
+                    errors: #errors,
+                })
+            }
+
+            fn call(
+                &self,
+                #input_param: Self::Input,
+                #ctx_param: #private::Context,
+            ) -> impl ::core::future::Future<Output = ::core::result::Result<Self::Output, #private::McpError>> + ::core::marker::Send {
+                #call
+            }
+
+            fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
+                #render
+            }
+        }
+    }
+}
+
+fn option_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn option_bool(value: Option<bool>) -> TokenStream {
+    match value {
+        Some(value) => quote!(::core::option::Option::Some(#value)),
+        None => quote!(::core::option::Option::None),
+    }
+}

@@ -1,0 +1,109 @@
+//! The items `#[mcp_tool]` generates, exercised as a user would.
+
+use mcp_contract::prelude::*;
+use serde_json::json;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct GetObjectInput {
+    /// Object ID in the collection, e.g. 436535.
+    pub object_id: u32,
+}
+
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+pub struct GetObjectOutput {
+    /// Title of the object.
+    pub title: String,
+    /// Artist display name, when known.
+    pub artist: Option<String>,
+}
+
+fn render_object(object: &GetObjectOutput) -> String {
+    format!("{} by {}", object.title, object.artist.as_deref().unwrap_or("unknown artist"))
+}
+
+/// Fetch one object of the collection
+/// by its ID.
+#[mcp_tool(
+    annotations(read_only, open_world = false),
+    format = render_object,
+    errors(
+        not_in_collection(code = NotFound, when = "No object has this ID",
+            recovery = "Search with search_objects first to find valid object IDs."),
+        upstream_busy(code = RateLimited, retryable, when = "The collection API throttles us",
+            recovery = "Wait thirty seconds, then call get_object again."),
+    ),
+)]
+async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<GetObjectOutput, McpError> {
+    match input.object_id {
+        1 => {
+            Ok(GetObjectOutput { title: "Wheat Field with Cypresses".into(), artist: Some("Vincent van Gogh".into()) })
+        }
+        429 => Err(ctx.fail(upstream_busy, "The collection API is throttling requests.")),
+        id => Err(ctx.fail(not_in_collection, format!("No object {id} in the collection.")).with_recovery()),
+    }
+}
+
+/// Say hello.
+#[mcp_tool(name = "hello.world")]
+fn hello() -> Result<String, McpError> {
+    Ok("hello".to_owned())
+}
+
+#[test]
+fn reason_enum_carries_the_contract() {
+    assert_eq!(GetObjectReason::ALL, [GetObjectReason::NotInCollection, GetObjectReason::UpstreamBusy]);
+    assert_eq!(GetObjectReason::NotInCollection.as_str(), "not_in_collection");
+    assert_eq!(GetObjectReason::UpstreamBusy.to_string(), "upstream_busy");
+    assert_eq!(GetObjectReason::UpstreamBusy.code(), JsonRpcErrorCode::RateLimited);
+    assert!(GetObjectReason::UpstreamBusy.retryable());
+    assert!(!GetObjectReason::NotInCollection.retryable());
+    assert_eq!(GetObjectReason::NotInCollection.when(), "No object has this ID");
+    assert_eq!(GetObjectReason::UpstreamBusy.recovery(), "Wait thirty seconds, then call get_object again.");
+    assert_eq!(serde_json::to_value(GetObjectReason::UpstreamBusy).unwrap(), json!("upstream_busy"));
+}
+
+#[test]
+fn definition_is_built_once_from_the_attribute_and_doc_comment() {
+    let definition = GetObject.definition();
+    assert!(std::ptr::eq(definition, GetObject.definition()), "cached, not rebuilt per call");
+    assert_eq!(definition.name, "get_object");
+    assert_eq!(definition.description, Some("Fetch one object of the collection by its ID."));
+    assert_eq!(definition.annotations.read_only_hint, Some(true));
+    assert_eq!(definition.annotations.open_world_hint, Some(false));
+    assert_eq!(definition.annotations.destructive_hint, None);
+    assert_eq!(definition.errors.len(), 2);
+    assert_eq!(definition.errors[1].reason, "upstream_busy");
+    assert!(definition.output_schema.is_some());
+
+    let hello = Hello.definition();
+    assert_eq!(hello.name, "hello.world");
+    assert!(hello.output_schema.is_none(), "a String tool is text only");
+    assert!(hello.errors.is_empty());
+}
+
+#[tokio::test]
+async fn the_original_handler_stays_callable() {
+    let ctx = Ctx::<GetObjectReason>::for_test("get_object");
+    let found = get_object(GetObjectInput { object_id: 1 }, ctx.clone()).await.unwrap();
+    assert_eq!(found.title, "Wheat Field with Cypresses");
+    let err = get_object(GetObjectInput { object_id: 7 }, ctx).await.unwrap_err();
+    assert_eq!(err.code(), JsonRpcErrorCode::NotFound);
+    assert_eq!(err.reason(), Some("not_in_collection"));
+    assert_eq!(err.recovery_hint(), Some("Search with search_objects first to find valid object IDs."));
+    assert_eq!(hello().unwrap(), "hello");
+}
+
+#[tokio::test]
+async fn the_tool_renders_structured_output_and_its_format() {
+    let ctx = Context::new("get_object", GetObject.definition().errors);
+    let output = GetObject.call(GetObjectInput { object_id: 1 }, ctx.clone()).await.unwrap();
+    let rendered = GetObject.render(output).unwrap();
+    assert_eq!(rendered.content, vec![Content::text("Wheat Field with Cypresses by Vincent van Gogh")]);
+    assert_eq!(rendered.structured, Some(json!({"title": "Wheat Field with Cypresses", "artist": "Vincent van Gogh"})));
+
+    let busy = GetObject.call(GetObjectInput { object_id: 429 }, ctx).await.unwrap_err();
+    assert_eq!(
+        serde_json::to_value(&busy).unwrap(),
+        json!({"code": -32003, "message": "The collection API is throttling requests.", "data": {"reason": "upstream_busy"}})
+    );
+}
