@@ -9,6 +9,8 @@ pub use mcp_contract_runtime::*;
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
     pub use mcp_contract_macros::mcp_tool;
+    #[cfg(feature = "rmcp")]
+    pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
         Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, Tool, ToolDefinition,
     };
