@@ -1,0 +1,361 @@
+//! Quick start: an offline MCP server over a museum collection.
+//!
+//! The collection (`examples/data/collection.json`, 120 records) is fake data,
+//! generated once with a seeded script and committed, so the example runs with
+//! no network and answers the same way every time.
+//!
+//! ```text
+//! cargo run --example museum                       # stdio (what MCP clients launch)
+//! cargo run --example museum -- --http 127.0.0.1:8080            # Streamable HTTP at /mcp
+//! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
+//! npx @modelcontextprotocol/inspector cargo run --example museum
+//! ```
+//!
+//! Each tool shows a part of the error contract: `search_objects` validates its
+//! input and paginates; `get_object` fails with `not_in_collection` and a
+//! recovery hint and formats its text; `get_object_image` simulates a throttling
+//! upstream (`image_service_busy`, retryable); `collection_stats` reports progress.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use mcp_contract::prelude::*;
+use mcp_contract::server::HttpOptions;
+
+/// One record of the collection, as stored.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct ObjectRecord {
+    /// Object ID in the collection, e.g. 100019.
+    pub id: u32,
+    /// Title of the object.
+    pub title: String,
+    /// Artist display name, when known.
+    pub artist: Option<String>,
+    /// Culture the object comes from.
+    pub culture: String,
+    /// Year the object was made.
+    pub year: i32,
+    /// Curatorial department.
+    pub department: String,
+    /// Materials and technique.
+    pub medium: String,
+    /// Height and width in centimetres.
+    pub dimensions_cm: [f64; 2],
+    /// Whether the object is on view now.
+    pub on_view: bool,
+    /// The gallery showing it, when on view.
+    pub gallery: Option<String>,
+    /// Subject keywords.
+    pub tags: Vec<String>,
+}
+
+static COLLECTION: LazyLock<Vec<ObjectRecord>> = LazyLock::new(|| {
+    serde_json::from_str(include_str!("data/collection.json")).expect("the bundled collection is valid JSON")
+});
+
+fn find(id: u32) -> Option<&'static ObjectRecord> {
+    COLLECTION.binary_search_by_key(&id, |record| record.id).ok().map(|index| &COLLECTION[index])
+}
+
+fn departments() -> Vec<&'static str> {
+    let mut names: Vec<&str> = COLLECTION.iter().map(|record| record.department.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+// ---------------------------------------------------------------- search_objects
+
+/// The largest page `search_objects` serves.
+const MAX_PAGE_SIZE: u32 = 25;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct SearchObjectsInput {
+    /// Words to look for in titles, artists, cultures, media and tags, e.g. "harbor".
+    pub query: String,
+    /// Only objects of this department, e.g. "Ceramics".
+    pub department: Option<String>,
+    /// Page number, starting at 1.
+    pub page: Option<u32>,
+    /// Results per page, 1 to 25; 10 by default.
+    pub page_size: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ObjectSummary {
+    /// Object ID, for get_object.
+    pub id: u32,
+    /// Title of the object.
+    pub title: String,
+    /// Artist display name, when known.
+    pub artist: Option<String>,
+    /// Year the object was made.
+    pub year: i32,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct SearchObjectsOutput {
+    /// How many objects match in total.
+    pub total: u32,
+    /// This page's number.
+    pub page: u32,
+    /// Whether a next page exists.
+    pub has_more: bool,
+    /// The matching objects of this page.
+    pub results: Vec<ObjectSummary>,
+}
+
+/// Search the collection by words, optionally within one department; results are paginated.
+#[mcp_tool(
+    annotations(read_only, idempotent, open_world = false),
+    errors(
+        invalid_query(code = ValidationError, when = "The query is empty or has no word of two letters or more",
+            recovery = "Search with at least one word of two letters or more, e.g. \"harbor\"."),
+        invalid_page_size(code = ValidationError, when = "The page size is 0 or above 25",
+            recovery = "Ask for a page size between 1 and 25."),
+        unknown_department(code = NotFound, when = "No department has this name",
+            recovery = "Use one of the departments collection_stats lists, or leave department out."),
+        page_out_of_range(code = ValidationError, when = "The page is past the last page of results",
+            recovery = "Start again at page 1; the previous result's has_more says whether a next page exists."),
+    ),
+)]
+async fn search_objects(input: SearchObjectsInput, ctx: Ctx) -> Result<SearchObjectsOutput, McpError> {
+    let words: Vec<String> =
+        input.query.split_whitespace().filter(|word| word.chars().count() >= 2).map(str::to_lowercase).collect();
+    if words.is_empty() {
+        return Err(ctx.fail(invalid_query, "The query has no word of two letters or more.").with_recovery());
+    }
+    let page_size = input.page_size.unwrap_or(10);
+    if page_size == 0 || page_size > MAX_PAGE_SIZE {
+        return Err(ctx
+            .fail(invalid_page_size, format!("A page holds 1 to {MAX_PAGE_SIZE} results, not {page_size}."))
+            .with_data_field("pageSize", page_size)
+            .with_recovery());
+    }
+    if let Some(department) = &input.department
+        && !departments().iter().any(|known| known.eq_ignore_ascii_case(department))
+    {
+        return Err(ctx
+            .fail(unknown_department, format!("The collection has no department named \"{department}\"."))
+            .with_data_field("departments", departments())
+            .with_recovery());
+    }
+    let matches: Vec<&ObjectRecord> = COLLECTION
+        .iter()
+        .filter(|record| input.department.as_ref().is_none_or(|d| record.department.eq_ignore_ascii_case(d)))
+        .filter(|record| {
+            let haystack = format!(
+                "{} {} {} {} {}",
+                record.title,
+                record.artist.as_deref().unwrap_or(""),
+                record.culture,
+                record.medium,
+                record.tags.join(" ")
+            )
+            .to_lowercase();
+            words.iter().all(|word| haystack.contains(word.as_str()))
+        })
+        .collect();
+    let total = u32::try_from(matches.len()).unwrap_or(u32::MAX);
+    let page = input.page.unwrap_or(1).max(1);
+    let last_page = total.div_ceil(page_size).max(1);
+    if page > last_page {
+        return Err(ctx
+            .fail(page_out_of_range, format!("Page {page} is past the last page ({last_page}) of {total} results."))
+            .with_data_field("lastPage", last_page)
+            .with_recovery());
+    }
+    let start = ((page - 1) * page_size) as usize;
+    let results = matches
+        .iter()
+        .skip(start)
+        .take(page_size as usize)
+        .map(|record| ObjectSummary {
+            id: record.id,
+            title: record.title.clone(),
+            artist: record.artist.clone(),
+            year: record.year,
+        })
+        .collect();
+    Ok(SearchObjectsOutput { total, page, has_more: page < last_page, results })
+}
+
+// ---------------------------------------------------------------- get_object
+
+#[derive(Deserialize, JsonSchema)]
+pub struct GetObjectInput {
+    /// Object ID in the collection, e.g. 100019; search_objects finds IDs.
+    pub object_id: u32,
+}
+
+fn render_object(object: &ObjectRecord) -> String {
+    let artist = object.artist.as_deref().unwrap_or("unknown artist");
+    let place = match &object.gallery {
+        Some(gallery) => format!("On view in {gallery}."),
+        None => "Not on view.".to_owned(),
+    };
+    format!(
+        "{title} ({year}), {artist}. {culture}, {medium}, {h} x {w} cm. {department}. {place} [object {id}]",
+        title = object.title,
+        year = object.year,
+        culture = object.culture,
+        medium = object.medium,
+        h = object.dimensions_cm[0],
+        w = object.dimensions_cm[1],
+        department = object.department,
+        id = object.id,
+    )
+}
+
+/// Fetch one object of the collection by its ID.
+#[mcp_tool(
+    annotations(read_only, idempotent, open_world = false),
+    format = render_object,
+    errors(
+        not_in_collection(code = NotFound, when = "No object has this ID",
+            recovery = "Search with search_objects first to find valid object IDs."),
+    ),
+)]
+async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<ObjectRecord, McpError> {
+    match find(input.object_id) {
+        Some(record) => Ok(record.clone()),
+        None => Err(ctx
+            .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
+            .with_data_field("objectId", input.object_id)
+            .with_recovery()),
+    }
+}
+
+// ---------------------------------------------------------------- get_object_image
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct ObjectImage {
+    /// Object ID.
+    pub object_id: u32,
+    /// Where the image service would serve the full-size image.
+    pub image_url: String,
+    /// Width and height in pixels.
+    pub size_px: [u32; 2],
+}
+
+/// Describe the full-size image of an object, from the (simulated) image service.
+///
+/// The image service of this offline example throttles every object whose ID
+/// is divisible by 3, deterministically, to show a retryable failure.
+#[mcp_tool(
+    annotations(read_only, idempotent, open_world = false),
+    errors(
+        not_in_collection(code = NotFound, when = "No object has this ID",
+            recovery = "Search with search_objects first to find valid object IDs."),
+        image_service_busy(code = RateLimited, retryable, when = "The image service throttles requests",
+            recovery = "Wait about thirty seconds, then call get_object_image again; get_object works meanwhile."),
+    ),
+)]
+async fn get_object_image(input: GetObjectInput, ctx: Ctx) -> Result<ObjectImage, McpError> {
+    let Some(record) = find(input.object_id) else {
+        return Err(ctx.fail(not_in_collection, format!("No object {} in the collection.", input.object_id)));
+    };
+    if record.id % 3 == 0 {
+        return Err(ctx
+            .fail(image_service_busy, "The image service is throttling requests (HTTP 429).")
+            .with_data_field("retryAfter", 30)
+            .with_recovery());
+    }
+    // The pixel size follows the object's proportions at 40 pixels per centimetre.
+    let [h, w] = record.dimensions_cm.map(|cm| (cm * 40.0).round() as u32);
+    Ok(ObjectImage {
+        object_id: record.id,
+        image_url: format!("https://images.example.org/{}.jpg", record.id),
+        size_px: [w, h],
+    })
+}
+
+// ---------------------------------------------------------------- collection_stats
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct CollectionSummary {
+    /// Objects in the collection.
+    pub objects: u32,
+    /// Objects on view now.
+    pub on_view: u32,
+    /// Objects per department.
+    pub departments: BTreeMap<String, u32>,
+}
+
+fn render_stats(stats: &CollectionSummary) -> String {
+    let mut text = format!("{} objects, {} on view.\n", stats.objects, stats.on_view);
+    for (department, count) in &stats.departments {
+        text.push_str(&format!("- {department}: {count}\n"));
+    }
+    text
+}
+
+/// Count the collection's objects per department and how many are on view.
+#[mcp_tool(annotations(read_only, idempotent, open_world = false), format = render_stats)]
+async fn collection_stats(ctx: Ctx) -> Result<CollectionSummary, McpError> {
+    let names = departments();
+    let mut stats = CollectionSummary { objects: 0, on_view: 0, departments: BTreeMap::new() };
+    for (done, department) in names.iter().enumerate() {
+        let count = COLLECTION.iter().filter(|record| record.department == *department).count();
+        stats.departments.insert((*department).to_owned(), u32::try_from(count).unwrap_or(u32::MAX));
+        ctx.progress((done + 1) as f64, Some(names.len() as f64), Some(format!("Counted {department}."))).await;
+    }
+    stats.objects = u32::try_from(COLLECTION.len()).unwrap_or(u32::MAX);
+    stats.on_view = u32::try_from(COLLECTION.iter().filter(|record| record.on_view).count()).unwrap_or(u32::MAX);
+    ctx.log(LogLevel::Info, format!("collection_stats counted {} departments", names.len())).await;
+    Ok(stats)
+}
+
+// ---------------------------------------------------------------- test-only
+
+/// Fail by panicking, to exercise the server's panic path (served only with MUSEUM_TEST_TOOLS=1).
+#[mcp_tool(name = "debug_panic")]
+fn debug_panic() -> Result<String, McpError> {
+    panic!("debug_panic was called: internal state must not reach the client")
+}
+
+// ---------------------------------------------------------------- main
+
+fn server() -> Server {
+    // The example lives in the framework's own crate, so it names itself;
+    // your server would say `mcp_contract::server_from_crate!()`.
+    let server = Server::new("museum", env!("CARGO_PKG_VERSION"))
+        .title("Museum collection (offline example)")
+        .instructions(
+            "Find objects with search_objects, then fetch one with get_object. collection_stats lists the \
+             departments. get_object_image may be throttled: wait and retry when it says so.",
+        )
+        .tool(SearchObjects)
+        .tool(GetObject)
+        .tool(GetObjectImage)
+        .tool(CollectionStats);
+    if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
+        server.tool(DebugPanic)
+    } else {
+        server
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let mut http = None;
+    let mut stateless = false;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--http" => http = Some(args.next().ok_or("--http needs an address, e.g. 127.0.0.1:8080")?),
+            "--stateless" => stateless = true,
+            other => return Err(format!("unknown argument `{other}`; use --http <addr> [--stateless]").into()),
+        }
+    }
+    match http {
+        None => server().serve_stdio().await?,
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(&addr).await?;
+            // Tests bind port 0 and read the chosen port from this line.
+            eprintln!("museum: serving Streamable HTTP at http://{}/mcp", listener.local_addr()?);
+            server().build()?.serve_http_on(listener, HttpOptions::default().stateless(stateless)).await?;
+        }
+    }
+    Ok(())
+}
