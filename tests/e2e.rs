@@ -1,0 +1,216 @@
+//! End-to-end: the museum example driven by the official MCP clients.
+//!
+//! - Python (`mcp`, pinned in tests/e2e/python/requirements.txt), over stdio and
+//!   over Streamable HTTP with sessions and stateless; the virtualenv is created
+//!   under `target/e2e/` on first use.
+//! - TypeScript (`@modelcontextprotocol/sdk`, pinned in tests/e2e/ts/package-lock.json),
+//!   the strict client that validates error results against output schemas;
+//!   `npm ci` installs it into tests/e2e/ts/node_modules on first use.
+//!
+//! A missing `python3` or `node` fails these tests when `CI` is set; elsewhere
+//! they print why they skip.
+
+#![cfg(feature = "rmcp")]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>`: this test binary lives in its `deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    exe.parent().and_then(Path::parent).expect("the test binary lies in target/<profile>/deps").to_path_buf()
+}
+
+fn museum() -> PathBuf {
+    let path = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        path.exists(),
+        "{} is missing: `cargo test --workspace` builds the examples; after `cargo test --test e2e` alone, \
+         run `cargo build --example museum` first",
+        path.display()
+    );
+    path
+}
+
+fn collection() -> PathBuf {
+    root().join("examples/data/collection.json")
+}
+
+/// Whether `program --version` runs. Without it: fail in CI, skip with a message elsewhere.
+fn require(program: &str) -> bool {
+    let found = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    if found.is_ok_and(|status| status.success()) {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "`{program}` is required for the end-to-end tests in CI");
+    eprintln!("SKIPPED: `{program}` is not installed; the end-to-end test against it did not run");
+    false
+}
+
+fn run(command: &mut Command, what: &str) -> Output {
+    let output = command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The virtualenv's python, with the pinned requirements installed (once per
+/// requirements file content: a stamp holds what was installed).
+fn venv_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let requirements = root().join("tests/e2e/python/requirements.txt");
+        let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
+        let venv = profile_dir().parent().expect("target/").join("e2e/python-venv");
+        let bin = if cfg!(windows) { venv.join("Scripts") } else { venv.join("bin") };
+        let python = bin.join(format!("python{}", std::env::consts::EXE_SUFFIX));
+        let stamp = venv.join("installed-requirements.txt");
+        if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
+            return python;
+        }
+        let _ = std::fs::remove_dir_all(&venv);
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv");
+        run(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(&requirements),
+            "pip install -r tests/e2e/python/requirements.txt",
+        );
+        std::fs::write(&stamp, wanted).expect("the stamp is writable");
+        python
+    })
+}
+
+fn python_client() -> Command {
+    let mut command = Command::new(venv_python());
+    command.arg(root().join("tests/e2e/python/museum_client.py")).arg("--data").arg(collection());
+    command
+}
+
+fn assert_checks_passed(output: &Output, what: &str) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("ok: "), "{what} printed no verdict:\n{stdout}");
+    eprintln!("{what}: {}", stdout.trim());
+}
+
+#[test]
+fn python_client_over_stdio() {
+    if !require("python3") {
+        return;
+    }
+    let output = run(python_client().arg("--stdio").arg(museum()), "the Python client over stdio");
+    assert_checks_passed(&output, "python/stdio");
+}
+
+/// The museum example serving Streamable HTTP on a port the system chose;
+/// killed when dropped, unless [`HttpMuseum::terminate`] stopped it first.
+struct HttpMuseum {
+    child: Child,
+    url: String,
+}
+
+impl HttpMuseum {
+    fn start(extra: &[&str]) -> Self {
+        let mut child = Command::new(museum())
+            .args(["--http", "127.0.0.1:0"])
+            .args(extra)
+            .env("MUSEUM_TEST_TOOLS", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the museum example starts");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+        let mut line = String::new();
+        let url = loop {
+            line.clear();
+            let read = stderr.read_line(&mut line).expect("stderr is readable");
+            assert!(read > 0, "the museum example exited before serving");
+            if let Some(at) = line.find("http://") {
+                break line[at..].trim().to_owned();
+            }
+        };
+        // Keep draining stderr (the panic test writes a backtrace there) so the
+        // server never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Self { child, url }
+    }
+
+    /// SIGTERM, then expect a clean exit within a few seconds: graceful shutdown.
+    #[cfg(unix)]
+    fn terminate(mut self) {
+        run(Command::new("kill").args(["-TERM", &self.child.id().to_string()]), "kill -TERM");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the child can be waited on") {
+                assert!(status.success(), "the server did not exit cleanly on SIGTERM: {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not stop within 10 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for HttpMuseum {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn python_client_over_http(extra: &[&str], what: &str) {
+    if !require("python3") {
+        return;
+    }
+    let server = HttpMuseum::start(extra);
+    let output = run(python_client().arg("--url").arg(&server.url), what);
+    assert_checks_passed(&output, what);
+    #[cfg(unix)]
+    server.terminate();
+}
+
+#[test]
+fn python_client_over_streamable_http_with_sessions() {
+    python_client_over_http(&[], "python/http (sessions)");
+}
+
+#[test]
+fn python_client_over_stateless_streamable_http() {
+    python_client_over_http(&["--stateless"], "python/http (stateless)");
+}
+
+#[test]
+fn typescript_client_accepts_error_results_of_tools_with_output_schemas() {
+    if !require("node") || !require("npm") {
+        return;
+    }
+    let dir = root().join("tests/e2e/ts");
+    // npm records what it installed in node_modules/.package-lock.json; install
+    // again when the committed lock file is newer.
+    let modified = |path: PathBuf| std::fs::metadata(path).and_then(|meta| meta.modified()).ok();
+    let installed = modified(dir.join("node_modules/.package-lock.json"));
+    if installed.is_none() || installed < modified(dir.join("package-lock.json")) {
+        run(
+            Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
+            "npm ci in tests/e2e/ts",
+        );
+    }
+    let output = run(
+        Command::new("node").arg("strict_client.mjs").arg(museum()).arg(collection()).current_dir(&dir),
+        "the TypeScript client",
+    );
+    assert_checks_passed(&output, "typescript/stdio");
+}

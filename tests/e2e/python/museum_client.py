@@ -1,0 +1,189 @@
+"""Drive the museum example with the official Python MCP client (PyPI `mcp`).
+
+Run by tests/e2e_python.rs, once over stdio and once per Streamable HTTP mode:
+
+    python museum_client.py --data examples/data/collection.json --stdio target/debug/examples/museum
+    python museum_client.py --data examples/data/collection.json --url http://127.0.0.1:PORT/mcp
+
+The server must serve its test-only tools (MUSEUM_TEST_TOOLS=1). Exits 0 and
+prints `ok: <n> checks` when every check passed; raises at the first failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+ERRORS_META_KEY = "io.github.mcp-contract/errors"
+CHECKS = 0
+
+
+def check(condition: bool, what: str, detail: object = "") -> None:
+    global CHECKS
+    if not condition:
+        raise AssertionError(f"{what}: {detail}")
+    CHECKS += 1
+
+
+def wire(model) -> dict:
+    """A pydantic model as the JSON the server sent (camelCase, no absent fields)."""
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
+    """Arguments that make each declared failure mode happen, by (tool, reason)."""
+    throttled = next(r["id"] for r in records if r["id"] % 3 == 0)
+    return {
+        ("search_objects", "invalid_query"): {"query": " a "},
+        ("search_objects", "invalid_page_size"): {"query": "portrait", "page_size": 99},
+        ("search_objects", "unknown_department"): {"query": "portrait", "department": "Dinosaurs"},
+        ("search_objects", "page_out_of_range"): {"query": "portrait", "page": 999},
+        ("get_object", "not_in_collection"): {"object_id": 5},
+        ("get_object_image", "not_in_collection"): {"object_id": 5},
+        ("get_object_image", "image_service_busy"): {"object_id": throttled},
+    }
+
+
+async def exercise(session: ClientSession, records: list[dict]) -> None:
+    init = await session.initialize()
+    check(init.server_info.name == "museum", "server info names the server, not the framework", init.server_info)
+    check(init.capabilities.tools is not None, "the tools capability is declared")
+
+    listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
+    check(
+        set(listed) == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic"},
+        "tools/list names every tool",
+        sorted(listed),
+    )
+    image = listed["get_object_image"]
+    contract = {entry["reason"]: entry for entry in image["_meta"][ERRORS_META_KEY]}
+    check(
+        contract["image_service_busy"]
+        == {
+            "reason": "image_service_busy",
+            "code": -32003,
+            "when": "The image service throttles requests",
+            "recovery": "Wait about thirty seconds, then call get_object_image again; get_object works meanwhile.",
+            "retryable": True,
+        },
+        "the error contract is published under _meta",
+        contract,
+    )
+    check(image["annotations"].get("readOnlyHint") is True, "annotations are listed", image.get("annotations"))
+    check("error" in image["outputSchema"]["properties"], "the output schema admits the error envelope")
+    check("_meta" not in listed["collection_stats"], "a tool without a contract has no contract _meta")
+
+    # A successful call: structured content plus the format function's text.
+    first = records[0]
+    result = await session.call_tool("get_object", {"object_id": first["id"]})
+    check(not result.is_error, "get_object succeeds", wire(result))
+    check(result.structured_content["id"] == first["id"], "structured content is the record", result.structured_content)
+    text = result.content[0].text
+    check(text.startswith(first["title"]) and f"[object {first['id']}]" in text, "the format text", text)
+
+    # Pagination.
+    page1 = await session.call_tool("search_objects", {"query": "portrait", "page_size": 5})
+    page2 = await session.call_tool("search_objects", {"query": "portrait", "page_size": 5, "page": 2})
+    check(not page1.is_error and not page2.is_error, "search succeeds", wire(page1))
+    check(page1.structured_content["total"] > 5 and page1.structured_content["has_more"], "search paginates")
+    ids1 = {r["id"] for r in page1.structured_content["results"]}
+    ids2 = {r["id"] for r in page2.structured_content["results"]}
+    check(len(ids1) == 5 and ids1.isdisjoint(ids2), "pages hold different objects", (ids1, ids2))
+
+    # Every declared failure mode of every tool, on both surfaces.
+    triggers = error_triggers(records)
+    for name, tool in listed.items():
+        for entry in tool.get("_meta", {}).get(ERRORS_META_KEY, []):
+            key = (name, entry["reason"])
+            check(key in triggers, "every declared reason has a trigger in this test", key)
+            result = await session.call_tool(name, triggers[key])
+            body = wire(result)
+            check(result.is_error is True, f"{key} is an error result", body)
+            error = result.structured_content["error"]
+            check(error["code"] == entry["code"], f"{key} carries the contract's code", error)
+            check(error["data"]["reason"] == entry["reason"], f"{key} carries data.reason", error)
+            text = result.content[0].text
+            check(text.startswith("Error: " + error["message"]), f"{key} text surface", text)
+            hint = error["data"].get("recovery", {}).get("hint")
+            if hint:
+                check(text.endswith("\n\nRecovery: " + hint), f"{key} recovery line", text)
+    throttled = await session.call_tool("get_object_image", triggers[("get_object_image", "image_service_busy")])
+    check(throttled.structured_content["error"]["data"]["retryAfter"] == 30, "retryAfter data", wire(throttled))
+
+    # Arguments that do not decode.
+    bad = await session.call_tool("get_object", {"object_id": "one"})
+    check(bad.is_error is True, "bad arguments are an error result", wire(bad))
+    error = bad.structured_content["error"]
+    check(error["code"] == -32602 and "`object_id`" in error["message"], "InvalidParams naming the path", error)
+
+    # An unknown tool is a JSON-RPC error.
+    try:
+        await session.call_tool("no_such_tool", {})
+        check(False, "an unknown tool raises")
+    except MCPError as err:
+        check(err.error.code == -32602, "unknown tool code", err.error)
+
+    # A panicking handler: InternalError without internals, and the server lives on.
+    panicked = await session.call_tool("debug_panic", {})
+    check(panicked.is_error is True, "a panic is an error result", wire(panicked))
+    check(panicked.structured_content["error"]["code"] == -32603, "a panic is InternalError", wire(panicked))
+    check("internal state" not in json.dumps(wire(panicked)), "the panic message stays in the server")
+    again = await session.call_tool("get_object", {"object_id": first["id"]})
+    check(not again.is_error, "the server serves after a panic", wire(again))
+
+    # Progress reaches a caller that asked for it.
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    stats = await session.call_tool("collection_stats", {}, progress_callback=on_progress)
+    check(not stats.is_error and stats.structured_content["objects"] == len(records), "stats", wire(stats))
+    departments = len(stats.structured_content["departments"])
+    check(len(progress) == departments and progress[-1][0] == progress[-1][1], "progress notifications", progress)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--stdio")
+    parser.add_argument("--url")
+    args = parser.parse_args()
+    with open(args.data, encoding="utf-8") as f:
+        records = json.load(f)
+
+    logs: list[object] = []
+
+    async def on_log(params) -> None:
+        logs.append(params.data)
+
+    if args.stdio:
+        env = {"MUSEUM_TEST_TOOLS": "1", "PATH": os.environ.get("PATH", "")}
+        params = StdioServerParameters(command=args.stdio, env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, logging_callback=on_log) as session:
+                await exercise(session, records)
+    else:
+        async with streamable_http_client(args.url) as (read, write, *_):
+            async with ClientSession(read, write, logging_callback=on_log) as session:
+                await exercise(session, records)
+    check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)
+    print(f"ok: {CHECKS} checks")
+
+
+if __name__ == "__main__":
+    try:
+        anyio.run(main)
+    except BaseException as err:  # noqa: BLE001 - report any failure with its chain, then fail
+        import traceback
+
+        traceback.print_exception(err)
+        sys.exit(1)
