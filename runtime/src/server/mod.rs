@@ -143,7 +143,7 @@ pub enum ServerError {
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
-    Initialize(rmcp::service::ServerInitializeError),
+    Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection ended abnormally.
     Task(tokio::task::JoinError),
 }
@@ -168,7 +168,7 @@ impl StdError for ServerError {
         match self {
             Self::DuplicateTool { .. } => None,
             Self::Io(err) => Some(err),
-            Self::Initialize(err) => Some(err),
+            Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
         }
     }

@@ -131,7 +131,7 @@ impl ToolServer {
         let outcome = match served {
             Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
-            Err(err) => Err(ServerError::Initialize(err)),
+            Err(err) => Err(ServerError::Initialize(Box::new(err))),
         };
         signals.abort();
         outcome
