@@ -27,6 +27,9 @@ pub(crate) struct Handler {
     pub(crate) params: Vec<Param>,
     /// `T` of `Result<T, E>`.
     pub(crate) output: Type,
+    /// The handler returns a `Result`; when it does not, that was reported and the
+    /// expansion stubs the call.
+    pub(crate) returns_result: bool,
     /// The success type is `String`: a text-only tool without an output schema.
     pub(crate) text_only: bool,
     /// The doc comment, joined into one paragraph.
@@ -82,18 +85,15 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
         }
     }
 
-    let (output, text_only) = match success_type(&sig.output) {
-        Some(ty) => {
-            let text_only = is_string(ty);
-            (ty.clone(), text_only)
-        }
+    let (output, text_only, returns_result) = match success_type(&sig.output) {
+        Some(ty) => (ty.clone(), is_string(ty), true),
         None => {
             let span_of: &dyn quote::ToTokens = match &sig.output {
                 ReturnType::Default => &sig.ident,
                 ReturnType::Type(_, ty) => ty,
             };
             diag.error(syn::Error::new_spanned(span_of, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"));
-            (syn::parse_quote!(()), false)
+            (syn::parse_quote!(::std::string::String), true, false)
         }
     };
 
@@ -105,7 +105,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
                 .is_ok_and(|paths| paths.iter().any(|path| path.is_ident("deprecated")))
     });
 
-    Handler { item, params, output, text_only, doc, allow_deprecated }
+    Handler { item, params, output, returns_result, text_only, doc, allow_deprecated }
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.

@@ -70,7 +70,7 @@ fn bind_reasons(handler: &mut Handler, contract: &[valid::Entry], reason_ident: 
     let bindings = contract.iter().map(|entry| {
         let (reason, variant) = (&entry.reason, &entry.variant);
         let stmt: syn::Stmt = syn::parse_quote! {
-            #[allow(unused_variables, non_snake_case)]
+            #[allow(unused_variables, non_snake_case, bindings_with_variant_name)]
             let #reason = #reason_ident::#variant;
         };
         stmt
@@ -196,7 +196,10 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         Param::Ctx(_) => quote!(#private::Ctx::from_context(ctx)),
     });
     let call = quote!(#fn_ident(#(#args),*));
-    let call = if handler.item.sig.asyncness.is_some() {
+    let call = if !handler.returns_result {
+        // The handler's shape was reported; a stub keeps that the only error.
+        quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
+    } else if handler.item.sig.asyncness.is_some() {
         quote!(async move { #call.await.map_err(::core::convert::Into::into) })
     } else {
         quote!(async move { #call.map_err(::core::convert::Into::into) })
