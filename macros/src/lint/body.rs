@@ -1380,6 +1380,17 @@ mod tests {
     }
 
     #[test]
+    fn named_format_arguments_resolve_to_their_value() {
+        let block: Block = parse_quote!({
+            let a = McpError::internal_error(format!("{detail:?}", detail = e));
+            let b = McpError::internal_error(format!("{e:?}", e = request_id));
+        });
+        let findings = lint(&block, &[]);
+        assert_eq!(rules(&findings), [NO_STRINGIFY_UPSTREAM_ERROR]);
+        assert!(findings[0].message.starts_with("`{detail:?}` in `format!` writes the upstream error `e`"));
+    }
+
+    #[test]
     fn display_data_and_non_error_values_are_not_stringified_errors() {
         let block: Block = parse_quote!({
             let a = fetch().map_err(|e| {
