@@ -51,6 +51,12 @@ impl Diagnostics {
         self.warnings.push(Warning { rule, span, message: message(rule, text) });
     }
 
+    /// A warning whose message already ends with its docs anchor.
+    pub(crate) fn warning(&mut self, warning: Warning) {
+        debug_assert!(WARNING_RULES.contains(&warning.rule), "{} is not a warning rule", warning.rule);
+        self.warnings.push(warning);
+    }
+
     /// A grammar error, worded by syn.
     pub(crate) fn error(&mut self, err: syn::Error) {
         self.errors.push(err);
@@ -116,3 +122,16 @@ pub(crate) const ERROR_RULES: &[&str] = &[
     "auth-type",
     "auth-scope-format",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_accepts_every_body_rule_and_no_error_rule() {
+        for rule in crate::lint::body::RULES {
+            assert!(WARNING_RULES.contains(&rule), "{rule} cannot be allowed");
+        }
+        assert!(ERROR_RULES.iter().all(|rule| !WARNING_RULES.contains(rule)));
+    }
+}

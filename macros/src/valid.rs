@@ -11,7 +11,8 @@ use syn::{Expr, Lit, LitStr, Meta, Path};
 
 use crate::ast::Handler;
 use crate::attr::{self, AnnotationArgs, EntryArgs, RawAttr};
-use crate::diag::{Diagnostics, WARNING_RULES};
+use crate::diag::{Diagnostics, WARNING_RULES, Warning};
+use crate::lint::body::{self, BodyFacts};
 
 /// The variant names of `JsonRpcErrorCode`, in the runtime's order. The ui test
 /// `pass/every-code.rs` declares each of them, so a drift fails to compile.
@@ -105,6 +106,12 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
             };
             diag.error(syn::Error::new(allowed.span, format!("{text}; see docs/lints.md")));
         }
+    }
+
+    let declared: Vec<(String, String)> =
+        contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
+    for finding in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
+        diag.warning(Warning { rule: finding.rule, span: finding.span, message: finding.message });
     }
 
     Tool {

@@ -15,3 +15,9 @@ fn forwarded() -> Result<String, McpError> {
 }
 
 fn main() {}
+
+/// Body rules are silenced the same way.
+#[mcp_tool(allow(prefer-error-factory))]
+fn spelled_out() -> Result<String, McpError> {
+    Err(McpError::new(JsonRpcErrorCode::InternalError, "The index is corrupt."))
+}
