@@ -626,6 +626,50 @@ mod tests {
         assert_eq!(err.message(), "Upstream service returned HTTP 302 Found.");
     }
 
+    /// One-shot HTTP/1.1 server on loopback: answers the first request with `response`.
+    #[cfg(feature = "reqwest")]
+    fn serve_once(response: Vec<u8>) -> (std::net::SocketAddr, std::thread::JoinHandle<()>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let handle = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = stream.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            // The client may hang up once it has read enough of the body.
+            let _ = stream.write_all(&response);
+        });
+        (addr, handle)
+    }
+
+    #[cfg(feature = "reqwest")]
+    #[tokio::test]
+    async fn reqwest_response_becomes_the_same_error() {
+        let body = "e".repeat(100_000);
+        let raw = format!(
+            "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 12\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let (addr, server) = serve_once(raw.into_bytes());
+        let response = reqwest::Client::new().get(format!("http://{addr}/v1/objects?key=s3cret")).send().await.unwrap();
+        let err = http_error_from_reqwest(response, &HttpErrorOptions::new().body_limit(50)).await;
+        server.join().unwrap();
+        assert_eq!(err.code(), JsonRpcErrorCode::RateLimited);
+        assert_eq!(err.message(), format!("{addr} returned HTTP 429 Too Many Requests."));
+        let data = err.data().unwrap();
+        assert_eq!(data["retryAfter"], 12);
+        assert_eq!(data["body"].as_str().unwrap(), format!("{}{TRUNCATION_MARKER}", "e".repeat(50)));
+        assert_eq!(data["bodyTruncated"], true);
+        assert!(data.get("url").is_none());
+    }
+
     #[test]
     fn parts_and_status_forms_agree_with_the_response_form() {
         let whole = response(504, &[("retry-after", "7")], b"gateway timeout");
