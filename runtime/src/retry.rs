@@ -225,7 +225,11 @@ fn next_delay(policy: &RetryPolicy, retry: u32, err: &McpError, elapsed: Duratio
 /// from the header). Negative or unreadable values are ignored.
 fn retry_after(err: &McpError) -> Option<Duration> {
     match err.data()?.get("retryAfter")? {
-        Value::Number(number) => Duration::try_from_secs_f64(number.as_f64()?).ok(),
+        // Too large for a Duration still means "not soon": saturate, so it ends the retries.
+        Value::Number(number) => number
+            .as_f64()
+            .filter(|seconds| *seconds >= 0.0)
+            .map(|seconds| Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)),
         Value::String(text) => parse_retry_after(text, SystemTime::now()).map(Duration::from_secs),
         _ => None,
     }
@@ -390,6 +394,22 @@ mod tests {
         .await;
         assert_eq!(result.unwrap_err().message(), "Daily quota used.");
         assert_eq!(attempts.count(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unreadable_or_huge_retry_after() {
+        for (retry_after, expected_attempts) in
+            [(json!(u64::MAX), 1), (json!(1e300), 1), (json!(-5), 2), (json!("soon"), 2)]
+        {
+            let attempts = Attempts::default();
+            let _ = with_retry(fast().max_attempts(2), || {
+                attempts.record();
+                let data = json!({ "retryAfter": retry_after.clone() });
+                async move { Err::<(), _>(McpError::rate_limited("Throttled.").with_data(data)) }
+            })
+            .await;
+            assert_eq!(attempts.count(), expected_attempts, "retryAfter {retry_after}");
+        }
     }
 
     #[tokio::test(start_paused = true)]
