@@ -6,6 +6,7 @@
 //! - [`http`]: HTTP statuses and responses of upstream services as errors;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
@@ -14,6 +15,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod render;
+pub mod schema;
 
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
