@@ -1,15 +1,15 @@
 //! Portable JSON Schemas for a tool's `inputSchema` and `outputSchema`.
 //!
 //! [`input_schema`] and [`output_schema`] generate a schema with schemars from a
-//! Rust type, then make it [`portable`]: acceptable to every LLM vendor and MCP
-//! client we know of, not only valid JSON Schema. `#[mcp_tool]` calls them once
-//! per tool and keeps the result for the life of the process.
+//! Rust type, then make it [`portable`]: free of the constructs that LLM vendors
+//! and MCP clients are known to reject, not only valid JSON Schema. `#[mcp_tool]`
+//! calls them once per tool and keeps the result for the life of the process.
 //!
 //! # What "portable" means here
 //!
-//! - **No `$schema`.** The generated schemas are JSON Schema 2020-12, but saying
-//!   so only makes draft-07 validators (Ajv's default class, used by the
-//!   TypeScript SDK) look up a meta-schema they may not have.
+//! - **No `$schema`.** The generated schemas are JSON Schema 2020-12, but Gemini
+//!   rejects the key in function parameters ("Unknown name \"$schema\" ..
+//!   Cannot find field"), and rmcp's helper sends it.
 //! - **No `$defs` / `$ref`**, because Gemini rejects them: every definition is
 //!   inlined at each use. A *recursive* type (one that reaches itself, directly
 //!   or through others) cannot be inlined, so its definition alone stays in the
@@ -29,8 +29,8 @@
 //!   unconstrained branch accepts anything and is dropped.
 //! - **The root is `type: "object"`** also for an internally tagged enum, whose
 //!   schema is a `oneOf` of objects without a `type` of its own: the root gets
-//!   the union of its branches' types. Nested compositions are left without
-//!   one, the form every vendor documents.
+//!   the union of its branches' types. Nested compositions are left as
+//!   schemars writes them.
 //! - **No boolean schemas**: `true` (what schemars writes for `serde_json::Value`)
 //!   becomes `{}` and `false` becomes `{"not": {}}`, except as the value of
 //!   `additionalProperties`, `items` and their kin, where `false` is universal
@@ -70,14 +70,17 @@
 //!   schema: ..")`. The caller never sees the error result. This is
 //!   typescript-sdk issue #1943 (fix proposed in PR #1945). Its validator is
 //!   Ajv 8 with ajv-formats, `strict: false`, `validateFormats: true`
-//!   (`dist/esm/validation/ajv-provider.js` lines 6-16).
+//!   (`dist/esm/validation/ajv-provider.js` lines 6-16). Calling the real
+//!   1.32.2 `Client` against an in-memory server confirms it: an error result is
+//!   rejected under the success schema and accepted under the widened one.
 //! - The Python SDK (PyPI `mcp`) skips error results: 1.30.0,
 //!   `src/mcp/client/session.py` line 412, `if not result.isError: await
 //!   self._validate_tool_result(name, result)`; 2.3.0, same file, line 1101,
 //!   `if isinstance(result, types.CallToolResult) and not result.is_error:
 //!   await self.validate_tool_result(name, result)`.
 //! - The MCP Inspector 0.10.17 rejected such results ("data must have required
-//!   property .."); later versions skip validation of error results.
+//!   property .."). A fix that skips error results was proposed (inspector PR
+//!   #1045); the Inspector 2.x was not checked here.
 //!
 //! So a server must advertise, for every tool with an output schema, the
 //! schema [`widen_for_error_results`] builds: it accepts the success object
