@@ -8,6 +8,7 @@
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
