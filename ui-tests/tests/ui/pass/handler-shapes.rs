@@ -75,6 +75,13 @@ fn as_blocks(hits: &Hits) -> Vec<Content> {
     hits.titles.iter().map(Content::text).collect()
 }
 
+/// The context by reference, in an async handler.
+#[mcp_tool(errors(late(code = Timeout, when = "The work took too long",
+    recovery = "Ask for fewer items in one call.")))]
+async fn borrowed(ctx: &Ctx) -> Result<String, McpError> {
+    Err(ctx.fail(late, "Too slow."))
+}
+
 fn assert_tool<T: Tool>(_: T) {}
 
 fn main() {
@@ -85,5 +92,6 @@ fn main() {
     assert_tool(Explicit);
     assert_tool(OwnError);
     assert_tool(Blocks);
+    assert_tool(Borrowed);
     let _ = SearchReason::EmptyQuery;
 }
