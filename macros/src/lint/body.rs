@@ -16,6 +16,8 @@
 
 use std::collections::HashSet;
 
+use crate::valid::CODE_NAMES;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -84,28 +86,6 @@ const FACTORIES: [(&str, &str); 14] = [
     ("internal_error", "InternalError"),
     ("serialization_error", "SerializationError"),
     ("database_error", "DatabaseError"),
-];
-
-/// The variants of `JsonRpcErrorCode`.
-const CODES: [&str; 18] = [
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "ServiceUnavailable",
-    "NotFound",
-    "Conflict",
-    "RateLimited",
-    "Timeout",
-    "Forbidden",
-    "Unauthorized",
-    "ValidationError",
-    "ConfigurationError",
-    "InitializationFailed",
-    "DatabaseError",
-    "SerializationError",
-    "UnknownError",
 ];
 
 /// Codes any tool may produce without declaring them: they bubble up from
@@ -431,7 +411,7 @@ fn fail_call(call: &ExprMethodCall) -> Option<ErrorBuild<'_>> {
 }
 
 fn code_name(ident: &Ident) -> Option<&'static str> {
-    CODES.iter().find(|code| ident == *code).copied()
+    CODE_NAMES.iter().find(|code| ident == *code).copied()
 }
 
 fn factory_of(code: &str) -> Option<&'static str> {
