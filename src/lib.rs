@@ -1,7 +1,4 @@
-//! # mcp-contract
-//!
-//! Typed, checked and documented error contracts for Model Context Protocol
-//! tool servers. See the README for the tour.
+#![doc = include_str!("../README.md")]
 
 pub use mcp_contract_macros::mcp_tool;
 pub use mcp_contract_runtime::*;

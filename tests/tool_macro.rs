@@ -107,3 +107,58 @@ async fn the_tool_renders_structured_output_and_its_format() {
         json!({"code": -32003, "message": "The collection API is throttling requests.", "data": {"reason": "upstream_busy"}})
     );
 }
+
+#[test]
+fn fail_keeps_its_reason_and_cause_and_takes_an_explicit_hint_over_the_contract() {
+    let ctx = Ctx::<GetObjectReason>::for_test("get_object");
+    let io = std::io::Error::new(std::io::ErrorKind::NotFound, "row 7 missing");
+    let err = ctx
+        .fail(GetObjectReason::NotInCollection, "No object 7.")
+        .with_cause(io)
+        .with_data(json!({"reason": "caller says otherwise", "objectId": 7}))
+        .with_recovery_hint("Try object 1 instead, it always exists.")
+        .with_recovery();
+    assert_eq!(err.reason(), Some("not_in_collection"));
+    assert_eq!(
+        serde_json::to_value(&err).unwrap()["data"],
+        json!({"objectId": 7, "reason": "not_in_collection", "recovery": {"hint": "Try object 1 instead, it always exists."}})
+    );
+    let cause = std::error::Error::source(&err).expect("the cause is kept");
+    assert_eq!(cause.to_string(), "row 7 missing");
+
+    // Without `.with_recovery()` the contract's hint stays on the server.
+    let quiet = ctx.fail(GetObjectReason::NotInCollection, "No object 7.");
+    assert!(quiet.data().unwrap().get("recovery").is_none());
+    assert_eq!(
+        serde_json::Value::Object(ctx.recovery_for(GetObjectReason::UpstreamBusy)),
+        json!({"recovery": {"hint": "Wait thirty seconds, then call get_object again."}})
+    );
+    // The untyped context of a service looks hints up by name, and finds none for
+    // reasons the calling tool does not declare.
+    assert!(ctx.context().recovery_for("upstream_busy").is_some());
+    assert!(ctx.context().recovery_for("quota_exceeded").is_none());
+}
+
+#[test]
+fn schemas_are_portable_snapshots() {
+    let definition = GetObject.definition();
+    assert_eq!(
+        serde_json::Value::Object((*definition.input_schema).clone()),
+        json!({
+            "type": "object",
+            "properties": {
+                "object_id": {"type": "integer", "minimum": 0, "description": "Object ID in the collection, e.g. 436535."}
+            },
+            "required": ["object_id"]
+        })
+    );
+    let output = serde_json::Value::Object((*definition.output_schema.clone().unwrap()).clone());
+    assert_eq!(output["properties"]["title"], json!({"type": "string", "description": "Title of the object."}));
+    assert_eq!(output["properties"]["artist"]["type"], json!(["string", "null"]));
+    assert!(mcp_contract::schema::portability_problems(&definition.input_schema).is_empty());
+
+    // A tool without input takes an empty object.
+    let hello = Hello.definition();
+    assert_eq!(hello.input_schema.get("type"), Some(&json!("object")));
+    assert!(hello.errors.is_empty(), "a tool without a contract publishes none");
+}

@@ -19,7 +19,11 @@ pub(crate) enum CtxKind {
 /// One parameter of the handler, in order.
 pub(crate) enum Param {
     Input(Box<Type>),
-    Ctx(CtxKind),
+    /// The context, taken by value or (`by_ref`) as `&Ctx`.
+    Ctx {
+        kind: CtxKind,
+        by_ref: bool,
+    },
 }
 
 pub(crate) struct Handler {
@@ -27,6 +31,9 @@ pub(crate) struct Handler {
     pub(crate) params: Vec<Param>,
     /// `T` of `Result<T, E>`.
     pub(crate) output: Type,
+    /// The handler has a shape the tool can call; when it does not, that was
+    /// reported and the expansion stubs the call, so no second error follows.
+    pub(crate) shape_ok: bool,
     /// The success type is `String`: a text-only tool without an output schema.
     pub(crate) text_only: bool,
     /// The doc comment, joined into one paragraph.
@@ -39,13 +46,13 @@ impl Handler {
     pub(crate) fn input(&self) -> Option<&Type> {
         self.params.iter().find_map(|param| match param {
             Param::Input(ty) => Some(&**ty),
-            Param::Ctx(_) => None,
+            Param::Ctx { .. } => None,
         })
     }
 
     pub(crate) fn ctx(&self) -> Option<CtxKind> {
         self.params.iter().find_map(|param| match param {
-            Param::Ctx(kind) => Some(*kind),
+            Param::Ctx { kind, .. } => Some(*kind),
             Param::Input(_) => None,
         })
     }
@@ -53,6 +60,7 @@ impl Handler {
 
 pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     let sig = &item.sig;
+    let mut shape_ok = sig.receiver().is_none() && sig.generics.params.is_empty();
     if let Some(receiver) = sig.receiver() {
         diag.error(syn::Error::new_spanned(receiver, "`#[mcp_tool]` handlers are free functions; move the `self` state into a static or a service the handler calls"));
     }
@@ -66,34 +74,37 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     let mut params = Vec::new();
     for arg in &sig.inputs {
         let FnArg::Typed(arg) = arg else { continue };
-        let param = match ctx_kind(&arg.ty) {
-            Some(kind) => Param::Ctx(kind),
+        let (ty, by_ref) = match &*arg.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
+            ty => (ty, false),
+        };
+        let param = match ctx_kind(ty) {
+            Some(kind) => Param::Ctx { kind, by_ref },
             None => Param::Input(arg.ty.clone()),
         };
         let repeated = params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
         if repeated {
             let what = match param {
                 Param::Input(_) => "one input parameter (a struct deriving `Deserialize` and `JsonSchema`)",
-                Param::Ctx(_) => "one context parameter",
+                Param::Ctx { .. } => "one context parameter",
             };
             diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
+            shape_ok = false;
         } else {
             params.push(param);
         }
     }
 
     let (output, text_only) = match success_type(&sig.output) {
-        Some(ty) => {
-            let text_only = is_string(ty);
-            (ty.clone(), text_only)
-        }
+        Some(ty) => (ty.clone(), is_string(ty)),
         None => {
             let span_of: &dyn quote::ToTokens = match &sig.output {
                 ReturnType::Default => &sig.ident,
                 ReturnType::Type(_, ty) => ty,
             };
             diag.error(syn::Error::new_spanned(span_of, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"));
-            (syn::parse_quote!(()), false)
+            shape_ok = false;
+            (syn::parse_quote!(::std::string::String), true)
         }
     };
 
@@ -105,7 +116,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
                 .is_ok_and(|paths| paths.iter().any(|path| path.is_ident("deprecated")))
     });
 
-    Handler { item, params, output, text_only, doc, allow_deprecated }
+    Handler { item, params, output, shape_ok, text_only, doc, allow_deprecated }
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.

@@ -22,7 +22,7 @@ pub(crate) struct ToolArgs {
 }
 
 /// The keys of one `errors(..)` entry, values raw for the same reason.
-#[derive(FromMeta)]
+#[derive(Default, FromMeta)]
 pub(crate) struct EntryArgs {
     pub(crate) code: Option<Meta>,
     pub(crate) when: Option<Meta>,
@@ -31,13 +31,44 @@ pub(crate) struct EntryArgs {
 }
 
 /// The keys of `annotations(..)`.
-#[derive(FromMeta)]
+#[derive(Default, FromMeta)]
 pub(crate) struct AnnotationArgs {
     pub(crate) read_only: Option<Meta>,
     pub(crate) destructive: Option<Meta>,
     pub(crate) idempotent: Option<Meta>,
     pub(crate) open_world: Option<Meta>,
     pub(crate) title: Option<Meta>,
+}
+
+/// A list of keys that darling reads, with the names it accepts.
+pub(crate) trait Keys: FromMeta + Default {
+    const KEYS: &'static [&'static str];
+}
+
+impl Keys for ToolArgs {
+    const KEYS: &'static [&'static str] = &["name", "title", "description", "annotations", "auth", "format", "errors"];
+}
+
+impl Keys for EntryArgs {
+    const KEYS: &'static [&'static str] = &["code", "when", "recovery", "retryable"];
+}
+
+impl Keys for AnnotationArgs {
+    const KEYS: &'static [&'static str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
+}
+
+/// Read a key list. darling gives up on the whole list at an unknown key; reading
+/// the unknown keys apart (for darling's "did you mean" error) and the known ones
+/// on their own keeps the rest of the list, so its mistakes are reported too.
+pub(crate) fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) -> Option<T> {
+    let (known, unknown): (Vec<NestedMeta>, Vec<NestedMeta>) = items.iter().cloned().partition(|item| match item {
+        NestedMeta::Meta(meta) => meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known)),
+        _ => true,
+    });
+    if !unknown.is_empty() {
+        diag.darling(T::from_list(&unknown));
+    }
+    diag.darling(T::from_list(&known))
 }
 
 /// A rule id named in `allow(..)`, with the span of its tokens.
@@ -58,7 +89,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
     // `allow(..)` is taken out before darling sees the rest.
     let (rest, allow) = split_allow(tokens, diag);
     let args = match NestedMeta::parse_meta_list(rest) {
-        Ok(items) => diag.darling(ToolArgs::from_list(&items)).unwrap_or_default(),
+        Ok(items) => from_items(&items, diag).unwrap_or_default(),
         Err(err) => {
             diag.error(err);
             ToolArgs::default()

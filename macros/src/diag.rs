@@ -2,8 +2,8 @@
 //! one build — errors as `compile_error!` at the offending token, warnings as
 //! real rustc warnings at the offending token.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
 
 /// The warning rules, which `allow(..)` may silence. Error rules cannot be allowed.
 pub(crate) const WARNING_RULES: &[&str] = &[
@@ -51,6 +51,12 @@ impl Diagnostics {
         self.warnings.push(Warning { rule, span, message: message(rule, text) });
     }
 
+    /// A warning whose message already ends with its docs anchor.
+    pub(crate) fn warning(&mut self, warning: Warning) {
+        debug_assert!(WARNING_RULES.contains(&warning.rule), "{} is not a warning rule", warning.rule);
+        self.warnings.push(warning);
+    }
+
     /// A grammar error, worded by syn.
     pub(crate) fn error(&mut self, err: syn::Error) {
         self.errors.push(err);
@@ -86,9 +92,12 @@ impl Diagnostics {
 /// A real rustc warning on stable: the use of a `#[deprecated]` constant, with the
 /// use spanned at the user's token so the warning points there.
 fn warning_tokens(warning: &Warning) -> TokenStream {
-    let name = format_ident!("{}", warning.rule.replace('-', "_"));
+    let name = warning.rule.replace('-', "_");
     let note = &warning.message;
-    let used = quote_spanned!(warning.span=> #name);
+    // The use carries the user's span (interpolated idents keep their own span,
+    // so it is set on the ident itself): rustc reports the warning there.
+    let used = Ident::new(&name, warning.span);
+    let name = Ident::new(&name, Span::call_site());
     quote! {
         const _: () = {
             #[deprecated(note = #note)]
@@ -113,3 +122,16 @@ pub(crate) const ERROR_RULES: &[&str] = &[
     "auth-type",
     "auth-scope-format",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allow_accepts_every_body_rule_and_no_error_rule() {
+        for rule in crate::lint::body::RULES {
+            assert!(WARNING_RULES.contains(&rule), "{rule} cannot be allowed");
+        }
+        assert!(ERROR_RULES.iter().all(|rule| !WARNING_RULES.contains(rule)));
+    }
+}

@@ -56,9 +56,14 @@ fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &
     }
     for arg in &mut handler.item.sig.inputs {
         let FnArg::Typed(arg) = arg else { continue };
-        if matches!(&*arg.ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Ctx")) {
-            let span = arg.ty.span();
-            *arg.ty = syn::parse_quote_spanned!(span=> #private::Ctx<#reason_type>);
+        let ty = match &mut *arg.ty {
+            Type::Reference(reference) => &mut *reference.elem,
+            ty => ty,
+        };
+        if matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Ctx" && last.arguments.is_none()))
+        {
+            let span = ty.span();
+            *ty = syn::parse_quote_spanned!(span=> #private::Ctx<#reason_type>);
         }
     }
 }
@@ -70,7 +75,7 @@ fn bind_reasons(handler: &mut Handler, contract: &[valid::Entry], reason_ident: 
     let bindings = contract.iter().map(|entry| {
         let (reason, variant) = (&entry.reason, &entry.variant);
         let stmt: syn::Stmt = syn::parse_quote! {
-            #[allow(unused_variables, non_snake_case)]
+            #[allow(unused_variables, non_snake_case, bindings_with_variant_name)]
             let #reason = #reason_ident::#variant;
         };
         stmt
@@ -192,11 +197,16 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
 
     let args = handler.params.iter().map(|param| match param {
         Param::Input(_) => quote!(input),
-        Param::Ctx(CtxKind::Untyped) => quote!(ctx),
-        Param::Ctx(_) => quote!(#private::Ctx::from_context(ctx)),
+        Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
+        Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
+        Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
+        Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
     });
     let call = quote!(#fn_ident(#(#args),*));
-    let call = if handler.item.sig.asyncness.is_some() {
+    let call = if !handler.shape_ok {
+        // The handler's shape was reported; a stub keeps that the only error.
+        quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
+    } else if handler.item.sig.asyncness.is_some() {
         quote!(async move { #call.await.map_err(::core::convert::Into::into) })
     } else {
         quote!(async move { #call.map_err(::core::convert::Into::into) })

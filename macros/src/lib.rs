@@ -6,6 +6,7 @@ mod ast;
 mod attr;
 mod diag;
 mod expand;
+mod lint;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -2,7 +2,6 @@
 //! that `expand.rs` generates from. Every problem is reported; where a value is
 //! bad, a stand-in keeps the model whole so the expansion adds no second error.
 
-use darling::FromMeta;
 use darling::ast::NestedMeta;
 use proc_macro2::{Ident, Span};
 use quote::format_ident;
@@ -12,7 +11,8 @@ use syn::{Expr, Lit, LitStr, Meta, Path};
 
 use crate::ast::Handler;
 use crate::attr::{self, AnnotationArgs, EntryArgs, RawAttr};
-use crate::diag::{Diagnostics, WARNING_RULES};
+use crate::diag::{Diagnostics, WARNING_RULES, Warning};
+use crate::lint::body::{self, BodyFacts};
 
 /// The variant names of `JsonRpcErrorCode`, in the runtime's order. The ui test
 /// `pass/every-code.rs` declares each of them, so a drift fails to compile.
@@ -106,6 +106,12 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
             };
             diag.error(syn::Error::new(allowed.span, format!("{text}; see docs/lints.md")));
         }
+    }
+
+    let declared: Vec<(String, String)> =
+        contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
+    for finding in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
+        diag.warning(Warning { rule: finding.rule, span: finding.span, message: finding.message });
     }
 
     Tool {
@@ -253,13 +259,6 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
             ));
             continue;
         };
-        if let Some(first) = entries.iter().find(|entry| entry.reason == reason) {
-            diag.rule_error(
-                "error-contract-reason-unique",
-                reason.span(),
-                format_args!("reason `{reason}` is declared twice: give each failure mode its own reason (first declared at `{}`)", first.reason),
-            );
-        }
         let reason_text = reason.unraw().to_string();
         if !is_snake_case(&reason_text) {
             diag.rule_warning(
@@ -268,7 +267,18 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
                 format_args!("reason `{reason_text}` is not snake_case: write `{}`", to_snake_case(&reason_text)),
             );
         }
-        entries.push(entry(reason, meta, diag));
+        let duplicate = entries.iter().any(|entry| entry.reason == reason);
+        let entry = entry(reason, meta, diag);
+        if duplicate {
+            diag.rule_error(
+                "error-contract-reason-unique",
+                entry.reason.span(),
+                format_args!("reason `{}` is declared twice: give each failure mode its own reason", entry.reason),
+            );
+            // Left out of the model: a second variant of the same name would be a second error.
+            continue;
+        }
+        entries.push(entry);
     }
     entries
 }
@@ -279,8 +289,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         Meta::List(_) => list_args::<EntryArgs>(meta, diag),
         _ => None,
     };
-    let EntryArgs { code, when, recovery, retryable } =
-        args.unwrap_or(EntryArgs { code: None, when: None, recovery: None, retryable: None });
+    let EntryArgs { code, when, recovery, retryable } = args.unwrap_or_default();
 
     let code = match &code {
         Some(meta) => code_name(meta, diag),
@@ -394,8 +403,14 @@ fn code_name(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
     None
 }
 
-fn list_args<T: FromMeta>(meta: &Meta, diag: &mut Diagnostics) -> Option<T> {
-    diag.darling(T::from_meta(meta))
+fn list_args<T: attr::Keys>(meta: &Meta, diag: &mut Diagnostics) -> Option<T> {
+    match attr::list_items(meta) {
+        Ok(items) => attr::from_items(&items, diag),
+        Err(err) => {
+            diag.error(err);
+            None
+        }
+    }
 }
 
 /// `flag` -> true, `flag = true|false` -> the bool, anything else -> `None`.

@@ -193,7 +193,24 @@ impl Ctx<NoContract> {
     pub fn for_test_without_contract(tool: &'static str) -> Self {
         Self::from_context(Context::new(tool, &[]))
     }
+
+    /// A tool without `errors(..)` has no failure modes to fail with: calling this
+    /// is a compile error that says so. Declare the contract, or build the error
+    /// with a factory such as [`McpError::internal_error`].
+    pub fn fail<T: ContractDeclared>(&self, _reason: T, message: impl Into<Cow<'static, str>>) -> McpError {
+        McpError::internal_error(message)
+    }
 }
+
+/// Never implemented: the bound that makes `fail` on a contract-less tool a
+/// compile error with a message, rather than a puzzle about trait bounds.
+#[diagnostic::on_unimplemented(
+    message = "this tool declares no error contract, so `ctx.fail` has no reasons to fail with",
+    label = "no `errors(..)` in this tool's `#[mcp_tool]`",
+    note = "declare the failure modes: `#[mcp_tool(errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\")))]`",
+    note = "or build the error with a factory such as `McpError::not_found(..)`; see docs/lints.md#error-contract-empty"
+)]
+pub trait ContractDeclared {}
 
 impl<R> Clone for Ctx<R> {
     fn clone(&self) -> Self {

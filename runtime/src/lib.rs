@@ -4,8 +4,11 @@
 //! - [`errors`]: [`McpError`], [`JsonRpcErrorCode`], the factories, categories;
 //! - [`classify`](mod@classify): which code an arbitrary error deserves;
 //! - [`http`]: HTTP statuses and responses of upstream services as errors;
+//! - [`try_catch`](mod@try_catch): log a failure once, with sanitized input, and return it;
+//! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
-//! - [`render`]: errors on the two surfaces MCP clients read;
+//! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
@@ -14,11 +17,20 @@ pub mod classify;
 pub mod context;
 pub mod contract;
 pub mod errors;
+pub mod http;
 pub mod render;
+pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
+pub mod try_catch;
 
+#[cfg(feature = "reqwest")]
+pub use self::http::http_error_from_reqwest;
+pub use self::http::{
+    HttpErrorOptions, http_error_from_parts, http_error_from_response, http_error_from_status,
+    http_status_to_error_code,
+};
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
@@ -26,3 +38,5 @@ pub use contract::{
     ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
+pub use retry::{RetryPolicy, with_retry};
+pub use try_catch::{TryCatch, try_catch, try_catch_sync};

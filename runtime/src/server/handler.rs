@@ -238,7 +238,8 @@ fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
         tool = tool.with_title(title);
     }
     if let Some(schema) = &definition.output_schema {
-        tool = tool.with_raw_output_schema(super::envelope::with_error_envelope(schema));
+        // Strict clients validate error results against it too; see `schema::widen_for_error_results`.
+        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(schema)));
     }
     if !definition.annotations.is_empty() {
         let a = definition.annotations;

@@ -26,7 +26,6 @@
 //! ```
 
 mod channel;
-mod envelope;
 mod handler;
 mod transport;
 

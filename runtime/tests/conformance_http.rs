@@ -1,0 +1,59 @@
+//! `http_status_to_error_code` against the reference framework's recorded answer
+//! for every status 100..=599 (`../shared/conformance/http-status-cases.json`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use mcp_contract_runtime::JsonRpcErrorCode;
+use mcp_contract_runtime::http::http_status_to_error_code;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    status: u16,
+    #[serde(default)]
+    code: Option<i32>,
+}
+
+fn cases_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/http-status-cases.json")
+}
+
+fn show(code: Option<i32>) -> String {
+    match code {
+        None => "no code".to_owned(),
+        Some(number) => match JsonRpcErrorCode::from_i32(number) {
+            Some(code) => code.to_string(),
+            None => format!("unknown code {number}"),
+        },
+    }
+}
+
+#[test]
+fn every_status_agrees_with_the_reference() {
+    let path = cases_path();
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
+    let cases: Vec<Case> = serde_json::from_str(&text).expect("http-status-cases.json is [{status, code?}]");
+
+    // The file must cover the whole range once, or agreeing with it proves little.
+    let by_status: BTreeMap<u16, Option<i32>> = cases.iter().map(|case| (case.status, case.code)).collect();
+    assert_eq!(by_status.len(), cases.len(), "a status appears twice");
+    assert_eq!(by_status.keys().copied().collect::<Vec<_>>(), (100..=599).collect::<Vec<_>>());
+
+    let disagreements: Vec<String> = by_status
+        .iter()
+        .filter_map(|(&status, &expected)| {
+            let got = http_status_to_error_code(status).map(JsonRpcErrorCode::as_i32);
+            (got != expected).then(|| format!("HTTP {status}: reference {}, ours {}", show(expected), show(got)))
+        })
+        .collect();
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} statuses disagree with the reference:\n{}",
+        disagreements.len(),
+        by_status.len(),
+        disagreements.join("\n")
+    );
+    // No code below 400, as the reference.
+    assert!(by_status.range(..400).all(|(_, code)| code.is_none()));
+}
