@@ -36,8 +36,9 @@ const REQUEST_CANCELLED: i32 = -32800;
 /// It implements rmcp's [`ServerHandler`], so besides
 /// [`Server::serve_stdio`](super::Server::serve_stdio) and
 /// [`Server::serve_http`](super::Server::serve_http) it can be served over any
-/// rmcp transport (`rmcp::ServiceExt::serve`). Cloning is cheap; each clone
-/// keeps its own MCP log level, as a session of its own would.
+/// rmcp transport (`rmcp::ServiceExt::serve`). Cloning is cheap (clones share
+/// the tools and the MCP log level); the Streamable HTTP transport gives each
+/// session a log level of its own.
 #[derive(Clone)]
 pub struct ToolServer {
     shared: Arc<Shared>,
