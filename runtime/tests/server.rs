@@ -240,7 +240,10 @@ async fn tools_list_publishes_schemas_annotations_and_the_error_contract() {
     );
     // The output schema admits an error result's structuredContent.
     assert_eq!(echo["outputSchema"]["properties"]["error"]["required"], json!(["code", "message"]));
-    assert_eq!(echo["outputSchema"].get("required"), None);
+    assert_eq!(
+        echo["outputSchema"]["anyOf"],
+        json!([{"type": "object", "required": ["echoed"]}, {"type": "object", "required": ["error"]}])
+    );
     let probe = serde_json::to_value(&tools[1]).unwrap();
     assert_eq!(probe.get("_meta"), None, "no contract, no _meta");
     assert_eq!(probe.get("outputSchema"), None);
