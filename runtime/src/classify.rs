@@ -17,7 +17,8 @@ use std::error::Error as StdError;
 use std::io::ErrorKind;
 use std::sync::LazyLock;
 
-use regex::RegexSet;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use regex::Regex;
 
 use crate::errors::{JsonRpcErrorCode, McpError};
 
@@ -85,8 +86,8 @@ pub fn classify(err: &(dyn StdError + 'static)) -> JsonRpcErrorCode {
 /// 4. `InternalError`.
 ///
 /// The patterns keep the reference's JavaScript semantics (ASCII-only case
-/// folding, JavaScript's `\s` and `.`, ASCII `\d`) and are matched in one pass
-/// over each text.
+/// folding, JavaScript's `\s` and `.`, ASCII `\d`). All of them are looked for in
+/// one pass over each text, without allocating.
 ///
 /// ```
 /// use mcp_contract_runtime::{classify_parts, JsonRpcErrorCode};
@@ -129,26 +130,154 @@ fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
     if let Some(&(_, code)) = TYPE_NAMES.iter().find(|(type_name, _)| *type_name == name) {
         return Some(code);
     }
+    let matcher = &*MATCHER;
+    let in_message = matcher.scan(message);
+    let in_name = matcher.scan(name);
     // The reference tries each pattern on the message and then on the name before
     // moving on, so the winner is the lowest pattern index matched in either text.
-    let set = &*PATTERN_SET;
-    let first_in = |text: &str| set.matches(text).iter().next();
-    let first = match (first_in(message), first_in(name)) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
-    if let Some(index) = first {
-        return Some(PATTERNS[index].1);
+    let mut candidates = in_message.exact | in_message.verify | in_name.exact | in_name.verify;
+    while candidates != 0 {
+        let index = candidates.trailing_zeros() as usize;
+        let bit = 1 << index;
+        candidates &= !bit;
+        if (in_message.exact | in_name.exact) & bit != 0
+            || (in_message.verify & bit != 0 && matcher.verify(index, message))
+            || (in_name.verify & bit != 0 && matcher.verify(index, name))
+        {
+            return Some(PATTERNS[index].1);
+        }
     }
     // Unreachable in practice, since `abort` already matches the name
     // "AbortError", but the reference has it and it costs one comparison.
     (name == "AbortError").then_some(JsonRpcErrorCode::Timeout)
 }
 
-static PATTERN_SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(PATTERNS.iter().map(|(pattern, _)| pattern))
-        .expect("the classifier's patterns are constant and covered by tests")
-});
+/// The patterns as literals, found in one Aho-Corasick pass over a text.
+///
+/// Every pattern of [`PATTERNS`] is an alternation. Most alternatives are plain
+/// words (`not found`, `ECONNREFUSED`), and `5\d\d` is a hundred of them; these
+/// are *exact* literals: finding one (ASCII case-insensitively, as JavaScript's
+/// `i` does for ASCII letters) is finding the pattern. The few alternatives that
+/// are not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
+/// every match of theirs contains (`logged`, `missing`); finding it makes the
+/// pattern a candidate that its own [`Regex`] then verifies, and only when no
+/// pattern before it was found.
+///
+/// Measured against a `RegexSet` of the same patterns (whose overlapping search
+/// reports every matching pattern too), this is two to three times faster on
+/// short messages; see benches/classify.rs.
+struct Matcher {
+    literals: AhoCorasick,
+    /// The pattern index of each literal, and whether finding it needs verifying.
+    hits: Vec<(u8, Hit)>,
+    /// The regex of each pattern that has literals to verify.
+    verifiers: Vec<Option<Regex>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hit {
+    Exact,
+    Verify,
+}
+
+/// Bit `i` set: pattern `i` was found (exact) or is a candidate (verify).
+#[derive(Clone, Copy, Default)]
+struct Found {
+    exact: u32,
+    verify: u32,
+}
+
+/// The literals of each pattern of [`PATTERNS`], by index. The alternatives of
+/// pattern 8 (`status code 5\d\d`) are generated.
+const LITERALS: [(u8, Hit, &[&str]); 32] = {
+    use Hit::*;
+    [
+        (0, Exact, &["ThrottlingException", "TooManyRequestsException"]),
+        (1, Exact, &["AccessDenied", "UnauthorizedOperation"]),
+        (2, Exact, &["ResourceNotFoundException"]),
+        (3, Exact, &["status code 401"]),
+        (4, Exact, &["status code 403"]),
+        (5, Exact, &["status code 404"]),
+        (6, Exact, &["status code 409"]),
+        (7, Exact, &["status code 429"]),
+        (9, Exact, &["ECONNREFUSED", "connection refused"]),
+        (10, Exact, &["ETIMEDOUT", "connection timeout"]),
+        (11, Exact, &["unique constraint", "duplicate key"]),
+        (12, Exact, &["foreign key constraint"]),
+        (13, Exact, &["JWT expired"]),
+        (14, Exact, &["row level security"]),
+        (15, Exact, &["insufficient_quota", "quota exceeded"]),
+        (16, Exact, &["model_not_found"]),
+        (17, Exact, &["context_length_exceeded"]),
+        (18, Exact, &["ENOTFOUND", "DNS"]),
+        (19, Exact, &["ECONNRESET", "connection reset"]),
+        (20, Exact, &["unauthorized", "unauthenticated"]),
+        // not\s+authorized, not.*logged.*in, invalid[\s_-]+token, expired[\s_-]+token
+        (20, Verify, &["authorized", "logged", "token"]),
+        (21, Exact, &["permission", "forbidden"]),
+        // access.*denied, not.*allowed
+        (21, Verify, &["denied", "allowed"]),
+        (22, Exact, &["not found", "no such", "doesn't exist", "couldn't find"]),
+        (23, Exact, &["invalid", "validation", "malformed", "bad request", "wrong format"]),
+        // missing\s+(?:required|param|field|input|value|arg)
+        (23, Verify, &["missing"]),
+        (24, Exact, &["conflict", "already exists", "duplicate", "unique constraint"]),
+        (25, Exact, &["rate limit", "too many requests", "throttled"]),
+        (26, Exact, &["timeout", "timed out", "deadline exceeded"]),
+        // abort(ed)? is found exactly when `abort` is; cancell?ed has two spellings.
+        (27, Exact, &["abort", "canceled", "cancelled"]),
+        (28, Exact, &["service unavailable", "bad gateway", "gateway timeout", "upstream error"]),
+        // zod|zoderror|schema validation: `zoderror` contains `zod`.
+        (29, Exact, &["zod", "schema validation"]),
+    ]
+};
+
+/// Pattern 8, `status code 5\d\d`, with JavaScript's ASCII `\d`.
+const SERVER_ERROR_STATUS: u8 = 8;
+
+impl Matcher {
+    fn new() -> Self {
+        let mut literals: Vec<String> = Vec::new();
+        let mut hits = Vec::new();
+        for (index, hit, words) in LITERALS {
+            literals.extend(words.iter().map(|word| (*word).to_owned()));
+            hits.extend(words.iter().map(|_| (index, hit)));
+        }
+        literals.extend((500..600).map(|status| format!("status code {status}")));
+        hits.extend((500..600).map(|_| (SERVER_ERROR_STATUS, Hit::Exact)));
+        let verifiers = (0..PATTERNS.len())
+            .map(|index| {
+                hits.iter().any(|&(i, hit)| usize::from(i) == index && hit == Hit::Verify).then(|| {
+                    Regex::new(PATTERNS[index].0).expect("the classifier's patterns are constant and covered by tests")
+                })
+            })
+            .collect();
+        let literals = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&literals)
+            .expect("the classifier's literals are constant and covered by tests");
+        Self { literals, hits, verifiers }
+    }
+
+    fn scan(&self, text: &str) -> Found {
+        let mut found = Found::default();
+        for literal in self.literals.find_overlapping_iter(text) {
+            let (index, hit) = self.hits[literal.pattern().as_usize()];
+            match hit {
+                Hit::Exact => found.exact |= 1 << index,
+                Hit::Verify => found.verify |= 1 << index,
+            }
+        }
+        found
+    }
+
+    fn verify(&self, index: usize, text: &str) -> bool {
+        self.verifiers[index].as_ref().is_some_and(|regex| regex.is_match(text))
+    }
+}
+
+static MATCHER: LazyLock<Matcher> = LazyLock::new(Matcher::new);
 
 const TYPE_NAMES: [(&str, JsonRpcErrorCode); 7] = [
     ("SyntaxError", JsonRpcErrorCode::ValidationError),
@@ -376,7 +505,32 @@ mod tests {
         for (pattern, _) in PATTERNS {
             regex::Regex::new(pattern).unwrap_or_else(|err| panic!("{pattern}: {err}"));
         }
-        assert_eq!(PATTERN_SET.len(), 30);
+    }
+
+    #[test]
+    fn every_exact_literal_is_a_match_of_its_pattern() {
+        let matcher = Matcher::new();
+        assert_eq!(matcher.hits.len(), matcher.literals.patterns_len());
+        let mut seen = [false; 30];
+        for (index, hit, words) in LITERALS {
+            seen[usize::from(index)] = true;
+            let regex = Regex::new(PATTERNS[usize::from(index)].0).unwrap();
+            for word in words {
+                match hit {
+                    Hit::Exact => assert!(regex.is_match(word), "{word:?} is no match of pattern {index}"),
+                    // A verify literal needs more around it, and alone is no match.
+                    Hit::Verify => assert!(!regex.is_match(word), "{word:?} alone matches pattern {index}"),
+                }
+            }
+        }
+        assert!(!seen[usize::from(SERVER_ERROR_STATUS)]);
+        seen[usize::from(SERVER_ERROR_STATUS)] = true;
+        assert_eq!(seen, [true; 30], "every pattern has literals");
+        for status in 0..1000 {
+            let text = format!("status code {status}");
+            let found = matcher.scan(&text);
+            assert_eq!(found.exact & (1 << SERVER_ERROR_STATUS) != 0, (500..600).contains(&status), "{text}");
+        }
     }
 
     #[test]
