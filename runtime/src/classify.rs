@@ -163,9 +163,9 @@ fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
 /// pattern a candidate that its own [`Regex`] then verifies, and only when no
 /// pattern before it was found.
 ///
-/// Measured against a `RegexSet` of the same patterns (whose overlapping search
-/// reports every matching pattern too), this is two to three times faster on
-/// short messages; see benches/classify.rs.
+/// A `RegexSet` of the same patterns, whose overlapping search reports every
+/// matching pattern too, measured about 1.9 times slower on short messages
+/// (benches/classify.rs, figures in the README).
 struct Matcher {
     literals: AhoCorasick,
     /// The pattern index of each literal, and whether finding it needs verifying.
