@@ -1,23 +1,789 @@
 //! Classification: which [`JsonRpcErrorCode`] an arbitrary error deserves.
+//!
+//! Two layers, first hit wins:
+//!
+//! 1. **Typed**, over the whole `source()` chain, outermost first: an [`McpError`]
+//!    keeps its code; `std::io::Error` by [`ErrorKind`]; `serde_json::Error` by
+//!    category; number and UTF-8 parse errors; tokio's `Elapsed` and `JoinError`.
+//! 2. **Text**, the reference framework's classifier ([`classify_parts`]) applied
+//!    to each message of the chain, outermost first.
+//!
+//! The reference (`@cyanheads/mcp-ts-core`) only has the text layer and only looks
+//! at the outermost error, which is why its users saw a refused connection wrapped
+//! in "fetch failed" reported as an internal error. The text layer here agrees with
+//! the reference case for case; everything beyond it lives in the typed layer.
 
 use std::error::Error as StdError;
+use std::io::ErrorKind;
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use regex::Regex;
 
 use crate::errors::{JsonRpcErrorCode, McpError};
 
-/// The code of an error: an [`McpError`] anywhere in the `source()` chain keeps
-/// its code; otherwise [`JsonRpcErrorCode::InternalError`].
+/// Classify any error: the first typed error of the `source()` chain decides,
+/// otherwise the first message of the chain the reference's text classifier
+/// recognises, otherwise [`InternalError`](JsonRpcErrorCode::InternalError).
+///
+/// The chain is walked outermost first, and an `std::io::Error` that wraps another
+/// error (`io::Error::other(inner)`) is stepped into, because its own `source()`
+/// skips the wrapped error.
+///
+/// | typed error in the chain | code |
+/// |---|---|
+/// | [`McpError`] | its own code |
+/// | `io::Error`: `NotFound` / `PermissionDenied` / `TimedOut` / `AlreadyExists` | `NotFound` / `Forbidden` / `Timeout` / `Conflict` |
+/// | `io::Error`: `ConnectionRefused`, `ConnectionReset`, `ConnectionAborted`, `NotConnected`, `BrokenPipe`, `HostUnreachable`, `NetworkUnreachable`, `NetworkDown` | `ServiceUnavailable` |
+/// | `io::Error`: `InvalidInput`, `InvalidData` | `ValidationError` |
+/// | `serde_json::Error` (syntax, end of input, data) | `ValidationError` |
+/// | `ParseIntError`, `ParseFloatError`, `ParseBoolError`, `ParseCharError`, `AddrParseError`, `Utf8Error`, `FromUtf8Error`, `FromUtf16Error` | `ValidationError` |
+/// | `tokio::time::error::Elapsed` | `Timeout` |
+/// | `tokio::task::JoinError`: panic / cancelled | `InternalError` / `ServiceUnavailable` |
+///
+/// Any other `io::ErrorKind` (and a `serde_json` I/O error of such a kind) is no
+/// typed hit: the walk goes on to its cause, then to the text layer.
+///
+/// The text layer calls [`classify_parts`] with the name `"Error"` for every
+/// element: a `dyn Error` has no runtime type name in Rust, and the reference's
+/// type-name table (`SyntaxError`, `RangeError`, ...) names JavaScript classes
+/// that the typed layer stands in for.
+///
+/// ```
+/// use mcp_contract_runtime::{classify, JsonRpcErrorCode, McpError};
+/// use std::io;
+///
+/// let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "os error 111");
+/// assert_eq!(classify(&refused), JsonRpcErrorCode::ServiceUnavailable);
+///
+/// // An McpError deep in the chain keeps its code.
+/// let wrapped = io::Error::other(McpError::rate_limited("Slow down."));
+/// assert_eq!(classify(&wrapped), JsonRpcErrorCode::RateLimited);
+///
+/// // Untyped errors fall back to the text classifier.
+/// let text = io::Error::other("record already exists");
+/// assert_eq!(classify(&text), JsonRpcErrorCode::Conflict);
+/// ```
 pub fn classify(err: &(dyn StdError + 'static)) -> JsonRpcErrorCode {
-    let mut next = Some(err);
-    while let Some(err) = next {
-        if let Some(mcp) = err.downcast_ref::<McpError>() {
-            return mcp.code();
-        }
-        next = err.source();
+    if let Some(code) = chain(err).find_map(typed_code) {
+        return code;
     }
-    classify_parts("Error", &err.to_string())
+    chain(err).find_map(|err| text_code(RUST_ERROR_NAME, &err.to_string())).unwrap_or(JsonRpcErrorCode::InternalError)
 }
 
-/// The code the reference's text classifier gives an error of type `name` with `message`.
-pub fn classify_parts(_name: &str, _message: &str) -> JsonRpcErrorCode {
-    JsonRpcErrorCode::InternalError
+/// The reference framework's text classifier: the code it gives an error whose
+/// type name (`error.name` in JavaScript) is `name` and whose message is `message`.
+///
+/// In order, first hit wins:
+///
+/// 1. the type-name table: `SyntaxError`, `RangeError`, `URIError`, `ZodError` ->
+///    `ValidationError`; `ReferenceError`, `EvalError`, `AggregateError` ->
+///    `InternalError` (`TypeError` is deliberately absent: it is usually a bug);
+/// 2. 20 provider patterns (AWS, HTTP status codes, databases, Supabase, LLM
+///    providers, network errors), then 10 common patterns; each is tried on the
+///    message and then on the name, case-insensitively, before the next one;
+/// 3. the name `AbortError` -> `Timeout`;
+/// 4. `InternalError`.
+///
+/// The patterns keep the reference's JavaScript semantics (ASCII-only case
+/// folding, JavaScript's `\s` and `.`, ASCII `\d`). All of them are looked for in
+/// one pass over each text, without allocating.
+///
+/// ```
+/// use mcp_contract_runtime::{classify_parts, JsonRpcErrorCode};
+///
+/// assert_eq!(classify_parts("Error", "Request failed with status code 404"), JsonRpcErrorCode::NotFound);
+/// // A pattern earlier in the list wins even when it matches only the name.
+/// assert_eq!(classify_parts("ThrottlingException", "not found"), JsonRpcErrorCode::RateLimited);
+/// assert_eq!(classify_parts("SyntaxError", "Unexpected token"), JsonRpcErrorCode::ValidationError);
+/// assert_eq!(classify_parts("Error", "something odd"), JsonRpcErrorCode::InternalError);
+/// ```
+pub fn classify_parts(name: &str, message: &str) -> JsonRpcErrorCode {
+    text_code(name, message).unwrap_or(JsonRpcErrorCode::InternalError)
+}
+
+/// The reference's pattern table, translated to `regex` syntax, in its priority
+/// order: the 20 provider patterns, then the 10 common ones. Exposed for the
+/// benchmark's naive classifier only; not a public API.
+#[doc(hidden)]
+pub fn __patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
+    &PATTERNS
+}
+
+/// The reference's type-name table. Exposed for the benchmark's naive
+/// classifier only; not a public API.
+#[doc(hidden)]
+pub fn __type_names() -> &'static [(&'static str, JsonRpcErrorCode)] {
+    &TYPE_NAMES
+}
+
+/// The name the text layer gives a Rust error (see [`classify`]).
+const RUST_ERROR_NAME: &str = "Error";
+
+/// Guards the chain walk against a `source()` that returns its own error.
+const MAX_CHAIN_DEPTH: usize = 64;
+
+/// The text layer; `None` is the reference's `InternalError` fallback, kept apart
+/// so that [`classify`] can go on to the next message of the chain.
+fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
+    // A JavaScript property lookup: exact and case-sensitive.
+    if let Some(&(_, code)) = TYPE_NAMES.iter().find(|(type_name, _)| *type_name == name) {
+        return Some(code);
+    }
+    let matcher = &*MATCHER;
+    let in_message = matcher.scan(message);
+    let in_name = matcher.scan(name);
+    // The reference tries each pattern on the message and then on the name before
+    // moving on, so the winner is the lowest pattern index matched in either text.
+    let mut candidates = in_message.exact | in_message.verify | in_name.exact | in_name.verify;
+    while candidates != 0 {
+        let index = candidates.trailing_zeros() as usize;
+        let bit = 1 << index;
+        candidates &= !bit;
+        if (in_message.exact | in_name.exact) & bit != 0
+            || (in_message.verify & bit != 0 && matcher.verify(index, message))
+            || (in_name.verify & bit != 0 && matcher.verify(index, name))
+        {
+            return Some(PATTERNS[index].1);
+        }
+    }
+    // Unreachable in practice, since `abort` already matches the name
+    // "AbortError", but the reference has it and it costs one comparison.
+    (name == "AbortError").then_some(JsonRpcErrorCode::Timeout)
+}
+
+/// The patterns as literals, found in one Aho-Corasick pass over a text.
+///
+/// Every pattern of [`PATTERNS`] is an alternation. Most alternatives are plain
+/// words (`not found`, `ECONNREFUSED`), and `5\d\d` is a hundred of them; these
+/// are *exact* literals: finding one (ASCII case-insensitively, as JavaScript's
+/// `i` does for ASCII letters) is finding the pattern. The few alternatives that
+/// are not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
+/// every match of theirs contains (`logged`, `missing`); finding it makes the
+/// pattern a candidate that its own [`Regex`] then verifies, and only when no
+/// pattern before it was found.
+///
+/// A `RegexSet` of the same patterns, whose overlapping search reports every
+/// matching pattern too, measured about 1.9 times slower on short messages
+/// (benches/classify.rs, figures in the README).
+struct Matcher {
+    literals: AhoCorasick,
+    /// The pattern index of each literal, and whether finding it needs verifying.
+    hits: Vec<(u8, Hit)>,
+    /// The regex of each pattern that has literals to verify.
+    verifiers: Vec<Option<Regex>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hit {
+    Exact,
+    Verify,
+}
+
+/// Bit `i` set: pattern `i` was found (exact) or is a candidate (verify).
+#[derive(Clone, Copy, Default)]
+struct Found {
+    exact: u32,
+    verify: u32,
+}
+
+/// The literals of each pattern of [`PATTERNS`], by index. The alternatives of
+/// pattern 8 (`status code 5\d\d`) are generated.
+const LITERALS: [(u8, Hit, &[&str]); 32] = {
+    use Hit::*;
+    [
+        (0, Exact, &["ThrottlingException", "TooManyRequestsException"]),
+        (1, Exact, &["AccessDenied", "UnauthorizedOperation"]),
+        (2, Exact, &["ResourceNotFoundException"]),
+        (3, Exact, &["status code 401"]),
+        (4, Exact, &["status code 403"]),
+        (5, Exact, &["status code 404"]),
+        (6, Exact, &["status code 409"]),
+        (7, Exact, &["status code 429"]),
+        (9, Exact, &["ECONNREFUSED", "connection refused"]),
+        (10, Exact, &["ETIMEDOUT", "connection timeout"]),
+        (11, Exact, &["unique constraint", "duplicate key"]),
+        (12, Exact, &["foreign key constraint"]),
+        (13, Exact, &["JWT expired"]),
+        (14, Exact, &["row level security"]),
+        (15, Exact, &["insufficient_quota", "quota exceeded"]),
+        (16, Exact, &["model_not_found"]),
+        (17, Exact, &["context_length_exceeded"]),
+        (18, Exact, &["ENOTFOUND", "DNS"]),
+        (19, Exact, &["ECONNRESET", "connection reset"]),
+        (20, Exact, &["unauthorized", "unauthenticated"]),
+        // not\s+authorized, not.*logged.*in, invalid[\s_-]+token, expired[\s_-]+token
+        (20, Verify, &["authorized", "logged", "token"]),
+        (21, Exact, &["permission", "forbidden"]),
+        // access.*denied, not.*allowed
+        (21, Verify, &["denied", "allowed"]),
+        (22, Exact, &["not found", "no such", "doesn't exist", "couldn't find"]),
+        (23, Exact, &["invalid", "validation", "malformed", "bad request", "wrong format"]),
+        // missing\s+(?:required|param|field|input|value|arg)
+        (23, Verify, &["missing"]),
+        (24, Exact, &["conflict", "already exists", "duplicate", "unique constraint"]),
+        (25, Exact, &["rate limit", "too many requests", "throttled"]),
+        (26, Exact, &["timeout", "timed out", "deadline exceeded"]),
+        // abort(ed)? is found exactly when `abort` is; cancell?ed has two spellings.
+        (27, Exact, &["abort", "canceled", "cancelled"]),
+        (28, Exact, &["service unavailable", "bad gateway", "gateway timeout", "upstream error"]),
+        // zod|zoderror|schema validation: `zoderror` contains `zod`.
+        (29, Exact, &["zod", "schema validation"]),
+    ]
+};
+
+/// Pattern 8, `status code 5\d\d`, with JavaScript's ASCII `\d`.
+const SERVER_ERROR_STATUS: u8 = 8;
+
+impl Matcher {
+    fn new() -> Self {
+        let mut literals: Vec<String> = Vec::new();
+        let mut hits = Vec::new();
+        for (index, hit, words) in LITERALS {
+            literals.extend(words.iter().map(|word| (*word).to_owned()));
+            hits.extend(words.iter().map(|_| (index, hit)));
+        }
+        literals.extend((500..600).map(|status| format!("status code {status}")));
+        hits.extend((500..600).map(|_| (SERVER_ERROR_STATUS, Hit::Exact)));
+        let verifiers = (0..PATTERNS.len())
+            .map(|index| {
+                hits.iter().any(|&(i, hit)| usize::from(i) == index && hit == Hit::Verify).then(|| {
+                    Regex::new(PATTERNS[index].0).expect("the classifier's patterns are constant and covered by tests")
+                })
+            })
+            .collect();
+        let literals = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&literals)
+            .expect("the classifier's literals are constant and covered by tests");
+        Self { literals, hits, verifiers }
+    }
+
+    fn scan(&self, text: &str) -> Found {
+        let mut found = Found::default();
+        for literal in self.literals.find_overlapping_iter(text) {
+            let (index, hit) = self.hits[literal.pattern().as_usize()];
+            match hit {
+                Hit::Exact => found.exact |= 1 << index,
+                Hit::Verify => found.verify |= 1 << index,
+            }
+        }
+        found
+    }
+
+    fn verify(&self, index: usize, text: &str) -> bool {
+        self.verifiers[index].as_ref().is_some_and(|regex| regex.is_match(text))
+    }
+}
+
+static MATCHER: LazyLock<Matcher> = LazyLock::new(Matcher::new);
+
+const TYPE_NAMES: [(&str, JsonRpcErrorCode); 7] = [
+    ("SyntaxError", JsonRpcErrorCode::ValidationError),
+    ("ReferenceError", JsonRpcErrorCode::InternalError),
+    ("RangeError", JsonRpcErrorCode::ValidationError),
+    ("URIError", JsonRpcErrorCode::ValidationError),
+    ("EvalError", JsonRpcErrorCode::InternalError),
+    ("AggregateError", JsonRpcErrorCode::InternalError),
+    ("ZodError", JsonRpcErrorCode::ValidationError),
+];
+
+// How the JavaScript regexes (flag `i`, no `u`) are translated:
+// - `(?i-u)` on every pattern: JavaScript's `i` without `u` never folds a non-ASCII
+//   character onto an ASCII one, and every pattern letter is ASCII, so its case
+//   folding is exactly ASCII's. Unicode folding would let the Kelvin sign match `k`
+//   and the long s `ſ` match `s`.
+// - `\s` is JavaScript's set (spaces, line terminators and U+FEFF; not U+0085),
+//   which differs from Unicode's White_Space.
+// - `.` is any character but JavaScript's line terminators (\n, \r, U+2028, U+2029).
+// - `\d` is ASCII.
+// The classes need `(?u:..)` because they hold non-ASCII characters.
+macro_rules! js_space {
+    () => {
+        r"(?u:[\t\n\x0B\x0C\r\x20\u{A0}\u{1680}\u{2000}-\u{200A}\u{2028}\u{2029}\u{202F}\u{205F}\u{3000}\u{FEFF}])"
+    };
+}
+macro_rules! js_dot {
+    () => {
+        r"(?u:[^\n\r\u{2028}\u{2029}])"
+    };
+}
+macro_rules! js_space_underscore_dash {
+    () => {
+        concat!("(?:", js_space!(), r"|[_\-])")
+    };
+}
+macro_rules! js {
+    ($($part:expr),+ $(,)?) => {
+        concat!("(?i-u)", $($part),+)
+    };
+}
+
+/// Index 0..20: provider patterns; 20..30: common patterns. The JavaScript source
+/// of each is in the comment above it.
+const PATTERNS: [(&str, JsonRpcErrorCode); 30] = {
+    use JsonRpcErrorCode::*;
+    [
+        // AWS. /ThrottlingException|TooManyRequestsException/i
+        (js!("ThrottlingException|TooManyRequestsException"), RateLimited),
+        // /AccessDenied|UnauthorizedOperation/i
+        (js!("AccessDenied|UnauthorizedOperation"), Forbidden),
+        // /ResourceNotFoundException/i
+        (js!("ResourceNotFoundException"), NotFound),
+        // HTTP statuses. /status code 401/i and so on; /status code 5\d\d/i
+        (js!("status code 401"), Unauthorized),
+        (js!("status code 403"), Forbidden),
+        (js!("status code 404"), NotFound),
+        (js!("status code 409"), Conflict),
+        (js!("status code 429"), RateLimited),
+        (js!("status code 5[0-9][0-9]"), ServiceUnavailable),
+        // Databases. /ECONNREFUSED|connection refused/i
+        (js!("ECONNREFUSED|connection refused"), ServiceUnavailable),
+        // /ETIMEDOUT|connection timeout/i
+        (js!("ETIMEDOUT|connection timeout"), Timeout),
+        // /unique constraint|duplicate key/i
+        (js!("unique constraint|duplicate key"), Conflict),
+        // /foreign key constraint/i
+        (js!("foreign key constraint"), ValidationError),
+        // Supabase. /JWT expired/i
+        (js!("JWT expired"), Unauthorized),
+        // /row level security/i
+        (js!("row level security"), Forbidden),
+        // LLM providers. /insufficient_quota|quota exceeded/i
+        (js!("insufficient_quota|quota exceeded"), RateLimited),
+        // /model_not_found/i
+        (js!("model_not_found"), NotFound),
+        // /context_length_exceeded/i
+        (js!("context_length_exceeded"), ValidationError),
+        // Network. /ENOTFOUND|DNS/i
+        (js!("ENOTFOUND|DNS"), ServiceUnavailable),
+        // /ECONNRESET|connection reset/i
+        (js!("ECONNRESET|connection reset"), ServiceUnavailable),
+        // Common patterns.
+        // /unauthorized|unauthenticated|not\s+authorized|not.*logged.*in|invalid[\s_-]+token|expired[\s_-]+token/i
+        (
+            js!(
+                "unauthorized|unauthenticated|not",
+                js_space!(),
+                "+authorized|not",
+                js_dot!(),
+                "*logged",
+                js_dot!(),
+                "*in|invalid",
+                js_space_underscore_dash!(),
+                "+token|expired",
+                js_space_underscore_dash!(),
+                "+token",
+            ),
+            Unauthorized,
+        ),
+        // /permission|forbidden|access.*denied|not.*allowed/i
+        (js!("permission|forbidden|access", js_dot!(), "*denied|not", js_dot!(), "*allowed"), Forbidden),
+        // /not found|no such|doesn't exist|couldn't find/i
+        (js!("not found|no such|doesn't exist|couldn't find"), NotFound),
+        // /invalid|validation|malformed|bad request|wrong format|missing\s+(?:required|param|field|input|value|arg)/i
+        (
+            js!(
+                "invalid|validation|malformed|bad request|wrong format|missing",
+                js_space!(),
+                "+(?:required|param|field|input|value|arg)",
+            ),
+            ValidationError,
+        ),
+        // /conflict|already exists|duplicate|unique constraint/i
+        (js!("conflict|already exists|duplicate|unique constraint"), Conflict),
+        // /rate limit|too many requests|throttled/i
+        (js!("rate limit|too many requests|throttled"), RateLimited),
+        // /timeout|timed out|deadline exceeded/i
+        (js!("timeout|timed out|deadline exceeded"), Timeout),
+        // /abort(ed)?|cancell?ed/i
+        (js!("abort(?:ed)?|cancell?ed"), Timeout),
+        // /service unavailable|bad gateway|gateway timeout|upstream error/i
+        (js!("service unavailable|bad gateway|gateway timeout|upstream error"), ServiceUnavailable),
+        // /zod|zoderror|schema validation/i
+        (js!("zod|zoderror|schema validation"), ValidationError),
+    ]
+};
+
+/// The chain of `err`, outermost first.
+fn chain<'a>(err: &'a (dyn StdError + 'static)) -> impl Iterator<Item = &'a (dyn StdError + 'static)> {
+    std::iter::successors(Some(err), |err| next_in_chain(*err)).take(MAX_CHAIN_DEPTH)
+}
+
+fn next_in_chain<'a>(err: &'a (dyn StdError + 'static)) -> Option<&'a (dyn StdError + 'static)> {
+    // `io::Error::source()` returns the source of the error it wraps, not that
+    // error itself: step into it so that an McpError or a typed error wrapped by
+    // `io::Error::other(..)` is seen. Its own source comes next as usual.
+    if let Some(inner) = err.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
+        return Some(inner);
+    }
+    err.source()
+}
+
+/// The code of one error of the chain by its type, if its type decides.
+fn typed_code(err: &(dyn StdError + 'static)) -> Option<JsonRpcErrorCode> {
+    use JsonRpcErrorCode::*;
+    if let Some(mcp) = err.downcast_ref::<McpError>() {
+        return Some(mcp.code());
+    }
+    if let Some(io) = err.downcast_ref::<std::io::Error>() {
+        return io_kind_code(io.kind());
+    }
+    if let Some(json) = err.downcast_ref::<serde_json::Error>() {
+        return match json.classify() {
+            // serde_json's `source()` skips its I/O error, as io::Error does; its kind
+            // is all it exposes.
+            serde_json::error::Category::Io => json.io_error_kind().and_then(io_kind_code),
+            // The caller's fault rather than SerializationError: what a tool decodes
+            // is nearly always input (its arguments, a document it was handed), and
+            // the reference gives JSON.parse's SyntaxError ValidationError too. A
+            // server failing to encode its own values should say so with
+            // `McpError::serialization_error`.
+            serde_json::error::Category::Syntax
+            | serde_json::error::Category::Eof
+            | serde_json::error::Category::Data => Some(ValidationError),
+        };
+    }
+    if err.is::<std::num::ParseIntError>()
+        || err.is::<std::num::ParseFloatError>()
+        || err.is::<std::str::ParseBoolError>()
+        || err.is::<std::char::ParseCharError>()
+        || err.is::<std::net::AddrParseError>()
+        || err.is::<std::str::Utf8Error>()
+        || err.is::<std::string::FromUtf8Error>()
+        || err.is::<std::string::FromUtf16Error>()
+    {
+        return Some(ValidationError);
+    }
+    if err.is::<tokio::time::error::Elapsed>() {
+        return Some(Timeout);
+    }
+    if let Some(join) = err.downcast_ref::<tokio::task::JoinError>() {
+        // A panic is a bug, whatever its message says ("not found" in a panic
+        // message is no NotFound). A task is cancelled when it is aborted: by the
+        // runtime shutting down (ServiceUnavailable: retry later, elsewhere) or by
+        // the server giving up on the call, when the client no longer reads the
+        // answer. The text layer would have said Timeout ("task was cancelled"),
+        // which blames a slow upstream that may not exist.
+        return Some(if join.is_panic() { InternalError } else { ServiceUnavailable });
+    }
+    None
+}
+
+fn io_kind_code(kind: ErrorKind) -> Option<JsonRpcErrorCode> {
+    use JsonRpcErrorCode::*;
+    Some(match kind {
+        ErrorKind::NotFound => NotFound,
+        ErrorKind::PermissionDenied => Forbidden,
+        ErrorKind::TimedOut => Timeout,
+        ErrorKind::ConnectionRefused
+        | ErrorKind::ConnectionReset
+        | ErrorKind::ConnectionAborted
+        | ErrorKind::NotConnected
+        | ErrorKind::BrokenPipe
+        | ErrorKind::HostUnreachable
+        | ErrorKind::NetworkUnreachable
+        | ErrorKind::NetworkDown => ServiceUnavailable,
+        ErrorKind::AlreadyExists => Conflict,
+        ErrorKind::InvalidInput | ErrorKind::InvalidData => ValidationError,
+        // Other, Unsupported, UnexpectedEof, WouldBlock, ...: the kind says too
+        // little; the cause or the message may say more.
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use JsonRpcErrorCode::*;
+    use std::fmt;
+    use std::io;
+
+    #[test]
+    fn every_pattern_compiles_on_its_own() {
+        for (pattern, _) in PATTERNS {
+            regex::Regex::new(pattern).unwrap_or_else(|err| panic!("{pattern}: {err}"));
+        }
+    }
+
+    #[test]
+    fn every_exact_literal_is_a_match_of_its_pattern() {
+        let matcher = Matcher::new();
+        assert_eq!(matcher.hits.len(), matcher.literals.patterns_len());
+        let mut seen = [false; 30];
+        for (index, hit, words) in LITERALS {
+            seen[usize::from(index)] = true;
+            let regex = Regex::new(PATTERNS[usize::from(index)].0).unwrap();
+            for word in words {
+                match hit {
+                    Hit::Exact => assert!(regex.is_match(word), "{word:?} is no match of pattern {index}"),
+                    // A verify literal needs more around it, and alone is no match.
+                    Hit::Verify => assert!(!regex.is_match(word), "{word:?} alone matches pattern {index}"),
+                }
+            }
+        }
+        assert!(!seen[usize::from(SERVER_ERROR_STATUS)]);
+        seen[usize::from(SERVER_ERROR_STATUS)] = true;
+        assert_eq!(seen, [true; 30], "every pattern has literals");
+        for status in 0..1000 {
+            let text = format!("status code {status}");
+            let found = matcher.scan(&text);
+            assert_eq!(found.exact & (1 << SERVER_ERROR_STATUS) != 0, (500..600).contains(&status), "{text}");
+        }
+    }
+
+    #[test]
+    fn type_name_table_comes_first_and_is_exact() {
+        assert_eq!(classify_parts("SyntaxError", "not found"), ValidationError);
+        assert_eq!(classify_parts("RangeError", "Maximum call stack size exceeded"), ValidationError);
+        assert_eq!(classify_parts("URIError", "status code 503"), ValidationError);
+        assert_eq!(classify_parts("ZodError", "unauthorized"), ValidationError);
+        assert_eq!(classify_parts("ReferenceError", "x is not defined, not found"), InternalError);
+        assert_eq!(classify_parts("EvalError", "invalid token"), InternalError);
+        assert_eq!(classify_parts("AggregateError", "rate limit"), InternalError);
+        // TypeError is absent: the message decides.
+        assert_eq!(classify_parts("TypeError", "not found"), NotFound);
+        assert_eq!(classify_parts("TypeError", "Cannot read properties of undefined"), InternalError);
+        // A JavaScript property lookup is case-sensitive.
+        assert_eq!(classify_parts("syntaxerror", "something"), InternalError);
+        assert_eq!(classify_parts("SyntaxError ", "something"), InternalError);
+    }
+
+    #[test]
+    fn provider_patterns_win_over_common_ones() {
+        assert_eq!(classify_parts("Error", "duplicate key: foreign key constraint"), Conflict);
+        assert_eq!(classify_parts("Error", "model_not_found but unauthorized"), NotFound);
+        assert_eq!(classify_parts("Error", "status code 503 service unavailable: timed out"), ServiceUnavailable);
+        assert_eq!(classify_parts("Error", "connect ETIMEDOUT: invalid token"), Timeout);
+        assert_eq!(classify_parts("Error", "context_length_exceeded, too many requests"), ValidationError);
+    }
+
+    #[test]
+    fn earlier_pattern_wins_across_message_and_name() {
+        // The name matches pattern 0, the message a common pattern.
+        assert_eq!(classify_parts("ThrottlingException", "not found"), RateLimited);
+        // The message matches pattern 22 (not found), the name pattern 26 (timeout).
+        assert_eq!(classify_parts("TimeoutError", "not found"), NotFound);
+        assert_eq!(classify_parts("TimeoutError", "something went wrong"), Timeout);
+        // Within the common patterns the reference's order holds.
+        assert_eq!(classify_parts("Error", "invalid request: not allowed"), Forbidden);
+        assert_eq!(classify_parts("Error", "bad gateway: invalid response"), ValidationError);
+    }
+
+    #[test]
+    fn abort_error_name_and_fallback() {
+        assert_eq!(classify_parts("AbortError", ""), Timeout);
+        assert_eq!(classify_parts("Error", ""), InternalError);
+        assert_eq!(classify_parts("", ""), InternalError);
+        assert_eq!(classify_parts("NotFoundError", "something went wrong"), InternalError);
+    }
+
+    #[test]
+    fn case_folding_is_ascii_only_as_in_javascript() {
+        assert_eq!(classify_parts("Error", "rEsOuRcE NoT fOuNd"), NotFound);
+        // LATIN SMALL LETTER LONG S folds to `s` in Unicode, not in JavaScript's `i`.
+        assert_eq!(classify_parts("Error", "DN\u{17F} failure"), InternalError);
+        assert_eq!(classify_parts("Error", "DNs failure"), ServiceUnavailable);
+        // KELVIN SIGN folds to `k` in Unicode.
+        assert_eq!(classify_parts("Error", "foreign KEY constraint"), ValidationError);
+        assert_eq!(classify_parts("Error", "foreign \u{212A}ey constraint"), InternalError);
+    }
+
+    #[test]
+    fn whitespace_is_javascripts() {
+        // U+FEFF is `\s` in JavaScript, not in Unicode's White_Space.
+        assert_eq!(classify_parts("Error", "missing\u{FEFF}field"), ValidationError);
+        // U+0085 is White_Space in Unicode, not `\s` in JavaScript.
+        assert_eq!(classify_parts("Error", "missing\u{85}field"), InternalError);
+        assert_eq!(classify_parts("Error", "not\u{3000}\u{A0}authorized"), Unauthorized);
+        assert_eq!(classify_parts("Error", "expired_-\ttoken"), Unauthorized);
+    }
+
+    #[test]
+    fn dot_stops_at_javascripts_line_terminators_only() {
+        for terminator in ['\n', '\r', '\u{2028}', '\u{2029}'] {
+            assert_eq!(classify_parts("Error", &format!("not logged{terminator}in")), InternalError, "{terminator:?}");
+        }
+        assert_eq!(classify_parts("Error", "not logged\u{85}in"), Unauthorized);
+        assert_eq!(classify_parts("Error", "not 🦀 logged 🦀 in"), Unauthorized);
+        assert_eq!(classify_parts("Error", "access to x\n denied"), InternalError);
+    }
+
+    #[test]
+    fn digits_are_ascii() {
+        assert_eq!(classify_parts("Error", "status code 599"), ServiceUnavailable);
+        // ARABIC-INDIC DIGITS are `\d` in Unicode, not in JavaScript.
+        assert_eq!(classify_parts("Error", "status code 5\u{661}\u{662}"), InternalError);
+    }
+
+    /// A custom error with an optional cause, like most applications' own errors.
+    #[derive(Debug)]
+    struct Wrapper {
+        message: &'static str,
+        cause: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    }
+
+    impl Wrapper {
+        fn new(message: &'static str, cause: impl StdError + Send + Sync + 'static) -> Self {
+            Self { message, cause: Some(Box::new(cause)) }
+        }
+    }
+
+    impl fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.message)
+        }
+    }
+
+    impl StdError for Wrapper {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            self.cause.as_deref().map(|cause| cause as &(dyn StdError + 'static))
+        }
+    }
+
+    #[test]
+    fn io_error_kinds() {
+        let cases = [
+            (io::ErrorKind::NotFound, Some(NotFound)),
+            (io::ErrorKind::PermissionDenied, Some(Forbidden)),
+            (io::ErrorKind::TimedOut, Some(Timeout)),
+            (io::ErrorKind::ConnectionRefused, Some(ServiceUnavailable)),
+            (io::ErrorKind::ConnectionReset, Some(ServiceUnavailable)),
+            (io::ErrorKind::ConnectionAborted, Some(ServiceUnavailable)),
+            (io::ErrorKind::NotConnected, Some(ServiceUnavailable)),
+            (io::ErrorKind::BrokenPipe, Some(ServiceUnavailable)),
+            (io::ErrorKind::AlreadyExists, Some(Conflict)),
+            (io::ErrorKind::InvalidInput, Some(ValidationError)),
+            (io::ErrorKind::InvalidData, Some(ValidationError)),
+            (io::ErrorKind::Other, None),
+            (io::ErrorKind::UnexpectedEof, None),
+            (io::ErrorKind::Unsupported, None),
+        ];
+        for (kind, expected) in cases {
+            assert_eq!(io_kind_code(kind), expected, "{kind:?}");
+            // The message says something else on purpose: the kind wins.
+            let err = io::Error::new(kind, "rate limit exceeded");
+            assert_eq!(classify(&err), expected.unwrap_or(RateLimited), "{kind:?}");
+        }
+        assert_eq!(classify(&io::Error::from(io::ErrorKind::Other)), InternalError);
+    }
+
+    #[test]
+    fn io_error_wrapped_in_a_custom_error() {
+        let err = Wrapper::new("could not load the profile", io::Error::from(io::ErrorKind::PermissionDenied));
+        assert_eq!(classify(&err), Forbidden);
+        let deeper = Wrapper::new(
+            "tool failed",
+            Wrapper::new("fetch failed", io::Error::from(io::ErrorKind::ConnectionRefused)),
+        );
+        assert_eq!(classify(&deeper), ServiceUnavailable);
+    }
+
+    #[test]
+    fn mcp_error_deep_in_the_chain_keeps_its_code() {
+        let err = Wrapper::new(
+            "outer: invalid token",
+            Wrapper::new(
+                "middle",
+                McpError::database_error("The write failed.").with_cause(io::Error::from(io::ErrorKind::NotFound)),
+            ),
+        );
+        // Typed before text, outermost typed error first.
+        assert_eq!(classify(&err), DatabaseError);
+        // io::Error::other hides the wrapped error from source(); it is still found.
+        let hidden = io::Error::other(Wrapper::new("context", McpError::not_found("No such page.")));
+        assert_eq!(classify(&hidden), NotFound);
+        // An io::Error whose kind decides is outermost and wins over what it wraps.
+        let timed_out = io::Error::new(io::ErrorKind::TimedOut, McpError::conflict("Exists."));
+        assert_eq!(classify(&timed_out), Timeout);
+    }
+
+    #[test]
+    fn serde_json_errors_are_the_callers() {
+        let syntax = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        assert_eq!(classify(&syntax), ValidationError);
+        let data = serde_json::from_str::<u8>("300").unwrap_err();
+        assert_eq!(classify(&data), ValidationError);
+        let wrapped = Wrapper::new("could not read the arguments", serde_json::from_str::<bool>("tru").unwrap_err());
+        assert_eq!(classify(&wrapped), ValidationError);
+        // An I/O failure under serde_json is classified by its kind.
+        let io = serde_json::from_reader::<_, serde_json::Value>(FailingReader(io::ErrorKind::TimedOut)).unwrap_err();
+        assert_eq!(classify(&io), Timeout);
+        let other = serde_json::from_reader::<_, serde_json::Value>(FailingReader(io::ErrorKind::Other)).unwrap_err();
+        assert_eq!(classify(&other), InternalError);
+    }
+
+    struct FailingReader(io::ErrorKind);
+
+    impl io::Read for FailingReader {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            Err(io::Error::from(self.0))
+        }
+    }
+
+    #[test]
+    fn parse_errors_are_validation_errors() {
+        assert_eq!(classify(&"x".parse::<i32>().unwrap_err()), ValidationError);
+        assert_eq!(classify(&"x".parse::<f64>().unwrap_err()), ValidationError);
+        assert_eq!(classify(&"x".parse::<bool>().unwrap_err()), ValidationError);
+        assert_eq!(classify(&"xy".parse::<char>().unwrap_err()), ValidationError);
+        assert_eq!(classify(&"x".parse::<std::net::IpAddr>().unwrap_err()), ValidationError);
+        let bytes = vec![0xff, 0xfe];
+        assert_eq!(classify(&std::str::from_utf8(&bytes).unwrap_err()), ValidationError);
+        assert_eq!(classify(&String::from_utf8(bytes).unwrap_err()), ValidationError);
+        assert_eq!(classify(&String::from_utf16(&[0xd800]).unwrap_err()), ValidationError);
+        let wrapped = Wrapper::new("page must be a number", "ten".parse::<u32>().unwrap_err());
+        assert_eq!(classify(&wrapped), ValidationError);
+    }
+
+    #[tokio::test]
+    async fn elapsed_is_a_timeout() {
+        let elapsed = tokio::time::timeout(std::time::Duration::ZERO, std::future::pending::<()>()).await.unwrap_err();
+        assert_eq!(classify(&elapsed), Timeout);
+        assert_eq!(classify(&Wrapper::new("upstream call", elapsed)), Timeout);
+    }
+
+    #[tokio::test]
+    async fn join_errors_are_never_timeouts() {
+        let task = tokio::spawn(std::future::pending::<()>());
+        task.abort();
+        let cancelled = task.await.unwrap_err();
+        assert!(cancelled.is_cancelled());
+        assert_eq!(classify_parts("Error", &cancelled.to_string()), Timeout, "what the text layer alone says");
+        assert_eq!(classify(&cancelled), ServiceUnavailable);
+
+        let panicked = tokio::spawn(async { panic!("user not found") }).await.unwrap_err();
+        assert!(panicked.is_panic());
+        assert_eq!(classify(&panicked), InternalError);
+    }
+
+    #[test]
+    fn text_layer_walks_the_chain_outermost_first() {
+        // The reference's "fetch failed" with a refused connection as its cause.
+        let fetch = Wrapper::new("fetch failed", io::Error::other("connect ECONNREFUSED 127.0.0.1:443"));
+        assert_eq!(classify(&fetch), ServiceUnavailable);
+        // The outer message decides when it is recognised.
+        let outer = Wrapper::new("user not found", io::Error::other("connection refused"));
+        assert_eq!(classify(&outer), NotFound);
+        let nothing = Wrapper::new("fetch failed", io::Error::other("oops"));
+        assert_eq!(classify(&nothing), InternalError);
+    }
+
+    #[test]
+    fn a_source_that_loops_ends() {
+        #[derive(Debug)]
+        struct Loop;
+        impl fmt::Display for Loop {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("loop")
+            }
+        }
+        impl StdError for Loop {
+            fn source(&self) -> Option<&(dyn StdError + 'static)> {
+                Some(&Loop)
+            }
+        }
+        assert_eq!(classify(&Loop), InternalError);
+    }
 }

@@ -1,0 +1,42 @@
+//! The text classifier agrees with the reference framework on every recorded case
+//! of `shared/conformance/classifier-cases.json`.
+
+use std::path::PathBuf;
+
+use mcp_contract_runtime::{JsonRpcErrorCode, classify_parts};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    message: String,
+    code: i32,
+}
+
+#[test]
+fn classify_parts_agrees_with_the_reference_on_every_case() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/classifier-cases.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
+    let cases: Vec<Case> = serde_json::from_str(&text).expect("classifier-cases.json is [{name, message, code}]");
+    assert!(!cases.is_empty(), "no cases in {}", path.display());
+
+    // Every disagreement at once, so that one run shows the whole picture.
+    let disagreements: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let expected = JsonRpcErrorCode::from_i32(case.code);
+            let actual = classify_parts(&case.name, &case.message);
+            (expected != Some(actual)).then(|| {
+                let expected = expected.map_or_else(|| format!("unknown code {}", case.code), |code| code.to_string());
+                format!("  name {:?}, message {:?}: expected {expected}, got {actual}", case.name, case.message)
+            })
+        })
+        .collect();
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} cases disagree with the reference:\n{}",
+        disagreements.len(),
+        cases.len(),
+        disagreements.join("\n")
+    );
+}
