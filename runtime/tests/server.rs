@@ -294,8 +294,8 @@ async fn an_auto_classified_error_carries_code_and_message_only() {
     assert_eq!(result.is_error, Some(true));
     assert_eq!(
         result.structured_content,
-        Some(json!({"error": {"code": -32603, "message": "upstream timed out"}})),
-        "classified by the runtime's classifier, without data"
+        Some(json!({"error": {"code": -32004, "message": "upstream timed out"}})),
+        "classified (Timeout, from the io::ErrorKind) by the runtime's classifier, without data"
     );
 }
 
