@@ -349,7 +349,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     match http {
-        None => server().serve_stdio().await?,
+        None => {
+            // stdout is the protocol; a person who started this in a terminal reads stderr.
+            eprintln!("museum: serving MCP over stdio; connect a client (see the README), Ctrl-C to stop");
+            server().serve_stdio().await?;
+        }
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             // Tests bind port 0 and read the chosen port from this line.
