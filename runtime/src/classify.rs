@@ -162,42 +162,41 @@ fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
 /// The patterns as literals, found in one pass over a text.
 ///
 /// Every pattern of [`PATTERNS`] is an alternation. Most alternatives are plain
-/// words (`not found`, `ECONNREFUSED`), and `5\d\d` is a hundred of them; these
-/// are *exact* literals: finding one (ASCII case-insensitively, as JavaScript's
-/// `i` does for ASCII letters) is finding the pattern. The few alternatives that
-/// are not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
+/// words (`not found`, `ECONNREFUSED`); these are *exact* literals: finding one
+/// (ASCII case-insensitively, as JavaScript's `i` does for ASCII letters) is
+/// finding the pattern. The HTTP statuses (patterns 3 to 8, `status code 401` to
+/// `status code 5\d\d`) share one literal, `status code `, and the three digits
+/// after it decide which pattern, if any, was found. The few alternatives that are
+/// not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
 /// every match of theirs contains (`logged`, `missing`); finding it makes the
 /// pattern a candidate that the regex of that alternative alone then verifies,
 /// and only when no pattern before it was found.
 ///
-/// The pass takes one of two forms, chosen by the text's length, that find the
-/// same patterns (a unit test holds them to it):
+/// The pass takes one of two forms, chosen by the text's length, that decide the
+/// same way (unit tests hold them to it):
 ///
 /// - a short text (nearly every error message) walks an Aho-Corasick DFA byte by
 ///   byte, driven here rather than through `AhoCorasick`'s overlapping iterator,
 ///   whose per-call set-up costs more than the walk of a 30-byte message;
-/// - a long text is lowercased a chunk at a time into a stack buffer and searched
-///   with a SIMD literal searcher (Teddy), which skips through text that holds no
-///   literal many bytes at a time where the DFA steps one byte at a time. Teddy has
-///   no ASCII case-insensitive mode and holds 64 literals at most, hence the
-///   lowercasing and the `status code ` literal that stands for patterns 3 to 8
-///   (their digits are read after it).
+/// - a long text is lowercased a chunk at a time into a per-thread buffer and
+///   searched with a SIMD literal searcher (Teddy), which skips through text that
+///   holds no literal many bytes at a time where the DFA steps one byte at a time.
+///   Teddy has no ASCII case-insensitive mode, hence the lowercasing, and holds 64
+///   literals at most, which the shared `status code ` literal makes room for.
 ///
 /// A `RegexSet` of the same patterns, whose overlapping search reports every
 /// matching pattern too, is the benchmark's other baseline (benches/classify.rs,
 /// figures in the README).
 struct Matcher {
-    /// Every literal, ASCII case-insensitively, overlapping matches included.
+    /// The literals of [`Matcher::literals`], ASCII case-insensitively,
+    /// overlapping matches included, for short texts.
     dfa: DFA,
     /// The DFA's unanchored start state.
     start: StateID,
-    /// What finding each literal of `dfa` means.
-    hits: Vec<Hit>,
-    /// The literals lowercased, without duplicates, most preferred first (see
-    /// [`Matcher::packed_literals`]), for long texts.
+    /// The same literals, for long texts lowercased.
     packed: packed::Searcher,
-    /// What finding each literal of `packed` means.
-    packed_hits: Vec<PackedHit>,
+    /// What finding each literal means, by its index in both.
+    hits: Vec<Literal>,
     /// The three digits after `status code ` that make patterns 3 to 7, and
     /// their index; any other `5\d\d` is pattern 8.
     status_codes: Vec<([u8; 3], u8)>,
@@ -225,10 +224,10 @@ impl Hit {
     }
 }
 
-/// What finding a literal of the long-text searcher means.
+/// A literal of the searchers: a word, or the start of patterns 3 to 8.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum PackedHit {
-    Literal(Hit),
+enum Literal {
+    Word(Hit),
     /// `status code `: the digits after it decide the pattern, if any.
     StatusCode,
 }
@@ -315,18 +314,7 @@ const STATUS_CODE: &str = "status code ";
 
 impl Matcher {
     fn new() -> Self {
-        let mut literals: Vec<String> = Vec::new();
-        let mut hits = Vec::new();
-        for (pattern, words) in LITERALS {
-            literals.extend(words.iter().map(|word| (*word).to_owned()));
-            hits.extend(words.iter().map(|_| Hit::Exact(pattern)));
-        }
-        literals.extend((500..600).map(|status| format!("{STATUS_CODE}{status}")));
-        hits.extend((500..600).map(|_| Hit::Exact(SERVER_ERROR_STATUS)));
-        for (hint, (_, word, _)) in (0..).zip(HINTS) {
-            literals.push(word.to_owned());
-            hits.push(Hit::Hint(hint));
-        }
+        let (literals, hits): (Vec<String>, Vec<Literal>) = Self::literals().into_iter().unzip();
         let verifiers = HINTS
             .iter()
             .map(|(_, _, regex)| {
@@ -338,17 +326,16 @@ impl Matcher {
             .match_kind(MatchKind::Standard)
             .start_kind(StartKind::Unanchored)
             // Without a prefilter the start state is no special state, so the walk
-            // below stops only at match states.
+            // below stops only at match states (and the dead state, never entered in
+            // an unanchored search).
             .prefilter(false)
             .build(&literals)
             .expect("the classifier's literals are constant and covered by tests");
         let start = dfa.start_state(Anchored::No).expect("the DFA is built for unanchored searches");
-
-        let (packed_literals, packed_hits): (Vec<String>, Vec<PackedHit>) = Self::packed_literals().into_iter().unzip();
         let packed = packed::Config::new()
             .match_kind(packed::MatchKind::LeftmostFirst)
             .builder()
-            .extend(&packed_literals)
+            .extend(&literals)
             .build()
             .expect("the classifier's literals are few enough for a packed searcher");
         let status_codes = LITERALS
@@ -359,19 +346,18 @@ impl Matcher {
                 Some((digits, index))
             })
             .collect();
-        Self { dfa, start, hits, packed, packed_hits, status_codes, verifiers }
+        Self { dfa, start, packed, hits, status_codes, verifiers }
     }
 
-    /// The long-text searcher's literals: lowercased, most preferred first (by
-    /// pattern index, exact before verify), each once, with `status code ` for
-    /// patterns 3 to 8.
+    /// The literals: lowercased, most preferred first (by pattern index, exact
+    /// before hint), each once, with `status code ` for patterns 3 to 8.
     ///
-    /// The searcher reports, at each position, the most preferred literal that
+    /// The long-text searcher reports, at each position, the most preferred literal that
     /// starts there, and [`Matcher::scan_long`] resumes one byte after its start,
     /// so a literal is only missed when a preferred one starts at the same place:
     /// one it is a prefix of, or that is a prefix of it. That loses nothing as long
     /// as the preferred literal of such a pair is exact, which a unit test checks.
-    fn packed_literals() -> Vec<(String, PackedHit)> {
+    fn literals() -> Vec<(String, Literal)> {
         let mut entries: Vec<(Hit, String)> = LITERALS
             .iter()
             .flat_map(|&(pattern, words)| {
@@ -383,13 +369,13 @@ impl Matcher {
         entries.push((Hit::Exact(3), STATUS_CODE.to_owned()));
         // Stable: among a pattern's literals, the table's order.
         entries.sort_by_key(|&(hit, _)| hit.preference());
-        let mut literals: Vec<(String, PackedHit)> = Vec::with_capacity(entries.len());
+        let mut literals: Vec<(String, Literal)> = Vec::with_capacity(entries.len());
         for (hit, word) in entries {
             if literals.iter().any(|(seen, _)| *seen == word) {
                 continue;
             }
-            let packed_hit = if word == STATUS_CODE { PackedHit::StatusCode } else { PackedHit::Literal(hit) };
-            literals.push((word, packed_hit));
+            let literal = if word == STATUS_CODE { Literal::StatusCode } else { Literal::Word(hit) };
+            literals.push((word, literal));
         }
         literals
     }
@@ -402,15 +388,38 @@ impl Matcher {
     fn scan_short(&self, text: &[u8]) -> Found {
         let mut found = Found::default();
         let mut state = self.start;
-        for &byte in text {
+        for (at, &byte) in text.iter().enumerate() {
             state = self.dfa.next_state(Anchored::No, state, byte);
-            if self.dfa.is_special(state) && self.dfa.is_match(state) {
-                for i in 0..self.dfa.match_len(state) {
-                    found.add(self.hits[self.dfa.match_pattern(state, i).as_usize()]);
-                }
+            if self.dfa.is_special(state) {
+                self.record_matches(&mut found, state, &text[at + 1..]);
             }
         }
         found
+    }
+
+    /// Records the literals that end in the match state `state`, followed by
+    /// `rest`. Out of line and cold: inlined, it made the walk a third slower.
+    #[cold]
+    #[inline(never)]
+    fn record_matches(&self, found: &mut Found, state: StateID, rest: &[u8]) {
+        if self.dfa.is_match(state) {
+            for i in 0..self.dfa.match_len(state) {
+                let literal = self.hits[self.dfa.match_pattern(state, i).as_usize()];
+                self.record(found, literal, rest);
+            }
+        }
+    }
+
+    /// Records that `literal` was found, followed by `rest`.
+    fn record(&self, found: &mut Found, literal: Literal, rest: &[u8]) {
+        match literal {
+            Literal::Word(hit) => found.add(hit),
+            Literal::StatusCode => {
+                if let Some(index) = self.status_code(rest) {
+                    found.exact |= 1 << index;
+                }
+            }
+        }
     }
 
     /// What [`Matcher::scan_short`] finds, by searching lowercased chunks of
@@ -437,15 +446,9 @@ impl Matcher {
             while let Some(literal) = self.packed.find_in(chunk, Span::from(at..chunk.len())) {
                 // Resume right after its start: literals may overlap.
                 at = literal.start() + 1;
-                match self.packed_hits[literal.pattern().as_usize()] {
-                    PackedHit::Literal(hit) => found.add(hit),
-                    // Digits cut off by the chunk's end are whole in the next chunk.
-                    PackedHit::StatusCode => {
-                        if let Some(index) = self.status_code(&chunk[literal.end()..]) {
-                            found.exact |= 1 << index;
-                        }
-                    }
-                }
+                // Digits after `status code ` cut off by the chunk's end are whole in
+                // the next chunk.
+                self.record(&mut found, self.hits[literal.pattern().as_usize()], &chunk[literal.end()..]);
             }
             if chunk_end == text.len() {
                 return found;
@@ -749,17 +752,33 @@ mod tests {
         assert!(!seen[usize::from(SERVER_ERROR_STATUS)]);
         seen[usize::from(SERVER_ERROR_STATUS)] = true;
         assert_eq!(seen, [true; 30], "every pattern has literals");
+        // `status code ` and the digits after it, in both scans.
         for status in 0..1000 {
-            let text = format!("status code {status}");
-            for found in [matcher.scan_short(text.as_bytes()), matcher.scan_long(text.as_bytes())] {
-                assert_eq!(found.exact & (1 << SERVER_ERROR_STATUS) != 0, (500..600).contains(&status), "{text}");
+            let expected = match status {
+                401 => 1 << 3,
+                403 => 1 << 4,
+                404 => 1 << 5,
+                409 => 1 << 6,
+                429 => 1 << 7,
+                500..600 => 1 << SERVER_ERROR_STATUS,
+                _ => 0,
+            };
+            for text in [format!("Status Code {status:03}"), format!("status code {status:03}9 status code")] {
+                for found in [matcher.scan_short(text.as_bytes()), matcher.scan_long(text.as_bytes())] {
+                    assert_eq!(found.exact, expected, "{text}");
+                }
             }
+        }
+        // The text ends before the third digit.
+        for text in ["status code ", "status code 4", "status code 40", "status code 5", "status code 50"] {
+            assert_eq!(matcher.scan_short(text.as_bytes()).exact, 0, "{text}");
+            assert_eq!(matcher.scan_long(text.as_bytes()).exact, 0, "{text}");
         }
     }
 
     #[test]
     fn long_text_searcher_loses_no_literal_to_a_preferred_one() {
-        let literals = Matcher::packed_literals();
+        let literals = Matcher::literals();
         assert!(literals.len() <= 64, "Teddy holds 64 literals at most, not {}", literals.len());
         let longest = literals.iter().map(|(word, _)| word.len()).max().unwrap();
         assert!(CHUNK_OVERLAP >= longest.max(STATUS_CODE.len() + 3));
@@ -767,7 +786,7 @@ mod tests {
             for (second, _) in &literals[preferred + 1..] {
                 if first.starts_with(second.as_str()) || second.starts_with(first.as_str()) {
                     assert!(
-                        matches!(first_hit, PackedHit::Literal(Hit::Exact(_))),
+                        matches!(first_hit, Literal::Word(Hit::Exact(_))),
                         "{first:?} hides {second:?} and may not match"
                     );
                 }
