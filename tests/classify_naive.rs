@@ -78,3 +78,16 @@ proptest! {
         prop_assert_eq!(classify_parts(&name, &message), NAIVE.classify_parts(&name, &message));
     }
 }
+
+proptest! {
+    // Long messages take the runtime's other scan (lowercased chunks, SIMD search);
+    // filler of a few KiB around the words puts them across its chunk boundaries.
+    #[test]
+    fn naive_and_fast_agree_on_long_messages(
+        name in keyword_soup(),
+        parts in vec((keyword_soup(), "[a \n]{0,3000}"), 1..6),
+    ) {
+        let message: String = parts.into_iter().map(|(words, filler)| words + &filler).collect();
+        prop_assert_eq!(classify_parts(&name, &message), NAIVE.classify_parts(&name, &message));
+    }
+}

@@ -13,11 +13,14 @@
 //! in "fetch failed" reported as an internal error. The text layer here agrees with
 //! the reference case for case; everything beyond it lives in the typed layer.
 
+use std::cell::RefCell;
 use std::error::Error as StdError;
 use std::io::ErrorKind;
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind, Span, StartKind, packed};
 use regex::Regex;
 
 use crate::errors::{JsonRpcErrorCode, McpError};
@@ -135,14 +138,18 @@ fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
     let in_name = matcher.scan(name);
     // The reference tries each pattern on the message and then on the name before
     // moving on, so the winner is the lowest pattern index matched in either text.
-    let mut candidates = in_message.exact | in_message.verify | in_name.exact | in_name.verify;
+    let exact = in_message.exact | in_name.exact;
+    let mut candidates = exact | hinted_patterns(in_message.hints | in_name.hints);
     while candidates != 0 {
         let index = candidates.trailing_zeros() as usize;
         let bit = 1 << index;
         candidates &= !bit;
-        if (in_message.exact | in_name.exact) & bit != 0
-            || (in_message.verify & bit != 0 && matcher.verify(index, message))
-            || (in_name.verify & bit != 0 && matcher.verify(index, name))
+        if exact & bit != 0
+            || HINTS.iter().enumerate().any(|(hint, &(pattern, _, _))| {
+                usize::from(pattern) == index
+                    && ((in_message.hints & 1 << hint != 0 && matcher.verify(hint, message))
+                        || (in_name.hints & 1 << hint != 0 && matcher.verify(hint, name)))
+            })
         {
             return Some(PATTERNS[index].1);
         }
@@ -152,132 +159,328 @@ fn text_code(name: &str, message: &str) -> Option<JsonRpcErrorCode> {
     (name == "AbortError").then_some(JsonRpcErrorCode::Timeout)
 }
 
-/// The patterns as literals, found in one Aho-Corasick pass over a text.
+/// The patterns as literals, found in one pass over a text.
 ///
 /// Every pattern of [`PATTERNS`] is an alternation. Most alternatives are plain
-/// words (`not found`, `ECONNREFUSED`), and `5\d\d` is a hundred of them; these
-/// are *exact* literals: finding one (ASCII case-insensitively, as JavaScript's
-/// `i` does for ASCII letters) is finding the pattern. The few alternatives that
-/// are not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
+/// words (`not found`, `ECONNREFUSED`); these are *exact* literals: finding one
+/// (ASCII case-insensitively, as JavaScript's `i` does for ASCII letters) is
+/// finding the pattern. The HTTP statuses (patterns 3 to 8, `status code 401` to
+/// `status code 5\d\d`) share one literal, `status code `, and the three digits
+/// after it decide which pattern, if any, was found. The few alternatives that are
+/// not words (`not.*logged.*in`, `missing\s+field`, ...) contribute a word that
 /// every match of theirs contains (`logged`, `missing`); finding it makes the
-/// pattern a candidate that its own [`Regex`] then verifies, and only when no
-/// pattern before it was found.
+/// pattern a candidate that the regex of that alternative alone then verifies,
+/// and only when no pattern before it was found.
+///
+/// The pass takes one of two forms, chosen by the text's length, that decide the
+/// same way (unit tests hold them to it):
+///
+/// - a short text (nearly every error message) walks an Aho-Corasick DFA byte by
+///   byte, driven here rather than through `AhoCorasick`'s overlapping iterator,
+///   whose per-call set-up costs more than the walk of a 30-byte message;
+/// - a long text is lowercased a chunk at a time into a per-thread buffer and
+///   searched with a SIMD literal searcher (Teddy), which skips through text that
+///   holds no literal many bytes at a time where the DFA steps one byte at a time.
+///   Teddy has no ASCII case-insensitive mode, hence the lowercasing, and holds 64
+///   literals at most, which the shared `status code ` literal makes room for.
 ///
 /// A `RegexSet` of the same patterns, whose overlapping search reports every
-/// matching pattern too, measured about 1.9 times slower on short messages
-/// (benches/classify.rs, figures in the README).
+/// matching pattern too, is the benchmark's other baseline (benches/classify.rs,
+/// figures in the README).
 struct Matcher {
-    literals: AhoCorasick,
-    /// The pattern index of each literal, and whether finding it needs verifying.
-    hits: Vec<(u8, Hit)>,
-    /// The regex of each pattern that has literals to verify.
-    verifiers: Vec<Option<Regex>>,
+    /// The literals of [`Matcher::literals`], ASCII case-insensitively,
+    /// overlapping matches included, for short texts.
+    dfa: DFA,
+    /// The DFA's unanchored start state.
+    start: StateID,
+    /// The same literals, for long texts lowercased.
+    packed: packed::Searcher,
+    /// What finding each literal means, by its index in both.
+    hits: Vec<Literal>,
+    /// The three digits after `status code ` that make patterns 3 to 7, and
+    /// their index; any other `5\d\d` is pattern 8.
+    status_codes: Vec<([u8; 3], u8)>,
+    /// The regex of each of [`HINTS`].
+    verifiers: Vec<Regex>,
 }
 
+/// What finding a literal means.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Hit {
-    Exact,
-    Verify,
+    /// The pattern of this index matches.
+    Exact(u8),
+    /// The alternative of [`HINTS`] of this index may match.
+    Hint(u8),
 }
 
-/// Bit `i` set: pattern `i` was found (exact) or is a candidate (verify).
-#[derive(Clone, Copy, Default)]
+impl Hit {
+    /// The order of preference among literals that start at the same place: by
+    /// pattern, exact first.
+    fn preference(self) -> (u8, bool) {
+        match self {
+            Hit::Exact(pattern) => (pattern, false),
+            Hit::Hint(hint) => (HINTS[usize::from(hint)].0, true),
+        }
+    }
+}
+
+/// A literal of the searchers: a word, or the start of patterns 3 to 8.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Literal {
+    Word(Hit),
+    /// `status code `: the digits after it decide the pattern, if any.
+    StatusCode,
+}
+
+/// Bit `i` of `exact` set: pattern `i` was found; of `hints`: the word of
+/// `HINTS[i]` was.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 struct Found {
     exact: u32,
-    verify: u32,
+    hints: u32,
 }
 
-/// The literals of each pattern of [`PATTERNS`], by index. The alternatives of
-/// pattern 8 (`status code 5\d\d`) are generated.
-const LITERALS: [(u8, Hit, &[&str]); 32] = {
-    use Hit::*;
-    [
-        (0, Exact, &["ThrottlingException", "TooManyRequestsException"]),
-        (1, Exact, &["AccessDenied", "UnauthorizedOperation"]),
-        (2, Exact, &["ResourceNotFoundException"]),
-        (3, Exact, &["status code 401"]),
-        (4, Exact, &["status code 403"]),
-        (5, Exact, &["status code 404"]),
-        (6, Exact, &["status code 409"]),
-        (7, Exact, &["status code 429"]),
-        (9, Exact, &["ECONNREFUSED", "connection refused"]),
-        (10, Exact, &["ETIMEDOUT", "connection timeout"]),
-        (11, Exact, &["unique constraint", "duplicate key"]),
-        (12, Exact, &["foreign key constraint"]),
-        (13, Exact, &["JWT expired"]),
-        (14, Exact, &["row level security"]),
-        (15, Exact, &["insufficient_quota", "quota exceeded"]),
-        (16, Exact, &["model_not_found"]),
-        (17, Exact, &["context_length_exceeded"]),
-        (18, Exact, &["ENOTFOUND", "DNS"]),
-        (19, Exact, &["ECONNRESET", "connection reset"]),
-        (20, Exact, &["unauthorized", "unauthenticated"]),
-        // not\s+authorized, not.*logged.*in, invalid[\s_-]+token, expired[\s_-]+token
-        (20, Verify, &["authorized", "logged", "token"]),
-        (21, Exact, &["permission", "forbidden"]),
-        // access.*denied, not.*allowed
-        (21, Verify, &["denied", "allowed"]),
-        (22, Exact, &["not found", "no such", "doesn't exist", "couldn't find"]),
-        (23, Exact, &["invalid", "validation", "malformed", "bad request", "wrong format"]),
-        // missing\s+(?:required|param|field|input|value|arg)
-        (23, Verify, &["missing"]),
-        (24, Exact, &["conflict", "already exists", "duplicate", "unique constraint"]),
-        (25, Exact, &["rate limit", "too many requests", "throttled"]),
-        (26, Exact, &["timeout", "timed out", "deadline exceeded"]),
-        // abort(ed)? is found exactly when `abort` is; cancell?ed has two spellings.
-        (27, Exact, &["abort", "canceled", "cancelled"]),
-        (28, Exact, &["service unavailable", "bad gateway", "gateway timeout", "upstream error"]),
-        // zod|zoderror|schema validation: `zoderror` contains `zod`.
-        (29, Exact, &["zod", "schema validation"]),
-    ]
-};
+impl Found {
+    fn add(&mut self, hit: Hit) {
+        match hit {
+            Hit::Exact(pattern) => self.exact |= 1 << pattern,
+            Hit::Hint(hint) => self.hints |= 1 << hint,
+        }
+    }
+}
+
+/// The patterns that the hints in `hints` (bits as in [`Found::hints`]) are of.
+fn hinted_patterns(hints: u32) -> u32 {
+    HINTS
+        .iter()
+        .enumerate()
+        .filter(|&(hint, _)| hints & 1 << hint != 0)
+        .fold(0, |patterns, (_, &(pattern, _, _))| patterns | 1 << pattern)
+}
+
+/// The exact literals of each pattern of [`PATTERNS`], by index. The alternatives
+/// of pattern 8 (`status code 5\d\d`) are generated; the other alternatives of
+/// patterns 20, 21 and 23 are in [`HINTS`].
+const LITERALS: [(u8, &[&str]); 29] = [
+    (0, &["ThrottlingException", "TooManyRequestsException"]),
+    (1, &["AccessDenied", "UnauthorizedOperation"]),
+    (2, &["ResourceNotFoundException"]),
+    (3, &["status code 401"]),
+    (4, &["status code 403"]),
+    (5, &["status code 404"]),
+    (6, &["status code 409"]),
+    (7, &["status code 429"]),
+    (9, &["ECONNREFUSED", "connection refused"]),
+    (10, &["ETIMEDOUT", "connection timeout"]),
+    (11, &["unique constraint", "duplicate key"]),
+    (12, &["foreign key constraint"]),
+    (13, &["JWT expired"]),
+    (14, &["row level security"]),
+    (15, &["insufficient_quota", "quota exceeded"]),
+    (16, &["model_not_found"]),
+    (17, &["context_length_exceeded"]),
+    (18, &["ENOTFOUND", "DNS"]),
+    (19, &["ECONNRESET", "connection reset"]),
+    (20, &["unauthorized", "unauthenticated"]),
+    (21, &["permission", "forbidden"]),
+    (22, &["not found", "no such", "doesn't exist", "couldn't find"]),
+    (23, &["invalid", "validation", "malformed", "bad request", "wrong format"]),
+    (24, &["conflict", "already exists", "duplicate", "unique constraint"]),
+    (25, &["rate limit", "too many requests", "throttled"]),
+    (26, &["timeout", "timed out", "deadline exceeded"]),
+    // abort(ed)? is found exactly when `abort` is; cancell?ed has two spellings.
+    (27, &["abort", "canceled", "cancelled"]),
+    (28, &["service unavailable", "bad gateway", "gateway timeout", "upstream error"]),
+    // zod|zoderror|schema validation: `zoderror` contains `zod`.
+    (29, &["zod", "schema validation"]),
+];
 
 /// Pattern 8, `status code 5\d\d`, with JavaScript's ASCII `\d`.
 const SERVER_ERROR_STATUS: u8 = 8;
 
+/// Texts from this length on take the SIMD searcher. Below it, lowercasing and
+/// Teddy's set-up cost more than the DFA walk: in a throwaway measurement (not
+/// kept in benches/) the two broke even between 128 and 256 bytes of English
+/// text, on which Teddy meets many candidate positions.
+const LONG_TEXT: usize = 256;
+
+/// The stack buffer a long text is lowercased into, a chunk at a time.
+const CHUNK: usize = 4096;
+
+/// Consecutive chunks share this many bytes, so that every literal (and
+/// `status code ` with its three digits) lies whole in at least one chunk.
+const CHUNK_OVERLAP: usize = 32;
+
+/// Patterns 3 to 8 all begin with it.
+const STATUS_CODE: &str = "status code ";
+
 impl Matcher {
     fn new() -> Self {
-        let mut literals: Vec<String> = Vec::new();
-        let mut hits = Vec::new();
-        for (index, hit, words) in LITERALS {
-            literals.extend(words.iter().map(|word| (*word).to_owned()));
-            hits.extend(words.iter().map(|_| (index, hit)));
-        }
-        literals.extend((500..600).map(|status| format!("status code {status}")));
-        hits.extend((500..600).map(|_| (SERVER_ERROR_STATUS, Hit::Exact)));
-        let verifiers = (0..PATTERNS.len())
-            .map(|index| {
-                hits.iter().any(|&(i, hit)| usize::from(i) == index && hit == Hit::Verify).then(|| {
-                    Regex::new(PATTERNS[index].0).expect("the classifier's patterns are constant and covered by tests")
-                })
+        let (literals, hits): (Vec<String>, Vec<Literal>) = Self::literals().into_iter().unzip();
+        let verifiers = HINTS
+            .iter()
+            .map(|(_, _, regex)| {
+                Regex::new(regex).expect("the classifier's patterns are constant and covered by tests")
             })
             .collect();
-        let literals = AhoCorasick::builder()
+        let dfa = DFA::builder()
             .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
+            .match_kind(MatchKind::Standard)
+            .start_kind(StartKind::Unanchored)
+            // Without a prefilter the start state is no special state, so the walk
+            // below stops only at match states (and the dead state, never entered in
+            // an unanchored search).
+            .prefilter(false)
             .build(&literals)
             .expect("the classifier's literals are constant and covered by tests");
-        Self { literals, hits, verifiers }
+        let start = dfa.start_state(Anchored::No).expect("the DFA is built for unanchored searches");
+        let packed = packed::Config::new()
+            .match_kind(packed::MatchKind::LeftmostFirst)
+            .builder()
+            .extend(&literals)
+            .build()
+            .expect("the classifier's literals are few enough for a packed searcher");
+        let status_codes = LITERALS
+            .iter()
+            .flat_map(|&(index, words)| words.iter().map(move |word| (index, word)))
+            .filter_map(|(index, word)| {
+                let digits = word.strip_prefix(STATUS_CODE)?.as_bytes().try_into().ok()?;
+                Some((digits, index))
+            })
+            .collect();
+        Self { dfa, start, packed, hits, status_codes, verifiers }
+    }
+
+    /// The literals: lowercased, most preferred first (by pattern index, exact
+    /// before hint), each once, with `status code ` for patterns 3 to 8.
+    ///
+    /// The long-text searcher reports, at each position, the most preferred literal that
+    /// starts there, and [`Matcher::scan_long`] resumes one byte after its start,
+    /// so a literal is only missed when a preferred one starts at the same place:
+    /// one it is a prefix of, or that is a prefix of it. That loses nothing as long
+    /// as the preferred literal of such a pair is exact, which a unit test checks.
+    fn literals() -> Vec<(String, Literal)> {
+        let mut entries: Vec<(Hit, String)> = LITERALS
+            .iter()
+            .flat_map(|&(pattern, words)| {
+                words.iter().map(move |word| (Hit::Exact(pattern), word.to_ascii_lowercase()))
+            })
+            .filter(|(_, word)| !word.starts_with(STATUS_CODE))
+            .chain((0..).zip(HINTS).map(|(hint, (_, word, _))| (Hit::Hint(hint), word.to_owned())))
+            .collect();
+        entries.push((Hit::Exact(3), STATUS_CODE.to_owned()));
+        // Stable: among a pattern's literals, the table's order.
+        entries.sort_by_key(|&(hit, _)| hit.preference());
+        let mut literals: Vec<(String, Literal)> = Vec::with_capacity(entries.len());
+        for (hit, word) in entries {
+            if literals.iter().any(|(seen, _)| *seen == word) {
+                continue;
+            }
+            let literal = if word == STATUS_CODE { Literal::StatusCode } else { Literal::Word(hit) };
+            literals.push((word, literal));
+        }
+        literals
     }
 
     fn scan(&self, text: &str) -> Found {
+        if text.len() < LONG_TEXT { self.scan_short(text.as_bytes()) } else { self.scan_long(text.as_bytes()) }
+    }
+
+    /// Every literal in `text`, overlapping ones included, by walking the DFA.
+    fn scan_short(&self, text: &[u8]) -> Found {
         let mut found = Found::default();
-        for literal in self.literals.find_overlapping_iter(text) {
-            let (index, hit) = self.hits[literal.pattern().as_usize()];
-            match hit {
-                Hit::Exact => found.exact |= 1 << index,
-                Hit::Verify => found.verify |= 1 << index,
+        let mut state = self.start;
+        for (at, &byte) in text.iter().enumerate() {
+            state = self.dfa.next_state(Anchored::No, state, byte);
+            if self.dfa.is_special(state) {
+                self.record_matches(&mut found, state, &text[at + 1..]);
             }
         }
         found
     }
 
-    fn verify(&self, index: usize, text: &str) -> bool {
-        self.verifiers[index].as_ref().is_some_and(|regex| regex.is_match(text))
+    /// Records the literals that end in the match state `state`, followed by
+    /// `rest`. Out of line and cold: inlined, it made the walk a third slower.
+    #[cold]
+    #[inline(never)]
+    fn record_matches(&self, found: &mut Found, state: StateID, rest: &[u8]) {
+        if self.dfa.is_match(state) {
+            for i in 0..self.dfa.match_len(state) {
+                let literal = self.hits[self.dfa.match_pattern(state, i).as_usize()];
+                self.record(found, literal, rest);
+            }
+        }
+    }
+
+    /// Records that `literal` was found, followed by `rest`.
+    fn record(&self, found: &mut Found, literal: Literal, rest: &[u8]) {
+        match literal {
+            Literal::Word(hit) => found.add(hit),
+            Literal::StatusCode => {
+                if let Some(index) = self.status_code(rest) {
+                    found.exact |= 1 << index;
+                }
+            }
+        }
+    }
+
+    /// What [`Matcher::scan_short`] finds, by searching lowercased chunks of
+    /// `text` with the SIMD searcher.
+    fn scan_long(&self, text: &[u8]) -> Found {
+        // A buffer per thread rather than on the stack: zeroing 4 KiB on every call
+        // cost as much as searching a few KiB.
+        LOWERCASED.with_borrow_mut(|buffer| self.scan_long_with(text, buffer))
+    }
+
+    fn scan_long_with(&self, text: &[u8], buffer: &mut [u8; CHUNK]) -> Found {
+        let mut found = Found::default();
+        let mut chunk_start = 0;
+        loop {
+            let chunk_end = (chunk_start + CHUNK).min(text.len());
+            let chunk = &mut buffer[..chunk_end - chunk_start];
+            // One branch-free expression per byte, which the compiler vectorizes;
+            // `copy_from_slice` and `make_ascii_lowercase` took nearly twice as long.
+            for (lower, &byte) in chunk.iter_mut().zip(&text[chunk_start..chunk_end]) {
+                *lower = byte | (u8::from(byte.wrapping_sub(b'A') < 26) << 5);
+            }
+            let chunk = &*chunk;
+            let mut at = 0;
+            while let Some(literal) = self.packed.find_in(chunk, Span::from(at..chunk.len())) {
+                // Resume right after its start: literals may overlap.
+                at = literal.start() + 1;
+                // Digits after `status code ` cut off by the chunk's end are whole in
+                // the next chunk.
+                self.record(&mut found, self.hits[literal.pattern().as_usize()], &chunk[literal.end()..]);
+            }
+            if chunk_end == text.len() {
+                return found;
+            }
+            chunk_start = chunk_end - CHUNK_OVERLAP;
+        }
+    }
+
+    /// The pattern of `status code ` followed by `rest`, if any.
+    fn status_code(&self, rest: &[u8]) -> Option<u8> {
+        let digits: [u8; 3] = rest.get(..3)?.try_into().ok()?;
+        if let Some(&(_, index)) = self.status_codes.iter().find(|(code, _)| *code == digits) {
+            return Some(index);
+        }
+        (digits[0] == b'5' && digits[1].is_ascii_digit() && digits[2].is_ascii_digit()).then_some(SERVER_ERROR_STATUS)
+    }
+
+    /// Whether the alternative `HINTS[hint]` matches `text`.
+    fn verify(&self, hint: usize, text: &str) -> bool {
+        self.verifiers[hint].is_match(text)
     }
 }
 
 static MATCHER: LazyLock<Matcher> = LazyLock::new(Matcher::new);
+
+thread_local! {
+    /// Where [`Matcher::scan_long`] lowercases a chunk of text. No allocation:
+    /// the array lives in the thread's static storage.
+    static LOWERCASED: RefCell<[u8; CHUNK]> = const { RefCell::new([0; CHUNK]) };
+}
 
 const TYPE_NAMES: [(&str, JsonRpcErrorCode); 7] = [
     ("SyntaxError", JsonRpcErrorCode::ValidationError),
@@ -406,6 +609,19 @@ const PATTERNS: [(&str, JsonRpcErrorCode); 30] = {
     ]
 };
 
+/// The alternatives of [`PATTERNS`] that are no plain words, as `(pattern, hint,
+/// regex)`: every match of `regex` contains `hint`, and `regex` is the
+/// alternative as it stands in the pattern, so that verifying a found hint runs a
+/// regex smaller and faster than the whole pattern.
+const HINTS: [(u8, &str, &str); 6] = [
+    (20, "authorized", js!("not", js_space!(), "+authorized")),
+    (20, "logged", js!("not", js_dot!(), "*logged", js_dot!(), "*in")),
+    (20, "token", js!("invalid", js_space_underscore_dash!(), "+token|expired", js_space_underscore_dash!(), "+token")),
+    (21, "denied", js!("access", js_dot!(), "*denied")),
+    (21, "allowed", js!("not", js_dot!(), "*allowed")),
+    (23, "missing", js!("missing", js_space!(), "+(?:required|param|field|input|value|arg)")),
+];
+
 /// The chain of `err`, outermost first.
 fn chain<'a>(err: &'a (dyn StdError + 'static)) -> impl Iterator<Item = &'a (dyn StdError + 'static)> {
     std::iter::successors(Some(err), |err| next_in_chain(*err)).take(MAX_CHAIN_DEPTH)
@@ -510,27 +726,178 @@ mod tests {
     #[test]
     fn every_exact_literal_is_a_match_of_its_pattern() {
         let matcher = Matcher::new();
-        assert_eq!(matcher.hits.len(), matcher.literals.patterns_len());
+        assert_eq!(matcher.hits.len(), matcher.dfa.patterns_len());
         let mut seen = [false; 30];
-        for (index, hit, words) in LITERALS {
+        for (index, words) in LITERALS {
             seen[usize::from(index)] = true;
             let regex = Regex::new(PATTERNS[usize::from(index)].0).unwrap();
             for word in words {
-                match hit {
-                    Hit::Exact => assert!(regex.is_match(word), "{word:?} is no match of pattern {index}"),
-                    // A verify literal needs more around it, and alone is no match.
-                    Hit::Verify => assert!(!regex.is_match(word), "{word:?} alone matches pattern {index}"),
-                }
+                assert!(regex.is_match(word), "{word:?} is no match of pattern {index}");
+            }
+        }
+        for (index, hint, alternative) in HINTS {
+            let (pattern, alternative) = (PATTERNS[usize::from(index)].0, Regex::new(alternative).unwrap());
+            // A hint needs more around it, and alone is no match.
+            assert!(!Regex::new(pattern).unwrap().is_match(hint), "{hint:?} alone matches pattern {index}");
+            // The alternative is the pattern's own, word for word.
+            let body = alternative.as_str().strip_prefix("(?i-u)").unwrap();
+            let (parts, pattern_parts) = (top_level_alternatives(body), top_level_alternatives(pattern));
+            assert!(
+                pattern_parts.windows(parts.len()).any(|w| w == parts),
+                "{body:?} is no alternative of pattern {index}"
+            );
+            // Every match contains the hint: each of its alternatives spells it out.
+            for part in parts {
+                assert!(part.to_ascii_lowercase().contains(hint), "{hint:?} is not in {part:?}");
             }
         }
         assert!(!seen[usize::from(SERVER_ERROR_STATUS)]);
         seen[usize::from(SERVER_ERROR_STATUS)] = true;
         assert_eq!(seen, [true; 30], "every pattern has literals");
+        // `status code ` and the digits after it, in both scans.
         for status in 0..1000 {
-            let text = format!("status code {status}");
-            let found = matcher.scan(&text);
-            assert_eq!(found.exact & (1 << SERVER_ERROR_STATUS) != 0, (500..600).contains(&status), "{text}");
+            let expected = match status {
+                401 => 1 << 3,
+                403 => 1 << 4,
+                404 => 1 << 5,
+                409 => 1 << 6,
+                429 => 1 << 7,
+                500..600 => 1 << SERVER_ERROR_STATUS,
+                _ => 0,
+            };
+            for text in [format!("Status Code {status:03}"), format!("status code {status:03}9 status code")] {
+                for found in [matcher.scan_short(text.as_bytes()), matcher.scan_long(text.as_bytes())] {
+                    assert_eq!(found.exact, expected, "{text}");
+                }
+            }
         }
+        // The text ends before the third digit.
+        for text in ["status code ", "status code 4", "status code 40", "status code 5", "status code 50"] {
+            assert_eq!(matcher.scan_short(text.as_bytes()).exact, 0, "{text}");
+            assert_eq!(matcher.scan_long(text.as_bytes()).exact, 0, "{text}");
+        }
+    }
+
+    #[test]
+    fn long_text_searcher_loses_no_literal_to_a_preferred_one() {
+        let literals = Matcher::literals();
+        assert!(literals.len() <= 64, "Teddy holds 64 literals at most, not {}", literals.len());
+        let longest = literals.iter().map(|(word, _)| word.len()).max().unwrap();
+        assert!(CHUNK_OVERLAP >= longest.max(STATUS_CODE.len() + 3));
+        for (preferred, (first, first_hit)) in literals.iter().enumerate() {
+            for (second, _) in &literals[preferred + 1..] {
+                if first.starts_with(second.as_str()) || second.starts_with(first.as_str()) {
+                    assert!(
+                        matches!(first_hit, Literal::Word(Hit::Exact(_))),
+                        "{first:?} hides {second:?} and may not match"
+                    );
+                }
+            }
+        }
+    }
+
+    /// What decides the code: the first exact pattern and the candidates before it.
+    /// The long scan may miss a literal of a later pattern hidden by a preferred
+    /// one, which changes nothing else.
+    fn decisive(found: Found) -> Found {
+        let first_exact = found.exact & found.exact.wrapping_neg();
+        Found { exact: first_exact, hints: found.hints & hinted_before(first_exact) }
+    }
+
+    /// The hints of patterns before the pattern of `first_exact` (a single bit, or
+    /// none: every hint).
+    fn hinted_before(first_exact: u32) -> u32 {
+        (0..HINTS.len())
+            .filter(|&hint| hinted_patterns(1 << hint) & first_exact.wrapping_sub(1) != 0)
+            .fold(0, |h, i| h | 1 << i)
+    }
+
+    /// `scan_long` and `scan_short` over `text` decide the same way.
+    fn assert_scans_agree(matcher: &Matcher, text: &str) {
+        let (short, long) = (matcher.scan_short(text.as_bytes()), matcher.scan_long(text.as_bytes()));
+        assert_eq!(decisive(short), decisive(long), "{} bytes: {:?}", text.len(), text.get(..200).unwrap_or(text));
+    }
+
+    #[test]
+    fn long_and_short_scans_agree_at_chunk_boundaries() {
+        let matcher = Matcher::new();
+        let mut words: Vec<String> =
+            LITERALS.iter().flat_map(|(_, words)| words.iter()).map(|w| (*w).to_owned()).collect();
+        words.extend(HINTS.map(|(_, hint, _)| hint.to_owned()));
+        words.extend((500..600).map(|status| format!("{STATUS_CODE}{status}")));
+        // Overlapping literals of different patterns, and near misses.
+        words.extend(
+            ["gateway timeout", "duplicate key", "ZodError", "Unauthorized", "status code 4291", "status code 5x1"]
+                .map(str::to_owned),
+        );
+        let boundary = CHUNK - CHUNK_OVERLAP;
+        for word in &words {
+            // Alternate the case of the letters: the long scan lowercases, the short one folds.
+            let word: String = word
+                .chars()
+                .enumerate()
+                .map(|(i, c)| if i % 2 == 0 { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+                .collect();
+            for offset in [0, 1, boundary - word.len(), boundary - 3, boundary, CHUNK - word.len(), CHUNK - 2, CHUNK] {
+                for tail in [0, 1, 3, 500] {
+                    let text = format!("{}{word}{}", "a".repeat(offset), "b".repeat(tail));
+                    assert_scans_agree(&matcher, &text);
+                }
+            }
+        }
+    }
+
+    mod long_and_short_scans {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Literals in mixed case, their fragments, and long runs of filler, so that
+        /// texts reach several chunks and literals straddle chunk boundaries.
+        fn long_keyword_text() -> impl Strategy<Value = String> {
+            let words: Vec<&str> = LITERALS
+                .iter()
+                .flat_map(|(_, words)| words.iter().copied())
+                .chain(HINTS.map(|(_, hint, _)| hint))
+                .collect();
+            let piece = prop_oneof![
+                proptest::sample::select(words).prop_map(str::to_ascii_uppercase),
+                proptest::sample::select(LITERALS.map(|(_, words)| words[0]).to_vec()).prop_map(str::to_owned),
+                "[a-zA-Z0-9 _'-]{0,6}",
+                "[a ]{0,3000}",
+                "\\PC{0,4}",
+            ];
+            proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            #[test]
+            fn agree_on_long_keyword_text(text in long_keyword_text()) {
+                assert_scans_agree(&MATCHER, &text);
+            }
+        }
+    }
+
+    /// The alternatives of a regex's outermost alternation, its leading flags dropped.
+    fn top_level_alternatives(regex: &str) -> Vec<&str> {
+        let regex = regex.strip_prefix("(?i-u)").unwrap_or(regex);
+        let (mut parts, mut depth, mut start, mut escaped) = (Vec::new(), 0, 0, false);
+        for (at, c) in regex.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                '|' if depth == 0 => {
+                    parts.push(&regex[start..at]);
+                    start = at + 1;
+                }
+                _ => {}
+            }
+        }
+        parts.push(&regex[start..]);
+        parts
     }
 
     #[test]
