@@ -134,11 +134,9 @@ impl fmt::Debug for Context {
     }
 }
 
+/// `{"recovery": {"hint": ..}}`, the shape `McpError::with_recovery_hint` writes.
 fn recovery_data(hint: &str) -> JsonObject {
-    match json!({ "recovery": { "hint": hint } }) {
-        Value::Object(object) => object,
-        _ => unreachable!("a json! object literal is an object"),
-    }
+    JsonObject::from_iter([("recovery".to_owned(), json!({ "hint": hint }))])
 }
 
 /// The typed context of a tool with reason type `R`: everything of [`Context`]

@@ -109,13 +109,6 @@ pub struct ToolDefinition {
     pub errors: &'static [ErrorContract],
 }
 
-impl ToolDefinition {
-    /// The contract entry of a reason, by name.
-    pub fn contract_for(&self, reason: &str) -> Option<&'static ErrorContract> {
-        self.errors.iter().find(|entry| entry.reason == reason)
-    }
-}
-
 /// A content block of a tool result: what the model reads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase")]
