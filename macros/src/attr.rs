@@ -71,6 +71,19 @@ pub(crate) fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) 
     diag.darling(T::from_list(&known))
 }
 
+/// Whether a key list names a key `T` does not have: darling reports it with a
+/// "did you mean", and the key it meant must not be reported missing as well.
+pub(crate) fn has_unknown_keys<T: Keys>(meta: &Meta) -> bool {
+    list_items(meta).is_ok_and(|items| {
+        items.iter().any(|item| match item {
+            NestedMeta::Meta(meta) => {
+                !meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known))
+            }
+            _ => false,
+        })
+    })
+}
+
 /// A rule id named in `allow(..)`, with the span of its tokens.
 pub(crate) struct AllowedRule {
     pub(crate) id: String,

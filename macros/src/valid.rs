@@ -290,9 +290,11 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         _ => None,
     };
     let EntryArgs { code, when, recovery, retryable } = args.unwrap_or_default();
+    let misspelled = attr::has_unknown_keys::<EntryArgs>(meta);
 
     let code = match &code {
         Some(meta) => code_name(meta, diag),
+        None if misspelled => None,
         None => {
             diag.rule_error(
                 "error-contract-code-unknown",
@@ -321,6 +323,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
             );
             String::new()
         }
+        None if misspelled => String::new(),
         None => {
             diag.rule_error(
                 "error-contract-when-required",
@@ -357,6 +360,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
             );
             String::new()
         }
+        None if misspelled => String::new(),
         None => {
             diag.rule_error(
                 "error-contract-recovery-required",
