@@ -6,6 +6,7 @@ pub use mcp_contract_runtime::*;
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
     pub use mcp_contract_macros::mcp_tool;
+    pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{

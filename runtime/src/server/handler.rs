@@ -18,6 +18,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::channel::{self, PeerChannel};
+use crate::auth::{AuthConfig, AuthInfo, ScopePolicy};
 use crate::context::{Context, LogLevel};
 use crate::contract::{Content, DynTool, ToolDefinition, ToolOutput};
 use crate::errors::{JsonObject, McpError};
@@ -44,6 +45,10 @@ pub struct ToolServer {
     shared: Arc<Shared>,
     /// The lowest [`LogLevel`] the client wants (`logging/setLevel`), as its index.
     log_level: Arc<AtomicU8>,
+    /// The config [`Server::auth`](super::Server::auth) set, if any.
+    auth_config: Option<Arc<AuthConfig>>,
+    /// How the transport serving this copy treats declared scopes.
+    scope_policy: ScopePolicy,
 }
 
 struct Shared {
@@ -70,12 +75,39 @@ impl ToolServer {
         Self {
             shared: Arc::new(Shared { config, tools, listed, by_name }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+            auth_config: None,
+            scope_policy: ScopePolicy::Open,
         }
+    }
+
+    pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
+        self.auth_config = config.map(Arc::new);
+        self
+    }
+
+    pub(super) fn auth_config(&self) -> Option<&AuthConfig> {
+        self.auth_config.as_deref()
+    }
+
+    pub(super) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
+        self.scope_policy = policy;
+        self
+    }
+
+    /// Every scope some tool declares, for the protected-resource metadata.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code, reason = "only the auth layer publishes scopes"))]
+    pub(super) fn declared_scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.shared.tools.iter().flat_map(|tool| tool.definition().auth_scopes.iter().copied())
     }
 
     /// A copy for a new session: same tools, the default log level.
     pub(crate) fn for_new_session(&self) -> Self {
-        Self { shared: Arc::clone(&self.shared), log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)) }
+        Self {
+            shared: Arc::clone(&self.shared),
+            log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+            auth_config: self.auth_config.clone(),
+            scope_policy: self.scope_policy,
+        }
     }
 
     /// The tools' entries as `tools/list` sends them.
@@ -139,9 +171,22 @@ impl ServerHandler for ToolServer {
             log_level: Arc::clone(&self.log_level),
             tool: definition.name,
         };
+        // The HTTP auth layer put the verified caller into the request's extensions.
+        let caller = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>())
+            .cloned();
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
-            .with_channel(Arc::new(channel));
+            .with_channel(Arc::new(channel))
+            .with_auth(self.scope_policy, caller);
+        // Declared scopes are checked before the handler runs: a refused call
+        // never reaches it, and the refusal is a tool error on both surfaces.
+        if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
+            tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
+            return Ok(CallToolResponse::Complete(error_result(&err)));
+        }
         let arguments = request.arguments.unwrap_or_default();
         match run_tool(tool, arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),

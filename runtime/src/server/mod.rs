@@ -25,6 +25,7 @@
 //! # }
 //! ```
 
+mod auth;
 mod channel;
 mod handler;
 mod transport;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 use rmcp::model::Implementation;
 
+use crate::auth::{AuthConfig, AuthConfigError};
 use crate::contract::DynTool;
 
 pub use handler::{ERRORS_META_KEY, ToolServer};
@@ -53,6 +55,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    auth: Option<AuthConfig>,
 }
 
 impl Server {
@@ -60,7 +63,7 @@ impl Server {
     ///
     /// [`server_from_crate!`](crate::server_from_crate) fills both from your crate's manifest.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new() }
+        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new(), auth: None }
     }
 
     /// A human-readable title for clients' UIs.
@@ -87,6 +90,21 @@ impl Server {
         self
     }
 
+    /// How callers of the Streamable HTTP transport authenticate. Without this,
+    /// the transport reads [`AuthConfig::from_env`] when it starts (mode `none`
+    /// when `MCP_AUTH_MODE` is unset). Stdio never authenticates: the host
+    /// process that launched the server is the boundary.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::auth::AuthConfig;
+    /// use mcp_contract_runtime::server::Server;
+    /// let server = Server::new("museum", "1.0.0").auth(AuthConfig::jwt("0123456789abcdef0123456789abcdef"));
+    /// ```
+    pub fn auth(mut self, config: AuthConfig) -> Self {
+        self.auth = Some(config);
+        self
+    }
+
     /// Check the tools and build the rmcp handler.
     ///
     /// # Errors
@@ -101,7 +119,7 @@ impl Server {
                 return Err(ServerError::DuplicateTool { name });
             }
         }
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name))
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name).with_auth_config(self.auth))
     }
 }
 
@@ -145,6 +163,9 @@ pub enum ServerError {
     Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection ended abnormally.
     Task(tokio::task::JoinError),
+    /// The auth configuration cannot protect the HTTP transport (a missing or
+    /// short secret, a missing issuer, ..): the server does not start open.
+    Auth(AuthConfigError),
 }
 
 impl fmt::Display for ServerError {
@@ -158,6 +179,7 @@ impl fmt::Display for ServerError {
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
+            Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
         }
     }
 }
@@ -169,6 +191,7 @@ impl StdError for ServerError {
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
+            Self::Auth(err) => Some(err),
         }
     }
 }

@@ -152,13 +152,15 @@ impl ToolServer {
         if let Some(hosts) = options.allowed_hosts {
             config = config.with_allowed_hosts(hosts);
         }
-        let template = self;
+        let (template, auth) = super::auth::prepare(self, &options.path)?;
         let service = StreamableHttpService::new(
             move || Ok(template.for_new_session()),
             Arc::new(LocalSessionManager::default()),
             config,
         );
         let router = axum::Router::new().route_service(&options.path, service);
+        // Only the routes so far (the MCP endpoint) need a token; add open ones after this.
+        let router = super::auth::protect(router, auth);
         let handle_signals = options.handle_signals;
         let stop = async move {
             if handle_signals {
