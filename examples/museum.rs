@@ -9,7 +9,12 @@
 //! cargo run --example museum -- --http 127.0.0.1:8080            # Streamable HTTP at /mcp
 //! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
 //! npx @modelcontextprotocol/inspector cargo run --example museum
+//! MCP_AUTH_MODE=jwt MCP_AUTH_SECRET_KEY=<32+ bytes> cargo run --example museum -- --http 127.0.0.1:8080
 //! ```
+//!
+//! Over HTTP the auth mode comes from the environment (`MCP_AUTH_MODE` and
+//! friends, see the README's "Deploying behind auth"); `get_object_image`
+//! declares the scope `images:read`.
 //!
 //! Each tool shows a part of the error contract: `search_objects` validates its
 //! input and paginates; `get_object` fails with `not_in_collection` and a
@@ -244,6 +249,7 @@ pub struct ObjectImage {
 /// is divisible by 3, deterministically, to show a retryable failure.
 #[mcp_tool(
     annotations(read_only, idempotent, open_world = false),
+    auth("images:read"),
     errors(
         not_in_collection(code = NotFound, when = "No object has this ID",
             recovery = "Search with search_objects first to find valid object IDs."),
