@@ -234,3 +234,21 @@ fn typescript_client_accepts_error_results_of_tools_with_output_schemas() {
     );
     assert_checks_passed(&output, "typescript/stdio");
 }
+
+#[test]
+fn a_client_that_closes_stdin_before_initialize_ends_the_server_cleanly() {
+    let output = Command::new(museum()).stdin(Stdio::null()).output().expect("the museum example runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{}: {stderr}", output.status);
+    assert!(!stderr.contains("rror"), "nothing failed, nothing is reported: {stderr}");
+    assert!(output.stdout.is_empty(), "stdout carries only the protocol");
+}
+
+#[test]
+fn a_startup_failure_prints_its_message_not_debug_output() {
+    let output = Command::new(museum()).args(["--http", "127.0.0.1:99999"]).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.starts_with("museum: "), "{stderr}");
+    assert!(!stderr.contains("Io(") && !stderr.contains("Custom {"), "no Debug form: {stderr}");
+}

@@ -393,4 +393,8 @@ fn two_tools_of_one_name_do_not_build() {
         ),
         "{message}"
     );
+    // What `main() -> Result<(), Box<dyn Error>>` prints is the message, not the fields.
+    assert_eq!(format!("{err:?}"), message);
+    let boxed: Box<dyn std::error::Error> = Box::new(err);
+    assert_eq!(format!("{boxed:?}"), message);
 }
