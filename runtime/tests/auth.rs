@@ -715,3 +715,32 @@ async fn nothing_secret_reaches_the_log() {
     }
     assert!(!log.to_ascii_lowercase().contains("bearer ey"), "an Authorization header reached the log");
 }
+
+#[tokio::test]
+async fn transports_other_than_http_never_authenticate() {
+    use rmcp::ServiceExt as _;
+    use rmcp::model::CallToolRequestParams;
+    capture_logs();
+    // Configured for `jwt`, served over a pipe as over stdio: the host process is the boundary.
+    let note_written = Arc::new(AtomicBool::new(false));
+    let server = Server::new("notes", "1.0.0")
+        .tool(WriteNote(Arc::clone(&note_written)))
+        .tool(Whoami)
+        .auth(AuthConfig::jwt(SECRET))
+        .build()
+        .unwrap();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.expect("the server starts");
+        let _ = running.waiting().await;
+    });
+    let client = ().serve(client_io).await.expect("the client connects");
+    let call =
+        |name: &'static str| client.call_tool(CallToolRequestParams::new(name).with_arguments(Default::default()));
+    let written = call("write_note").await.unwrap();
+    assert_eq!(written.is_error, Some(false), "{written:?}");
+    assert!(note_written.load(Ordering::SeqCst));
+    let whoami = serde_json::to_value(call("whoami").await.unwrap()).unwrap();
+    assert_eq!(text(&whoami), "anonymous");
+    client.cancel().await.unwrap();
+}
