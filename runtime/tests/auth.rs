@@ -335,6 +335,11 @@ async fn unreachable_keys_are_their_own_error() {
     let token =
         signed(Algorithm::RS256, RSA_A, Some("rsa-a"), &json!({"iss": url, "aud": AUDIENCE, "exp": now() + 60}));
     assert_eq!(verifier.verify(&token).await.unwrap_err(), TokenError::KeysUnavailable);
+    // Over HTTP that is the server's trouble, not the caller's: 503, not a 401 that asks for a new token.
+    let served = serve(AuthConfig::oauth(&url, AUDIENCE)).await;
+    let response = served.post(Some(&token), ping()).await;
+    assert_eq!(response.status(), 503);
+    assert!(response.headers().get("www-authenticate").is_none());
 }
 
 #[tokio::test]
