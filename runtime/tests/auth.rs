@@ -335,11 +335,24 @@ async fn unreachable_keys_are_their_own_error() {
     let token =
         signed(Algorithm::RS256, RSA_A, Some("rsa-a"), &json!({"iss": url, "aud": AUDIENCE, "exp": now() + 60}));
     assert_eq!(verifier.verify(&token).await.unwrap_err(), TokenError::KeysUnavailable);
+    assert_eq!(verifier.verify(&token).await.unwrap_err(), TokenError::KeysUnavailable, "within the cooldown too");
     // Over HTTP that is the server's trouble, not the caller's: 503, not a 401 that asks for a new token.
     let served = serve(AuthConfig::oauth(&url, AUDIENCE)).await;
     let response = served.post(Some(&token), ping()).await;
     assert_eq!(response.status(), 503);
     assert!(response.headers().get("www-authenticate").is_none());
+}
+
+#[tokio::test]
+async fn a_key_set_that_arrives_late_is_fetched_again() {
+    capture_logs();
+    let issuer = Issuer::start(Vec::new()).await;
+    let verifier = TokenVerifier::new(&issuer.config().jwks_cooldown(Duration::ZERO)).unwrap().unwrap();
+    let token = signed(Algorithm::RS256, RSA_A, Some("rsa-a"), &issuer.claims(json!({})));
+    assert_eq!(verifier.verify(&token).await.unwrap_err(), TokenError::KeysUnavailable);
+    issuer.keys.lock().unwrap().push(jwk(Algorithm::RS256, RSA_A, "rsa-a"));
+    verifier.verify(&token).await.unwrap();
+    assert_eq!(issuer.fetches(), 2);
 }
 
 #[tokio::test]

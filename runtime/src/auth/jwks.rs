@@ -61,16 +61,22 @@ impl JwksCache {
     /// algorithm: guessing among several would let any of them sign for all.
     pub(super) async fn key_for(&self, kid: Option<&str>, alg: Algorithm) -> Result<DecodingKey, TokenError> {
         let mut state = self.state.lock().await;
-        let stale = state.fetched_at.is_none_or(|at| at.elapsed() >= self.max_age);
-        if stale {
+        let age = state.fetched_at.map(|at| at.elapsed());
+        let stale = age.is_none_or(|age| age >= self.max_age);
+        let cooled = age.is_none_or(|age| age >= self.cooldown);
+        // A set that never arrived is tried again once the cooldown has passed.
+        let refresh_now = stale || (state.keys.is_empty() && cooled);
+        if refresh_now {
             self.refresh(&mut state).await?;
+        }
+        if state.keys.is_empty() {
+            return Err(TokenError::KeysUnavailable);
         }
         if let Some(key) = find(&state.keys, kid, alg)? {
             return Ok(key);
         }
         // An unknown key id: the issuer may have rotated its keys since the last fetch.
-        let may_refetch = kid.is_some() && !stale && state.fetched_at.is_none_or(|at| at.elapsed() >= self.cooldown);
-        if may_refetch {
+        if kid.is_some() && !refresh_now && cooled {
             self.refresh(&mut state).await?;
             if let Some(key) = find(&state.keys, kid, alg)? {
                 return Ok(key);
