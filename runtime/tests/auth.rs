@@ -691,6 +691,12 @@ async fn mode_none_serves_everyone_and_publishes_no_metadata() {
     let answer: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(text(&answer["result"]), "written");
     assert_eq!(served.get("/.well-known/oauth-protected-resource").await.status(), 404);
+    let log = LOG.lock().unwrap().clone();
+    assert!(
+        log.contains("auth mode is `none` on Streamable HTTP: the scopes these tools declare are NOT checked")
+            && log.contains("tools=write_note"),
+        "declared but unenforced scopes are warned at startup"
+    );
 }
 
 #[tokio::test]

@@ -27,6 +27,15 @@ pub(super) fn prepare(server: ToolServer, path: &str) -> Result<(ToolServer, Opt
         None => AuthConfig::from_env().map_err(ServerError::Auth)?,
     };
     if config.mode() == AuthMode::None {
+        // The author believes these tools are protected; say loudly that they are not.
+        let scoped: Vec<&str> = server.scoped_tools().collect();
+        if !scoped.is_empty() {
+            tracing::warn!(
+                tools = %scoped.join(", "),
+                "auth mode is `none` on Streamable HTTP: the scopes these tools declare are NOT checked and anyone \
+                 who reaches the endpoint can call them; set MCP_AUTH_MODE (or Server::auth) to `jwt` or `oauth`"
+            );
+        }
         return Ok((server.with_scope_policy(ScopePolicy::Open), None));
     }
     let policy = if config.scope_checks_disabled() {

@@ -103,6 +103,11 @@ impl ToolServer {
         self.shared.tools.iter().flat_map(|tool| tool.definition().auth_scopes.iter().copied())
     }
 
+    /// The names of the tools that declare scopes.
+    pub(super) fn scoped_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.shared.tools.iter().map(|tool| tool.definition()).filter(|d| !d.auth_scopes.is_empty()).map(|d| d.name)
+    }
+
     /// A copy for a new session: same tools, the default log level.
     pub(crate) fn for_new_session(&self) -> Self {
         Self {
