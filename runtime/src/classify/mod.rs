@@ -37,7 +37,7 @@ use crate::errors::JsonRpcErrorCode;
 ///
 /// | typed error in the chain | code |
 /// |---|---|
-/// | [`McpError`] | its own code |
+/// | [`McpError`](crate::McpError) | its own code |
 /// | `io::Error`: `NotFound` / `PermissionDenied` / `TimedOut` / `AlreadyExists` | `NotFound` / `Forbidden` / `Timeout` / `Conflict` |
 /// | `io::Error`: `ConnectionRefused`, `ConnectionReset`, `ConnectionAborted`, `NotConnected`, `BrokenPipe`, `HostUnreachable`, `NetworkUnreachable`, `NetworkDown` | `ServiceUnavailable` |
 /// | `io::Error`: `InvalidInput`, `InvalidData` | `ValidationError` |
