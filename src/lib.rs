@@ -15,11 +15,14 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
-/// Paths the generated code uses; not a public API.
+/// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use mcp_contract_runtime::*;
-    pub use schemars;
+    pub use mcp_contract_runtime::__private::{NoContract, typed_context};
+    pub use mcp_contract_runtime::schema;
+    pub use mcp_contract_runtime::{
+        Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, Tool,
+        ToolAnnotations, ToolDefinition, ToolOutput,
+    };
     pub use serde;
-    pub use serde_json;
 }

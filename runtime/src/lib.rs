@@ -18,6 +18,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+mod private;
 pub mod render;
 pub mod retry;
 pub mod schema;
@@ -34,9 +35,16 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
-    ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
+    ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};
+
+/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
+/// API; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+}

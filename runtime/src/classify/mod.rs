@@ -108,17 +108,14 @@ pub fn classify_parts(name: &str, message: &str) -> JsonRpcErrorCode {
 }
 
 /// The reference's pattern table, translated to `regex` syntax, in its priority
-/// order: the 20 provider patterns, then the 10 common ones. Exposed for the
-/// benchmark's naive classifier only; not a public API.
-#[doc(hidden)]
-pub fn __patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
+/// order: the 20 provider patterns, then the 10 common ones. The benchmark's
+/// naive classifier reads it through `__private`.
+pub(crate) fn pattern_table() -> &'static [(&'static str, JsonRpcErrorCode)] {
     &PATTERNS
 }
 
-/// The reference's type-name table. Exposed for the benchmark's naive
-/// classifier only; not a public API.
-#[doc(hidden)]
-pub fn __type_names() -> &'static [(&'static str, JsonRpcErrorCode)] {
+/// The reference's type-name table, for the same readers.
+pub(crate) fn type_name_table() -> &'static [(&'static str, JsonRpcErrorCode)] {
     &TYPE_NAMES
 }
 
