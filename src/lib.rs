@@ -16,7 +16,7 @@ pub mod prelude {
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
-        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, Tool, ToolDefinition,
+        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, State, Tool, ToolDefinition,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -28,8 +28,8 @@ pub mod __private {
     pub use mcp_contract_runtime::__private::{NoContract, typed_context};
     pub use mcp_contract_runtime::schema;
     pub use mcp_contract_runtime::{
-        Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, Tool,
-        ToolAnnotations, ToolDefinition, ToolOutput,
+        Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,
+        Tool, ToolAnnotations, ToolDefinition, ToolOutput,
     };
     pub use serde;
 }
