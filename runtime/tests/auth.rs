@@ -12,7 +12,7 @@ use std::time::Duration;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_contract_runtime::auth::{AuthConfig, AuthConfigError, TokenError, TokenVerifier, check_scopes};
-use mcp_contract_runtime::contract::{ToolAnnotations, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{HttpOptions, Server, ServerError};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;
@@ -372,16 +372,9 @@ async fn the_resource_indicator_is_checked_when_configured() {
 // ------------------------------------------------------------------ the server
 
 fn definition(name: &'static str, description: &'static str, scopes: &'static [&'static str]) -> ToolDefinition {
-    ToolDefinition {
-        name,
-        title: None,
-        description: Some(description),
-        input_schema: mcp_contract_runtime::schema::input_schema::<FolderInput>(),
-        output_schema: None,
-        annotations: ToolAnnotations::default(),
-        auth_scopes: scopes,
-        errors: &[],
-    }
+    ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<FolderInput>())
+        .with_description(description)
+        .with_auth_scopes(scopes)
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
