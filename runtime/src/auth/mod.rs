@@ -9,9 +9,10 @@
 //! - `none`, the default, and always over stdio: the host process that launched
 //!   the server is the boundary; declared scopes are not checked;
 //! - `jwt`: HS256 bearer tokens signed with a shared secret of at least 32 bytes;
-//! - `oauth`: RS256/ES256 (and PS/384/512) access tokens of an OAuth
-//!   authorization server, verified against its JWKS, with issuer, audience,
-//!   expiry and not-before checked.
+//! - `oauth`: access tokens of an OAuth authorization server (RS256/384/512,
+//!   PS256/384/512, ES256/384), verified against its JWKS, with issuer,
+//!   audience, expiry and not-before checked, and optionally this server's
+//!   resource identifier (RFC 8707).
 //!
 //! Verification and the HTTP layer need the `auth` feature; what a handler
 //! reads ([`AuthInfo`], [`check_scopes`]) is always there.
