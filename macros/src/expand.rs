@@ -231,6 +231,18 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         quote!(::core::option::Option::Some(#private::schema::output_schema::<#output>()))
     };
 
+    // Format parity (runtime/src/lint) renders samples through `format`; only
+    // tools with a `format` and a structured result have something to check.
+    let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
+        quote! {
+            fn sample_output(&self, sample: #private::serde_json::Value) -> #private::contract::OutputSample<Self::Output> {
+                #[allow(unused_imports)]
+                use #private::contract::{DecodeSample as _, DecodeSampleFallback as _};
+                (&#private::contract::SampleProbe::<Self::Output>::new()).decode(sample)
+            }
+        }
+    });
+
     let name = &tool.name;
     let title = option_str(tool.title.as_deref());
     let description = option_str(tool.description.as_deref());
@@ -281,6 +293,12 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
 
             fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
                 #render
+            }
+
+            #sample_output
+
+            fn checked_at_compile_time(&self) -> bool {
+                true
             }
         }
     }

@@ -9,6 +9,7 @@
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
+//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
@@ -18,6 +19,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+pub mod lint;
 pub mod render;
 pub mod retry;
 pub mod schema;
@@ -34,8 +36,8 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
-    ToolDefinition, ToolOutput,
+    Content, DynTool, ErrorContract, FormatSample, IntoContents, NoArguments, NoContract, OutputSample, Reason, Tool,
+    ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};

@@ -26,6 +26,7 @@
 //! ```
 
 mod channel;
+mod cli;
 mod handler;
 mod transport;
 
@@ -37,6 +38,7 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
+use crate::lint::{self, LintInput, LintOptions, LintReport, Severity};
 
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
@@ -53,6 +55,8 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    /// How [`Server::build`] lints the tools; `None` when it does not.
+    lint: Option<LintOptions>,
 }
 
 impl Server {
@@ -60,7 +64,12 @@ impl Server {
     ///
     /// [`server_from_crate!`](crate::server_from_crate) fills both from your crate's manifest.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new() }
+        Self {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            lint: Some(LintOptions::default()),
+        }
     }
 
     /// A human-readable title for clients' UIs.
@@ -87,18 +96,64 @@ impl Server {
         self
     }
 
+    /// The options [`Server::build`] lints the tools with (the default
+    /// [`LintOptions`] otherwise).
+    pub fn lint_options(mut self, options: LintOptions) -> Self {
+        self.lint = Some(options);
+        self
+    }
+
+    /// Whether [`Server::build`] runs the definition linter (it does by default).
+    /// Turning it off saves its few milliseconds at start-up; run the linter in
+    /// a test then ([`assert_lint_clean`](crate::lint::assert_lint_clean)).
+    pub fn lint_at_build(mut self, on: bool) -> Self {
+        self.lint = if on { Some(self.lint.unwrap_or_default()) } else { None };
+        self
+    }
+
+    /// Lint the tools (and `server_json`, the text of a `server.json`, when
+    /// given) with this server's [`LintOptions`]: what `lint` mode prints.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::Server;
+    /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
+    /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
+    /// ```
+    pub fn lint(&self, server_json: Option<&str>) -> LintReport {
+        let mut input = LintInput::default()
+            .tools(self.tools.iter().map(|tool| &**tool))
+            .crate_info(&self.info.name, &self.info.version)
+            .options(self.lint.clone().unwrap_or_default());
+        input.server_json = server_json;
+        lint::validate(&input)
+    }
+
     /// Check the tools and build the rmcp handler.
+    ///
+    /// Unless turned off with [`Server::lint_at_build`], the definition linter
+    /// runs first: its warnings go to the log (`tracing`, target
+    /// `mcp_contract::lint`), its errors fail the build.
     ///
     /// # Errors
     ///
     /// [`ServerError::DuplicateTool`] when two tools share a name (rule
     /// `name-unique`): a client could only ever reach one of them.
+    /// [`ServerError::Lint`] when the linter reports an error.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
             let name = tool.definition().name;
             if by_name.insert(name, index).is_some() {
                 return Err(ServerError::DuplicateTool { name });
+            }
+        }
+        if self.lint.is_some() {
+            let report = self.lint(None);
+            for warning in report.warnings() {
+                tracing::warn!(target: "mcp_contract::lint", rule = warning.rule, tool = %warning.name, path = warning.path.as_deref(), "{}", warning.message);
+            }
+            if !report.passed {
+                return Err(ServerError::Lint(report));
             }
         }
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name))
@@ -139,6 +194,9 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// The definition linter found errors in the tools' definitions; the
+    /// report holds every diagnostic, warnings included.
+    Lint(LintReport),
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
@@ -155,6 +213,14 @@ impl fmt::Display for ServerError {
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
                  Rename one of the tools or register it once. See docs/lints.md#name-unique."
             ),
+            Self::Lint(report) => {
+                let errors = report.errors().count();
+                writeln!(f, "The tools' definitions have {errors} lint error(s); the server was not built.")?;
+                for diagnostic in report.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+                    writeln!(f, "  {diagnostic}")?;
+                }
+                f.write_str("Fix them, or turn the linter off with `Server::lint_at_build(false)`.")
+            }
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -165,7 +231,7 @@ impl fmt::Display for ServerError {
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } => None,
+            Self::DuplicateTool { .. } | Self::Lint(_) => None,
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
