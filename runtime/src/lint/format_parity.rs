@@ -9,9 +9,9 @@
 //!
 //! - **Strings** get a sentinel `MCPPARITY<path folded to [A-Za-z0-9]>`:
 //!   alphanumeric, so markdown, HTML or URL escaping cannot hide it.
-//! - **Integers and numbers** get `900000001` and up (integers) or
-//!   `910000000 + 128·n` (numbers, exact in an `f32` too); they also match
-//!   with thousands separators (`900,000,001`, `900.000.001`, `900 000 001`).
+//! - **Integers** get `900000001` and up; **numbers** `9100001` and up, which
+//!   an `f32` field holds and prints exactly. Both also match with thousands
+//!   separators (`900,000,001`, `900.000.001`, `900 000 001`).
 //!   An integer whose bounds exclude them (`u8`) gets a small value instead and
 //!   is checked like a boolean.
 //! - **Booleans, enums and small integers** are *flipped*: the sample is
@@ -53,9 +53,10 @@ const MAX_FLIPS: usize = 64;
 const MAX_MIN_ITEMS: u64 = 16;
 
 const FIRST_INTEGER: u64 = 900_000_001;
-const FIRST_NUMBER: u64 = 910_000_000;
-/// `910000000 + 128·n` is exact in an `f32` below 2^30, so an `f32` field keeps its sentinel.
-const NUMBER_STEP: u64 = 128;
+/// Below 2^24 an `f32` holds every integer, and prints it digit for digit
+/// (`910000128_f32` prints as `910000100`): the sentinels of `number` leaves,
+/// which may be `f32` fields, stay there.
+const FIRST_NUMBER: u64 = 9_100_001;
 
 pub(super) fn check_tool(tool: &dyn DynTool, out: &mut Vec<Diagnostic>) {
     let definition = tool.definition();
@@ -223,24 +224,32 @@ struct Place {
     location: Vec<Seg>,
     /// The place is a field of an object that is a union branch: a `const` here is the branch's tag.
     in_branch: bool,
+    /// The object at this place is a union branch.
+    branch_object: bool,
 }
 
 impl Place {
     fn root() -> Self {
-        Self { path: String::new(), key: String::new(), location: Vec::new(), in_branch: false }
+        Self { path: String::new(), key: String::new(), location: Vec::new(), in_branch: false, branch_object: false }
     }
 
     fn field(&self, key: &str, in_branch: bool) -> Self {
         let path = if self.path.is_empty() { key.to_owned() } else { format!("{}.{key}", self.path) };
         let mut location = self.location.clone();
         location.push(Seg::Key(key.to_owned()));
-        Self { path, key: key.to_owned(), location, in_branch }
+        Self { path, key: key.to_owned(), location, in_branch, branch_object: false }
     }
 
     fn element(&self, index: usize, label: &str) -> Self {
         let mut location = self.location.clone();
         location.push(Seg::Index(index));
-        Self { path: format!("{}{label}", self.path), key: self.key.clone(), location, in_branch: false }
+        Self {
+            path: format!("{}{label}", self.path),
+            key: self.key.clone(),
+            location,
+            in_branch: false,
+            branch_object: false,
+        }
     }
 
     fn display(&self) -> String {
@@ -355,6 +364,17 @@ impl<'s> Walker<'s> {
                 return Ok(vec![Variant { value: Value::Null, leaves: Vec::new() }]);
             }
             let is_union = branches.len() > 1;
+            // An enum whose variants are documented is a union of `const`s: one leaf that can flip.
+            let literals: Option<Vec<Value>> = branches.iter().map(|branch| literal(branch)).collect();
+            if is_union && let Some(values) = literals {
+                return Ok(vec![leaf_variant(
+                    place,
+                    values[0].clone(),
+                    token(&values[0]),
+                    false,
+                    Some(values[1].clone()),
+                )]);
+            }
             let mut variants = Vec::new();
             for branch in branches {
                 let mut merged = base.clone();
@@ -363,7 +383,7 @@ impl<'s> Walker<'s> {
                 }
                 merge_into(&mut merged, branch);
                 let mut branch_place = place.clone();
-                branch_place.in_branch = is_union;
+                branch_place.branch_object = is_union;
                 variants.extend(self.walk(&Value::Object(merged), &branch_place, depth + usize::from(is_union))?);
             }
             return Ok(self.cap(variants));
@@ -403,7 +423,7 @@ impl<'s> Walker<'s> {
         let mut children: Vec<(String, Vec<Variant>)> = Vec::new();
         if let Some(Value::Object(properties)) = schema.get("properties") {
             for (key, child) in properties {
-                let child_place = place.field(key, place.in_branch);
+                let child_place = place.field(key, place.branch_object);
                 children.push((key.clone(), self.walk(child, &child_place, depth + 1)?));
             }
         }
@@ -526,7 +546,7 @@ impl<'s> Walker<'s> {
     }
 
     fn number(&mut self, place: &Place) -> Variant {
-        let value = FIRST_NUMBER + NUMBER_STEP * (self.numbers + 1);
+        let value = FIRST_NUMBER + self.numbers;
         self.numbers += 1;
         let mut variant = leaf_variant(place, json!(value), value.to_string(), true, None);
         variant.leaves[0].numeric = true;
@@ -554,6 +574,17 @@ fn leaf_variant(place: &Place, value: Value, sentinel: String, strict: bool, alt
         exempt: false,
     };
     Variant { value, leaves: vec![leaf] }
+}
+
+/// The value of a `const` or one-value `enum` schema.
+fn literal(schema: &JsonObject) -> Option<Value> {
+    if let Some(value) = schema.get("const") {
+        return Some(value.clone());
+    }
+    match schema.get("enum").and_then(Value::as_array).map(Vec::as_slice) {
+        Some([value]) => Some(value.clone()),
+        _ => None,
+    }
 }
 
 /// The text a fixed value shows as: a string without its quotes.
