@@ -135,7 +135,7 @@ fn render_grouped(totals: &Totals) -> String {
         let digits = n.to_string();
         let mut out = String::new();
         for (index, ch) in digits.chars().enumerate() {
-            if index > 0 && (digits.len() - index) % 3 == 0 {
+            if index > 0 && (digits.len() - index).is_multiple_of(3) {
                 out.push(sep);
             }
             out.push(ch);

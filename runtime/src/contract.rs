@@ -346,6 +346,13 @@ impl<T> SampleProbe<T> {
     }
 }
 
+#[doc(hidden)]
+impl<T> Default for SampleProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The arm of [`SampleProbe`] for `Deserialize` types.
 #[doc(hidden)]
 pub trait DecodeSample<T> {

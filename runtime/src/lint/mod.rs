@@ -171,6 +171,16 @@ impl LintReport {
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+
+    /// [`LintReport::to_json`] as one line of text, keys in the documented order.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::lint::LintReport;
+    /// assert_eq!(LintReport { passed: true, diagnostics: vec![] }.to_json_string(), r#"{"passed":true,"diagnostics":[]}"#);
+    /// ```
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
 }
 
 /// Grouped by severity: errors first, then warnings, then a count.
@@ -347,12 +357,13 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
 ///
 /// ```
 /// use mcp_contract_runtime::server::Server;
-/// # #[allow(clippy::test_attr_in_doctest)]
-/// #[test]
-/// fn lint_clean() {
-///     mcp_contract_runtime::lint::assert_lint_clean(&Server::new("museum", "1.0.0"));
+///
+/// fn server() -> Server {
+///     Server::new("museum", "1.0.0") // .tool(GetObject).tool(SearchObjects)
 /// }
-/// # mcp_contract_runtime::lint::assert_lint_clean(&Server::new("museum", "1.0.0"));
+///
+/// // In the crate's tests, inside a `#[test] fn lint_clean()`:
+/// mcp_contract_runtime::lint::assert_lint_clean(&server());
 /// ```
 ///
 /// # Panics

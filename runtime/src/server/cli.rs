@@ -154,7 +154,7 @@ impl Server {
             self.lint = Some(options);
         }
         let report = self.lint(text.as_deref());
-        let printed = if json { format!("{}\n", report.to_json()) } else { format!("{report}\n") };
+        let printed = if json { format!("{}\n", report.to_json_string()) } else { format!("{report}\n") };
         let code = print_stdout(&printed);
         if code != ExitCode::SUCCESS {
             return code;
