@@ -375,3 +375,36 @@ pub fn assert_lint_clean(server: &crate::server::Server) {
     let report = server.lint(None);
     assert!(report.diagnostics.is_empty(), "the server's definitions are not lint-clean:\n{report}");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule id the linter emits has its section in docs/lints.md.
+    #[test]
+    fn every_rule_has_its_section_in_the_docs() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/lints.md");
+        let docs = std::fs::read_to_string(path).expect("docs/lints.md is readable");
+        for rule in RULES {
+            assert!(docs.contains(&format!("\n### {}\n", rule.id)), "docs/lints.md has no section `### {}`", rule.id);
+            let severity = match rule.severity {
+                Severity::Error => "**Error",
+                Severity::Warning => "**Warning",
+            };
+            let section = docs.split(&format!("\n### {}\n", rule.id)).nth(1).unwrap_or_default();
+            assert!(
+                section.trim_start().starts_with(severity),
+                "the section of `{}` does not start with its severity {severity}",
+                rule.id
+            );
+        }
+    }
+
+    #[test]
+    fn rule_ids_are_unique() {
+        let mut ids: Vec<&str> = RULES.iter().map(|rule| rule.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len());
+    }
+}
