@@ -8,8 +8,6 @@
 //! the output schema as the server advertises it
 //! ([`widen_for_error_results`]), which is already made portable.
 
-use std::collections::HashSet;
-
 use serde_json::Value;
 
 use super::rules::{
@@ -19,9 +17,7 @@ use super::rules::{
 use super::{DefinitionKind, Diagnostic, LintOptions, Profile};
 use crate::contract::ToolDefinition;
 use crate::errors::JsonObject;
-use crate::schema::{
-    PORTABLE_FORMATS, PortabilityProblemKind, is_object_schema, portability_problems, widen_for_error_results,
-};
+use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
 
 pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
     let name = definition.name;
@@ -233,42 +229,54 @@ fn portability(tool: &str, prefix: &str, schema: &JsonObject, options: &LintOpti
     }
 
     let wants_no_defs = matches!(options.profile, Profile::Strict | Profile::Gemini);
-    let mut reported_refs = HashSet::new();
-    for problem in portability_problems(schema) {
-        match problem.kind {
-            PortabilityProblemKind::TypelessBranch { keyword } => report(
-                out,
-                SCHEMA_ANYOF_NEEDS_TYPE,
-                &problem.pointer,
-                format!("this `{keyword}` branch has no `type`, which Gemini rejects: give every branch a `type`"),
-            ),
-            PortabilityProblemKind::Definition { name } if wants_no_defs => report(
-                out,
-                SCHEMA_NO_DEFS,
-                &problem.pointer,
-                format!(
-                    "the schema keeps the definition `{name}`, and Gemini rejects `$defs` and `$ref`: inline it (a recursive type needs a bounded depth)"
-                ),
-            ),
-            PortabilityProblemKind::RecursiveReference { target } | PortabilityProblemKind::Reference { target }
-                if wants_no_defs && reported_refs.insert(problem.pointer.clone()) =>
-            {
+    for (node, pointer) in &keywords {
+        for keyword in ["anyOf", "oneOf"] {
+            let Some(Value::Array(branches)) = node.get(keyword) else { continue };
+            for (index, branch) in branches.iter().enumerate() {
+                if branch.as_object().is_some_and(|branch| !branch.contains_key("type")) {
+                    report(
+                        out,
+                        SCHEMA_ANYOF_NEEDS_TYPE,
+                        &format!("{pointer}/{keyword}/{index}"),
+                        format!(
+                            "this `{keyword}` branch has no `type`, which Gemini rejects: give every branch a `type`"
+                        ),
+                    );
+                }
+            }
+        }
+        if wants_no_defs {
+            for keyword in ["$defs", "definitions"] {
+                let Some(Value::Object(definitions)) = node.get(keyword) else { continue };
+                for name in definitions.keys() {
+                    report(
+                        out,
+                        SCHEMA_NO_DEFS,
+                        &format!("{pointer}/{}/{}", escape(keyword), escape(name)),
+                        format!(
+                            "the schema keeps the definition `{name}`, and Gemini rejects `$defs` and `$ref`: inline it (a recursive type needs a bounded depth)"
+                        ),
+                    );
+                }
+            }
+            if let Some(target) = node.get("$ref").and_then(Value::as_str) {
                 report(
                     out,
                     SCHEMA_NO_DEFS,
-                    &problem.pointer,
+                    pointer,
                     format!(
                         "`$ref: {target}` is rejected by Gemini: inline the referenced schema (a recursive type needs a bounded depth)"
                     ),
                 );
             }
-            PortabilityProblemKind::MetaSchema if options.profile == Profile::Gemini => report(
+        }
+        if options.profile == Profile::Gemini && node.contains_key("$schema") {
+            report(
                 out,
                 SCHEMA_DIALECT_TAG,
-                &problem.pointer,
+                pointer,
                 "Gemini rejects the `$schema` key in function parameters: remove it for the `gemini` profile".into(),
-            ),
-            _ => {}
+            );
         }
     }
     if options.profile == Profile::Strict && !schema.contains_key("$schema") {
@@ -478,7 +486,7 @@ mod tests {
         let strict: Vec<&str> = findings(&definition, Profile::Strict).into_iter().map(|(rule, _)| rule).collect();
         assert_eq!(strict, ["schema-no-defs", "schema-no-defs"]);
         let gemini: Vec<&str> = findings(&definition, Profile::Gemini).into_iter().map(|(rule, _)| rule).collect();
-        assert_eq!(gemini, ["schema-dialect-tag", "schema-no-defs", "schema-no-defs"]);
+        assert_eq!(gemini, ["schema-no-defs", "schema-no-defs", "schema-dialect-tag"]);
 
         let untagged = tool(json!({"type": "object", "properties": {}}), None);
         assert_eq!(findings(&untagged, Profile::Strict), [("schema-dialect-tag", "/inputSchema".to_owned())]);
