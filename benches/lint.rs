@@ -189,6 +189,10 @@ impl DynTool for Renamed {
         self.inner.call_json(arguments, ctx)
     }
 
+    fn required_state(&self) -> &'static [mcp_contract::StateType] {
+        self.inner.required_state()
+    }
+
     fn format_sample(&self, sample: serde_json::Value) -> FormatSample {
         self.inner.format_sample(sample)
     }

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use mcp_contract::lint::{Diagnostic, LintInput, LintOptions, LintReport, Severity, validate};
 use mcp_contract::prelude::*;
 use mcp_contract::server::ServerError;
-use mcp_contract::{DynTool, OutputSample, ToolAnnotations, ToolOutput};
+use mcp_contract::{DynTool, OutputSample, ToolOutput};
 use serde_json::json;
 
 fn lint(tools: &[&dyn DynTool]) -> LintReport {
@@ -115,7 +115,7 @@ fn format_parity_reports_each_field_the_text_leaves_out() {
     assert!(!report.passed);
     let first = of_rule(&report, "format-parity")[0];
     assert_eq!((first.severity, first.name.as_str()), (Severity::Error, "brief_exhibit"));
-    assert!(first.message.ends_with("see docs/lints.md#format-parity"), "{}", first.message);
+    assert!(first.message.ends_with(&mcp_contract::lint_docs_url("format-parity")), "{}", first.message);
 }
 
 // ---------------------------------------------------------------- regressions of the reference
@@ -357,27 +357,18 @@ pub struct Rating {
     pub comment: String,
 }
 
-static RATING: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition {
-    name: "rate",
-    title: None,
-    description: Some("Rate an object."),
-    input_schema: std::sync::Arc::new(json!({"type": "object", "properties": {}}).as_object().unwrap().clone()),
-    output_schema: Some(std::sync::Arc::new(
-        json!({
+static RATING: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    let object = |value: serde_json::Value| std::sync::Arc::new(value.as_object().cloned().unwrap_or_default());
+    ToolDefinition::new("rate", object(json!({"type": "object", "properties": {}})))
+        .with_description("Rate an object.")
+        .with_output_schema(object(json!({
             "type": "object",
             "properties": {
                 "stars": {"description": "One to three stars.", "enum": [1, 2, 3]},
                 "comment": {"description": "Why.", "type": "string"}
             },
             "required": ["stars", "comment"]
-        })
-        .as_object()
-        .unwrap()
-        .clone(),
-    )),
-    annotations: ToolAnnotations::default(),
-    auth_scopes: &[],
-    errors: &[],
+        })))
 });
 
 /// A hand-written tool: `render` shows the stars only when `show_stars`.

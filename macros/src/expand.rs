@@ -101,8 +101,9 @@ fn reason_enum(
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
         let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
         let code = quote_spanned!(code.span()=> #private::JsonRpcErrorCode::#code);
+        let retryable = retryable.then(|| quote!(.with_retryable(true)));
         quote! {
-            #private::ErrorContract { reason: #reason, code: #code, when: #when, recovery: #recovery, retryable: #retryable }
+            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
         }
     });
     let doc = format!("The failure modes of the `{fn_ident}` tool, as declared in its `errors(..)` contract.");
@@ -188,6 +189,7 @@ fn reason_enum(
 
 fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &TokenStream) -> TokenStream {
     let private = quote!(::mcp_contract::__private);
+    let vis = &handler.item.vis;
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
@@ -195,67 +197,117 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         None => quote!(#private::NoArguments),
     };
 
-    let args = handler.params.iter().map(|param| match param {
-        Param::Input(_) => quote!(input),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
-        Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
-        Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
+    // Each `State<T>` is taken from the context before the context moves into the call.
+    let states: Vec<&Type> = handler.states().collect();
+    let state_idents: Vec<Ident> = (0..states.len()).map(|index| format_ident!("state_{index}")).collect();
+    let mut next_state = state_idents.iter();
+    let args: Vec<TokenStream> = handler
+        .params
+        .iter()
+        .map(|param| match param {
+            Param::Input(_) => quote!(input),
+            Param::State(_) => {
+                let ident = next_state.next();
+                quote!(#ident)
+            }
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
+            Param::Ctx { by_ref: false, .. } => quote!(#private::typed_context(ctx)),
+            Param::Ctx { by_ref: true, .. } => quote!(&#private::typed_context(ctx)),
+        })
+        .collect();
+    // Spelled out under the type's span, so that a type that cannot be shared
+    // state is reported at the user's type, not at the attribute.
+    let take_states = states.iter().zip(&state_idents).map(|(ty, ident)| {
+        quote_spanned!(ty.span()=> let #ident = ::mcp_contract::__private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if handler.item.sig.asyncness.is_some() {
-        quote!(async move { #call.await.map_err(::core::convert::Into::into) })
+        quote!(async move { #(#take_states)* #call.await.map_err(::core::convert::Into::into) })
     } else {
-        quote!(async move { #call.map_err(::core::convert::Into::into) })
+        quote!(async move { #(#take_states)* #call.map_err(::core::convert::Into::into) })
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
-    let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };
+    let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
+    let required_state = (!states.is_empty()).then(|| {
+        let state_types = states.iter().map(|ty| quote_spanned!(ty.span()=> #private::StateType::of::<#ty>()));
+        quote! {
+            fn required_state(&self) -> &'static [#private::StateType] {
+                const STATES: &[#private::StateType] = &[#(#state_types),*];
+                STATES
+            }
+        }
+    });
 
     let contents = tool.format.as_ref().map(|format| quote!(#private::IntoContents::into_contents(#format(&output))));
     let render = match (handler.text_only, contents) {
         (true, None) => quote!(::core::result::Result::Ok(#private::ToolOutput::text(output))),
         (true, Some(contents)) => {
-            quote!(::core::result::Result::Ok(#private::ToolOutput { content: #contents, structured: ::core::option::Option::None }))
+            quote!(::core::result::Result::Ok(#private::ToolOutput::new(#contents)))
         }
         (false, None) => quote!(#private::ToolOutput::structured(&output, ::core::option::Option::None)),
         (false, Some(contents)) => {
             quote!(#private::ToolOutput::structured(&output, ::core::option::Option::Some(#contents)))
         }
     };
-    let output_schema = if handler.text_only {
-        quote!(::core::option::Option::None)
-    } else {
-        quote!(::core::option::Option::Some(#private::schema::output_schema::<#output>()))
-    };
-
     // Format parity (runtime/src/lint) renders samples through `format`; only
     // tools with a `format` and a structured result have something to check.
     let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
         quote! {
-            fn sample_output(&self, sample: #private::serde_json::Value) -> #private::contract::OutputSample<Self::Output> {
+            fn sample_output(&self, sample: #private::SampleValue) -> #private::OutputSample<Self::Output> {
                 #[allow(unused_imports)]
-                use #private::contract::{DecodeSample as _, DecodeSampleFallback as _};
-                (&#private::contract::SampleProbe::<Self::Output>::new()).decode(sample)
+                use #private::{DecodeSample as _, DecodeSampleFallback as _};
+                (&#private::SampleProbe::<Self::Output>::new()).decode(sample)
             }
         }
     });
 
+    // The definition is built through its constructor and only the setters of
+    // what the attribute says, so the expansion stays small.
     let name = &tool.name;
-    let title = option_str(tool.title.as_deref());
-    let description = option_str(tool.description.as_deref());
+    let mut definition = quote!(#private::ToolDefinition::new(#name, #private::schema::input_schema::<#input>()));
+    if let Some(title) = &tool.title {
+        definition.extend(quote!(.with_title(#title)));
+    }
+    if let Some(description) = &tool.description {
+        definition.extend(quote!(.with_description(#description)));
+    }
+    if !handler.text_only {
+        definition.extend(quote!(.with_output_schema(#private::schema::output_schema::<#output>())));
+    }
     let annotations = &tool.annotations;
-    let annotation_title = option_str(annotations.title.as_deref());
-    let [read_only, destructive, idempotent, open_world] =
-        [annotations.read_only, annotations.destructive, annotations.idempotent, annotations.open_world]
-            .map(option_bool);
+    let mut hints = TokenStream::new();
+    if let Some(title) = &annotations.title {
+        hints.extend(quote!(.with_title(#title)));
+    }
+    for (value, setter) in [
+        (annotations.read_only, "with_read_only_hint"),
+        (annotations.destructive, "with_destructive_hint"),
+        (annotations.idempotent, "with_idempotent_hint"),
+        (annotations.open_world, "with_open_world_hint"),
+    ] {
+        if let Some(value) = value {
+            let setter = format_ident!("{setter}");
+            hints.extend(quote!(.#setter(#value)));
+        }
+    }
+    if !hints.is_empty() {
+        definition.extend(quote!(.with_annotations(#private::ToolAnnotations::new() #hints)));
+    }
     let scopes = &tool.auth;
+    if !scopes.is_empty() {
+        definition.extend(quote!(.with_auth_scopes(&[#(#scopes),*])));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),
     };
+    if tool.contract.is_some() {
+        definition.extend(quote!(.with_errors(#errors)));
+    }
 
     quote! {
         #[automatically_derived]
@@ -265,22 +317,7 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
 
             fn definition(&self) -> &'static #private::ToolDefinition {
                 static DEFINITION: ::std::sync::OnceLock<#private::ToolDefinition> = ::std::sync::OnceLock::new();
-                DEFINITION.get_or_init(|| #private::ToolDefinition {
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    input_schema: #private::schema::input_schema::<#input>(),
-                    output_schema: #output_schema,
-                    annotations: #private::ToolAnnotations {
-                        title: #annotation_title,
-                        read_only_hint: #read_only,
-                        destructive_hint: #destructive,
-                        idempotent_hint: #idempotent,
-                        open_world_hint: #open_world,
-                    },
-                    auth_scopes: &[#(#scopes),*],
-                    errors: #errors,
-                })
+                DEFINITION.get_or_init(|| #definition)
             }
 
             fn call(
@@ -300,20 +337,18 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
             fn checked_at_compile_time(&self) -> bool {
                 true
             }
+
+            #required_state
         }
-    }
-}
 
-fn option_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-fn option_bool(value: Option<bool>) -> TokenStream {
-    match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
+        #[automatically_derived]
+        impl #tool_ident {
+            /// A detached context of this tool for unit tests of its handler: the
+            /// tool's name and contract, no client, never cancelled, no state.
+            #[must_use]
+            #vis fn test_ctx() -> #private::Ctx<#reason_type> {
+                #private::typed_context(#private::Context::new(#name, #errors))
+            }
+        }
     }
 }

@@ -7,10 +7,12 @@
 //! - [`try_catch`](mod@try_catch): log a failure once, with sanitized input, and return it;
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
+//! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
+//! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
@@ -20,11 +22,15 @@ pub mod contract;
 pub mod errors;
 pub mod http;
 pub mod lint;
+#[cfg(feature = "logging")]
+pub mod logging;
+mod private;
 pub mod render;
 pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
+pub mod state;
 pub mod try_catch;
 
 #[cfg(feature = "reqwest")]
@@ -36,9 +42,36 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, FormatSample, IntoContents, NoArguments, NoContract, OutputSample, Reason, Tool,
-    ToolAnnotations, ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
+    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
+pub use state::{SharedState, State, StateType};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};
+
+/// Where the lint reference documents `rule`: the `mcp_contract::lints` page of
+/// the facade's rustdoc, whose headings are the rule ids.
+///
+/// ```
+/// assert_eq!(
+///     mcp_contract_runtime::lint_docs_url("name-unique"),
+///     "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#name-unique"
+/// );
+/// ```
+pub fn lint_docs_url(rule: &str) -> String {
+    format!("{LINTS_DOCS}#{rule}")
+}
+
+/// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
+pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";
+
+/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
+/// API; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::{
+        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
+        classify_patterns, classify_type_names, typed_context,
+    };
+}

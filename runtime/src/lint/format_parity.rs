@@ -190,19 +190,34 @@ fn render(tool: &dyn DynTool, sample: Value) -> Rendered {
     }
 }
 
-/// Everything a client could show the model from `content`.
+/// Everything a client could show the model from `content`: every string and
+/// number of every block (text, image or audio data, embedded resources, links).
 fn text_of(output: &ToolOutput) -> String {
+    fn collect(value: &Value, text: &mut String) {
+        match value {
+            Value::String(part) => {
+                text.push_str(part);
+                text.push('\n');
+            }
+            Value::Number(number) => {
+                text.push_str(&number.to_string());
+                text.push('\n');
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect(item, text)),
+            Value::Object(map) => {
+                map.iter().filter(|(key, _)| *key != "type").for_each(|(_, item)| collect(item, text))
+            }
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
     let mut text = String::new();
     for block in &output.content {
-        match block {
-            Content::Text { text: part } => text.push_str(part),
-            Content::Image { data, mime_type } => {
-                text.push_str(data);
-                text.push('\n');
-                text.push_str(mime_type);
-            }
+        if let Content::Text { text: part } = block {
+            text.push_str(part);
+            text.push('\n');
+        } else if let Ok(value) = serde_json::to_value(block) {
+            collect(&value, &mut text);
         }
-        text.push('\n');
     }
     text
 }

@@ -25,7 +25,8 @@
 //! let report = validate(&LintInput::default().server_json(r#"{"name": "io.github.acme/museum"}"#));
 //! assert!(!report.passed);
 //! assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-description-required"));
-//! assert!(report.diagnostics[0].message.ends_with(&format!("see docs/lints.md#{}", report.diagnostics[0].rule)));
+//! let first = &report.diagnostics[0];
+//! assert!(first.message.ends_with(&mcp_contract_runtime::lint_docs_url(first.rule)));
 //! ```
 
 mod definitions;
@@ -99,7 +100,8 @@ pub struct Diagnostic {
     /// `server.json` (`/packages/0/version`), or for format parity the field's
     /// path in the structured result (`results[].title`).
     pub path: Option<String>,
-    /// What is wrong and how to fix it, ending with `see docs/lints.md#<rule>`.
+    /// What is wrong and how to fix it, ending with `see <the rule's section of the lint reference>`
+    /// ([`lint_docs_url`](crate::lint_docs_url)).
     pub message: String,
 }
 
@@ -117,7 +119,7 @@ impl Diagnostic {
             kind,
             name: name.into(),
             path,
-            message: format!("{text}; see docs/lints.md#{}", rule.id),
+            message: format!("{text}; see {}", crate::lint_docs_url(rule.id)),
         }
     }
 }
