@@ -455,6 +455,48 @@ fn an_output_that_is_not_deserialize_is_said_once() {
     assert!(report.diagnostics[0].message.contains("not `Deserialize`"), "{}", report.diagnostics[0].message);
 }
 
+/// An ISBN: its `Deserialize` accepts digits and dashes only, which its schema
+/// (a plain string) does not say.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(try_from = "String")]
+pub struct Isbn(String);
+
+impl TryFrom<String> for Isbn {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, String> {
+        if text.chars().all(|ch| ch.is_ascii_digit() || ch == '-') {
+            Ok(Self(text))
+        } else {
+            Err(format!("`{text}` is not an ISBN"))
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct Book {
+    /// The book's ISBN.
+    pub isbn: Isbn,
+}
+
+fn render_book(book: &Book) -> String {
+    book.isbn.0.clone()
+}
+
+/// A book by ISBN.
+#[mcp_tool(format = render_book)]
+fn get_book() -> Result<Book, McpError> {
+    Err(McpError::not_found("None."))
+}
+
+#[test]
+fn an_output_type_stricter_than_its_schema_is_format_parity_walk_failed() {
+    let report = lint(&[&GetBook]);
+    assert_eq!(found(&report), [("format-parity-walk-failed", String::new())]);
+    let message = &report.diagnostics[0].message;
+    assert!(message.contains("refused a sample") && message.contains("at `isbn`"), "{message}");
+}
+
 /// Without `format`, the text is the JSON itself: nothing to check, nothing said.
 #[mcp_tool]
 fn plain_json() -> Result<WriteOnlyOutput, McpError> {

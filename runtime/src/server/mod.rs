@@ -260,12 +260,9 @@ impl fmt::Display for ServerError {
                 crate::lint_docs_url("name-unique"),
             ),
             Self::Lint(report) => {
-                let errors = report.errors().count();
-                writeln!(f, "The tools' definitions have {errors} lint error(s); the server was not built.")?;
-                for diagnostic in report.diagnostics.iter().filter(|d| d.severity == Severity::Error) {
-                    writeln!(f, "  {diagnostic}")?;
-                }
-                f.write_str("Fix them, or turn the linter off with `Server::lint_at_build(false)`.")
+                writeln!(f, "The tools' definitions do not pass the definition linter; the server was not built.")?;
+                writeln!(f, "{report}")?;
+                f.write_str("Fix the errors, or turn the linter off with `Server::lint_at_build(false)`.")
             }
             Self::MissingState(missing) => {
                 f.write_str("Tools take shared state that this server never registered:")?;
