@@ -402,6 +402,73 @@ mod tests {
         }
     }
 
+    /// `Server::build` logs each warning through `tracing`, with its rule id.
+    #[cfg(feature = "rmcp")]
+    #[test]
+    fn build_logs_the_warnings() {
+        use std::sync::{Arc, Mutex};
+
+        use tracing::field::{Field, Visit};
+        use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
+
+        use crate::contract::{Tool, ToolDefinition, ToolOutput};
+
+        #[derive(Clone, Default)]
+        struct Capture(Arc<Mutex<Vec<(String, String)>>>);
+        struct Rule<'a>(&'a mut String);
+        impl Visit for Rule<'_> {
+            fn record_str(&mut self, field: &Field, value: &str) {
+                if field.name() == "rule" {
+                    value.clone_into(self.0);
+                }
+            }
+            fn record_debug(&mut self, _field: &Field, _value: &dyn std::fmt::Debug) {}
+        }
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
+            fn on_event(&self, event: &tracing::Event<'_>, _ctx: LayerContext<'_, S>) {
+                let mut rule = String::new();
+                event.record(&mut Rule(&mut rule));
+                self.0.lock().unwrap().push((event.metadata().target().to_owned(), rule));
+            }
+        }
+
+        /// A hand-written tool without a description.
+        struct Quiet;
+        static QUIET: std::sync::LazyLock<ToolDefinition> = std::sync::LazyLock::new(|| {
+            ToolDefinition::new("quiet", crate::schema::input_schema::<crate::contract::NoArguments>())
+        });
+        impl Tool for Quiet {
+            type Input = crate::contract::NoArguments;
+            type Output = String;
+            fn definition(&self) -> &'static ToolDefinition {
+                &QUIET
+            }
+            async fn call(&self, _input: Self::Input, _ctx: crate::Context) -> Result<String, crate::McpError> {
+                Ok(String::new())
+            }
+            fn render(&self, output: String) -> Result<ToolOutput, crate::McpError> {
+                Ok(ToolOutput::text(output))
+            }
+        }
+
+        let capture = Capture::default();
+        let subscriber = tracing_subscriber::registry().with(capture.clone());
+        let built = tracing::subscriber::with_default(subscriber, || {
+            crate::server::Server::new("museum", "1.0.0").tool(Quiet).build()
+        });
+        assert!(built.is_ok(), "a warning does not fail the build");
+        let events = capture.0.lock().unwrap().clone();
+        assert_eq!(events, [("mcp_contract::lint".to_owned(), "description-required".to_owned())]);
+
+        let capture = Capture::default();
+        let subscriber = tracing_subscriber::registry().with(capture.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            crate::server::Server::new("museum", "1.0.0").tool(Quiet).lint_at_build(false).build()
+        })
+        .expect("builds");
+        assert!(capture.0.lock().unwrap().is_empty(), "turned off, the linter says nothing");
+    }
+
     #[test]
     fn rule_ids_are_unique() {
         let mut ids: Vec<&str> = RULES.iter().map(|rule| rule.id).collect();
