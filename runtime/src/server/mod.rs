@@ -38,7 +38,7 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
-use crate::lint::{self, LintInput, LintOptions, LintReport, Severity};
+use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::state::StateMap;
 
 pub use handler::{ERRORS_META_KEY, ToolServer};
