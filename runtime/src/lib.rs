@@ -11,6 +11,7 @@
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
+//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
@@ -22,6 +23,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
 mod private;
@@ -42,8 +44,8 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
-    ToolAnnotations, ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
+    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
@@ -70,5 +72,8 @@ pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/l
 /// API; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+    pub use crate::private::{
+        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
+        classify_patterns, classify_type_names, typed_context,
+    };
 }
