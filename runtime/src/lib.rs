@@ -8,17 +8,23 @@
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
+//!   resources (URIs and RFC 6570 templates, see [`uri_template`]) and prompts.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
 pub mod classify;
+pub mod completion;
 pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+mod params;
+pub mod prompt;
 pub mod render;
+pub mod resource;
 pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
@@ -32,11 +38,15 @@ pub use self::http::{
     http_status_to_error_code,
 };
 pub use classify::{classify, classify_parts};
+pub use completion::{Completion, CompletionRequest};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
     Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
     ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
+pub use mcp_contract_uri_template as uri_template;
+pub use prompt::{DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role};
+pub use resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
 pub use retry::{RetryPolicy, with_retry};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};

@@ -25,6 +25,7 @@
 //! # }
 //! ```
 
+mod catalog;
 mod channel;
 mod handler;
 mod transport;
@@ -38,6 +39,7 @@ use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
 
+pub use catalog::PrimitiveKind;
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
 
@@ -53,6 +55,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    catalog: catalog::Registered,
 }
 
 impl Server {
@@ -60,7 +63,12 @@ impl Server {
     ///
     /// [`server_from_crate!`](crate::server_from_crate) fills both from your crate's manifest.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new() }
+        Self {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            catalog: catalog::Registered::default(),
+        }
     }
 
     /// A human-readable title for clients' UIs.
@@ -92,7 +100,10 @@ impl Server {
     /// # Errors
     ///
     /// [`ServerError::DuplicateTool`] when two tools share a name (rule
-    /// `name-unique`): a client could only ever reach one of them.
+    /// `name-unique`): a client could only ever reach one of them;
+    /// [`ServerError::DuplicateName`] when a resource or prompt shares a name
+    /// with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
+    /// and [`ServerError::DuplicateResourceUri`] for resource URIs.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -101,7 +112,8 @@ impl Server {
                 return Err(ServerError::DuplicateTool { name });
             }
         }
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name))
+        let catalog = self.catalog.build(by_name.keys().copied())?;
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, catalog))
     }
 }
 
@@ -139,6 +151,32 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// A resource or prompt has the name of another tool, resource or prompt
+    /// (rule `name-unique`): names are one namespace across the three kinds.
+    DuplicateName {
+        /// The shared name.
+        name: &'static str,
+        /// The kind registered first under it.
+        first: PrimitiveKind,
+        /// The kind registered second.
+        second: PrimitiveKind,
+    },
+    /// A resource's URI is not a valid RFC 6570 URI template (rule `uri-template-valid`).
+    InvalidUriTemplate {
+        /// The resource's name.
+        resource: &'static str,
+        /// What is wrong, and at which byte.
+        error: mcp_contract_uri_template::ParseError,
+    },
+    /// Two resources are registered under one URI or URI template.
+    DuplicateResourceUri {
+        /// The URI or template.
+        uri: &'static str,
+        /// The resource registered first.
+        first: &'static str,
+        /// The resource registered second.
+        second: &'static str,
+    },
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
@@ -155,6 +193,21 @@ impl fmt::Display for ServerError {
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
                  Rename one of the tools or register it once. See docs/lints.md#name-unique."
             ),
+            Self::DuplicateName { name, first, second } => write!(
+                f,
+                "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
+                 across tools, resources and prompts. Rename one of them. See docs/lints.md#name-unique."
+            ),
+            Self::InvalidUriTemplate { resource, error } => write!(
+                f,
+                "The URI of the resource `{resource}` is not a valid URI template: {error}. \
+                 See docs/lints.md#uri-template-valid."
+            ),
+            Self::DuplicateResourceUri { uri, first, second } => write!(
+                f,
+                "The resources `{first}` and `{second}` are both registered under the URI `{uri}`; \
+                 a client could only read one of them. Give each resource its own URI."
+            ),
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -165,7 +218,8 @@ impl fmt::Display for ServerError {
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } => None,
+            Self::DuplicateTool { .. } | Self::DuplicateName { .. } | Self::DuplicateResourceUri { .. } => None,
+            Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
