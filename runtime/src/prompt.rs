@@ -32,7 +32,7 @@ pub struct PromptDefinition {
     pub title: Option<&'static str>,
     /// What the prompt is for.
     pub description: Option<&'static str>,
-    /// Its arguments, in the order the arguments type declares them.
+    /// Its arguments: the required ones first, in field order, then the optional ones by name.
     pub arguments: Vec<PromptArgument>,
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
@@ -51,7 +51,7 @@ pub struct PromptArgument {
 
 /// The arguments of a prompt whose arguments type is `T`: one per field, with
 /// the field's doc comment as description, required unless the field is an
-/// `Option` or has a default.
+/// `Option` or has a default; the required ones first.
 ///
 /// ```
 /// use mcp_contract_runtime::prompt::prompt_arguments;
@@ -76,14 +76,18 @@ pub fn prompt_arguments<T: JsonSchema>() -> Vec<PromptArgument> {
         .map(|names| names.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
-    properties
+    let mut arguments: Vec<PromptArgument> = properties
         .iter()
         .map(|(name, property)| PromptArgument {
             name: name.clone(),
             description: property.get("description").and_then(Value::as_str).map(str::to_owned),
             required: required.contains(&name.as_str()),
         })
-        .collect()
+        .collect();
+    // Required arguments first, in the schema's `required` order (the fields'
+    // order); then the optional ones, by name.
+    arguments.sort_by_key(|argument| required.iter().position(|name| *name == argument.name).unwrap_or(usize::MAX));
+    arguments
 }
 
 /// Who speaks a prompt message.
