@@ -9,6 +9,9 @@ pub mod prelude {
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
+        Completion, CompletionRequest, Prompt, PromptMessage, Resource, ResourceContent, ResourceContents,
+    };
+    pub use mcp_contract_runtime::{
         Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, Tool, ToolDefinition,
     };
     pub use schemars::JsonSchema;
