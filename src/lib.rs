@@ -12,7 +12,7 @@ pub mod prelude {
         Completion, CompletionRequest, Prompt, PromptMessage, Resource, ResourceContent, ResourceContents,
     };
     pub use mcp_contract_runtime::{
-        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, Tool, ToolDefinition,
+        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, State, Tool, ToolDefinition,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

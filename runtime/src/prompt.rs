@@ -19,6 +19,7 @@ use crate::contract::{BoxFuture, ErrorContract};
 use crate::errors::{JsonObject, McpError};
 use crate::params::{self, DecodeError};
 use crate::resource::{ResourceContent, base64};
+use crate::state::StateType;
 
 /// Everything a server publishes about a prompt in `prompts/list`.
 ///
@@ -182,6 +183,13 @@ pub trait Prompt: Send + Sync + 'static {
         let _ = (request, ctx);
         std::future::ready(Ok(Completion::none()))
     }
+
+    /// The shared state types the handler takes (its `State<T>` parameters).
+    /// [`Server::build`](crate::server::Server::build) refuses a server that
+    /// registered none of one of them.
+    fn required_state(&self) -> &'static [StateType] {
+        &[]
+    }
 }
 
 /// The object-safe face of a [`Prompt`], for servers that hold many.
@@ -194,6 +202,9 @@ pub trait DynPrompt: Send + Sync + 'static {
 
     /// Suggest values for an argument.
     fn complete_dyn(&self, request: CompletionRequest, ctx: Context) -> BoxFuture<'_, Result<Completion, McpError>>;
+
+    /// The shared state types the handler takes; see [`Prompt::required_state`].
+    fn required_state(&self) -> &'static [StateType];
 }
 
 impl<T: Prompt> DynPrompt for T {
@@ -211,6 +222,10 @@ impl<T: Prompt> DynPrompt for T {
 
     fn complete_dyn(&self, request: CompletionRequest, ctx: Context) -> BoxFuture<'_, Result<Completion, McpError>> {
         Box::pin(self.complete(request, ctx))
+    }
+
+    fn required_state(&self) -> &'static [StateType] {
+        Prompt::required_state(self)
     }
 }
 

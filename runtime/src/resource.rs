@@ -19,6 +19,7 @@ use crate::context::Context;
 use crate::contract::{BoxFuture, ErrorContract};
 use crate::errors::McpError;
 use crate::params::{self, DecodeError};
+use crate::state::StateType;
 use mcp_contract_uri_template::Captures;
 
 /// Everything a server publishes about a resource or resource template.
@@ -212,6 +213,13 @@ pub trait Resource: Send + Sync + 'static {
         let _ = (request, ctx);
         std::future::ready(Ok(Completion::none()))
     }
+
+    /// The shared state types the handler takes (its `State<T>` parameters).
+    /// [`Server::build`](crate::server::Server::build) refuses a server that
+    /// registered none of one of them.
+    fn required_state(&self) -> &'static [StateType] {
+        &[]
+    }
 }
 
 /// The object-safe face of a [`Resource`], for servers that hold many.
@@ -229,6 +237,9 @@ pub trait DynResource: Send + Sync + 'static {
 
     /// Suggest values for a template variable.
     fn complete_dyn(&self, request: CompletionRequest, ctx: Context) -> BoxFuture<'_, Result<Completion, McpError>>;
+
+    /// The shared state types the handler takes; see [`Resource::required_state`].
+    fn required_state(&self) -> &'static [StateType];
 }
 
 impl<T: Resource> DynResource for T {
@@ -251,6 +262,10 @@ impl<T: Resource> DynResource for T {
 
     fn complete_dyn(&self, request: CompletionRequest, ctx: Context) -> BoxFuture<'_, Result<Completion, McpError>> {
         Box::pin(self.complete(request, ctx))
+    }
+
+    fn required_state(&self) -> &'static [StateType] {
+        Resource::required_state(self)
     }
 }
 

@@ -10,7 +10,9 @@ use mcp_contract_runtime::contract::{ToolAnnotations, ToolDefinition, ToolOutput
 use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
 use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, HttpOptions, PrimitiveKind, Server, ServerError};
-use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason, Tool};
+use mcp_contract_runtime::{
+    Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType, Tool,
+};
 use rmcp::model::{
     ArgumentInfo, ClientConfig, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams, Reference,
 };
@@ -520,7 +522,7 @@ fn names_are_unique_across_tools_resources_and_prompts() {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("docs/lints.md#name-unique"), "{err}");
+    assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("name-unique")), "{err}");
 
     static ABOUT_PROMPT: LazyLock<PromptDefinition> = LazyLock::new(|| PromptDefinition {
         name: "object_record",
@@ -556,7 +558,7 @@ fn resource_uris_must_be_valid_templates_registered_once() {
     let err = Server::new("x", "1").resource(Echo(&BROKEN)).build().unwrap_err();
     let ServerError::InvalidUriTemplate { resource: "broken", error } = &err else { panic!("{err}") };
     assert_eq!(error.offset(), 24);
-    assert!(err.to_string().contains("docs/lints.md#uri-template-valid"), "{err}");
+    assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("uri-template-valid")), "{err}");
 
     static AGAIN: ResourceDefinition = ResourceDefinition { name: "file_again", ..FILES };
     let err = Server::new("x", "1").resource(Echo(&FILES)).resource(Echo(&AGAIN)).build().unwrap_err();
@@ -623,4 +625,47 @@ async fn errors_reach_a_streamable_http_client_in_the_json_rpc_envelope() {
 
     shutdown.cancel();
     served.await.unwrap().unwrap();
+}
+
+// --- Shared state -----------------------------------------------------------------
+
+struct Hours(&'static str);
+
+static HOURS: ResourceDefinition = ResourceDefinition {
+    uri: "museum://hours",
+    name: "hours",
+    title: None,
+    description: Some("Opening hours, from the server's state."),
+    mime_type: None,
+    errors: &[],
+};
+
+struct OpeningHours;
+
+impl Resource for OpeningHours {
+    type Params = NoArguments;
+
+    fn definition(&self) -> &'static ResourceDefinition {
+        &HOURS
+    }
+
+    async fn read(&self, _uri: &str, _params: NoArguments, ctx: Context) -> Result<ResourceContents, McpError> {
+        let hours = State::<Hours>::from_context(&ctx)?;
+        Ok(ResourceContents::text(hours.0))
+    }
+
+    fn required_state(&self) -> &'static [StateType] {
+        const NEEDS: &[StateType] = &[StateType::of::<Hours>()];
+        NEEDS
+    }
+}
+
+#[tokio::test]
+async fn resource_handlers_get_the_servers_state_and_a_missing_one_fails_the_build() {
+    let err = Server::new("x", "1").resource(OpeningHours).build().unwrap_err();
+    assert!(matches!(err, ServerError::MissingStateOf { kind: PrimitiveKind::Resource, name: "hours", .. }), "{err}");
+    assert!(err.to_string().contains("State<resources::Hours>"), "{err}");
+
+    let client = connect(Server::new("x", "1").state(Hours("10:00 to 17:00")).resource(OpeningHours)).await;
+    assert_eq!(read(&client, "museum://hours").await.unwrap()[0]["text"], "10:00 to 17:00");
 }

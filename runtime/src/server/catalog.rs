@@ -28,6 +28,7 @@ use crate::contract::{BoxFuture, ErrorContract};
 use crate::errors::{JsonObject, McpError};
 use crate::prompt::{DynPrompt, PromptContent, PromptDefinition, PromptMessage, Role};
 use crate::resource::{DynResource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
+use crate::state::{StateMap, StateType};
 use mcp_contract_uri_template::{Captures, UriTemplate};
 
 /// The three kinds of things a server offers, which share one namespace of names.
@@ -113,7 +114,11 @@ impl Registered {
     /// Check names (unique across tools, resources and prompts: `name-unique`),
     /// URIs (each a valid RFC 6570 template, each registered once) and build the
     /// list entries.
-    pub(super) fn build(self, tool_names: impl IntoIterator<Item = &'static str>) -> Result<Catalog, ServerError> {
+    pub(super) fn build(
+        self,
+        tool_names: impl IntoIterator<Item = &'static str>,
+        states: &StateMap,
+    ) -> Result<Catalog, ServerError> {
         let mut names: HashMap<&'static str, PrimitiveKind> = HashMap::new();
         let kinds = tool_names
             .into_iter()
@@ -125,6 +130,22 @@ impl Registered {
                 return Err(ServerError::DuplicateName { name, first, second: kind });
             }
             names.insert(name, kind);
+        }
+
+        let needs: Vec<(PrimitiveKind, &'static str, &'static [StateType])> = self
+            .resources
+            .iter()
+            .map(|resource| (PrimitiveKind::Resource, resource.definition().name, resource.required_state()))
+            .chain(
+                self.prompts
+                    .iter()
+                    .map(|prompt| (PrimitiveKind::Prompt, prompt.definition().name, prompt.required_state())),
+            )
+            .collect();
+        for (kind, name, required) in needs {
+            if let Some(missing) = required.iter().find(|state| !states.contains(**state)) {
+                return Err(ServerError::MissingStateOf { kind, name, type_name: missing.type_name() });
+            }
         }
 
         let mut templates = Vec::with_capacity(self.resources.len());

@@ -25,6 +25,7 @@ use crate::context::{Context, LogLevel};
 use crate::contract::{Content, DynTool, ErrorContract, ToolDefinition, ToolOutput};
 use crate::errors::{JsonObject, McpError};
 use crate::render;
+use crate::state::StateMap;
 
 /// The `_meta` key under which `tools/list` publishes a tool's error contract:
 /// a list of `{reason, code, when, recovery, retryable}`.
@@ -54,6 +55,7 @@ struct Shared {
     tools: Vec<Arc<dyn DynTool>>,
     listed: Vec<rmcp::model::Tool>,
     by_name: HashMap<&'static str, usize>,
+    states: StateMap,
     catalog: Catalog,
 }
 
@@ -66,6 +68,7 @@ impl ToolServer {
         instructions: Option<String>,
         tools: Vec<Arc<dyn DynTool>>,
         by_name: HashMap<&'static str, usize>,
+        states: StateMap,
         catalog: Catalog,
     ) -> Self {
         let mut capabilities = channel::capabilities();
@@ -74,7 +77,7 @@ impl ToolServer {
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, catalog }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
         }
     }
@@ -112,7 +115,10 @@ impl ToolServer {
             log_level: Arc::clone(&self.log_level),
             tool: name,
         };
-        Context::new(name, errors).with_cancellation(context.ct.clone()).with_channel(Arc::new(channel))
+        Context::new(name, errors)
+            .with_cancellation(context.ct.clone())
+            .with_channel(Arc::new(channel))
+            .with_states(self.shared.states.clone())
     }
 }
 
@@ -164,7 +170,8 @@ impl ServerHandler for ToolServer {
         };
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
-            .with_channel(Arc::new(channel));
+            .with_channel(Arc::new(channel))
+            .with_states(self.shared.states.clone());
         let arguments = request.arguments.unwrap_or_default();
         match run_tool(tool, arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),

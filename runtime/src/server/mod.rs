@@ -38,12 +38,13 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
+use crate::state::StateMap;
 
 pub use catalog::PrimitiveKind;
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
 
-/// A server under construction: its identity, instructions and tools.
+/// A server under construction: its identity, instructions, tools and shared state.
 ///
 /// ```
 /// use mcp_contract_runtime::server::Server;
@@ -55,6 +56,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    states: StateMap,
     catalog: catalog::Registered,
 }
 
@@ -67,6 +69,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            states: StateMap::default(),
             catalog: catalog::Registered::default(),
         }
     }
@@ -95,15 +98,39 @@ impl Server {
         self
     }
 
+    /// Share `value` with every handler that takes a `State<T>` of its type
+    /// (a pool, an HTTP client, a configuration). Register as many types as the
+    /// tools need; a second value of one type replaces the first.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::Server;
+    /// struct Collection { objects: Vec<&'static str> }
+    /// let server = Server::new("museum", "1.0.0").state(Collection { objects: vec!["Vase"] });
+    /// # server.build().unwrap();
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.shared_state(Arc::new(value))
+    }
+
+    /// [`Server::state`] for a value already behind an `Arc` that the
+    /// application keeps a handle on too.
+    pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.states.insert(value);
+        self
+    }
+
     /// Check the tools and build the rmcp handler.
     ///
     /// # Errors
     ///
-    /// [`ServerError::DuplicateTool`] when two tools share a name (rule
-    /// `name-unique`): a client could only ever reach one of them;
-    /// [`ServerError::DuplicateName`] when a resource or prompt shares a name
-    /// with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
-    /// and [`ServerError::DuplicateResourceUri`] for resource URIs.
+    /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
+    ///   `name-unique`): a client could only ever reach one of them;
+    /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
+    ///   was never registered with [`Server::state`]: every call of it would fail;
+    /// - [`ServerError::DuplicateName`] when a resource or prompt shares a name
+    ///   with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
+    ///   and [`ServerError::DuplicateResourceUri`] for resource URIs;
+    ///   [`ServerError::MissingStateOf`] for a resource's or prompt's state.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -112,8 +139,22 @@ impl Server {
                 return Err(ServerError::DuplicateTool { name });
             }
         }
-        let catalog = self.catalog.build(by_name.keys().copied())?;
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, catalog))
+        let missing: Vec<MissingState> = self
+            .tools
+            .iter()
+            .flat_map(|tool| {
+                let tool_name = tool.definition().name;
+                tool.required_state()
+                    .iter()
+                    .filter(|state| !self.states.contains(**state))
+                    .map(move |state| MissingState { tool: tool_name, type_name: state.type_name() })
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(ServerError::MissingState(missing));
+        }
+        let catalog = self.catalog.build(by_name.keys().copied(), &self.states)?;
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog))
     }
 }
 
@@ -143,7 +184,9 @@ macro_rules! server_from_crate {
 }
 
 /// Why a server could not be built or stopped serving.
-#[derive(Debug)]
+///
+/// Its `Debug` form is the readable message and its causes, because that is what
+/// `fn main() -> Result<(), Box<dyn Error>>` prints when serving fails to start.
 #[non_exhaustive]
 pub enum ServerError {
     /// Two tools were registered under one name (rule `name-unique`).
@@ -151,6 +194,9 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// Tools take shared state that was never registered with [`Server::state`]:
+    /// each tool and state type, in registration order.
+    MissingState(Vec<MissingState>),
     /// A resource or prompt has the name of another tool, resource or prompt
     /// (rule `name-unique`): names are one namespace across the three kinds.
     DuplicateName {
@@ -167,6 +213,16 @@ pub enum ServerError {
         resource: &'static str,
         /// What is wrong, and at which byte.
         error: mcp_contract_uri_template::ParseError,
+    },
+    /// A resource or prompt takes shared state that was never registered with
+    /// [`Server::state`] (the first such type).
+    MissingStateOf {
+        /// Whether a resource or a prompt.
+        kind: PrimitiveKind,
+        /// Its name.
+        name: &'static str,
+        /// The state type's name.
+        type_name: &'static str,
     },
     /// Two resources are registered under one URI or URI template.
     DuplicateResourceUri {
@@ -191,23 +247,38 @@ impl fmt::Display for ServerError {
             Self::DuplicateTool { name } => write!(
                 f,
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
-                 Rename one of the tools or register it once. See docs/lints.md#name-unique."
+                 Rename one of the tools or register it once (rule `name-unique`: {})",
+                crate::lint_docs_url("name-unique"),
             ),
             Self::DuplicateName { name, first, second } => write!(
                 f,
                 "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
-                 across tools, resources and prompts. Rename one of them. See docs/lints.md#name-unique."
+                 across tools, resources and prompts. Rename one of them (rule `name-unique`: {})",
+                crate::lint_docs_url("name-unique"),
             ),
             Self::InvalidUriTemplate { resource, error } => write!(
                 f,
-                "The URI of the resource `{resource}` is not a valid URI template: {error}. \
-                 See docs/lints.md#uri-template-valid."
+                "The URI of the resource `{resource}` is not a valid URI template: {error} \
+                 (rule `uri-template-valid`: {})",
+                crate::lint_docs_url("uri-template-valid"),
+            ),
+            Self::MissingStateOf { kind, name, type_name } => write!(
+                f,
+                "The {kind} `{name}` takes `State<{type_name}>`, which this server never registered; \
+                 register the value with `Server::state(..)` before serving."
             ),
             Self::DuplicateResourceUri { uri, first, second } => write!(
                 f,
                 "The resources `{first}` and `{second}` are both registered under the URI `{uri}`; \
                  a client could only read one of them. Give each resource its own URI."
             ),
+            Self::MissingState(missing) => {
+                f.write_str("Tools take shared state that this server never registered:")?;
+                for MissingState { tool, type_name } in missing {
+                    write!(f, " the tool `{tool}` takes `State<{type_name}>`;")?;
+                }
+                f.write_str(" register each value with `Server::state(..)` before serving.")
+            }
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -215,16 +286,42 @@ impl fmt::Display for ServerError {
     }
 }
 
+/// The message and its causes, not the variant's fields: see [`ServerError`].
+impl fmt::Debug for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)?;
+        let mut source = self.source();
+        while let Some(cause) = source {
+            write!(f, "\n  caused by: {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } | Self::DuplicateName { .. } | Self::DuplicateResourceUri { .. } => None,
+            Self::DuplicateTool { .. }
+            | Self::MissingState(_)
+            | Self::DuplicateName { .. }
+            | Self::MissingStateOf { .. }
+            | Self::DuplicateResourceUri { .. } => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
         }
     }
+}
+
+/// A tool's shared state type that the server has no value of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingState {
+    /// The tool's name.
+    pub tool: &'static str,
+    /// The state type's name, e.g. `museum::Collection`.
+    pub type_name: &'static str,
 }
 
 impl From<std::io::Error> for ServerError {
