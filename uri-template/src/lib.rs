@@ -82,6 +82,8 @@ pub use parse::{ParseError, ParseErrorKind};
 pub struct UriTemplate {
     source: Box<str>,
     parts: Vec<Part>,
+    /// Whether a variable name appears twice (matching must then check agreement).
+    repeated_names: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -64,15 +64,13 @@ impl UriTemplate {
     /// assert!(template.match_uri("file:///notes/a.md").is_none());
     /// ```
     pub fn match_uri(&self, uri: &str) -> Option<Captures> {
-        let names: Vec<&str> = self.variables().map(Variable::name).collect();
-        let repeated = (1..names.len()).any(|i| names[..i].contains(&names[i]));
         let mut matcher = Matcher {
             parts: &self.parts,
             uri: uri.as_bytes(),
             captured: Vec::new(),
             // Whether a state fails does not depend on how it was reached, unless
             // a repeated variable must agree with an earlier capture.
-            failed: (!repeated).then(HashSet::new),
+            failed: (!self.repeated_names).then(HashSet::new),
         };
         if !matcher.match_from(0, 0) {
             return None;
@@ -109,16 +107,19 @@ impl<'t> Matcher<'t, '_> {
         if self.failed.as_ref().is_some_and(|failed| failed.contains(&(part, pos))) {
             return false;
         }
-        let matched = match current {
+        match current {
+            // Cheap to retry: not worth remembering.
             Part::Literal(text) => {
                 self.uri[pos..].starts_with(text.as_bytes()) && self.match_from(part + 1, pos + text.len())
             }
-            Part::Expression(expression) => self.match_expression(expression, part, pos),
-        };
-        if !matched && let Some(failed) = &mut self.failed {
-            failed.insert((part, pos));
+            Part::Expression(expression) => {
+                let matched = self.match_expression(expression, part, pos);
+                if !matched && let Some(failed) = &mut self.failed {
+                    failed.insert((part, pos));
+                }
+                matched
+            }
         }
-        matched
     }
 
     /// Try every end of `expression`'s text, longest first (rule 3).

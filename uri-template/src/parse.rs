@@ -152,7 +152,10 @@ impl UriTemplate {
         if !literal.is_empty() {
             parts.push(Part::Literal(literal));
         }
-        Ok(Self { source: source.into(), parts })
+        let mut template = Self { source: source.into(), parts, repeated_names: false };
+        let names: Vec<&str> = template.variables().map(Variable::name).collect();
+        template.repeated_names = (1..names.len()).any(|i| names[..i].contains(&names[i]));
+        Ok(template)
     }
 }
 
