@@ -1,0 +1,83 @@
+//! The items `#[mcp_resource]` generates, served and read as a client would.
+#![cfg(feature = "rmcp")]
+
+use mcp_contract::prelude::*;
+use mcp_contract::resource::ResourceDefinition;
+use rmcp::ServiceExt;
+use rmcp::model::{ClientConfig, ReadResourceRequestParams};
+use serde_json::{Value, json};
+
+struct Museum {
+    name: &'static str,
+}
+
+/// Opening hours and address.
+#[mcp_resource(uri = "museum://about", name = "about", mime_type = "text/markdown")]
+fn about(museum: State<Museum>) -> Result<String, McpError> {
+    Ok(format!("# {}\nOpen daily.", museum.name))
+}
+
+#[derive(Deserialize)]
+struct ObjectParams {
+    object_id: u32,
+}
+
+/// One object of the collection, as JSON.
+#[mcp_resource(
+    uri = "museum://objects/{object_id}",
+    name = "object_record",
+    title = "Object record",
+    mime_type = "application/json"
+)]
+async fn object_record(params: ObjectParams, ctx: Context) -> Result<ResourceContents, McpError> {
+    let _ = ctx.tool_name();
+    match params.object_id {
+        1 => ResourceContents::json(&json!({"id": 1, "title": "Vase"})),
+        id => Err(McpError::not_found(format!("No object {id}.")).with_reason("not_in_collection")),
+    }
+}
+
+#[test]
+fn the_definition_comes_from_the_attribute_and_the_doc_comment() {
+    let definition: &ResourceDefinition = Resource::definition(&ObjectRecord);
+    assert_eq!(definition.uri, "museum://objects/{object_id}");
+    assert_eq!(definition.name, "object_record");
+    assert_eq!(definition.title, Some("Object record"));
+    assert_eq!(definition.description, Some("One object of the collection, as JSON."));
+    assert_eq!(definition.mime_type, Some("application/json"));
+    assert_eq!(Resource::definition(&About).description, Some("Opening hours and address."));
+    assert_eq!(
+        Resource::required_state(&About).iter().map(|state| state.type_name()).collect::<Vec<_>>(),
+        [std::any::type_name::<Museum>()]
+    );
+    // The handler stays callable.
+    assert_eq!(about(State::new(Museum { name: "Met" })).unwrap(), "# Met\nOpen daily.");
+}
+
+#[tokio::test]
+async fn generated_resources_are_served() {
+    assert!(Server::new("m", "1").resource(About).build().is_err(), "the state `about` takes is missing");
+    let server = Server::new("m", "1").state(Museum { name: "Met" }).resource(About).resource(ObjectRecord);
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = server.build().unwrap();
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let client = ClientConfig::default().serve(client_io).await.unwrap();
+    let read = |uri: &'static str| client.read_resource(ReadResourceRequestParams::new(uri));
+    let about = serde_json::to_value(read("museum://about").await.unwrap().contents).unwrap();
+    assert_eq!(about, json!([{"uri": "museum://about", "mimeType": "text/markdown", "text": "# Met\nOpen daily."}]));
+    let object = serde_json::to_value(read("museum://objects/1").await.unwrap().contents).unwrap();
+    assert_eq!(object[0]["text"], "{\"id\":1,\"title\":\"Vase\"}");
+    match read("museum://objects/7").await {
+        Err(rmcp::service::ServiceError::McpError(error)) => {
+            let error: Value = serde_json::to_value(error).unwrap();
+            assert_eq!(
+                error,
+                json!({"code": -32001, "message": "No object 7.", "data": {"reason": "not_in_collection"}})
+            );
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
