@@ -1,11 +1,11 @@
 #![doc = include_str!("../README.md")]
 
-pub use mcp_contract_macros::{mcp_resource, mcp_tool};
+pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
 pub use mcp_contract_runtime::*;
 
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
-    pub use mcp_contract_macros::{mcp_resource, mcp_tool};
+    pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{

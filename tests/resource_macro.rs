@@ -81,3 +81,63 @@ async fn generated_resources_are_served() {
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
 }
+
+#[derive(Deserialize, JsonSchema)]
+struct PlanVisitArgs {
+    /// The department to visit, e.g. "Asian Art".
+    department: String,
+    /// How many days, 1 by default.
+    days: Option<u8>,
+}
+
+/// Plan a visit around one department.
+#[mcp_prompt(title = "Plan a visit")]
+fn plan_visit(args: PlanVisitArgs, museum: State<Museum>) -> Result<Vec<PromptMessage>, McpError> {
+    let days = args.days.unwrap_or(1);
+    Ok(vec![PromptMessage::user(format!(
+        "Plan a {days}-day visit of the {} department at the {}.",
+        args.department, museum.name
+    ))])
+}
+
+/// Say hello.
+#[mcp_prompt(name = "greet")]
+async fn greeting() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::assistant("Welcome to the museum.")])
+}
+
+#[tokio::test]
+async fn generated_prompts_are_served_with_their_arguments() {
+    let definition = Prompt::definition(&PlanVisit);
+    assert_eq!((definition.name, definition.title), ("plan_visit", Some("Plan a visit")));
+    assert_eq!(definition.description, Some("Plan a visit around one department."));
+    let arguments: Vec<(&str, bool)> = definition.arguments.iter().map(|a| (a.name.as_str(), a.required)).collect();
+    assert_eq!(arguments, [("department", true), ("days", false)]);
+    assert_eq!(Prompt::definition(&Greeting).name, "greet");
+    assert!(Prompt::definition(&Greeting).arguments.is_empty());
+
+    let server = Server::new("m", "1").state(Museum { name: "Met" }).prompt(PlanVisit).prompt(Greeting);
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = server.build().unwrap();
+    tokio::spawn(async move {
+        let running = server.serve(server_io).await.unwrap();
+        let _ = running.waiting().await;
+    });
+    let client = ClientConfig::default().serve(client_io).await.unwrap();
+    let arguments = json!({"department": "Asian Art", "days": "2"}).as_object().cloned().unwrap();
+    let result = client
+        .get_prompt(rmcp::model::GetPromptRequestParams::new("plan_visit").with_arguments(arguments))
+        .await
+        .unwrap();
+    let messages = serde_json::to_value(result.messages).unwrap();
+    assert_eq!(messages[0]["content"]["text"], "Plan a 2-day visit of the Asian Art department at the Met.");
+    match client.get_prompt(rmcp::model::GetPromptRequestParams::new("plan_visit")).await {
+        Err(rmcp::service::ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602);
+            assert_eq!(error.data, Some(json!({"argument": "department"})));
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+    let greeting = client.get_prompt(rmcp::model::GetPromptRequestParams::new("greet")).await.unwrap();
+    assert_eq!(greeting.messages.len(), 1);
+}

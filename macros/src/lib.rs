@@ -7,6 +7,7 @@ mod attr;
 mod diag;
 mod expand;
 mod lint;
+mod prompt;
 mod resource;
 mod valid;
 
@@ -61,4 +62,23 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
     resource::expand(args.into(), item).into()
+}
+
+/// Declare an MCP prompt.
+///
+/// ```ignore
+/// /// Plan a visit around one department.
+/// #[mcp_prompt]
+/// fn plan_visit(args: PlanVisitArgs) -> Result<Vec<PromptMessage>, McpError> { .. }
+/// ```
+///
+/// Generates the prompt type `PlanVisit` and keeps `plan_visit` callable. The
+/// arguments struct (deriving `Deserialize` and `JsonSchema`) gives the prompt's
+/// arguments: doc comments as descriptions, `Option` fields optional; MCP's
+/// string arguments are parsed into the fields' types. An `errors(..)` contract
+/// is not supported yet.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    prompt::expand(args.into(), item).into()
 }
