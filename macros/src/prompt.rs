@@ -60,19 +60,15 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
         Param::State(_) | Param::Ctx(_) => None,
     });
     let arguments_list = match &arguments_ty {
-        Some(ty) => quote!(::mcp_contract::__private::prompt::prompt_arguments::<#ty>()),
+        Some(ty) => quote!(::mcp_contract::__private::prompt_arguments::<#ty>()),
         None => quote!(::std::vec::Vec::new()),
     };
     let arguments_ty = arguments_ty.unwrap_or_else(|| quote!(::mcp_contract::__private::NoArguments));
 
     let vis = &item.vis;
     let type_ident = format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span());
-    let some = |value: Option<String>| match value {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
-    };
-    let title = some(args.title.as_ref().map(LitStr::value));
-    let description = some(description);
+    let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
+    let description = description.map(|text| quote!(.with_description(#text)));
     let call_args = call_args(&params);
     let states = states(&params);
     let awaited = item.sig.asyncness.map(|_| quote!(.await));
@@ -90,12 +86,8 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
 
         const _: () = {
             static DEFINITION: ::std::sync::LazyLock<::mcp_contract::__private::PromptDefinition> =
-                ::std::sync::LazyLock::new(|| ::mcp_contract::__private::PromptDefinition {
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    arguments: #arguments_list,
-                    errors: &[],
+                ::std::sync::LazyLock::new(|| {
+                    ::mcp_contract::__private::PromptDefinition::new(#name, #arguments_list) #title #description
                 });
 
             #[automatically_derived]

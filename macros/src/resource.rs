@@ -187,13 +187,9 @@ fn generate(
     let pascal = to_pascal_case(&syn::ext::IdentExt::unraw(fn_ident).to_string());
     let type_ident = format_ident!("{pascal}", span = fn_ident.span());
     let uri = args.uri.as_ref().map_or_else(String::new, LitStr::value);
-    let some = |value: Option<String>| match value {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
-    };
-    let title = some(args.title.as_ref().map(LitStr::value));
-    let description = some(description.map(str::to_owned));
-    let mime_type = some(args.mime_type.as_ref().map(LitStr::value));
+    let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
+    let description = description.map(|text| quote!(.with_description(#text)));
+    let mime_type = args.mime_type.as_ref().map(|mime| quote!(.with_mime_type(#mime)));
     let params_ty = params_ty.map_or_else(|| quote!(::mcp_contract::__private::NoArguments), |ty| quote!(#ty));
     let call_args = call_args(params);
     let states = states(params);
@@ -205,14 +201,8 @@ fn generate(
         #vis struct #type_ident;
 
         const _: () = {
-            static DEFINITION: ::mcp_contract::__private::ResourceDefinition = ::mcp_contract::__private::ResourceDefinition {
-                uri: #uri,
-                name: #name,
-                title: #title,
-                description: #description,
-                mime_type: #mime_type,
-                errors: &[],
-            };
+            static DEFINITION: ::mcp_contract::__private::ResourceDefinition =
+                ::mcp_contract::__private::ResourceDefinition::new(#uri, #name) #title #description #mime_type;
 
             #align
 
@@ -257,7 +247,7 @@ pub(crate) fn call_args(params: &[Param]) -> Vec<TokenStream> {
             Param::Ctx(CtxParam::Untyped { by_ref: true }) => quote!(&ctx),
             Param::Ctx(CtxParam::Typed { by_ref }) => {
                 let amp = by_ref.then(|| quote!(&));
-                quote!(#amp ::mcp_contract::__private::Ctx::from_context(::core::clone::Clone::clone(&ctx)))
+                quote!(#amp ::mcp_contract::__private::typed_context(::core::clone::Clone::clone(&ctx)))
             }
         })
         .collect()

@@ -26,6 +26,7 @@ pub mod http;
 #[cfg(feature = "logging")]
 pub mod logging;
 mod params;
+mod private;
 pub mod prompt;
 pub mod render;
 pub mod resource;
@@ -46,8 +47,8 @@ pub use classify::{classify, classify_parts};
 pub use completion::{Completion, CompletionRequest};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
-    ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
+    ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use mcp_contract_uri_template as uri_template;
@@ -72,3 +73,10 @@ pub fn lint_docs_url(rule: &str) -> String {
 
 /// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
 pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";
+
+/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
+/// API; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+}

@@ -26,6 +26,7 @@ use crate::state::StateType;
 /// Built once per prompt (its arguments from the arguments type, see
 /// [`prompt_arguments`]) and kept for the life of the process.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptDefinition {
     /// The prompt's name, unique within a server across tools, resources and prompts.
     pub name: &'static str,
@@ -39,8 +40,37 @@ pub struct PromptDefinition {
     pub errors: &'static [ErrorContract],
 }
 
+impl PromptDefinition {
+    /// A prompt named `name` with these arguments (see [`prompt_arguments`]).
+    pub fn new(name: &'static str, arguments: Vec<PromptArgument>) -> Self {
+        Self { name, title: None, description: None, arguments, errors: &[] }
+    }
+
+    /// A human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// What the prompt is for.
+    #[must_use]
+    pub fn with_description(mut self, description: &'static str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// Its declared failure modes.
+    #[must_use]
+    pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
+        self.errors = errors;
+        self
+    }
+}
+
 /// One argument of a prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// The argument's name.
     pub name: String,

@@ -24,8 +24,17 @@ use mcp_contract_uri_template::Captures;
 
 /// Everything a server publishes about a resource or resource template.
 ///
-/// Plain `'static` data, so a definition can be a `static`.
+/// Plain `'static` data built by `const` functions, so a definition can be a `static`:
+///
+/// ```
+/// use mcp_contract_runtime::ResourceDefinition;
+/// static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
+///     .with_description("Opening hours and address.")
+///     .with_mime_type("text/markdown");
+/// assert_eq!(ABOUT.title, None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResourceDefinition {
     /// A URI (a static resource) or an RFC 6570 URI template such as
     /// `museum://objects/{object_id}`; unique within a server.
@@ -41,6 +50,41 @@ pub struct ResourceDefinition {
     pub mime_type: Option<&'static str>,
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+}
+
+impl ResourceDefinition {
+    /// A resource at `uri` (a URI or an RFC 6570 template) named `name`.
+    pub const fn new(uri: &'static str, name: &'static str) -> Self {
+        Self { uri, name, title: None, description: None, mime_type: None, errors: &[] }
+    }
+
+    /// A human-readable title.
+    #[must_use]
+    pub const fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// What the resource holds, for the model.
+    #[must_use]
+    pub const fn with_description(mut self, description: &'static str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// The MIME type of its contents.
+    #[must_use]
+    pub const fn with_mime_type(mut self, mime_type: &'static str) -> Self {
+        self.mime_type = Some(mime_type);
+        self
+    }
+
+    /// Its declared failure modes.
+    #[must_use]
+    pub const fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
+        self.errors = errors;
+        self
+    }
 }
 
 /// The body of one content of a resource: text, or binary data in base64.

@@ -6,7 +6,7 @@
 use std::sync::LazyLock;
 
 use mcp_contract_runtime::completion::{Completion, CompletionRequest};
-use mcp_contract_runtime::contract::{ToolAnnotations, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
 use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, HttpOptions, PrimitiveKind, Server, ServerError};
@@ -25,14 +25,10 @@ use tokio_util::sync::CancellationToken;
 
 // --- A static resource -------------------------------------------------------
 
-static ABOUT: ResourceDefinition = ResourceDefinition {
-    uri: "museum://about",
-    name: "about",
-    title: Some("About the museum"),
-    description: Some("Opening hours and address."),
-    mime_type: Some("text/markdown"),
-    errors: &[],
-};
+static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
+    .with_title("About the museum")
+    .with_description("Opening hours and address.")
+    .with_mime_type("text/markdown");
 
 struct About;
 
@@ -55,13 +51,12 @@ enum ObjectReason {
     NotInCollection,
 }
 
-const OBJECT_ERRORS: &[ErrorContract] = &[ErrorContract {
-    reason: "not_in_collection",
-    code: JsonRpcErrorCode::NotFound,
-    when: "No object has this ID",
-    recovery: "Search the collection first to find valid object IDs.",
-    retryable: false,
-}];
+const OBJECT_ERRORS: &[ErrorContract] = &[ErrorContract::new(
+    "not_in_collection",
+    JsonRpcErrorCode::NotFound,
+    "No object has this ID",
+    "Search the collection first to find valid object IDs.",
+)];
 
 impl Reason for ObjectReason {
     const CONTRACT: &'static [ErrorContract] = OBJECT_ERRORS;
@@ -71,14 +66,11 @@ impl Reason for ObjectReason {
     }
 }
 
-static OBJECT: ResourceDefinition = ResourceDefinition {
-    uri: "museum://objects/{object_id}",
-    name: "object_record",
-    title: Some("Object record"),
-    description: Some("One object of the collection, by ID."),
-    mime_type: Some("application/json"),
-    errors: OBJECT_ERRORS,
-};
+static OBJECT: ResourceDefinition = ResourceDefinition::new("museum://objects/{object_id}", "object_record")
+    .with_title("Object record")
+    .with_description("One object of the collection, by ID.")
+    .with_mime_type("application/json")
+    .with_errors(OBJECT_ERRORS);
 
 #[derive(Deserialize)]
 struct ObjectParams {
@@ -95,7 +87,7 @@ impl Resource for ObjectRecord {
     }
 
     async fn read(&self, uri: &str, params: ObjectParams, ctx: Context) -> Result<ResourceContents, McpError> {
-        let ctx = Ctx::<ObjectReason>::from_context(ctx);
+        let ctx: Ctx<ObjectReason> = mcp_contract_runtime::__private::typed_context(ctx);
         match params.object_id {
             1 => ResourceContents::json(&json!({"id": 1, "title": "Vase"})),
             2 => Ok(ResourceContents::json(&json!({"id": 2, "title": "Lamp"}))?.and(
@@ -118,23 +110,12 @@ impl Resource for ObjectRecord {
 
 // --- Two templates that overlap: the more specific one wins --------------------
 
-static FILES: ResourceDefinition = ResourceDefinition {
-    uri: "museum://files/{+path}",
-    name: "file",
-    title: None,
-    description: Some("Any file of the archive."),
-    mime_type: None,
-    errors: &[],
-};
+static FILES: ResourceDefinition =
+    ResourceDefinition::new("museum://files/{+path}", "file").with_description("Any file of the archive.");
 
-static TEXTS: ResourceDefinition = ResourceDefinition {
-    uri: "museum://files/{name}.txt",
-    name: "text_file",
-    title: None,
-    description: Some("A text file of the archive."),
-    mime_type: Some("text/plain"),
-    errors: &[],
-};
+static TEXTS: ResourceDefinition = ResourceDefinition::new("museum://files/{name}.txt", "text_file")
+    .with_description("A text file of the archive.")
+    .with_mime_type("text/plain");
 
 /// Echoes which definition served the read and the variables it got.
 struct Echo(&'static ResourceDefinition);
@@ -167,12 +148,10 @@ struct PlanVisitArgs {
     days: Option<u8>,
 }
 
-static PLAN_VISIT: LazyLock<PromptDefinition> = LazyLock::new(|| PromptDefinition {
-    name: "plan_visit",
-    title: Some("Plan a visit"),
-    description: Some("Plan a visit around one department."),
-    arguments: prompt_arguments::<PlanVisitArgs>(),
-    errors: &[],
+static PLAN_VISIT: LazyLock<PromptDefinition> = LazyLock::new(|| {
+    PromptDefinition::new("plan_visit", prompt_arguments::<PlanVisitArgs>())
+        .with_title("Plan a visit")
+        .with_description("Plan a visit around one department.")
 });
 
 const DEPARTMENTS: [&str; 3] = ["Arms and Armor", "Asian Art", "Egyptian Art"];
@@ -208,15 +187,9 @@ impl Prompt for PlanVisit {
 
 // --- A tool, to check names across kinds ---------------------------------------
 
-static NAMED: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition {
-    name: "about",
-    title: None,
-    description: Some("A tool that takes the name of a resource."),
-    input_schema: mcp_contract_runtime::schema::input_schema::<NoArguments>(),
-    output_schema: None,
-    annotations: ToolAnnotations::default(),
-    auth_scopes: &[],
-    errors: &[],
+static NAMED: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("about", mcp_contract_runtime::schema::input_schema::<NoArguments>())
+        .with_description("A tool that takes the name of a resource.")
 });
 
 struct NamedTool;
@@ -524,12 +497,8 @@ fn names_are_unique_across_tools_resources_and_prompts() {
     );
     assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("name-unique")), "{err}");
 
-    static ABOUT_PROMPT: LazyLock<PromptDefinition> = LazyLock::new(|| PromptDefinition {
-        name: "object_record",
-        title: None,
-        description: Some("Shares a resource's name."),
-        arguments: Vec::new(),
-        errors: &[],
+    static ABOUT_PROMPT: LazyLock<PromptDefinition> = LazyLock::new(|| {
+        PromptDefinition::new("object_record", Vec::new()).with_description("Shares a resource's name.")
     });
     struct Clash;
     impl Prompt for Clash {
@@ -547,20 +516,13 @@ fn names_are_unique_across_tools_resources_and_prompts() {
 
 #[test]
 fn resource_uris_must_be_valid_templates_registered_once() {
-    static BROKEN: ResourceDefinition = ResourceDefinition {
-        uri: "museum://objects/{object id}",
-        name: "broken",
-        title: None,
-        description: None,
-        mime_type: None,
-        errors: &[],
-    };
+    static BROKEN: ResourceDefinition = ResourceDefinition::new("museum://objects/{object id}", "broken");
     let err = Server::new("x", "1").resource(Echo(&BROKEN)).build().unwrap_err();
     let ServerError::InvalidUriTemplate { resource: "broken", error } = &err else { panic!("{err}") };
     assert_eq!(error.offset(), 24);
     assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("uri-template-valid")), "{err}");
 
-    static AGAIN: ResourceDefinition = ResourceDefinition { name: "file_again", ..FILES };
+    static AGAIN: ResourceDefinition = ResourceDefinition::new("museum://files/{+path}", "file_again");
     let err = Server::new("x", "1").resource(Echo(&FILES)).resource(Echo(&AGAIN)).build().unwrap_err();
     assert!(matches!(err, ServerError::DuplicateResourceUri { uri: "museum://files/{+path}", .. }), "{err}");
 }
@@ -631,14 +593,8 @@ async fn errors_reach_a_streamable_http_client_in_the_json_rpc_envelope() {
 
 struct Hours(&'static str);
 
-static HOURS: ResourceDefinition = ResourceDefinition {
-    uri: "museum://hours",
-    name: "hours",
-    title: None,
-    description: Some("Opening hours, from the server's state."),
-    mime_type: None,
-    errors: &[],
-};
+static HOURS: ResourceDefinition =
+    ResourceDefinition::new("museum://hours", "hours").with_description("Opening hours, from the server's state.");
 
 struct OpeningHours;
 
