@@ -3,9 +3,7 @@
 //! RFC 6570 parser (crate `mcp-contract-uri-template`), and generate the
 //! `Resource` impl. Everything here is new and apart from `#[mcp_tool]`'s files.
 //!
-//! Not yet: an `errors(..)` contract (darling refuses the key), and the second
-//! direction of `template-params-align` (a required field that is no variable),
-//! which needs the params type's fields the macro cannot see.
+//! Not yet: an `errors(..)` contract (darling refuses the key).
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
@@ -121,9 +119,8 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
         Param::State(_) | Param::Ctx(_) => None,
     });
 
-    // template-params-align, the direction the macro can see: every variable has a
-    // field (checked by rustc on a field access spanned at the URI), and variables
-    // need a params struct; a static URI takes none.
+    // template-params-align: variables need a params struct, a static URI takes
+    // none, and the variables and the struct's fields are the same names.
     let mut align = TokenStream::new();
     if let (Some(template), Some(uri)) = (&template, &args.uri) {
         let variables = template.variable_names();
@@ -143,12 +140,12 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                 "a static URI has no variables to fill this params struct; remove the parameter, or put `{variable}`s in the URI",
             ),
             Some(ty) => {
-                let mut accesses = Vec::new();
+                let mut fields = Vec::new();
                 for variable in variables {
                     match syn::parse_str::<syn::Ident>(variable) {
                         Ok(mut field) => {
                             field.set_span(uri.span());
-                            accesses.push(quote_spanned!(uri.span()=> let _ = &params.#field;));
+                            fields.push(field);
                         }
                         Err(_) => diag.rule_error(
                             "template-params-align",
@@ -157,10 +154,27 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                         ),
                     }
                 }
-                align = quote! {
-                    #[allow(dead_code, clippy::no_effect_underscore_binding)]
-                    fn __template_params_align(params: &#ty) { #(#accesses)* }
-                };
+                // Both directions in one exhaustive pattern, spanned at the URI:
+                // rustc names a variable that is no field (E0026) and a field no
+                // variable fills (E0027). Only for a plain struct path.
+                if let Type::Path(path) = &**ty
+                    && path.qself.is_none()
+                {
+                    // The path respanned too, so the diagnostics point at the URI alone.
+                    let path: TokenStream = quote::ToTokens::to_token_stream(&path.path)
+                        .into_iter()
+                        .map(|mut token| {
+                            token.set_span(uri.span());
+                            token
+                        })
+                        .collect();
+                    align = quote_spanned! {uri.span()=>
+                        #[allow(dead_code, clippy::no_effect_underscore_binding)]
+                        fn __template_params_align(params: &#path) {
+                            let #path { #(#fields: _),* } = params;
+                        }
+                    };
+                }
             }
             None => {}
         }

@@ -23,4 +23,16 @@ fn static_with_params(params: ObjectParams) -> Result<String, McpError> {
     Ok(params.object_id.to_string())
 }
 
+#[derive(Deserialize)]
+struct ImageParams {
+    object_id: u32,
+    size: Option<String>,
+}
+
+/// A field that no variable fills.
+#[mcp_resource(uri = "museum://objects/{object_id}/image")]
+fn extra_field(params: ImageParams) -> Result<String, McpError> {
+    Ok(format!("{}{:?}", params.object_id, params.size))
+}
+
 fn main() {}
