@@ -28,7 +28,9 @@ pub mod prelude {
 /// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use mcp_contract_runtime::__private::{NoContract, typed_context};
+    pub use mcp_contract_runtime::__private::{
+        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
+    };
     pub use mcp_contract_runtime::schema;
     pub use mcp_contract_runtime::{
         Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,

@@ -253,6 +253,18 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
             quote!(#private::ToolOutput::structured(&output, ::core::option::Option::Some(#contents)))
         }
     };
+    // Format parity (runtime/src/lint) renders samples through `format`; only
+    // tools with a `format` and a structured result have something to check.
+    let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
+        quote! {
+            fn sample_output(&self, sample: #private::SampleValue) -> #private::OutputSample<Self::Output> {
+                #[allow(unused_imports)]
+                use #private::{DecodeSample as _, DecodeSampleFallback as _};
+                (&#private::SampleProbe::<Self::Output>::new()).decode(sample)
+            }
+        }
+    });
+
     // The definition is built through its constructor and only the setters of
     // what the attribute says, so the expansion stays small.
     let name = &tool.name;
@@ -318,6 +330,12 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
 
             fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
                 #render
+            }
+
+            #sample_output
+
+            fn checked_at_compile_time(&self) -> bool {
+                true
             }
 
             #required_state

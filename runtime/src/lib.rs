@@ -12,6 +12,7 @@
 //! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
 //!   resources (URIs and RFC 6570 templates, see [`uri_template`]) and prompts.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
+//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
@@ -23,6 +24,7 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
 mod params;
@@ -47,8 +49,8 @@ pub use classify::{classify, classify_parts};
 pub use completion::{Completion, CompletionRequest};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
-    ToolAnnotations, ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
+    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use mcp_contract_uri_template as uri_template;
@@ -78,5 +80,8 @@ pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/l
 /// API; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+    pub use crate::private::{
+        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
+        classify_patterns, classify_type_names, typed_context,
+    };
 }
