@@ -375,7 +375,7 @@ pub struct PlanVisitArgs {
 }
 
 /// Plan a visit of the museum around one department and its objects on view.
-#[mcp_prompt(title = "Plan a visit")]
+#[mcp_prompt(title = "Plan a visit", complete = complete_department)]
 fn plan_visit(args: PlanVisitArgs, collection: State<Collection>) -> Result<Vec<PromptMessage>, McpError> {
     let hours = args.hours.unwrap_or(2);
     if !(1..=8).contains(&hours) {
@@ -398,6 +398,16 @@ fn plan_visit(args: PlanVisitArgs, collection: State<Collection>) -> Result<Vec<
         args.department,
         highlights.join("; ")
     ))])
+}
+
+/// `completion/complete` for `plan_visit`'s `department`: the departments that
+/// start with what the user typed.
+async fn complete_department(request: CompletionRequest, ctx: Context) -> Result<Completion, McpError> {
+    let collection = State::<Collection>::from_context(&ctx)?;
+    Ok(match request.argument.as_str() {
+        "department" => Completion::matching(collection.departments(), &request.value),
+        _ => Completion::none(),
+    })
 }
 
 // ---------------------------------------------------------------- test-only

@@ -39,7 +39,8 @@ pub mod __private {
     // `#[mcp_resource]` and `#[mcp_prompt]`.
     pub use mcp_contract_runtime::prompt::prompt_arguments;
     pub use mcp_contract_runtime::{
-        Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition,
+        Completion, CompletionRequest, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
+        ResourceDefinition,
     };
     pub use serde;
 }

@@ -91,13 +91,17 @@ struct PlanVisitArgs {
 }
 
 /// Plan a visit around one department.
-#[mcp_prompt(title = "Plan a visit")]
+#[mcp_prompt(title = "Plan a visit", complete = complete_department)]
 fn plan_visit(args: PlanVisitArgs, museum: State<Museum>) -> Result<Vec<PromptMessage>, McpError> {
     let days = args.days.unwrap_or(1);
     Ok(vec![PromptMessage::user(format!(
         "Plan a {days}-day visit of the {} department at the {}.",
         args.department, museum.name
     ))])
+}
+
+async fn complete_department(request: CompletionRequest, _ctx: Context) -> Result<Completion, McpError> {
+    Ok(Completion::matching(["Arms and Armor", "Asian Art", "Egyptian Art"], &request.value))
 }
 
 /// Say hello.
@@ -138,6 +142,14 @@ async fn generated_prompts_are_served_with_their_arguments() {
         }
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }
+    let completion = client
+        .complete(rmcp::model::CompleteRequestParams::new(
+            rmcp::model::Reference::for_prompt("plan_visit"),
+            rmcp::model::ArgumentInfo::new("department", "a"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(completion.completion.values, ["Arms and Armor", "Asian Art"]);
     let greeting = client.get_prompt(rmcp::model::GetPromptRequestParams::new("greet")).await.unwrap();
     assert_eq!(greeting.messages.len(), 1);
 }

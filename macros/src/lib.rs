@@ -56,7 +56,8 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Generates the resource type `ObjectRecord` and keeps `object_record` callable.
 /// The URI is checked at compile time with the RFC 6570 parser the server
 /// matches URIs with (`uri-template-valid`), and every template variable must be
-/// a field of the params struct (`template-params-align`). An `errors(..)`
+/// a field of the params struct and every field a variable (`template-params-align`).
+/// `complete = path` names an async completer for the variables. An `errors(..)`
 /// contract is not supported yet.
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -75,8 +76,9 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Generates the prompt type `PlanVisit` and keeps `plan_visit` callable. The
 /// arguments struct (deriving `Deserialize` and `JsonSchema`) gives the prompt's
 /// arguments: doc comments as descriptions, `Option` fields optional; MCP's
-/// string arguments are parsed into the fields' types. An `errors(..)` contract
-/// is not supported yet.
+/// string arguments are parsed into the fields' types. `complete = path` names
+/// an async completer for the arguments. An `errors(..)` contract is not
+/// supported yet.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);

@@ -17,7 +17,7 @@ import os
 import sys
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -190,6 +190,10 @@ async def resources_and_prompts(session: ClientSession, records: list[dict]) -> 
     department = next(r["department"] for r in records if r["on_view"])
     plan = await session.get_prompt("plan_visit", {"department": department, "hours": "3"})
     check(f"3-hour visit of the {department}" in plan.messages[0].content.text, "plan_visit", wire(plan))
+    initial = department[0]
+    completed = await session.complete(types.PromptReference(name="plan_visit"), {"name": "department", "value": initial})
+    values = completed.completion.values
+    check(department in values and all(v.lower().startswith(initial.lower()) for v in values), "completion", values)
     no_department = await expect_error(session.get_prompt("plan_visit", {}), -32602, "a missing argument")
     check(no_department["data"] == {"argument": "department"}, "the argument named", no_department)
 
