@@ -209,7 +209,9 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
     } else if handler.item.sig.asyncness.is_some() {
         quote!(async move { #call.await.map_err(::core::convert::Into::into) })
     } else {
-        quote!(async move { #call.map_err(::core::convert::Into::into) })
+        // A plain `fn` may compute for long: off the async workers, so it
+        // delays no other call (see `run_blocking`).
+        quote!(#private::contract::run_blocking(move || #call.map_err(::core::convert::Into::into)))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };

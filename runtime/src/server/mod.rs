@@ -26,7 +26,11 @@
 //! ```
 
 mod channel;
+mod guard;
 mod handler;
+mod jsonrpc;
+mod lines;
+mod listener;
 mod transport;
 
 use std::collections::HashMap;

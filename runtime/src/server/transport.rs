@@ -1,13 +1,18 @@
 //! Transports: stdio and Streamable HTTP, with graceful shutdown on SIGINT/SIGTERM.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
+use super::guard::{self, Guard};
+use super::lines::LineTransport;
+use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP.
@@ -23,6 +28,13 @@ pub struct HttpOptions {
     stateless: bool,
     json_response: bool,
     allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Vec<String>,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    idle_timeout: Duration,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    max_body_bytes: usize,
     shutdown: CancellationToken,
     handle_signals: bool,
 }
@@ -34,6 +46,13 @@ impl Default for HttpOptions {
             stateless: false,
             json_response: false,
             allowed_hosts: None,
+            allowed_origins: Vec::new(),
+            max_connections: 512,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_sessions: 1024,
+            session_idle_timeout: Duration::from_secs(300),
+            max_body_bytes: 4 * 1024 * 1024,
             shutdown: CancellationToken::new(),
             handle_signals: true,
         }
@@ -67,6 +86,56 @@ impl HttpOptions {
     /// deployment lists its own host names.
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Browser origins (`scheme://host[:port]`, e.g. `https://app.example.com`)
+    /// allowed to call the server besides its own, with CORS preflight answered
+    /// for them. A request with any other `Origin` gets 403, against DNS
+    /// rebinding (the MCP transport spec requires the check); a request without
+    /// `Origin` (not from a browser) passes. None by default.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The most connections open at once; one more is answered 503 and closed.
+    /// 512 by default (keep it below the process's file limit).
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.max(1);
+        self
+    }
+
+    /// How long a client may take to send a request's headers, from opening
+    /// the connection or from the first byte after an idle spell; 10 s by default.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may stay idle between requests; 60 s by default.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The most live sessions. A new session past it closes the session idle
+    /// the longest (none of its requests in flight), or gets 503 with
+    /// `Retry-After` when every session is busy. 1024 by default.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// How long a session lives without a request; 5 minutes by default.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The largest request body; a larger one gets 413. 4 MiB by default.
+    pub fn max_body_bytes(mut self, max: usize) -> Self {
+        self.max_body_bytes = max;
         self
     }
 
@@ -127,14 +196,40 @@ impl ToolServer {
         let signals = tokio::spawn(cancel_on_signal(shutdown.clone()));
         // The pipe-aware stdio keeps reads cancellable on Linux, so a signal can
         // end the process instead of waiting for the client's next line.
-        let served = self.serve_with_ct(rmcp::transport::stdio_pipes(), shutdown.clone()).await;
-        let outcome = match served {
+        let (read, write) = rmcp::transport::stdio_pipes();
+        let outcome = self.serve_lines(read, write, shutdown).await;
+        signals.abort();
+        outcome
+    }
+
+    /// Serve one client over a byte stream pair (a socket, a pipe, an in-process
+    /// duplex), one JSON-RPC message per line, as [`Self::serve_stdio`] serves
+    /// stdin and stdout: a line that is not a valid message is answered with a
+    /// JSON-RPC error (-32700 or -32600, under its id when readable), a request
+    /// whose id is in flight is refused, and the server keeps serving.
+    ///
+    /// # Errors
+    ///
+    /// A [`ServerError`] when the handshake fails or the serving task dies.
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        self.serve_lines(read, write, CancellationToken::new()).await
+    }
+
+    async fn serve_lines<R, W>(self, read: R, write: W, shutdown: CancellationToken) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let served = self.serve_with_ct(LineTransport::new(read, write), shutdown.clone()).await;
+        match served {
             Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
             Err(err) => Err(ServerError::Initialize(Box::new(err))),
-        };
-        signals.abort();
-        outcome
+        }
     }
 
     /// Serve Streamable HTTP on a bound listener (bind port 0 and read
@@ -145,36 +240,55 @@ impl ToolServer {
     /// [`ServerError::Io`] when accepting connections fails.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), ServerError> {
         let shutdown = options.shutdown.clone();
+        let router = self.http_router(&options);
+        let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
+        let limits = ConnectionLimits {
+            max_connections: options.max_connections,
+            header_read_timeout: options.header_read_timeout,
+            idle_timeout: options.idle_timeout,
+        };
+        // Cancelling `shutdown` also ends the sessions, whose open SSE streams
+        // would otherwise hold the graceful shutdown forever.
+        listener::serve(listener, router, limits, shutdown).await;
+        if let Some(signals) = signals {
+            signals.abort();
+        }
+        Ok(())
+    }
+
+    /// The HTTP application: rmcp's Streamable HTTP service at `options.path`,
+    /// behind the layers every request passes, outermost first:
+    ///
+    /// 1. [`guard::check`]: `Origin` (403) and CORS preflight, then a JSON-RPC
+    ///    error for a body that is not a valid message, one request per id and
+    ///    session, the session cap, and 404 for an unknown session.
+    ///
+    /// A layer that must see requests before rmcp (authentication, say) is
+    /// added here, as one more `.layer(..)`.
+    fn http_router(self, options: &HttpOptions) -> axum::Router {
+        let shutdown = options.shutdown.clone();
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
+            .with_max_request_body_bytes(options.max_body_bytes)
             .with_cancellation_token(shutdown.child_token());
-        if let Some(hosts) = options.allowed_hosts {
-            config = config.with_allowed_hosts(hosts);
+        if let Some(hosts) = &options.allowed_hosts {
+            config = config.with_allowed_hosts(hosts.clone());
         }
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        let manager = Arc::new(manager);
         let template = self;
         let service = StreamableHttpService::new(
             move || Ok(template.for_new_session()),
-            Arc::new(LocalSessionManager::default()),
+            Arc::clone(&manager),
             config,
         );
-        let router = axum::Router::new().route_service(&options.path, service);
-        let handle_signals = options.handle_signals;
-        let stop = async move {
-            if handle_signals {
-                tokio::select! {
-                    () = shutdown_signal() => {}
-                    () = shutdown.cancelled() => {}
-                }
-            } else {
-                shutdown.cancelled().await;
-            }
-            // Open SSE streams would hold the graceful shutdown forever; ending
-            // the sessions closes them.
-            shutdown.cancel();
-        };
-        axum::serve(listener, router).with_graceful_shutdown(stop).await?;
-        Ok(())
+        let sessions = (!options.stateless).then(|| (manager, options.max_sessions));
+        let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
+        axum::Router::new()
+            .route_service(&options.path, service)
+            .layer(axum::middleware::from_fn_with_state(guard, guard::check))
     }
 }
 

@@ -1,0 +1,255 @@
+//! The newline-delimited JSON-RPC transport of stdio, in front of rmcp.
+//!
+//! rmcp's own stdio transport drops what it cannot parse without an answer,
+//! drops lines over 16 MiB silently, and, given two requests in flight under
+//! one id, answers only the first (its service loop keeps one entry per id).
+//! Here a reader task reads each line, answers what it refuses through
+//! [`jsonrpc::inspect`], refuses an id already in flight, and hands the rest to
+//! rmcp over a channel (so the read loop never waits for a handler).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::jsonrpc::{self, Inspection, Rejection};
+
+/// The longest line read: a longer one is answered with -32600 and skipped.
+/// The same bound as rmcp's stdio transport.
+pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most characters of an error message sent to the client; longer ones
+/// (only an error that quotes client input at length could be) are cut.
+pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
+
+type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
+
+/// Requests handed to rmcp and not answered yet, by id.
+#[derive(Default)]
+struct InFlight {
+    ids: Mutex<HashMap<RequestId, Bootstrap>>,
+    /// Whether rmcp's lifecycle has begun: before it, rmcp ends the whole
+    /// session on a notification or a response, so those are dropped.
+    started: AtomicBool,
+}
+
+/// Whether a request can be answered before the lifecycle begins (ping and
+/// server/discover), so its answer does not mean the lifecycle began.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bootstrap {
+    Yes,
+    No,
+}
+
+impl InFlight {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Bootstrap>> {
+        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A [`rmcp::transport::Transport`] over a byte stream pair, one JSON-RPC message per line.
+pub(crate) struct LineTransport {
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    writer: Writer,
+    in_flight: Arc<InFlight>,
+    reader: JoinHandle<()>,
+}
+
+impl LineTransport {
+    pub(crate) fn new<R, W>(read: R, write: W) -> Self
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(write)));
+        let in_flight = Arc::new(InFlight::default());
+        // A few messages of slack; past them the reader waits, so a client that
+        // floods the server is slowed down instead of growing a queue.
+        let (tx, incoming) = mpsc::channel(64);
+        let reader = tokio::spawn(read_lines(read, Arc::clone(&writer), Arc::clone(&in_flight), tx));
+        Self { incoming, writer, in_flight, reader }
+    }
+}
+
+impl Drop for LineTransport {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl rmcp::transport::Transport<RoleServer> for LineTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = match &item {
+            ServerJsonRpcMessage::Response(response) => Some((&response.id, true)),
+            ServerJsonRpcMessage::Error(error) => error.id.as_ref().map(|id| (id, false)),
+            _ => None,
+        };
+        if let Some((id, success)) = answered
+            && let Some(bootstrap) = self.in_flight.lock().remove(id)
+            && success
+            && bootstrap == Bootstrap::No
+        {
+            self.in_flight.started.store(true, Ordering::Relaxed);
+        }
+        let line = encode(item);
+        let writer = Arc::clone(&self.writer);
+        async move { write_line(&writer, &line).await }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.reader.abort();
+        self.incoming.close();
+        self.writer.lock().await.flush().await
+    }
+}
+
+fn encode(mut item: ServerJsonRpcMessage) -> Vec<u8> {
+    if let ServerJsonRpcMessage::Error(error) = &mut item
+        && let Some(cut) = cap_chars(&error.error.message, MAX_ERROR_MESSAGE_CHARS)
+    {
+        error.error.message = cut.into();
+    }
+    // Serializing rmcp's own message types does not fail: they hold JSON values and strings.
+    serde_json::to_vec(&item).unwrap_or_else(|_| {
+        Rejection::new(None, -32603, "Internal error: the answer could not be serialized.").to_bytes()
+    })
+}
+
+/// `text` cut to `max` characters plus "…", or `None` when it is short enough.
+pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
+    let (cut, _) = text.char_indices().nth(max)?;
+    Some(format!("{}…", &text[..cut]))
+}
+
+async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
+    let mut writer = writer.lock().await;
+    writer.write_all(line).await?;
+    writer.write_all(b"\n").await?;
+    writer.flush().await
+}
+
+/// Reject `rejection` on its own task, so the read loop goes on reading.
+fn answer(writer: &Writer, rejection: &Rejection) {
+    tracing::debug!(code = rejection.code, message = rejection.message, "refused a client message");
+    let writer = Arc::clone(writer);
+    let line = rejection.to_bytes();
+    tokio::spawn(async move {
+        if let Err(err) = write_line(&writer, &line).await {
+            tracing::debug!(%err, "could not answer a refused client message");
+        }
+    });
+}
+
+enum Line {
+    Complete,
+    /// Longer than [`MAX_LINE_BYTES`]: the buffer holds its first bytes.
+    Oversized,
+    Eof,
+}
+
+/// Read one line into `line` (without its newline), keeping at most
+/// [`MAX_LINE_BYTES`] of it.
+async fn read_line(reader: &mut (impl AsyncBufReadExt + Unpin), line: &mut Vec<u8>) -> std::io::Result<Line> {
+    line.clear();
+    let mut oversized = false;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(if line.is_empty() && !oversized { Line::Eof } else { Line::Complete });
+        }
+        let (chunk, found) = match memchr(available) {
+            Some(at) => (&available[..at], true),
+            None => (available, false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        oversized |= chunk.len() > room;
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len() + usize::from(found);
+        reader.consume(used);
+        if found {
+            return Ok(if oversized { Line::Oversized } else { Line::Complete });
+        }
+    }
+}
+
+fn memchr(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|&byte| byte == b'\n')
+}
+
+async fn read_lines<R>(read: R, writer: Writer, in_flight: Arc<InFlight>, tx: mpsc::Sender<ClientJsonRpcMessage>)
+where
+    R: AsyncRead + Send + Unpin,
+{
+    let mut reader = BufReader::with_capacity(64 * 1024, read);
+    let mut line = Vec::new();
+    loop {
+        let message = match read_line(&mut reader, &mut line).await {
+            Ok(Line::Eof) => return,
+            Err(err) => {
+                tracing::debug!(%err, "reading the client's messages failed");
+                return;
+            }
+            Ok(Line::Oversized) => {
+                let rejection = Rejection::new(
+                    jsonrpc::top_level_id(&line),
+                    jsonrpc::INVALID_REQUEST,
+                    format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes."),
+                );
+                answer(&writer, &rejection);
+                continue;
+            }
+            Ok(Line::Complete) => match jsonrpc::inspect(&line) {
+                Inspection::Forward(message) => *message,
+                Inspection::Ignore => continue,
+                Inspection::Reject(rejection) => {
+                    answer(&writer, &rejection);
+                    continue;
+                }
+            },
+        };
+        match &message {
+            ClientJsonRpcMessage::Request(request) => {
+                let bootstrap = if matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_)) {
+                    Bootstrap::Yes
+                } else {
+                    Bootstrap::No
+                };
+                let mut ids = in_flight.lock();
+                if ids.contains_key(&request.id) {
+                    drop(ids);
+                    answer(&writer, &jsonrpc::duplicate_id(request.id.clone()));
+                    continue;
+                }
+                ids.insert(request.id.clone(), bootstrap);
+            }
+            _ if !in_flight.started.load(Ordering::Relaxed) => {
+                tracing::debug!("dropped a notification or response sent before initialize");
+                continue;
+            }
+            other => {
+                if let Some(id) = jsonrpc::cancelled_request(other) {
+                    // rmcp answers a cancelled request with nothing, so its id is free again.
+                    in_flight.lock().remove(id);
+                }
+            }
+        }
+        if tx.send(message).await.is_err() {
+            return;
+        }
+    }
+}
