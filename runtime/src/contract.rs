@@ -359,6 +359,8 @@ where
     match runtime.spawn_blocking(handler).await {
         Ok(result) => result,
         Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(_) => Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down.")),
+        Err(_) => {
+            Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down."))
+        }
     }
 }

@@ -55,7 +55,8 @@ impl Guard {
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
-            sessions: sessions.map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
+            sessions: sessions
+                .map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
         }
     }
 
@@ -79,7 +80,7 @@ impl Guard {
             &Rejection::new(
                 None,
                 jsonrpc::INVALID_REQUEST,
-                "Forbidden: requests from this Origin are not allowed (see HttpOptions::allowed_origins).",
+                "Forbidden: requests from this Origin are not allowed; the server lists the origins it allows.",
             ),
         ))
     }
@@ -122,9 +123,12 @@ impl Guard {
         };
         let message = match jsonrpc::inspect(&bytes) {
             Inspection::Forward(message) => message,
-            Inspection::Ignore => return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default(),
+            Inspection::Ignore => {
+                return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default();
+            }
             Inspection::Reject(rejection) => {
-                let status = if rejection.code == jsonrpc::INVALID_PARAMS { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+                let status =
+                    if rejection.code == jsonrpc::INVALID_PARAMS { StatusCode::OK } else { StatusCode::BAD_REQUEST };
                 return error_response(status, &rejection);
             }
         };
@@ -255,8 +259,7 @@ impl Sessions {
     /// Below the cap, or made so by closing the session idle the longest (no
     /// request in flight); with every session busy, 503 and `Retry-After`.
     async fn make_room(&self) -> Result<(), Response<Body>> {
-        let live: HashSet<String> =
-            self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
         if live.len() < self.max {
             return Ok(());
         }

@@ -200,11 +200,11 @@ fn check_params(method: &str, params: Option<&Value>) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether a cancellation: rmcp sends no answer to the request it cancels.
-pub(crate) fn cancelled_request(message: &ClientJsonRpcMessage) -> Option<&RequestId> {
+/// The id a `notifications/cancelled` names, to map it to rmcp's id.
+pub(crate) fn cancelled_request_mut(message: &mut ClientJsonRpcMessage) -> Option<&mut RequestId> {
     match message {
-        ClientJsonRpcMessage::Notification(notification) => match &notification.notification {
-            ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.as_ref(),
+        ClientJsonRpcMessage::Notification(notification) => match &mut notification.notification {
+            ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.as_mut(),
             _ => None,
         },
         _ => None,
@@ -359,7 +359,11 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_refused_before_serde_json_recurses() {
-        let deep = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"x":{}{}}}}}"#, "[".repeat(200), "]".repeat(200));
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"x":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
         let err = rejection(deep.as_bytes());
         assert_eq!((err.id, err.code), (Some(RequestId::Number(3)), INVALID_REQUEST));
     }

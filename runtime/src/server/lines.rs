@@ -28,28 +28,46 @@ pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// (only an error that quotes client input at length could be) are cut.
 pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
 
+/// How many requests the transport remembers before forgetting the oldest cancelled ones.
+const MAX_REMEMBERED: usize = 4096;
+
 type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 
-/// Requests handed to rmcp and not answered yet, by id.
+/// Requests handed to rmcp and not answered yet.
+///
+/// rmcp keys a request's answer by the client's id alone, so a cancelled
+/// call's late answer could go out under a new request that reuses its id
+/// (and the new request's answer be dropped). Each request therefore reaches
+/// rmcp under an id of our own, mapped back on the way out.
 #[derive(Default)]
 struct InFlight {
-    ids: Mutex<HashMap<RequestId, Bootstrap>>,
+    state: Mutex<Ids>,
     /// Whether rmcp's lifecycle has begun: before it, rmcp ends the whole
     /// session on a notification or a response, so those are dropped.
     started: AtomicBool,
 }
 
-/// Whether a request can be answered before the lifecycle begins (ping and
-/// server/discover), so its answer does not mean the lifecycle began.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Bootstrap {
-    Yes,
-    No,
+#[derive(Default)]
+struct Ids {
+    next: i64,
+    /// Ours to the client's, for every request rmcp has not answered.
+    ours: HashMap<i64, Pending>,
+    /// The client's to ours, for requests not answered nor cancelled.
+    theirs: HashMap<RequestId, i64>,
+}
+
+struct Pending {
+    client_id: RequestId,
+    /// Ping and server/discover are answered before the lifecycle begins, so
+    /// their answer does not mean it began.
+    bootstrap: bool,
+    /// The client cancelled it: whatever rmcp still sends for it is dropped.
+    cancelled: bool,
 }
 
 impl InFlight {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Bootstrap>> {
-        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ids> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -90,21 +108,31 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let answered = match &item {
-            ServerJsonRpcMessage::Response(response) => Some((&response.id, true)),
-            ServerJsonRpcMessage::Error(error) => error.id.as_ref().map(|id| (id, false)),
+        let mut item = item;
+        let answered = match &mut item {
+            ServerJsonRpcMessage::Response(response) => Some((&mut response.id, true)),
+            ServerJsonRpcMessage::Error(error) => error.id.as_mut().map(|id| (id, false)),
             _ => None,
         };
         if let Some((id, success)) = answered
-            && let Some(bootstrap) = self.in_flight.lock().remove(id)
-            && success
-            && bootstrap == Bootstrap::No
+            && let RequestId::Number(ours) = *id
         {
-            self.in_flight.started.store(true, Ordering::Relaxed);
+            let mut ids = self.in_flight.lock();
+            if let Some(pending) = ids.ours.remove(&ours) {
+                if pending.cancelled {
+                    // MCP: a cancelled request gets no answer.
+                    return futures::future::Either::Left(std::future::ready(Ok(())));
+                }
+                ids.theirs.remove(&pending.client_id);
+                if success && !pending.bootstrap {
+                    self.in_flight.started.store(true, Ordering::Relaxed);
+                }
+                *id = pending.client_id;
+            }
         }
         let line = encode(item);
         let writer = Arc::clone(&self.writer);
-        async move { write_line(&writer, &line).await }
+        futures::future::Either::Right(async move { write_line(&writer, &line).await })
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -222,29 +250,45 @@ where
                 }
             },
         };
-        match &message {
+        let mut message = message;
+        match &mut message {
             ClientJsonRpcMessage::Request(request) => {
-                let bootstrap = if matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_)) {
-                    Bootstrap::Yes
-                } else {
-                    Bootstrap::No
-                };
+                let bootstrap =
+                    matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
                 let mut ids = in_flight.lock();
-                if ids.contains_key(&request.id) {
+                if ids.theirs.contains_key(&request.id) {
                     drop(ids);
                     answer(&writer, &jsonrpc::duplicate_id(request.id.clone()));
                     continue;
                 }
-                ids.insert(request.id.clone(), bootstrap);
+                let ours = ids.next;
+                ids.next += 1;
+                let client_id = std::mem::replace(&mut request.id, RequestId::Number(ours));
+                ids.theirs.insert(client_id.clone(), ours);
+                ids.ours.insert(ours, Pending { client_id, bootstrap, cancelled: false });
             }
             _ if !in_flight.started.load(Ordering::Relaxed) => {
                 tracing::debug!("dropped a notification or response sent before initialize");
                 continue;
             }
             other => {
-                if let Some(id) = jsonrpc::cancelled_request(other) {
-                    // rmcp answers a cancelled request with nothing, so its id is free again.
-                    in_flight.lock().remove(id);
+                if let Some(id) = jsonrpc::cancelled_request_mut(other) {
+                    let mut ids = in_flight.lock();
+                    let Some(ours) = ids.theirs.remove(id) else {
+                        // Nothing of that id is in flight: nothing to cancel.
+                        continue;
+                    };
+                    if let Some(pending) = ids.ours.get_mut(&ours) {
+                        pending.cancelled = true;
+                    }
+                    // rmcp sends nothing for most cancelled calls, so their
+                    // entries would pile up; only a late answer, racing the
+                    // cancellation, needs one.
+                    if ids.ours.len() > MAX_REMEMBERED {
+                        let horizon = ours.saturating_sub(MAX_REMEMBERED as i64);
+                        ids.ours.retain(|&id, pending| !pending.cancelled || id > horizon);
+                    }
+                    *id = RequestId::Number(ours);
                 }
             }
         }

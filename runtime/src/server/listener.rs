@@ -33,7 +33,8 @@ pub(crate) struct ConnectionLimits {
 }
 
 /// What a client past the connection cap reads before the server closes.
-const BUSY_RESPONSE: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
+const BUSY_RESPONSE: &[u8] =
+    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
 Content-Length: 98\r\nConnection: close\r\n\r\n\
 {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"The server has too many connections.\"}}";
 
@@ -168,8 +169,8 @@ impl Watch {
             } else {
                 limits.idle_timeout
             };
-            let deadline = self.phase_start.load(Ordering::Acquire)
-                + u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+            let deadline =
+                self.phase_start.load(Ordering::Acquire) + u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
             let now = self.now();
             if now >= deadline {
                 return;

@@ -279,11 +279,7 @@ impl ToolServer {
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let template = self;
-        let service = StreamableHttpService::new(
-            move || Ok(template.for_new_session()),
-            Arc::clone(&manager),
-            config,
-        );
+        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
         let sessions = (!options.stateless).then(|| (manager, options.max_sessions));
         let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
         axum::Router::new()
