@@ -15,6 +15,7 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -76,10 +77,18 @@ pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     writer: Writer,
     in_flight: Arc<InFlight>,
-    reader: JoinHandle<()>,
+    /// The reader task; `None` for the reader thread of stdin, which ends with
+    /// the process (a blocking read cannot be interrupted).
+    reader: Option<JoinHandle<()>>,
 }
 
+/// A few messages of slack between the reader and rmcp; past them the reader
+/// waits, so a client that floods the server is slowed down instead of
+/// growing a queue.
+const QUEUE: usize = 64;
+
 impl LineTransport {
+    /// Read `read` on a task of the runtime.
     pub(crate) fn new<R, W>(read: R, write: W) -> Self
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -87,17 +96,39 @@ impl LineTransport {
     {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(write)));
         let in_flight = Arc::new(InFlight::default());
-        // A few messages of slack; past them the reader waits, so a client that
-        // floods the server is slowed down instead of growing a queue.
-        let (tx, incoming) = mpsc::channel(64);
-        let reader = tokio::spawn(read_lines(read, Arc::clone(&writer), Arc::clone(&in_flight), tx));
-        Self { incoming, writer, in_flight, reader }
+        let (tx, incoming) = mpsc::channel(QUEUE);
+        let reader =
+            Reader { writer: Arc::clone(&writer), in_flight: Arc::clone(&in_flight), runtime: Handle::current() };
+        let reader = tokio::spawn(read_lines(read, reader, tx));
+        Self { incoming, writer, in_flight, reader: Some(reader) }
+    }
+
+    /// Read the process's stdin on a thread of its own.
+    ///
+    /// A tokio worker busy in a handler that computes without yielding may be
+    /// the one that polls the IO driver; the other workers then sleep and no
+    /// read of a pipe completes until the handler ends (every call waited for
+    /// a 7 s search). A thread blocked in `read` needs no driver: each line it
+    /// hands over wakes a sleeping worker, which serves it.
+    pub(crate) fn stdin<W>(write: W) -> std::io::Result<Self>
+    where
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(write)));
+        let in_flight = Arc::new(InFlight::default());
+        let (tx, incoming) = mpsc::channel(QUEUE);
+        let reader =
+            Reader { writer: Arc::clone(&writer), in_flight: Arc::clone(&in_flight), runtime: Handle::current() };
+        std::thread::Builder::new().name("mcp-stdin".to_owned()).spawn(move || read_stdin(&reader, &tx))?;
+        Ok(Self { incoming, writer, in_flight, reader: None })
     }
 }
 
 impl Drop for LineTransport {
     fn drop(&mut self) {
-        self.reader.abort();
+        if let Some(reader) = &self.reader {
+            reader.abort();
+        }
     }
 }
 
@@ -140,7 +171,9 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.reader.abort();
+        if let Some(reader) = &self.reader {
+            reader.abort();
+        }
         self.incoming.close();
         self.writer.lock().await.flush().await
     }
@@ -171,12 +204,20 @@ async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
     writer.flush().await
 }
 
+/// What reads the client's lines needs: where to answer, the requests in
+/// flight, and the runtime that writes answers.
+struct Reader {
+    writer: Writer,
+    in_flight: Arc<InFlight>,
+    runtime: Handle,
+}
+
 /// Reject `rejection` on its own task, so the read loop goes on reading.
-fn answer(writer: &Writer, rejection: &Rejection) {
+fn answer(reader: &Reader, rejection: &Rejection) {
     tracing::debug!(code = rejection.code, message = rejection.message, "refused a client message");
-    let writer = Arc::clone(writer);
+    let writer = Arc::clone(&reader.writer);
     let line = rejection.to_bytes();
-    tokio::spawn(async move {
+    reader.runtime.spawn(async move {
         if let Err(err) = write_line(&writer, &line).await {
             tracing::debug!(%err, "could not answer a refused client message");
         }
@@ -190,27 +231,61 @@ enum Line {
     Eof,
 }
 
-/// Read one line into `line` (without its newline), keeping at most
-/// [`MAX_LINE_BYTES`] of it.
+/// Take what `available` holds of the current line into `line`, keeping at
+/// most [`MAX_LINE_BYTES`]; returns the bytes used and whether the line ended.
+fn take_line(available: &[u8], line: &mut Vec<u8>, oversized: &mut bool) -> (usize, bool) {
+    let (chunk, found) = match memchr(available) {
+        Some(at) => (&available[..at], true),
+        None => (available, false),
+    };
+    let room = MAX_LINE_BYTES.saturating_sub(line.len());
+    *oversized |= chunk.len() > room;
+    line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+    (chunk.len() + usize::from(found), found)
+}
+
+fn line_end(line: &[u8], oversized: bool, eof: bool) -> Line {
+    match (eof && line.is_empty() && !oversized, oversized) {
+        (true, _) => Line::Eof,
+        (false, true) => Line::Oversized,
+        (false, false) => Line::Complete,
+    }
+}
+
+/// Read one line into `line` (without its newline).
 async fn read_line(reader: &mut (impl AsyncBufReadExt + Unpin), line: &mut Vec<u8>) -> std::io::Result<Line> {
     line.clear();
     let mut oversized = false;
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
-            return Ok(if line.is_empty() && !oversized { Line::Eof } else { Line::Complete });
+            return Ok(line_end(line, oversized, true));
         }
-        let (chunk, found) = match memchr(available) {
-            Some(at) => (&available[..at], true),
-            None => (available, false),
-        };
-        let room = MAX_LINE_BYTES.saturating_sub(line.len());
-        oversized |= chunk.len() > room;
-        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
-        let used = chunk.len() + usize::from(found);
+        let (used, found) = take_line(available, line, &mut oversized);
         reader.consume(used);
         if found {
-            return Ok(if oversized { Line::Oversized } else { Line::Complete });
+            return Ok(line_end(line, oversized, false));
+        }
+    }
+}
+
+/// [`read_line`] on a blocking reader.
+fn read_line_blocking(reader: &mut impl std::io::BufRead, line: &mut Vec<u8>) -> std::io::Result<Line> {
+    line.clear();
+    let mut oversized = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        if available.is_empty() {
+            return Ok(line_end(line, oversized, true));
+        }
+        let (used, found) = take_line(available, line, &mut oversized);
+        reader.consume(used);
+        if found {
+            return Ok(line_end(line, oversized, false));
         }
     }
 }
@@ -219,81 +294,105 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&byte| byte == b'\n')
 }
 
-async fn read_lines<R>(read: R, writer: Writer, in_flight: Arc<InFlight>, tx: mpsc::Sender<ClientJsonRpcMessage>)
+async fn read_lines<R>(read: R, reader: Reader, tx: mpsc::Sender<ClientJsonRpcMessage>)
 where
     R: AsyncRead + Send + Unpin,
 {
-    let mut reader = BufReader::with_capacity(64 * 1024, read);
+    let mut read = BufReader::with_capacity(64 * 1024, read);
     let mut line = Vec::new();
     loop {
-        let message = match read_line(&mut reader, &mut line).await {
-            Ok(Line::Eof) => return,
-            Err(err) => {
-                tracing::debug!(%err, "reading the client's messages failed");
-                return;
-            }
-            Ok(Line::Oversized) => {
-                let rejection = Rejection::new(
-                    jsonrpc::top_level_id(&line),
-                    jsonrpc::INVALID_REQUEST,
-                    format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes."),
-                );
-                answer(&writer, &rejection);
-                continue;
-            }
-            Ok(Line::Complete) => match jsonrpc::inspect(&line) {
-                Inspection::Forward(message) => *message,
-                Inspection::Ignore => continue,
-                Inspection::Reject(rejection) => {
-                    answer(&writer, &rejection);
-                    continue;
-                }
-            },
-        };
-        let mut message = message;
-        match &mut message {
-            ClientJsonRpcMessage::Request(request) => {
-                let bootstrap =
-                    matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
-                let mut ids = in_flight.lock();
-                if ids.theirs.contains_key(&request.id) {
-                    drop(ids);
-                    answer(&writer, &jsonrpc::duplicate_id(request.id.clone()));
-                    continue;
-                }
-                let ours = ids.next;
-                ids.next += 1;
-                let client_id = std::mem::replace(&mut request.id, RequestId::Number(ours));
-                ids.theirs.insert(client_id.clone(), ours);
-                ids.ours.insert(ours, Pending { client_id, bootstrap, cancelled: false });
-            }
-            _ if !in_flight.started.load(Ordering::Relaxed) => {
-                tracing::debug!("dropped a notification or response sent before initialize");
-                continue;
-            }
-            other => {
-                if let Some(id) = jsonrpc::cancelled_request_mut(other) {
-                    let mut ids = in_flight.lock();
-                    let Some(ours) = ids.theirs.remove(id) else {
-                        // Nothing of that id is in flight: nothing to cancel.
-                        continue;
-                    };
-                    if let Some(pending) = ids.ours.get_mut(&ours) {
-                        pending.cancelled = true;
-                    }
-                    // rmcp sends nothing for most cancelled calls, so their
-                    // entries would pile up; only a late answer, racing the
-                    // cancellation, needs one.
-                    if ids.ours.len() > MAX_REMEMBERED {
-                        let horizon = ours.saturating_sub(MAX_REMEMBERED as i64);
-                        ids.ours.retain(|&id, pending| !pending.cancelled || id > horizon);
-                    }
-                    *id = RequestId::Number(ours);
-                }
-            }
-        }
-        if tx.send(message).await.is_err() {
+        let read = read_line(&mut read, &mut line).await;
+        let Some(step) = step(&reader, read, &line) else { return };
+        if let Some(message) = step
+            && tx.send(message).await.is_err()
+        {
             return;
         }
     }
+}
+
+fn read_stdin(reader: &Reader, tx: &mpsc::Sender<ClientJsonRpcMessage>) {
+    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    let mut line = Vec::new();
+    loop {
+        let read = read_line_blocking(&mut stdin, &mut line);
+        let Some(step) = step(reader, read, &line) else { return };
+        if let Some(message) = step
+            && tx.blocking_send(message).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// One line read: `None` to stop reading, `Some(None)` when the line was
+/// answered here or needs nothing, `Some(Some(message))` for rmcp.
+fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Option<Option<ClientJsonRpcMessage>> {
+    let mut message = match read {
+        Ok(Line::Eof) => return None,
+        Err(err) => {
+            tracing::debug!(%err, "reading the client's messages failed");
+            return None;
+        }
+        Ok(Line::Oversized) => {
+            let rejection = Rejection::new(
+                jsonrpc::top_level_id(line),
+                jsonrpc::INVALID_REQUEST,
+                format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes."),
+            );
+            answer(reader, &rejection);
+            return Some(None);
+        }
+        Ok(Line::Complete) => match jsonrpc::inspect(line) {
+            Inspection::Forward(message) => *message,
+            Inspection::Ignore => return Some(None),
+            Inspection::Reject(rejection) => {
+                answer(reader, &rejection);
+                return Some(None);
+            }
+        },
+    };
+    let in_flight = &reader.in_flight;
+    match &mut message {
+        ClientJsonRpcMessage::Request(request) => {
+            let bootstrap =
+                matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
+            let mut ids = in_flight.lock();
+            if ids.theirs.contains_key(&request.id) {
+                drop(ids);
+                answer(reader, &jsonrpc::duplicate_id(request.id.clone()));
+                return Some(None);
+            }
+            let ours = ids.next;
+            ids.next += 1;
+            let client_id = std::mem::replace(&mut request.id, RequestId::Number(ours));
+            ids.theirs.insert(client_id.clone(), ours);
+            ids.ours.insert(ours, Pending { client_id, bootstrap, cancelled: false });
+        }
+        _ if !in_flight.started.load(Ordering::Relaxed) => {
+            tracing::debug!("dropped a notification or response sent before initialize");
+            return Some(None);
+        }
+        other => {
+            if let Some(id) = jsonrpc::cancelled_request_mut(other) {
+                let mut ids = in_flight.lock();
+                let Some(ours) = ids.theirs.remove(id) else {
+                    // Nothing of that id is in flight: nothing to cancel.
+                    return Some(None);
+                };
+                if let Some(pending) = ids.ours.get_mut(&ours) {
+                    pending.cancelled = true;
+                }
+                // rmcp sends nothing for most cancelled calls, so their
+                // entries would pile up; only a late answer, racing the
+                // cancellation, needs one.
+                if ids.ours.len() > MAX_REMEMBERED {
+                    let horizon = ours.saturating_sub(MAX_REMEMBERED as i64);
+                    ids.ours.retain(|&id, pending| !pending.cancelled || id > horizon);
+                }
+                *id = RequestId::Number(ours);
+            }
+        }
+    }
+    Some(Some(message))
 }

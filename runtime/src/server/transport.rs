@@ -194,10 +194,12 @@ impl ToolServer {
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
         let shutdown = CancellationToken::new();
         let signals = tokio::spawn(cancel_on_signal(shutdown.clone()));
-        // The pipe-aware stdio keeps reads cancellable on Linux, so a signal can
-        // end the process instead of waiting for the client's next line.
-        let (read, write) = rmcp::transport::stdio_pipes();
-        let outcome = self.serve_lines(read, write, shutdown).await;
+        // Only the writer: stdin is read on a thread (see `LineTransport::stdin`).
+        let (_, write) = rmcp::transport::stdio_pipes();
+        let outcome = match LineTransport::stdin(write) {
+            Ok(transport) => self.serve_transport(transport, shutdown).await,
+            Err(err) => Err(ServerError::Io(err)),
+        };
         signals.abort();
         outcome
     }
@@ -216,15 +218,11 @@ impl ToolServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        self.serve_lines(read, write, CancellationToken::new()).await
+        self.serve_transport(LineTransport::new(read, write), CancellationToken::new()).await
     }
 
-    async fn serve_lines<R, W>(self, read: R, write: W, shutdown: CancellationToken) -> Result<(), ServerError>
-    where
-        R: AsyncRead + Send + Unpin + 'static,
-        W: AsyncWrite + Send + Unpin + 'static,
-    {
-        let served = self.serve_with_ct(LineTransport::new(read, write), shutdown.clone()).await;
+    async fn serve_transport(self, transport: LineTransport, shutdown: CancellationToken) -> Result<(), ServerError> {
+        let served = self.serve_with_ct(transport, shutdown.clone()).await;
         match served {
             Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
