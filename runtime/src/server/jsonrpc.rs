@@ -90,17 +90,36 @@ pub(crate) fn inspect(bytes: &[u8]) -> Inspection {
     let Ok(text) = std::str::from_utf8(bytes) else {
         return reject(PARSE_ERROR, "Parse error: the message is not valid UTF-8.");
     };
-    if nesting_depth_exceeds(bytes, MAX_DEPTH) {
-        return reject(
+    let too_deep = || {
+        Inspection::Reject(Rejection::new(
+            top_level_id(bytes),
             INVALID_REQUEST,
-            &format!("Invalid Request: the message nests arrays and objects deeper than {MAX_DEPTH} levels."),
-        );
-    }
+            format!("Invalid Request: the message nests arrays and objects deeper than {MAX_DEPTH} levels."),
+        ))
+    };
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
+        // Past serde_json's own limit (128) only the top-level keys can be
+        // read, without recursion: enough to know whether an answer is owed.
+        Err(err) if err.to_string().contains("recursion limit") => {
+            return match top_level_kind(bytes) {
+                Some(kind) if kind.is_notification || kind.is_response => Inspection::Ignore,
+                _ => too_deep(),
+            };
+        }
         // serde_json's syntax messages name a position, never the input.
         Err(err) => return reject(PARSE_ERROR, &format!("Parse error: the message is not valid JSON ({err}).")),
     };
+    if nesting_depth_exceeds(bytes, MAX_DEPTH) {
+        let is_notification = value.get("id").is_none() && value.get("method").is_some_and(Value::is_string);
+        let is_response =
+            value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+        if value.is_object() && (is_notification || is_response) {
+            // A notification or response, however deep, gets no answer.
+            return Inspection::Ignore;
+        }
+        return too_deep();
+    }
     match value {
         Value::Object(object) => inspect_object(object),
         Value::Array(_) => Inspection::Reject(Rejection::new(
@@ -275,6 +294,47 @@ pub(crate) fn top_level_id(bytes: &[u8]) -> Option<RequestId> {
     }
 }
 
+/// What the top-level keys of an object say about the message.
+struct TopLevelKind {
+    is_notification: bool,
+    is_response: bool,
+}
+
+/// The kind of a top-level object, read from its keys without parsing their
+/// values; `None` when the text is not an object of well-formed keys.
+fn top_level_kind(bytes: &[u8]) -> Option<TopLevelKind> {
+    let mut scan = Scanner { bytes, at: 0 };
+    let (mut id, mut method_is_string, mut method, mut outcome) = (false, false, false, false);
+    scan.skip_whitespace();
+    scan.expect(b'{')?;
+    loop {
+        scan.skip_whitespace();
+        let key_start = scan.at;
+        scan.skip_string()?;
+        let key = &bytes[key_start..scan.at];
+        scan.skip_whitespace();
+        scan.expect(b':')?;
+        scan.skip_whitespace();
+        let value_start = scan.at;
+        scan.skip_value()?;
+        match key {
+            b"\"id\"" => id = true,
+            b"\"method\"" => {
+                method = true;
+                method_is_string = bytes.get(value_start) == Some(&b'"');
+            }
+            b"\"result\"" | b"\"error\"" => outcome = true,
+            _ => {}
+        }
+        scan.skip_whitespace();
+        if scan.expect(b'}').is_some() {
+            break;
+        }
+        scan.expect(b',')?;
+    }
+    Some(TopLevelKind { is_notification: !id && method_is_string, is_response: !method && outcome })
+}
+
 struct Scanner<'a> {
     bytes: &'a [u8],
     at: usize,
@@ -366,6 +426,16 @@ mod tests {
         );
         let err = rejection(deep.as_bytes());
         assert_eq!((err.id, err.code), (Some(RequestId::Number(3)), INVALID_REQUEST));
+    }
+
+    #[test]
+    fn a_deep_notification_gets_no_answer() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"x":{}{}}}}}"#,
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert!(matches!(inspect(deep.as_bytes()), Inspection::Ignore));
     }
 
     #[test]
