@@ -60,29 +60,21 @@ impl Guard {
         }
     }
 
-    /// `Ok(Some(origin))` for an allowed cross-origin request (its answer gets
-    /// CORS headers), `Ok(None)` without `Origin` or from the server's own origin.
-    fn check_origin(&self, headers: &HeaderMap) -> Result<Option<HeaderValue>, Response<Body>> {
-        let Some(origin) = headers.get(header::ORIGIN) else { return Ok(None) };
+    /// Whether the request's `Origin` may call the server.
+    fn check_origin(&self, headers: &HeaderMap) -> Origin {
+        let Some(origin) = headers.get(header::ORIGIN) else { return Origin::SameOrNone };
         let normalized = origin.to_str().map(normalize_origin).unwrap_or_default();
         let own = headers.get(header::HOST).and_then(|host| host.to_str().ok()).is_some_and(|host| {
             normalized.split_once("://").is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
         });
         if own {
-            return Ok(None);
+            return Origin::SameOrNone;
         }
         if !normalized.is_empty() && self.allowed_origins.contains(&normalized) {
-            return Ok(Some(origin.clone()));
+            return Origin::Allowed(origin.clone());
         }
         tracing::warn!(origin = ?origin, "refused a request from an origin that is not allowed");
-        Err(error_response(
-            StatusCode::FORBIDDEN,
-            &Rejection::new(
-                None,
-                jsonrpc::INVALID_REQUEST,
-                "Forbidden: requests from this Origin are not allowed; the server lists the origins it allows.",
-            ),
-        ))
+        Origin::Forbidden
     }
 
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
@@ -101,7 +93,7 @@ impl Guard {
         let (Some(sessions), Some(session)) = (&self.sessions, session) else {
             return next.run(request).await;
         };
-        if !sessions.manager.has_live(&session).await {
+        if !sessions.manager.sessions.read().await.contains_key(session.as_str()) {
             return session_not_found();
         }
         let response = next.run(request).await;
@@ -160,11 +152,30 @@ impl Guard {
     }
 }
 
+/// What a request's `Origin` header allows.
+enum Origin {
+    /// No `Origin` (not a browser), or the server's own.
+    SameOrNone,
+    /// An allowed other origin: its answers get CORS headers.
+    Allowed(HeaderValue),
+    Forbidden,
+}
+
 /// The middleware: `Origin` first, CORS preflight, then the JSON-RPC checks.
 pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response<Body> {
     let cors_origin = match guard.check_origin(request.headers()) {
-        Ok(origin) => origin,
-        Err(forbidden) => return forbidden,
+        Origin::SameOrNone => None,
+        Origin::Allowed(origin) => Some(origin),
+        Origin::Forbidden => {
+            return error_response(
+                StatusCode::FORBIDDEN,
+                &Rejection::new(
+                    None,
+                    jsonrpc::INVALID_REQUEST,
+                    "Forbidden: requests from this Origin are not allowed; the server lists the origins it allows.",
+                ),
+            );
+        }
     };
     if request.method() == Method::OPTIONS
         && let Some(origin) = &cors_origin
@@ -284,16 +295,6 @@ impl Sessions {
         let _ = self.manager.close_session(&victim.as_str().into()).await;
         self.lock().remove(&victim);
         Ok(())
-    }
-}
-
-trait HasLive {
-    async fn has_live(&self, session: &str) -> bool;
-}
-
-impl HasLive for LocalSessionManager {
-    async fn has_live(&self, session: &str) -> bool {
-        self.sessions.read().await.contains_key(session)
     }
 }
 

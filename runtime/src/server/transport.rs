@@ -278,7 +278,7 @@ impl ToolServer {
         let manager = Arc::new(manager);
         let template = self;
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
-        let sessions = (!options.stateless).then(|| (manager, options.max_sessions));
+        let sessions = (!options.stateless).then_some((manager, options.max_sessions));
         let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
         axum::Router::new()
             .route_service(&options.path, service)
