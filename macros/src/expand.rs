@@ -188,6 +188,7 @@ fn reason_enum(
 
 fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &TokenStream) -> TokenStream {
     let private = quote!(::mcp_contract::__private);
+    let vis = &handler.item.vis;
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
@@ -195,26 +196,52 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         None => quote!(#private::NoArguments),
     };
 
-    let args = handler.params.iter().map(|param| match param {
-        Param::Input(_) => quote!(input),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
-        Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
-        Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
+    // Each `State<T>` is taken from the context before the context moves into the call.
+    let states: Vec<&Type> = handler.states().collect();
+    let state_idents: Vec<Ident> = (0..states.len()).map(|index| format_ident!("state_{index}")).collect();
+    let mut next_state = state_idents.iter();
+    let args: Vec<TokenStream> = handler
+        .params
+        .iter()
+        .map(|param| match param {
+            Param::Input(_) => quote!(input),
+            Param::State(_) => {
+                let ident = next_state.next();
+                quote!(#ident)
+            }
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
+            Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
+            Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
+        })
+        .collect();
+    // Spelled out under the type's span, so that a type that cannot be shared
+    // state is reported at the user's type, not at the attribute.
+    let take_states = states.iter().zip(&state_idents).map(|(ty, ident)| {
+        quote_spanned!(ty.span()=> let #ident = ::mcp_contract::__private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if handler.item.sig.asyncness.is_some() {
-        quote!(async move { #call.await.map_err(::core::convert::Into::into) })
+        quote!(async move { #(#take_states)* #call.await.map_err(::core::convert::Into::into) })
     } else {
         // A plain `fn` may compute for long: off the async workers, so it
         // delays no other call (see `run_blocking`).
-        quote!(#private::contract::run_blocking(move || #call.map_err(::core::convert::Into::into)))
+        quote!(#private::contract::run_blocking(move || { #(#take_states)* #call.map_err(::core::convert::Into::into) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
-    let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };
+    let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
+    let required_state = (!states.is_empty()).then(|| {
+        let state_types = states.iter().map(|ty| quote_spanned!(ty.span()=> #private::StateType::of::<#ty>()));
+        quote! {
+            fn required_state(&self) -> &'static [#private::StateType] {
+                const STATES: &[#private::StateType] = &[#(#state_types),*];
+                STATES
+            }
+        }
+    });
 
     let contents = tool.format.as_ref().map(|format| quote!(#private::IntoContents::into_contents(#format(&output))));
     let render = match (handler.text_only, contents) {
@@ -283,6 +310,18 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
 
             fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
                 #render
+            }
+
+            #required_state
+        }
+
+        #[automatically_derived]
+        impl #tool_ident {
+            /// A detached context of this tool for unit tests of its handler: the
+            /// tool's name and contract, no client, never cancelled, no state.
+            #[must_use]
+            #vis fn test_ctx() -> #private::Ctx<#reason_type> {
+                #private::Ctx::from_context(#private::Context::new(#name, #errors))
             }
         }
     }
