@@ -147,6 +147,11 @@ async fn stdio_errors_quote_client_input_at_most_200_characters() {
     client.send(&call(3, "echo", json!({huge.clone(): 1, "text": "a"}))).await;
     let text = client.next().await.to_string();
     assert!(text.len() < 2000, "a {} byte answer", text.len());
+
+    client.send(json!({"jsonrpc": "2.0", "id": 4, "method": huge}).to_string().as_bytes()).await;
+    let answer = client.next().await;
+    assert_eq!(answer["error"]["code"], -32601, "{}", support::cut(&answer.to_string()));
+    assert!(answer.to_string().len() < 600, "a {} byte answer to a long method name", answer.to_string().len());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,6 +243,9 @@ async fn http_answers_every_bad_body_and_keeps_serving() {
         let huge = "x".repeat(3 * 1024 * 1024);
         let answer = client.post(&call(1, &huge, json!({}))).await;
         assert!(answer.body.len() < 1000, "a {} byte answer to a long tool name", answer.body.len());
+        let answer = client.post(json!({"jsonrpc": "2.0", "id": 2, "method": huge}).to_string().as_bytes()).await;
+        assert!(answer.body.len() < 1000, "a {} byte answer to a long method name", answer.body.len());
+        assert_eq!(answer.message()["error"]["code"], -32601);
     }
 }
 

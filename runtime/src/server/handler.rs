@@ -155,6 +155,17 @@ impl ServerHandler for ToolServer {
         }
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        // rmcp's default answers with the method name as the whole message,
+        // at any length; the name is the client's, so it is quoted capped.
+        let method = crate::contract::cap_quoted(&request.method);
+        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
+    }
+
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
     async fn set_level(
         &self,
