@@ -389,6 +389,11 @@ async fn http_refuses_connections_past_the_cap_with_503() {
     let head = String::from_utf8_lossy(&refused.read_to_end_within(Duration::from_secs(3)).await).into_owned();
     assert!(head.starts_with("HTTP/1.1 503"), "past the cap: {head:?}");
     assert!(head.contains("retry-after") || head.contains("Retry-After"), "{head}");
+    let (headers, body) = head.split_once("\r\n\r\n").expect("a head and a body");
+    let length = headers.lines().find_map(|line| line.strip_prefix("Content-Length: ")).expect("a length");
+    assert_eq!(length.parse::<usize>().expect("a number"), body.len(), "{head}");
+    let answer: Value = serde_json::from_str(body).expect("a JSON-RPC body");
+    assert_eq!(answer["error"]["code"], -32000);
     drop(held);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut after = HttpClient::connect(server.addr).await;

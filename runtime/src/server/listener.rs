@@ -33,10 +33,15 @@ pub(crate) struct ConnectionLimits {
 }
 
 /// What a client past the connection cap reads before the server closes.
-const BUSY_RESPONSE: &[u8] =
-    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
-Content-Length: 98\r\nConnection: close\r\n\r\n\
-{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"The server has too many connections.\"}}";
+fn busy_response() -> String {
+    const BODY: &str =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"The server has too many connections."}}"#;
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{BODY}",
+        BODY.len()
+    )
+}
 
 /// Accept and serve connections until `stop` is cancelled, then wait (a bounded
 /// time) for the open ones to finish.
@@ -60,7 +65,7 @@ pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: Conn
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
             // Best effort and without waiting: the client learns why instead of timing out.
-            let _ = stream.try_write(BUSY_RESPONSE);
+            let _ = stream.try_write(busy_response().as_bytes());
             continue;
         };
         if let Err(err) = stream.set_nodelay(true) {

@@ -15,11 +15,21 @@ use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
 
-/// How [`Server::serve_http_with`] serves Streamable HTTP.
+/// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
+/// session mode, who may call (`Host`, `Origin`), and the limits that keep a
+/// server up under a flood of connections, sessions or slow clients. Every
+/// limit has a safe default; see each method.
 ///
 /// ```
+/// use std::time::Duration;
 /// use mcp_contract_runtime::server::HttpOptions;
 /// let options = HttpOptions::default().path("/museum/mcp").stateless(true).json_response(true);
+/// let public = HttpOptions::default()
+///     .allowed_hosts(["museum.example.org"])
+///     .allowed_origins(["https://museum.example.org"])
+///     .max_connections(2048)
+///     .max_sessions(4096)
+///     .idle_timeout(Duration::from_secs(30));
 /// ```
 #[derive(Clone, Debug)]
 #[must_use]
@@ -209,6 +219,24 @@ impl ToolServer {
     /// stdin and stdout: a line that is not a valid message is answered with a
     /// JSON-RPC error (-32700 or -32600, under its id when readable), a request
     /// whose id is in flight is refused, and the server keeps serving.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+    /// use mcp_contract_runtime::server::Server;
+    /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    ///
+    /// let (client, server_side) = tokio::io::duplex(64 * 1024);
+    /// let (read, write) = tokio::io::split(server_side);
+    /// let server = Server::new("demo", "1.0.0").build().unwrap();
+    /// tokio::spawn(server.serve_io(read, write));
+    ///
+    /// let (read, mut write) = tokio::io::split(client);
+    /// write.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n").await.unwrap();
+    /// let mut answer = String::new();
+    /// BufReader::new(read).read_line(&mut answer).await.unwrap();
+    /// assert!(answer.contains("-32700"), "a line that is not JSON is answered: {answer}");
+    /// # });
+    /// ```
     ///
     /// # Errors
     ///
