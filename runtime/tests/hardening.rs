@@ -300,6 +300,18 @@ async fn http_checks_origin_and_answers_cors_preflight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut client = HttpClient::session(server.addr).await;
+    client.session = Some("no-such-session".to_owned());
+    let answer = client.post(&call(5, "echo", json!({"text": "a"}))).await;
+    assert_http_error(&answer, "an unknown session", 404, INVALID_REQUEST, &json!(5));
+    let answer =
+        client.request("POST", &[("content-type", "text/plain")], &call(6, "echo", json!({"text": "a"}))).await;
+    assert_eq!(answer.status, 415, "{}", answer.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_delete_of_an_unknown_session_is_404() {
     let server = HttpServer::start(HttpOptions::default()).await;
     let mut client = HttpClient::session(server.addr).await;

@@ -125,12 +125,34 @@ impl Guard {
             }
         };
         let request = Request::from_parts(parts, Body::from(bytes));
+        let request_id = match &*message {
+            ClientJsonRpcMessage::Request(call) => Some(call.id.clone()),
+            _ => None,
+        };
+        let response = self.forward(request, next, session, &message).await;
+        match request_id {
+            Some(id) => answer_in_json_rpc(response, id).await,
+            None => response,
+        }
+    }
+
+    async fn forward(
+        &self,
+        request: Request<Body>,
+        next: Next,
+        session: Option<String>,
+        message: &ClientJsonRpcMessage,
+    ) -> Response<Body> {
         let Some(sessions) = &self.sessions else { return next.run(request).await };
-        let ClientJsonRpcMessage::Request(call) = &*message else { return next.run(request).await };
+        let ClientJsonRpcMessage::Request(call) = message else { return next.run(request).await };
         match session {
             Some(session) => {
-                if !sessions.begin(&session, &call.id) {
-                    return error_response(StatusCode::CONFLICT, &jsonrpc::duplicate_id(call.id.clone()));
+                match sessions.begin(&session, &call.id) {
+                    Some(true) => {}
+                    Some(false) => {
+                        return error_response(StatusCode::CONFLICT, &jsonrpc::duplicate_id(call.id.clone()));
+                    }
+                    None => return next.run(request).await,
                 }
                 let in_flight = InFlight { sessions: Arc::clone(sessions), session, id: call.id.clone() };
                 let response = next.run(request).await;
@@ -139,17 +161,50 @@ impl Guard {
             }
             None if matches!(call.request, ClientRequest::InitializeRequest(_)) => {
                 if let Err(busy) = sessions.make_room().await {
-                    return busy;
+                    return *busy;
                 }
                 let response = next.run(request).await;
                 if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
                     sessions.touch_new(id);
+                    sessions.prune().await;
                 }
                 response
             }
             None => next.run(request).await,
         }
     }
+}
+
+/// rmcp refuses some requests with a plain-text body (an unknown session 404,
+/// 406 for a missing `Accept`, 415 for another content type): the request
+/// gets a JSON-RPC error under its id instead, with the same status, so a
+/// client matches the refusal to its request rather than wait.
+async fn answer_in_json_rpc(response: Response<Body>, id: RequestId) -> Response<Body> {
+    let status = response.status();
+    let is_json = is_json(response.headers())
+        || response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let message = match status {
+        StatusCode::NOT_FOUND => "Not Found: no session has this Mcp-Session-Id; initialize a new session.",
+        StatusCode::NOT_ACCEPTABLE => "Not Acceptable: accept both application/json and text/event-stream.",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "Unsupported Media Type: send application/json.",
+        status if status.is_server_error() => "Internal error: the server could not handle the request.",
+        _ => "Invalid Request: the server refused the request.",
+    };
+    let code = if status.is_server_error() { -32603 } else { jsonrpc::INVALID_REQUEST };
+    tracing::debug!(%status, "answered an HTTP refusal as a JSON-RPC error");
+    let mut answer = error_response(status, &Rejection::new(Some(id), code, message));
+    for name in [header::ALLOW, header::RETRY_AFTER] {
+        if let Some(value) = response.headers().get(&name) {
+            answer.headers_mut().insert(name, value.clone());
+        }
+    }
+    answer
 }
 
 /// What a request's `Origin` header allows.
@@ -252,13 +307,19 @@ impl Sessions {
         self.lock().insert(session.to_owned(), SessionUse { last_seen: Instant::now(), in_flight: HashSet::new() });
     }
 
-    /// Mark `id` in flight in `session`; `false` when it already is.
-    fn begin(&self, session: &str, id: &RequestId) -> bool {
-        let mut uses = self.lock();
-        let used = uses
-            .entry(session.to_owned())
-            .or_insert_with(|| SessionUse { last_seen: Instant::now(), in_flight: HashSet::new() });
-        used.in_flight.insert(id.clone())
+    /// Mark `id` in flight in `session`: `Some(false)` when it already is,
+    /// `None` for a session this guard did not see begin (rmcp answers 404).
+    fn begin(&self, session: &str, id: &RequestId) -> Option<bool> {
+        self.lock().get_mut(session).map(|used| used.in_flight.insert(id.clone()))
+    }
+
+    /// Forget sessions rmcp closed (idle too long) once they could add up.
+    async fn prune(&self) {
+        if self.lock().len() <= 2 * self.max {
+            return;
+        }
+        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        self.lock().retain(|id, _| live.contains(id));
     }
 
     fn end(&self, session: &str, id: &RequestId) {
@@ -269,7 +330,7 @@ impl Sessions {
 
     /// Below the cap, or made so by closing the session idle the longest (no
     /// request in flight); with every session busy, 503 and `Retry-After`.
-    async fn make_room(&self) -> Result<(), Response<Body>> {
+    async fn make_room(&self) -> Result<(), Box<Response<Body>>> {
         let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
         if live.len() < self.max {
             return Ok(());
@@ -289,7 +350,7 @@ impl Sessions {
                 &Rejection::new(None, -32000, "The server has too many sessions in use; try again shortly."),
             );
             busy.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return Err(busy);
+            return Err(Box::new(busy));
         };
         tracing::info!(session = victim, max = self.max, "closed the session idle the longest to make room");
         let _ = self.manager.close_session(&victim.as_str().into()).await;
