@@ -8,6 +8,7 @@
 //! cargo run --example museum                       # stdio (what MCP clients launch)
 //! cargo run --example museum -- --http 127.0.0.1:8080            # Streamable HTTP at /mcp
 //! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
+//! cargo run --example museum -- lint               # the definition linter (exit 1 on errors)
 //! npx @modelcontextprotocol/inspector cargo run --example museum
 //! ```
 //!
@@ -20,7 +21,6 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_contract::prelude::*;
-use mcp_contract::server::HttpOptions;
 
 /// One record of the collection, as stored.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -94,6 +94,7 @@ pub struct SearchObjectsInput {
     pub page_size: Option<u32>,
 }
 
+/// One object of a page of search results.
 #[derive(Serialize, Deserialize, JsonSchema)]
 pub struct ObjectSummary {
     /// Object ID, for get_object.
@@ -208,12 +209,14 @@ pub struct GetObjectInput {
 
 fn render_object(object: &ObjectRecord) -> String {
     let artist = object.artist.as_deref().unwrap_or("unknown artist");
-    let place = match &object.gallery {
-        Some(gallery) => format!("On view in {gallery}."),
-        None => "Not on view.".to_owned(),
+    let place = match (object.on_view, &object.gallery) {
+        (true, Some(gallery)) => format!("On view in {gallery}."),
+        (true, None) => "On view.".to_owned(),
+        (false, _) => "Not on view.".to_owned(),
     };
+    let tags = if object.tags.is_empty() { "none".to_owned() } else { object.tags.join(", ") };
     format!(
-        "{title} ({year}), {artist}. {culture}, {medium}, {h} x {w} cm. {department}. {place} [object {id}]",
+        "{title} ({year}), {artist}. {culture}, {medium}, {h} x {w} cm. {department}. {place} Tags: {tags}. [object {id}]",
         title = object.title,
         year = object.year,
         culture = object.culture,
@@ -391,40 +394,15 @@ fn server(collection: Collection) -> Server {
 async fn main() -> ExitCode {
     // The crate's logs (failed calls, panics) on stderr, filtered by RUST_LOG.
     mcp_contract::logging::init();
-    match serve().await {
-        Ok(()) => ExitCode::SUCCESS,
+    let collection = match Collection::bundled() {
+        Ok(collection) => collection,
         Err(err) => {
             // Display, not Debug: a person reads this.
             eprintln!("museum: {err}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-    }
-}
-
-async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let mut http = None;
-    let mut stateless = false;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--http" => http = Some(args.next().ok_or("--http needs an address, e.g. 127.0.0.1:8080")?),
-            "--stateless" => stateless = true,
-            other => return Err(format!("unknown argument `{other}`; use --http <addr> [--stateless]").into()),
-        }
-    }
-    let collection = Collection::bundled()?;
-    match http {
-        None => {
-            // stdout is the protocol; a person who started this in a terminal reads stderr.
-            eprintln!("museum: serving MCP over stdio; connect a client (see the README), Ctrl-C to stop");
-            server(collection).serve_stdio().await?;
-        }
-        Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(&addr).await?;
-            // Tests bind port 0 and read the chosen port from this line.
-            eprintln!("museum: serving Streamable HTTP at http://{}/mcp", listener.local_addr()?);
-            server(collection).build()?.serve_http_on(listener, HttpOptions::default().stateless(stateless)).await?;
-        }
-    }
-    Ok(())
+    };
+    // No argument: stdio. `--http ADDR [--stateless]`: Streamable HTTP.
+    // `lint [--format json] [--server-json PATH]`: check the tool definitions.
+    server(collection).run_cli().await
 }

@@ -10,6 +10,7 @@
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
+//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
@@ -20,8 +21,10 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
+mod private;
 pub mod render;
 pub mod retry;
 pub mod schema;
@@ -39,8 +42,8 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
-    ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
+    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
@@ -62,3 +65,13 @@ pub fn lint_docs_url(rule: &str) -> String {
 
 /// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
 pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";
+
+/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
+/// API; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::{
+        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
+        classify_patterns, classify_type_names, typed_context,
+    };
+}

@@ -26,6 +26,7 @@
 //! ```
 
 mod channel;
+mod cli;
 mod guard;
 mod handler;
 mod jsonrpc;
@@ -41,6 +42,7 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
+use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::state::StateMap;
 
 pub use handler::{ERRORS_META_KEY, ToolServer};
@@ -58,6 +60,8 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    /// How [`Server::build`] lints the tools; `None` when it does not.
+    lint: Option<LintOptions>,
     states: StateMap,
 }
 
@@ -70,6 +74,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            lint: Some(LintOptions::default()),
             states: StateMap::default(),
         }
     }
@@ -98,6 +103,38 @@ impl Server {
         self
     }
 
+    /// The options [`Server::build`] lints the tools with (the default
+    /// [`LintOptions`] otherwise).
+    pub fn lint_options(mut self, options: LintOptions) -> Self {
+        self.lint = Some(options);
+        self
+    }
+
+    /// Whether [`Server::build`] runs the definition linter (it does by default).
+    /// Turning it off saves its few milliseconds at start-up; run the linter in
+    /// a test then ([`assert_lint_clean`](crate::lint::assert_lint_clean)).
+    pub fn lint_at_build(mut self, on: bool) -> Self {
+        self.lint = if on { Some(self.lint.unwrap_or_default()) } else { None };
+        self
+    }
+
+    /// Lint the tools (and `server_json`, the text of a `server.json`, when
+    /// given) with this server's [`LintOptions`]: what `lint` mode prints.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::Server;
+    /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
+    /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
+    /// ```
+    pub fn lint(&self, server_json: Option<&str>) -> LintReport {
+        let mut input = LintInput::default()
+            .tools(self.tools.iter().map(|tool| &**tool))
+            .crate_info(&self.info.name, &self.info.version)
+            .options(self.lint.clone().unwrap_or_default());
+        input.server_json = server_json;
+        lint::validate(&input)
+    }
+
     /// Share `value` with every handler that takes a `State<T>` of its type
     /// (a pool, an HTTP client, a configuration). Register as many types as the
     /// tools need; a second value of one type replaces the first.
@@ -121,12 +158,17 @@ impl Server {
 
     /// Check the tools and build the rmcp handler.
     ///
+    /// Unless turned off with [`Server::lint_at_build`], the definition linter
+    /// runs first: its warnings go to the log (`tracing`, target
+    /// `mcp_contract::lint`), its errors fail the build.
+    ///
     /// # Errors
     ///
     /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
     ///   `name-unique`): a client could only ever reach one of them;
     /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
     ///   was never registered with [`Server::state`]: every call of it would fail.
+    /// - [`ServerError::Lint`] when the definition linter reports an error.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -148,6 +190,15 @@ impl Server {
             .collect();
         if !missing.is_empty() {
             return Err(ServerError::MissingState(missing));
+        }
+        if self.lint.is_some() {
+            let report = self.lint(None);
+            for warning in report.warnings() {
+                tracing::warn!(target: "mcp_contract::lint", rule = warning.rule, tool = %warning.name, path = warning.path.as_deref(), "{}", warning.message);
+            }
+            if !report.passed {
+                return Err(ServerError::Lint(report));
+            }
         }
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states))
     }
@@ -189,6 +240,9 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// The definition linter found errors in the tools' definitions; the
+    /// report holds every diagnostic, warnings included.
+    Lint(LintReport),
     /// Tools take shared state that was never registered with [`Server::state`]:
     /// each tool and state type, in registration order.
     MissingState(Vec<MissingState>),
@@ -209,6 +263,11 @@ impl fmt::Display for ServerError {
                  Rename one of the tools or register it once (rule `name-unique`: {})",
                 crate::lint_docs_url("name-unique"),
             ),
+            Self::Lint(report) => {
+                writeln!(f, "The tools' definitions do not pass the definition linter; the server was not built.")?;
+                writeln!(f, "{report}")?;
+                f.write_str("Fix the errors, or turn the linter off with `Server::lint_at_build(false)`.")
+            }
             Self::MissingState(missing) => {
                 f.write_str("Tools take shared state that this server never registered:")?;
                 for MissingState { tool, type_name } in missing {
@@ -239,7 +298,7 @@ impl fmt::Debug for ServerError {
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } | Self::MissingState(_) => None,
+            Self::DuplicateTool { .. } | Self::Lint(_) | Self::MissingState(_) => None,
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
