@@ -230,7 +230,7 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
     } else {
         // A plain `fn` may compute for long: off the async workers, so it
         // delays no other call (see `run_blocking`).
-        quote!(#private::contract::run_blocking(move || { #(#take_states)* #call.map_err(::core::convert::Into::into) }))
+        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(::core::convert::Into::into) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };

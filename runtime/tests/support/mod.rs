@@ -5,7 +5,7 @@
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use mcp_contract_runtime::contract::{ToolAnnotations, ToolDefinition, ToolOutput, run_blocking};
+use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput, run_blocking};
 use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;
@@ -18,16 +18,7 @@ use tokio_util::sync::CancellationToken;
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
-    ToolDefinition {
-        name,
-        title: None,
-        description: Some("A test tool."),
-        input_schema: mcp_contract_runtime::schema::input_schema::<T>(),
-        output_schema: None,
-        annotations: ToolAnnotations::default(),
-        auth_scopes: &[],
-        errors: &[],
-    }
+    ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<T>()).with_description("A test tool.")
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
