@@ -117,6 +117,9 @@ async fn serve_connection(stream: TcpStream, app: axum::Router, limits: Connecti
     }
 }
 
+/// One request through the router. A `Router` is always ready (its
+/// `poll_ready` returns `Ready` at once), so it is called directly, as axum's
+/// own `serve` does.
 async fn tower_service_call(mut app: axum::Router, request: Request<Body>) -> Response<Body> {
     use tower_service::Service;
     match app.call(request).await {
