@@ -16,6 +16,8 @@
 //! input and paginates; `get_object` fails with `not_in_collection` and a
 //! recovery hint and formats its text; `get_object_image` simulates a throttling
 //! upstream (`image_service_busy`, retryable); `collection_stats` reports progress.
+//! The static resource `museum://about`, the template `museum://objects/{object_id}`
+//! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -332,6 +334,82 @@ async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<Col
     Ok(stats)
 }
 
+// ---------------------------------------------------------------- resources and prompts
+
+/// What the museum is and holds: opening hours and the departments of the collection.
+#[mcp_resource(uri = "museum://about", name = "about", title = "About the museum", mime_type = "text/markdown")]
+fn about_museum(collection: State<Collection>) -> Result<String, McpError> {
+    Ok(format!(
+        "# The offline museum\n\nOpen daily, 10:00 to 17:00. {} objects in {} departments: {}.",
+        collection.records.len(),
+        collection.departments().len(),
+        collection.departments().join(", ")
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct ObjectRecordParams {
+    pub object_id: u32,
+}
+
+/// The full record of one object of the collection, as JSON, by its ID.
+#[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "application/json")]
+fn object_record_by_id(
+    params: ObjectRecordParams,
+    collection: State<Collection>,
+) -> Result<ResourceContents, McpError> {
+    match collection.find(params.object_id) {
+        Some(record) => ResourceContents::json(record),
+        None => Err(McpError::not_found(format!("No object with ID {} in the collection.", params.object_id))
+            .with_reason("not_in_collection")
+            .with_recovery_hint("Search with search_objects first to find valid object IDs.")),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct PlanVisitArgs {
+    /// The department to plan the visit around, e.g. "Asian Art" (collection_stats lists them).
+    pub department: String,
+    /// How many hours the visit lasts, 1 to 8; 2 by default.
+    pub hours: Option<u8>,
+}
+
+/// Plan a visit of the museum around one department and its objects on view.
+#[mcp_prompt(title = "Plan a visit", complete = complete_department)]
+fn plan_visit(args: PlanVisitArgs, collection: State<Collection>) -> Result<Vec<PromptMessage>, McpError> {
+    let hours = args.hours.unwrap_or(2);
+    if !(1..=8).contains(&hours) {
+        return Err(McpError::invalid_params(format!(
+            "A visit of {hours} hours is not possible; the museum opens 7 hours a day."
+        ))
+        .with_data_field("argument", "hours"));
+    }
+    let on_view: Vec<&ObjectRecord> =
+        collection.records.iter().filter(|record| record.department == args.department && record.on_view).collect();
+    if on_view.is_empty() {
+        return Err(McpError::not_found(format!("No object of the department `{}` is on view.", args.department))
+            .with_reason("unknown_department")
+            .with_recovery_hint("Call collection_stats to list the departments."));
+    }
+    let highlights: Vec<String> =
+        on_view.iter().take(5).map(|record| format!("{} (museum://objects/{})", record.title, record.id)).collect();
+    Ok(vec![PromptMessage::user(format!(
+        "Plan a {hours}-hour visit of the {} department. Objects on view include: {}. Read their records for details.",
+        args.department,
+        highlights.join("; ")
+    ))])
+}
+
+/// `completion/complete` for `plan_visit`'s `department`: the departments that
+/// start with what the user typed.
+async fn complete_department(request: CompletionRequest, ctx: Context) -> Result<Completion, McpError> {
+    let collection = State::<Collection>::from_context(&ctx)?;
+    Ok(match request.argument.as_str() {
+        "department" => Completion::matching(collection.departments(), &request.value),
+        _ => Completion::none(),
+    })
+}
+
 // ---------------------------------------------------------------- test-only
 
 /// Fail by panicking, to exercise the server's panic path (served only with MUSEUM_TEST_TOOLS=1).
@@ -382,7 +460,10 @@ fn server(collection: Collection) -> Server {
         .tool(SearchObjects)
         .tool(GetObject)
         .tool(GetObjectImage)
-        .tool(CollectionStats);
+        .tool(CollectionStats)
+        .resource(AboutMuseum)
+        .resource(ObjectRecordById)
+        .prompt(PlanVisit);
     if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
         server.tool(DebugPanic).tool(DebugBusy).tool(DebugSpin)
     } else {

@@ -19,6 +19,7 @@ pub(crate) const WARNING_RULES: &[&str] = &[
     "no-stringify-upstream-error",
     "description-required",
     "annotation-coherence",
+    "resource-name-not-uri",
 ];
 
 /// A warning waiting to be emitted.
@@ -121,6 +122,9 @@ pub(crate) const ERROR_RULES: &[&str] = &[
     "annotation-type",
     "auth-type",
     "auth-scope-format",
+    "uri-template-required",
+    "uri-template-valid",
+    "template-params-align",
 ];
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
+//!   resources (URIs and RFC 6570 templates, see [`uri_template`]) and prompts.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
@@ -17,6 +19,7 @@
 //! Most users depend on the facade crate `mcp-contract` instead.
 
 pub mod classify;
+pub mod completion;
 pub mod context;
 pub mod contract;
 pub mod errors;
@@ -24,8 +27,11 @@ pub mod http;
 pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
+mod params;
 mod private;
+pub mod prompt;
 pub mod render;
+pub mod resource;
 pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
@@ -40,12 +46,16 @@ pub use self::http::{
     http_status_to_error_code,
 };
 pub use classify::{classify, classify_parts};
+pub use completion::{Completion, CompletionRequest};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
     Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
     ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
+pub use mcp_contract_uri_template as uri_template;
+pub use prompt::{DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role};
+pub use resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
 pub use retry::{RetryPolicy, with_retry};
 pub use state::{SharedState, State, StateType};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};

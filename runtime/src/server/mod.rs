@@ -25,6 +25,7 @@
 //! # }
 //! ```
 
+mod catalog;
 mod channel;
 mod cli;
 mod guard;
@@ -45,6 +46,7 @@ use crate::contract::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::state::StateMap;
 
+pub use catalog::PrimitiveKind;
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
 
@@ -63,6 +65,7 @@ pub struct Server {
     /// How [`Server::build`] lints the tools; `None` when it does not.
     lint: Option<LintOptions>,
     states: StateMap,
+    catalog: catalog::Registered,
 }
 
 impl Server {
@@ -76,6 +79,7 @@ impl Server {
             tools: Vec::new(),
             lint: Some(LintOptions::default()),
             states: StateMap::default(),
+            catalog: catalog::Registered::default(),
         }
     }
 
@@ -167,8 +171,12 @@ impl Server {
     /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
     ///   `name-unique`): a client could only ever reach one of them;
     /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
-    ///   was never registered with [`Server::state`]: every call of it would fail.
-    /// - [`ServerError::Lint`] when the definition linter reports an error.
+    ///   was never registered with [`Server::state`]: every call of it would fail;
+    /// - [`ServerError::Lint`] when the definition linter reports an error;
+    /// - [`ServerError::DuplicateName`] when a resource or prompt shares a name
+    ///   with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
+    ///   and [`ServerError::DuplicateResourceUri`] for resource URIs;
+    ///   [`ServerError::MissingStateOf`] for a resource's or prompt's state.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -200,7 +208,8 @@ impl Server {
                 return Err(ServerError::Lint(report));
             }
         }
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states))
+        let catalog = self.catalog.build(by_name.keys().copied(), &self.states)?;
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog))
     }
 }
 
@@ -246,6 +255,42 @@ pub enum ServerError {
     /// Tools take shared state that was never registered with [`Server::state`]:
     /// each tool and state type, in registration order.
     MissingState(Vec<MissingState>),
+    /// A resource or prompt has the name of another tool, resource or prompt
+    /// (rule `name-unique`): names are one namespace across the three kinds.
+    DuplicateName {
+        /// The shared name.
+        name: &'static str,
+        /// The kind registered first under it.
+        first: PrimitiveKind,
+        /// The kind registered second.
+        second: PrimitiveKind,
+    },
+    /// A resource's URI is not a valid RFC 6570 URI template (rule `uri-template-valid`).
+    InvalidUriTemplate {
+        /// The resource's name.
+        resource: &'static str,
+        /// What is wrong, and at which byte.
+        error: mcp_contract_uri_template::ParseError,
+    },
+    /// A resource or prompt takes shared state that was never registered with
+    /// [`Server::state`] (the first such type).
+    MissingStateOf {
+        /// Whether a resource or a prompt.
+        kind: PrimitiveKind,
+        /// Its name.
+        name: &'static str,
+        /// The state type's name.
+        type_name: &'static str,
+    },
+    /// Two resources are registered under one URI or URI template.
+    DuplicateResourceUri {
+        /// The URI or template.
+        uri: &'static str,
+        /// The resource registered first.
+        first: &'static str,
+        /// The resource registered second.
+        second: &'static str,
+    },
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
@@ -262,6 +307,28 @@ impl fmt::Display for ServerError {
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
                  Rename one of the tools or register it once (rule `name-unique`: {})",
                 crate::lint_docs_url("name-unique"),
+            ),
+            Self::DuplicateName { name, first, second } => write!(
+                f,
+                "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
+                 across tools, resources and prompts. Rename one of them (rule `name-unique`: {})",
+                crate::lint_docs_url("name-unique"),
+            ),
+            Self::InvalidUriTemplate { resource, error } => write!(
+                f,
+                "The URI of the resource `{resource}` is not a valid URI template: {error} \
+                 (rule `uri-template-valid`: {})",
+                crate::lint_docs_url("uri-template-valid"),
+            ),
+            Self::MissingStateOf { kind, name, type_name } => write!(
+                f,
+                "The {kind} `{name}` takes `State<{type_name}>`, which this server never registered; \
+                 register the value with `Server::state(..)` before serving."
+            ),
+            Self::DuplicateResourceUri { uri, first, second } => write!(
+                f,
+                "The resources `{first}` and `{second}` are both registered under the URI `{uri}`; \
+                 a client could only read one of them. Give each resource its own URI."
             ),
             Self::Lint(report) => {
                 writeln!(f, "The tools' definitions do not pass the definition linter; the server was not built.")?;
@@ -298,7 +365,13 @@ impl fmt::Debug for ServerError {
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } | Self::Lint(_) | Self::MissingState(_) => None,
+            Self::DuplicateTool { .. }
+            | Self::Lint(_)
+            | Self::MissingState(_)
+            | Self::DuplicateName { .. }
+            | Self::MissingStateOf { .. }
+            | Self::DuplicateResourceUri { .. } => None,
+            Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
