@@ -228,7 +228,9 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
     } else if handler.item.sig.asyncness.is_some() {
         quote!(async move { #(#take_states)* #call.await.map_err(::core::convert::Into::into) })
     } else {
-        quote!(async move { #(#take_states)* #call.map_err(::core::convert::Into::into) })
+        // A plain `fn` may compute for long: off the async workers, so it
+        // delays no other call (see `run_blocking`).
+        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(::core::convert::Into::into) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };

@@ -3,11 +3,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -193,8 +191,10 @@ impl ServerHandler for ToolServer {
         let Some(tool) = self.tool(&request.name) else {
             // A protocol error, as rmcp's own router answers: the request names
             // nothing this server can run. -32602 (InvalidParams).
+            // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
+            let name = crate::contract::cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool `{}`. Call tools/list to see the tools this server offers.", request.name),
+                format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
                 None,
             ));
         };
@@ -223,12 +223,23 @@ impl ServerHandler for ToolServer {
             return Ok(CallToolResponse::Complete(error_result(&err)));
         }
         let arguments = request.arguments.unwrap_or_default();
-        match run_tool(tool, arguments, ctx, &context.ct).await {
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
             }
         }
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        // rmcp's default answers with the method name as the whole message,
+        // at any length; the name is the client's, so it is quoted capped.
+        let method = crate::contract::cap_quoted(&request.method);
+        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
     }
 
     async fn list_resources(
@@ -299,14 +310,20 @@ struct Cancelled;
 /// Run one tool call: decode, handle, render; every failure becomes a tool
 /// error result. A panicking handler becomes an InternalError result without
 /// its panic message (which may hold internals), and the server keeps serving.
+///
+/// The call runs on a task of its own, so that a handler that holds its worker
+/// thread for a while delays no other call on the connection, and a cancelled
+/// call is aborted at its next `.await`. (A plain `fn` handler runs on the
+/// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
+/// it checks [`Context::is_cancelled`] itself.)
 async fn run_tool(
-    tool: &Arc<dyn DynTool>,
+    tool: Arc<dyn DynTool>,
     arguments: JsonObject,
     ctx: Context,
     cancellation: &CancellationToken,
 ) -> Result<CallToolResult, Cancelled> {
     let name = tool.definition().name;
-    let call = AssertUnwindSafe(tool.call_json(arguments, ctx)).catch_unwind();
+    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => return Err(Cancelled),
@@ -318,8 +335,12 @@ async fn run_tool(
             tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
             error_result(&err)
         }
-        Err(panic) => {
-            let message = panic_message(panic.as_ref());
+        Err(failure) => {
+            let message = if failure.is_panic() {
+                panic_message(failure.into_panic().as_ref()).to_owned()
+            } else {
+                "the task running the call was stopped".to_owned()
+            };
             tracing::error!(tool = name, panic = message, "tool handler panicked");
             error_result(&McpError::internal_error(format!(
                 "The tool `{name}` failed with an internal error. The details stay in the server's log; \
@@ -327,6 +348,24 @@ async fn run_tool(
             )))
         }
     })
+}
+
+/// A spawned call, aborted when the request that started it goes away
+/// (cancelled, or its session closed).
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {

@@ -29,7 +29,11 @@ mod auth;
 mod catalog;
 mod channel;
 mod cli;
+mod guard;
 mod handler;
+mod jsonrpc;
+mod lines;
+mod listener;
 mod transport;
 
 use std::collections::HashMap;

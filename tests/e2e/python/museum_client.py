@@ -65,7 +65,8 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
-        set(listed) == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic"},
+        set(listed)
+        == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic", "debug_busy", "debug_spin"},
         "tools/list names every tool",
         sorted(listed),
     )
