@@ -18,6 +18,7 @@ pub mod prelude {
 /// Paths the generated code uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use mcp_contract_runtime::bounds;
     pub use mcp_contract_runtime::*;
     pub use schemars;
     pub use serde;

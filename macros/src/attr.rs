@@ -3,8 +3,8 @@
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use syn::{LitStr, Meta, Path};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::{Ident, LitStr, Meta, Path};
 
 use crate::diag::Diagnostics;
 
@@ -19,6 +19,13 @@ pub(crate) struct ToolArgs {
     pub(crate) auth: Option<Meta>,
     pub(crate) format: Option<Path>,
     pub(crate) errors: Option<Meta>,
+    /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
+    pub(crate) tool_type: Option<Ident>,
+    /// `reason_type = Name`: the generated reason enum (default: the tool type + `Reason`).
+    pub(crate) reason_type: Option<Ident>,
+    /// `crate = path`: where `mcp-contract` is, for crates that re-export it (as serde's `crate`).
+    #[darling(rename = "crate")]
+    pub(crate) krate: Option<Path>,
 }
 
 /// The keys of one `errors(..)` entry, values raw for the same reason.
@@ -46,7 +53,18 @@ pub(crate) trait Keys: FromMeta + Default {
 }
 
 impl Keys for ToolArgs {
-    const KEYS: &'static [&'static str] = &["name", "title", "description", "annotations", "auth", "format", "errors"];
+    const KEYS: &'static [&'static str] = &[
+        "name",
+        "title",
+        "description",
+        "annotations",
+        "auth",
+        "format",
+        "errors",
+        "tool_type",
+        "reason_type",
+        "crate",
+    ];
 }
 
 impl Keys for EntryArgs {
@@ -84,10 +102,11 @@ pub(crate) fn has_unknown_keys<T: Keys>(meta: &Meta) -> bool {
     })
 }
 
-/// A rule id named in `allow(..)`, with the span of its tokens.
+/// A rule id named in `allow(..)`, with its tokens: an error spans all of them
+/// (`name-required` is three tokens, and `Span::join` is `None` on stable).
 pub(crate) struct AllowedRule {
     pub(crate) id: String,
-    pub(crate) span: Span,
+    pub(crate) tokens: TokenStream,
 }
 
 /// The attribute, split into darling's part and the `allow(..)` list.
@@ -136,8 +155,7 @@ fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec
 fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRule> {
     let mut rules = Vec::new();
     for item in split_top_level(tokens) {
-        let Some(first) = item.first() else { continue };
-        let span = item.iter().skip(1).fold(first.span(), |span, tt| span.join(tt.span()).unwrap_or(span));
+        let tokens: TokenStream = item.iter().cloned().collect();
         let id = match item.as_slice() {
             [TokenTree::Literal(lit)] => match syn::parse2::<LitStr>(TokenTree::Literal(lit.clone()).into()) {
                 Ok(lit) => lit.value(),
@@ -149,12 +167,12 @@ fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRul
             _ => String::new(),
         };
         if id.is_empty() {
-            diag.error(syn::Error::new(
-                span,
+            diag.error(syn::Error::new_spanned(
+                &tokens,
                 "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see docs/lints.md",
             ));
         } else {
-            rules.push(AllowedRule { id, span });
+            rules.push(AllowedRule { id, tokens });
         }
     }
     rules

@@ -10,6 +10,7 @@ pub(crate) const WARNING_RULES: &[&str] = &[
     "error-contract-empty",
     "error-contract-code-unknown-error",
     "error-contract-reason-format",
+    "error-contract-reason-unused",
     "error-contract-recovery-min-words",
     "error-contract-conformance",
     "error-contract-prefer-fail",
@@ -55,6 +56,22 @@ impl Diagnostics {
     pub(crate) fn warning(&mut self, warning: Warning) {
         debug_assert!(WARNING_RULES.contains(&warning.rule), "{} is not a warning rule", warning.rule);
         self.warnings.push(warning);
+    }
+
+    /// Whether an error was reported.
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
+    }
+
+    /// An error of a lint rule over `tokens`, first to last (a span that covers
+    /// them all on stable, where `Span::join` is `None`).
+    pub(crate) fn rule_error_spanned(
+        &mut self,
+        rule: &'static str,
+        tokens: impl quote::ToTokens,
+        text: impl std::fmt::Display,
+    ) {
+        self.errors.push(syn::Error::new_spanned(tokens, message(rule, text)));
     }
 
     /// A grammar error, worded by syn.

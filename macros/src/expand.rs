@@ -2,9 +2,8 @@
 //! and the tool type implementing the runtime's `Tool`.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{FnArg, Type};
+use quote::quote;
+use syn::{FnArg, GenericArgument, PathArguments, Type};
 
 use crate::ast::{CtxKind, Handler, Param};
 use crate::valid::{self, Tool};
@@ -12,22 +11,25 @@ use crate::valid::{self, Tool};
 pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
     let vis = handler.item.vis.clone();
-    let pascal = valid::to_pascal_case(&syn::ext::IdentExt::unraw(&fn_ident).to_string());
-    let tool_ident = format_ident!("{pascal}", span = fn_ident.span());
-    let reason_ident = format_ident!("{pascal}Reason", span = fn_ident.span());
-    let private = quote!(::mcp_contract::__private);
+    let tool_ident = &tool.tool_type;
+    let krate = &tool.krate;
+    let private = quote!(#krate::__private);
 
     let reason_type = match &tool.contract {
-        Some(_) => quote!(#reason_ident),
+        Some(_) => {
+            let reason_ident = &tool.reason_type;
+            quote!(#reason_ident)
+        }
         None => quote!(#private::NoContract),
     };
-    type_the_context(&mut handler, &reason_type, &private);
-    if let Some(contract) = &tool.contract {
-        bind_reasons(&mut handler, contract, &reason_ident);
-    }
+    type_the_context(&mut handler, &reason_type);
+    // The tool hands the handler its decoded input by value (a `&T` input is an
+    // error), so clippy's advice to borrow it is one the author cannot take.
+    handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
-    let reason_enum = tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &reason_ident, contract));
-    let tool_impl = tool_impl(&handler, tool, &tool_ident, &reason_type);
+    let reason_enum =
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, &private));
+    let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
     let name = &tool.name;
     let tool_doc = format!("The `{name}` MCP tool, served from the handler [`{fn_ident}`]; register it with a server.");
@@ -41,7 +43,6 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #tool_ident;
 
-        #[allow(clippy::all, clippy::pedantic)]
         const _: () = {
             #tool_impl
         };
@@ -49,8 +50,10 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
 }
 
 /// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
-/// declared reasons.
-fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &TokenStream) {
+/// declared reasons. The author's own path stays as written (only the generic
+/// argument is added), so it resolves as the author wrote it and no lint sees a
+/// qualification the author did not write.
+fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
     if handler.ctx() != Some(CtxKind::Typed) {
         return;
     }
@@ -60,30 +63,15 @@ fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &
             Type::Reference(reference) => &mut *reference.elem,
             ty => ty,
         };
-        if matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Ctx" && last.arguments.is_none()))
+        if let Type::Path(path) = ty
+            && let Some(last) = path.path.segments.last_mut()
+            && last.ident == "Ctx"
+            && last.arguments.is_none()
         {
-            let span = ty.span();
-            *ty = syn::parse_quote_spanned!(span=> #private::Ctx<#reason_type>);
+            let argument: GenericArgument = syn::parse_quote!(#reason_type);
+            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#argument>));
         }
     }
-}
-
-/// `let not_in_collection = GetObjectReason::NotInCollection;` at the top of the
-/// body: the reasons read as plain names, and a typo is an unknown name at the
-/// typo. Bindings rather than constants, so the author's own `let` may shadow them.
-fn bind_reasons(handler: &mut Handler, contract: &[valid::Entry], reason_ident: &Ident) {
-    let bindings = contract.iter().map(|entry| {
-        let (reason, variant) = (&entry.reason, &entry.variant);
-        let stmt: syn::Stmt = syn::parse_quote! {
-            #[allow(unused_variables, non_snake_case, bindings_with_variant_name)]
-            let #reason = #reason_ident::#variant;
-        };
-        stmt
-    });
-    let body = &mut handler.item.block.stmts;
-    let original = std::mem::take(body);
-    body.extend(bindings);
-    body.extend(original);
 }
 
 fn reason_enum(
@@ -91,8 +79,8 @@ fn reason_enum(
     fn_ident: &Ident,
     reason_ident: &Ident,
     contract: &[valid::Entry],
+    private: &TokenStream,
 ) -> TokenStream {
-    let private = quote!(::mcp_contract::__private);
     let count = contract.len();
     let variants: Vec<&Ident> = contract.iter().map(|entry| &entry.variant).collect();
     let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
@@ -100,7 +88,8 @@ fn reason_enum(
     let entries = contract.iter().map(|entry| {
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
         let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
-        let code = quote_spanned!(code.span()=> #private::JsonRpcErrorCode::#code);
+        // `code` keeps the span of the author's `code = ..` value.
+        let code = quote!(#private::JsonRpcErrorCode::#code);
         quote! {
             #private::ErrorContract { reason: #reason, code: #code, when: #when, recovery: #recovery, retryable: #retryable }
         }
@@ -114,7 +103,6 @@ fn reason_enum(
             #( #[doc = #variant_docs] #variants, )*
         }
 
-        #[allow(clippy::all, clippy::pedantic)]
         const _: () = {
             const CONTRACT: &[#private::ErrorContract] = &[ #(#entries),* ];
 
@@ -186,11 +174,21 @@ fn reason_enum(
     }
 }
 
-fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &TokenStream) -> TokenStream {
-    let private = quote!(::mcp_contract::__private);
+fn tool_impl(
+    handler: &Handler,
+    tool: &Tool,
+    tool_ident: &Ident,
+    reason_type: &TokenStream,
+    private: &TokenStream,
+) -> TokenStream {
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
+        // `&T` was reported; `T` keeps rustc from adding a lifetime error.
+        Some(Type::Reference(reference)) => {
+            let ty = &reference.elem;
+            quote!(#ty)
+        }
         Some(ty) => quote!(#ty),
         None => quote!(#private::NoArguments),
     };
@@ -203,13 +201,21 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
     });
     let call = quote!(#fn_ident(#(#args),*));
+    // Instantiated with the error type as written, so a handler error without
+    // a conversion into `McpError` is reported there, with the fix.
+    // Called in a closure rather than passed as a function value: a function
+    // value would be checked a second time, as an `FnOnce`, at the attribute.
+    let into_mcp_error = match &handler.error {
+        Some(error) => quote!(|error| #private::bounds::handler_error::<#error>(error)),
+        None => quote!(::core::convert::Into::into),
+    };
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if handler.item.sig.asyncness.is_some() {
-        quote!(async move { #call.await.map_err(::core::convert::Into::into) })
+        quote!(async move { #call.await.map_err(#into_mcp_error) })
     } else {
-        quote!(async move { #call.map_err(::core::convert::Into::into) })
+        quote!(async move { #call.map_err(#into_mcp_error) })
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };
@@ -220,15 +226,15 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         (true, Some(contents)) => {
             quote!(::core::result::Result::Ok(#private::ToolOutput { content: #contents, structured: ::core::option::Option::None }))
         }
-        (false, None) => quote!(#private::ToolOutput::structured(&output, ::core::option::Option::None)),
+        (false, None) => quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::None)),
         (false, Some(contents)) => {
-            quote!(#private::ToolOutput::structured(&output, ::core::option::Option::Some(#contents)))
+            quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::Some(#contents)))
         }
     };
     let output_schema = if handler.text_only {
         quote!(::core::option::Option::None)
     } else {
-        quote!(::core::option::Option::Some(#private::schema::output_schema::<#output>()))
+        quote!(::core::option::Option::Some(#private::bounds::output_schema::<#output>()))
     };
 
     let name = &tool.name;
@@ -257,7 +263,7 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
                     name: #name,
                     title: #title,
                     description: #description,
-                    input_schema: #private::schema::input_schema::<#input>(),
+                    input_schema: #private::bounds::input_schema::<#input>(),
                     output_schema: #output_schema,
                     annotations: #private::ToolAnnotations {
                         title: #annotation_title,

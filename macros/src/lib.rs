@@ -4,9 +4,11 @@
 
 mod ast;
 mod attr;
+mod codes;
 mod diag;
 mod expand;
 mod lint;
+mod reasons;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -33,9 +35,12 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
     let mut diag = diag::Diagnostics::default();
     let raw = attr::parse(args.into(), &mut diag);
-    let handler = ast::parse(item, &mut diag);
+    let mut handler = ast::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::validate(raw, &handler, &mut diag);
+    if let Some(contract) = &tool.contract {
+        reasons::resolve_handler(&mut handler, contract, &tool.reason_type, &mut diag);
+    }
     diag.retain_warnings(|warning| !allowed.iter().any(|rule| rule == warning.rule));
     let allow_deprecated = handler.allow_deprecated;
     let expanded = expand::expand(handler, &tool);

@@ -11,35 +11,19 @@ use syn::{Expr, Lit, LitStr, Meta, Path};
 
 use crate::ast::Handler;
 use crate::attr::{self, AnnotationArgs, EntryArgs, RawAttr};
+use crate::codes::{CODE_NAMES, code_for_number};
 use crate::diag::{Diagnostics, WARNING_RULES, Warning};
 use crate::lint::body::{self, BodyFacts};
-
-/// The variant names of `JsonRpcErrorCode`, in the runtime's order. The ui test
-/// `pass/every-code.rs` declares each of them, so a drift fails to compile.
-pub(crate) const CODE_NAMES: &[&str] = &[
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "ServiceUnavailable",
-    "NotFound",
-    "Conflict",
-    "RateLimited",
-    "Timeout",
-    "Forbidden",
-    "Unauthorized",
-    "ValidationError",
-    "ConfigurationError",
-    "InitializationFailed",
-    "DatabaseError",
-    "SerializationError",
-    "UnknownError",
-];
 
 /// The tool as validated.
 pub(crate) struct Tool {
     pub(crate) name: String,
+    /// The generated tool type: `tool_type = ..`, or the PascalCase handler name.
+    pub(crate) tool_type: Ident,
+    /// The generated reason enum: `reason_type = ..`, or the tool type + `Reason`.
+    pub(crate) reason_type: Ident,
+    /// The path of the facade crate: `crate = ..`, or `::mcp_contract`.
+    pub(crate) krate: Path,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) annotations: Annotations,
@@ -104,7 +88,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
                     WARNING_RULES.join(", ")
                 )
             };
-            diag.error(syn::Error::new(allowed.span, format!("{text}; see docs/lints.md")));
+            diag.error(syn::Error::new_spanned(&allowed.tokens, format!("{text}; see docs/lints.md")));
         }
     }
 
@@ -114,8 +98,25 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         diag.warning(Warning { rule: finding.rule, span: finding.span, message: finding.message });
     }
 
+    let pascal = to_pascal_case(&fn_ident.unraw().to_string());
+    let tool_type = args.tool_type.clone().unwrap_or_else(|| format_ident!("{pascal}", span = fn_ident.span()));
+    let reason_type =
+        args.reason_type.clone().unwrap_or_else(|| format_ident!("{tool_type}Reason", span = fn_ident.span()));
+    if tool_type == reason_type {
+        diag.error(syn::Error::new(
+            reason_type.span(),
+            format_args!(
+                "`tool_type` and `reason_type` are both `{tool_type}`: give the two generated types different names"
+            ),
+        ));
+    }
+    let krate = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
+
     Tool {
         name,
+        tool_type,
+        reason_type,
+        krate,
         title: args.title.as_ref().map(LitStr::value),
         description,
         annotations,
@@ -386,24 +387,54 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
 }
 
 /// `code = NotFound` or `code = JsonRpcErrorCode::NotFound`: `error-contract-code-unknown`.
+/// A number or a string gets a message that names what was written and the fix.
 fn code_name(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
-    let last = match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Path(path) if path.qself.is_none() => path.path.segments.last().map(|segment| segment.ident.clone()),
-            _ => None,
-        },
-        _ => None,
+    let valid = CODE_NAMES.join(", ");
+    let Meta::NameValue(nv) = meta else {
+        diag.rule_error(
+            "error-contract-code-unknown",
+            value_span(meta),
+            format_args!("`code` takes the name of a JSON-RPC error code: `code = NotFound`; valid codes are {valid}"),
+        );
+        return None;
     };
-    if let Some(ident) = last.as_ref().filter(|ident| CODE_NAMES.iter().any(|name| *ident == name)) {
-        return Some(ident.clone());
-    }
-    let written = last.as_ref().map(ToString::to_string).unwrap_or_default();
-    let hint = closest(&written, CODE_NAMES).map(|name| format!("did you mean `{name}`? ")).unwrap_or_default();
-    diag.rule_error(
-        "error-contract-code-unknown",
-        value_span(meta),
-        format_args!("unknown error code `{written}`: {hint}valid codes are {}", CODE_NAMES.join(", ")),
-    );
+    let text = match &nv.value {
+        Expr::Path(path) if path.qself.is_none() => {
+            let last = path.path.segments.last().map(|segment| segment.ident.clone())?;
+            if CODE_NAMES.iter().any(|name| last == name) {
+                return Some(last);
+            }
+            let hint = closest(&last.to_string(), CODE_NAMES)
+                .map(|name| format!("did you mean `{name}`? "))
+                .unwrap_or_default();
+            format!("unknown error code `{last}`: {hint}valid codes are {valid}")
+        }
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => {
+            let written = text.value();
+            match CODE_NAMES.iter().copied().find(|name| *name == written).or_else(|| closest(&written, CODE_NAMES)) {
+                Some(name) => {
+                    format!("`code = \"{written}\"` is a string: write the code's name without quotes: `code = {name}`")
+                }
+                None => format!(
+                    "`code = \"{written}\"` is a string, and no error code has this name: write a code's name without quotes, one of {valid}"
+                ),
+            }
+        }
+        number @ (Expr::Lit(_) | Expr::Unary(_)) => {
+            let written = quote::ToTokens::to_token_stream(number).to_string().replace(' ', "");
+            let suggestion = written.parse::<i64>().ok().and_then(code_for_number);
+            match suggestion {
+                Some(name) => format!(
+                    "`code = {written}` is a number: write the JSON-RPC error code's name, here `code = {name}`"
+                ),
+                None => format!("`code = {written}` is a number: write the JSON-RPC error code's name, one of {valid}"),
+            }
+        }
+        _ => format!(
+            "`code` takes the name of a JSON-RPC error code, such as `code = NotFound`; valid codes are {valid}"
+        ),
+    };
+    diag.rule_error_spanned("error-contract-code-unknown", &nv.value, text);
     None
 }
 
@@ -494,7 +525,7 @@ pub(crate) fn to_pascal_case(name: &str) -> String {
 }
 
 /// The closest of `names` to `written`, if it is a plausible typo.
-fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
     let written = written.to_ascii_lowercase();
     names
         .iter()

@@ -7,12 +7,14 @@
 //! - [`try_catch`](mod@try_catch): log a failure once, with sanitized input, and return it;
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
+//! - [`bounds`]: the bounds on a handler's types, worded as the fix;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
+pub mod bounds;
 pub mod classify;
 pub mod context;
 pub mod contract;

@@ -16,7 +16,7 @@
 
 use std::collections::HashSet;
 
-use crate::valid::CODE_NAMES;
+use crate::codes::{BASELINE, CODE_NAMES, CODES, factory_of};
 
 use proc_macro2::{Span, TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
@@ -69,29 +69,6 @@ pub(crate) const RULES: [&str; 6] = [
     PRESERVE_CAUSE_ON_RETHROW,
     NO_STRINGIFY_UPSTREAM_ERROR,
 ];
-
-/// The factories of `McpError` and the code each builds.
-const FACTORIES: [(&str, &str); 14] = [
-    ("invalid_params", "InvalidParams"),
-    ("invalid_request", "InvalidRequest"),
-    ("not_found", "NotFound"),
-    ("forbidden", "Forbidden"),
-    ("unauthorized", "Unauthorized"),
-    ("validation_error", "ValidationError"),
-    ("conflict", "Conflict"),
-    ("rate_limited", "RateLimited"),
-    ("timeout", "Timeout"),
-    ("service_unavailable", "ServiceUnavailable"),
-    ("configuration_error", "ConfigurationError"),
-    ("internal_error", "InternalError"),
-    ("serialization_error", "SerializationError"),
-    ("database_error", "DatabaseError"),
-];
-
-/// Codes any tool may produce without declaring them: they bubble up from
-/// services, utilities and the classifier, so the contract lists only the
-/// tool's intentional failures.
-const BASELINE: [&str; 5] = ["InternalError", "ServiceUnavailable", "Timeout", "ValidationError", "SerializationError"];
 
 /// Macros whose input is a comma-separated list of expressions, so their
 /// arguments can be walked like code. Any other macro is opaque.
@@ -389,7 +366,7 @@ fn mcp_error_call(call: &ExprCall) -> Option<ErrorBuild<'_>> {
             message: call.args.iter().nth(1),
         });
     }
-    let code = FACTORIES.iter().find(|(factory, _)| method == factory).map(|(_, code)| *code)?;
+    let code = CODES.iter().find(|code| code.factory.is_some_and(|factory| method == factory)).map(|code| code.name)?;
     Some(ErrorBuild {
         builder: Builder::Factory,
         method,
@@ -412,10 +389,6 @@ fn fail_call(call: &ExprMethodCall) -> Option<ErrorBuild<'_>> {
 
 fn code_name(ident: &Ident) -> Option<&'static str> {
     CODE_NAMES.iter().find(|code| ident == *code).copied()
-}
-
-fn factory_of(code: &str) -> Option<&'static str> {
-    FACTORIES.iter().find(|(_, c)| *c == code).map(|(factory, _)| *factory)
 }
 
 fn last_path_ident(expr: &Expr) -> Option<&Ident> {
