@@ -169,7 +169,10 @@ fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRul
         if id.is_empty() {
             diag.error(syn::Error::new_spanned(
                 &tokens,
-                "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see docs/lints.md",
+                format!(
+                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see {}",
+                    crate::rules::DOCS_URL
+                ),
             ));
         } else {
             rules.push(AllowedRule { id, tokens });

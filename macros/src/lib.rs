@@ -9,6 +9,7 @@ mod diag;
 mod expand;
 mod lint;
 mod reasons;
+mod rules;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -29,7 +30,7 @@ use proc_macro::TokenStream;
 ///
 /// Generates `GetObjectReason` (one variant per declared reason) and the tool type
 /// `GetObject`, and keeps `get_object` callable. Keys, rules and diagnostics are
-/// documented in the README and `docs/lints.md`.
+/// documented in the README and in the lint reference, `mcp_contract::lints`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
@@ -41,7 +42,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(contract) = &tool.contract {
         reasons::resolve_handler(&mut handler, contract, &tool.reason_type, &mut diag);
     }
-    diag.retain_warnings(|warning| !allowed.iter().any(|rule| rule == warning.rule));
+    diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
     let expanded = expand::expand(handler, &tool);
     let diagnostics = diag.into_tokens(allow_deprecated);

@@ -22,6 +22,7 @@ use syn::ext::IdentExt;
 
 use crate::ast::{CtxKind, Handler};
 use crate::diag::Diagnostics;
+use crate::rules;
 use crate::valid::{Entry, closest};
 
 /// The methods of `Ctx<R>` whose first argument is a reason.
@@ -66,8 +67,7 @@ pub(crate) fn resolve_handler(handler: &mut Handler, contract: &[Entry], reason_
     for entry in contract {
         let name = entry.reason.unraw().to_string();
         if !resolved.used.contains(&name) {
-            diag.rule_warning(
-                "error-contract-reason-unused",
+            diag.rule_warning(rules::ERROR_CONTRACT_REASON_UNUSED,
                 entry.reason.span(),
                 format_args!(
                     "the handler never fails with reason `{name}`: return `ctx.fail({name}, ..)` where this failure happens, or remove it from `errors(..)`"

@@ -12,8 +12,9 @@ use syn::{Expr, Lit, LitStr, Meta, Path};
 use crate::ast::Handler;
 use crate::attr::{self, AnnotationArgs, EntryArgs, RawAttr};
 use crate::codes::{CODE_NAMES, code_for_number};
-use crate::diag::{Diagnostics, WARNING_RULES, Warning};
+use crate::diag::Diagnostics;
 use crate::lint::body::{self, BodyFacts};
+use crate::rules::{self, Rule, Severity};
 
 /// The tool as validated.
 pub(crate) struct Tool {
@@ -66,8 +67,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
 
     let description = args.description.as_ref().map(LitStr::value).or_else(|| handler.doc.clone());
     if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
-        diag.rule_warning(
-            "description-required",
+        diag.rule_warning(rules::DESCRIPTION_REQUIRED,
             fn_ident.span(),
             format_args!("tool `{name}` has no description: add a `///` doc comment or `description = \"..\"` saying what it does and when to use it"),
         );
@@ -78,24 +78,26 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let contract = args.errors.as_ref().map(|meta| contract(meta, diag));
 
     for allowed in &raw.allow {
-        if !WARNING_RULES.contains(&allowed.id.as_str()) {
-            let text = if crate::diag::ERROR_RULES.contains(&allowed.id.as_str()) {
-                format!("`{}` is an error rule and cannot be allowed; fix the attribute instead", allowed.id)
-            } else {
-                format!(
-                    "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}",
-                    allowed.id,
-                    WARNING_RULES.join(", ")
-                )
-            };
-            diag.error(syn::Error::new_spanned(&allowed.tokens, format!("{text}; see docs/lints.md")));
-        }
+        let text = match Rule::find(&allowed.id) {
+            Some(rule) if rule.severity == Severity::Warning => continue,
+            Some(rule) => format!(
+                "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
+                rule.url()
+            ),
+            None => format!(
+                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
+                allowed.id,
+                rules::warning_ids().join(", "),
+                rules::DOCS_URL
+            ),
+        };
+        diag.error(syn::Error::new_spanned(&allowed.tokens, text));
     }
 
     let declared: Vec<(String, String)> =
         contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
-    for finding in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
-        diag.warning(Warning { rule: finding.rule, span: finding.span, message: finding.message });
+    for warning in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
+        diag.warning(warning);
     }
 
     let pascal = to_pascal_case(&fn_ident.unraw().to_string());
@@ -129,10 +131,10 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
 /// `name-required`, `name-format`.
 fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
     if name.is_empty() {
-        diag.rule_error("name-required", span, "the tool name is empty: give it a name such as `get_object`");
+        diag.rule_error(rules::NAME_REQUIRED, span, "the tool name is empty: give it a name such as `get_object`");
     } else if name.len() > 128 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)) {
         diag.rule_error(
-            "name-format",
+            rules::NAME_FORMAT,
             span,
             format_args!("tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"),
         );
@@ -147,7 +149,7 @@ fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
         meta.as_ref().and_then(|meta| {
             bool_flag(meta).or_else(|| {
                 diag.rule_error(
-                    "annotation-type",
+                    rules::ANNOTATION_TYPE,
                     value_span(meta),
                     format_args!(
                         "annotation `{}` is a flag: write `{0}` or `{0} = true` / `{0} = false`",
@@ -164,7 +166,11 @@ fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
     let open_world = flag(&args.open_world, diag);
     let title = args.title.as_ref().and_then(|meta| {
         string_value(meta).or_else(|| {
-            diag.rule_error("annotation-type", value_span(meta), "annotation `title` is a string: `title = \"..\"`");
+            diag.rule_error(
+                rules::ANNOTATION_TYPE,
+                value_span(meta),
+                "annotation `title` is a string: `title = \"..\"`",
+            );
             None
         })
     });
@@ -172,8 +178,7 @@ fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
     if read_only == Some(true)
         && let Some(destructive_meta) = &args.destructive
     {
-        diag.rule_warning(
-            "annotation-coherence",
+        diag.rule_warning(rules::ANNOTATION_COHERENCE,
             destructive_meta.span(),
             "a `read_only` tool makes no changes, so `destructive` means nothing here: remove `destructive` or `read_only`",
         );
@@ -186,7 +191,7 @@ fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
 fn auth_scopes(meta: &Meta, diag: &mut Diagnostics) -> Vec<String> {
     let type_error = |span: Span, diag: &mut Diagnostics| {
         diag.rule_error(
-            "auth-type",
+            rules::AUTH_TYPE,
             span,
             "`auth` is a list of scope strings: `auth(\"objects:read\", \"objects:write\")`",
         );
@@ -209,7 +214,7 @@ fn auth_scopes(meta: &Meta, diag: &mut Diagnostics) -> Vec<String> {
                 let value = scope.value();
                 if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
                     diag.rule_error(
-                        "auth-scope-format",
+                        rules::AUTH_SCOPE_FORMAT,
                         scope.span(),
                         "a scope is a non-empty string without spaces, such as `\"objects:read\"`",
                     );
@@ -237,8 +242,7 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
         }
     };
     if items.is_empty() {
-        diag.rule_warning(
-            "error-contract-empty",
+        diag.rule_warning(rules::ERROR_CONTRACT_EMPTY,
             meta.path().span(),
             "the error contract declares no failure mode: add one `reason(code = .., when = .., recovery = ..)` per way the tool can fail, or remove `errors()`",
         );
@@ -263,7 +267,7 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
         let reason_text = reason.unraw().to_string();
         if !is_snake_case(&reason_text) {
             diag.rule_warning(
-                "error-contract-reason-format",
+                rules::ERROR_CONTRACT_REASON_FORMAT,
                 reason.span(),
                 format_args!("reason `{reason_text}` is not snake_case: write `{}`", to_snake_case(&reason_text)),
             );
@@ -272,7 +276,7 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
         let entry = entry(reason, meta, diag);
         if duplicate {
             diag.rule_error(
-                "error-contract-reason-unique",
+                rules::ERROR_CONTRACT_REASON_UNIQUE,
                 entry.reason.span(),
                 format_args!("reason `{}` is declared twice: give each failure mode its own reason", entry.reason),
             );
@@ -298,7 +302,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         None if misspelled => None,
         None => {
             diag.rule_error(
-                "error-contract-code-unknown",
+                rules::ERROR_CONTRACT_CODE_UNKNOWN,
                 reason.span(),
                 format_args!("reason `{reason}` has no `code = ..`: choose one of {}", CODE_NAMES.join(", ")),
             );
@@ -307,8 +311,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
     }
     .unwrap_or_else(|| Ident::new("InternalError", reason.span()));
     if code == "UnknownError" {
-        diag.rule_warning(
-            "error-contract-code-unknown-error",
+        diag.rule_warning(rules::ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
             code.span(),
             "`UnknownError` tells the model nothing: choose the code that says what went wrong, such as `NotFound` or `ServiceUnavailable`",
         );
@@ -318,7 +321,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         Some((_, Some(text))) if !text.trim().is_empty() => text,
         Some((meta, _)) => {
             diag.rule_error(
-                "error-contract-when-required",
+                rules::ERROR_CONTRACT_WHEN_REQUIRED,
                 value_span(meta),
                 "`when` is a non-empty string saying when this failure happens",
             );
@@ -327,7 +330,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         None if misspelled => String::new(),
         None => {
             diag.rule_error(
-                "error-contract-when-required",
+                rules::ERROR_CONTRACT_WHEN_REQUIRED,
                 reason.span(),
                 format_args!("reason `{reason}` has no `when = \"..\"`: say when this failure happens"),
             );
@@ -340,13 +343,12 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
             let words = text.split_whitespace().count();
             if words == 0 {
                 diag.rule_error(
-                    "error-contract-recovery-empty",
+                    rules::ERROR_CONTRACT_RECOVERY_EMPTY,
                     value_span(meta),
                     "`recovery` is empty: tell the model what to do next, in a full sentence",
                 );
             } else if words < 5 {
-                diag.rule_warning(
-                    "error-contract-recovery-min-words",
+                diag.rule_warning(rules::ERROR_CONTRACT_RECOVERY_MIN_WORDS,
                     value_span(meta),
                     format_args!("`recovery` has {words} word(s): a useful hint names the next step in at least 5 words, e.g. \"Search with search_objects to find valid IDs.\""),
                 );
@@ -355,7 +357,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         }
         Some((meta, None)) => {
             diag.rule_error(
-                "error-contract-recovery-required",
+                rules::ERROR_CONTRACT_RECOVERY_REQUIRED,
                 value_span(meta),
                 "`recovery` is a string telling the model what to do next",
             );
@@ -364,7 +366,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         None if misspelled => String::new(),
         None => {
             diag.rule_error(
-                "error-contract-recovery-required",
+                rules::ERROR_CONTRACT_RECOVERY_REQUIRED,
                 reason.span(),
                 format_args!("reason `{reason}` has no `recovery = \"..\"`: tell the model what to do next"),
             );
@@ -375,7 +377,7 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
     let retryable = retryable.as_ref().is_some_and(|meta| {
         bool_flag(meta).unwrap_or_else(|| {
             diag.rule_error(
-                "error-contract-retryable-type",
+                rules::ERROR_CONTRACT_RETRYABLE_TYPE,
                 value_span(meta),
                 "`retryable` is a flag: write `retryable` or `retryable = true` / `retryable = false`",
             );
@@ -392,7 +394,7 @@ fn code_name(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
     let valid = CODE_NAMES.join(", ");
     let Meta::NameValue(nv) = meta else {
         diag.rule_error(
-            "error-contract-code-unknown",
+            rules::ERROR_CONTRACT_CODE_UNKNOWN,
             value_span(meta),
             format_args!("`code` takes the name of a JSON-RPC error code: `code = NotFound`; valid codes are {valid}"),
         );
@@ -434,7 +436,7 @@ fn code_name(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
             "`code` takes the name of a JSON-RPC error code, such as `code = NotFound`; valid codes are {valid}"
         ),
     };
-    diag.rule_error_spanned("error-contract-code-unknown", &nv.value, text);
+    diag.rule_error_spanned(rules::ERROR_CONTRACT_CODE_UNKNOWN, &nv.value, text);
     None
 }
 
