@@ -17,7 +17,7 @@
 //! upstream (`image_service_busy`, retryable); `collection_stats` reports progress.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
+use std::process::ExitCode;
 
 use mcp_contract::prelude::*;
 use mcp_contract::server::HttpOptions;
@@ -49,19 +49,32 @@ pub struct ObjectRecord {
     pub tags: Vec<String>,
 }
 
-static COLLECTION: LazyLock<Vec<ObjectRecord>> = LazyLock::new(|| {
-    serde_json::from_str(include_str!("data/collection.json")).expect("the bundled collection is valid JSON")
-});
-
-fn find(id: u32) -> Option<&'static ObjectRecord> {
-    COLLECTION.binary_search_by_key(&id, |record| record.id).ok().map(|index| &COLLECTION[index])
+/// The collection every tool reads: the server's shared state, loaded once in
+/// `main` and handed to each handler as `State<Collection>`. A real server keeps
+/// its database pool or HTTP client the same way.
+pub struct Collection {
+    /// The records, sorted by ID.
+    records: Vec<ObjectRecord>,
 }
 
-fn departments() -> Vec<&'static str> {
-    let mut names: Vec<&str> = COLLECTION.iter().map(|record| record.department.as_str()).collect();
-    names.sort_unstable();
-    names.dedup();
-    names
+impl Collection {
+    /// The bundled collection.
+    fn bundled() -> Result<Self, serde_json::Error> {
+        let mut records: Vec<ObjectRecord> = serde_json::from_str(include_str!("data/collection.json"))?;
+        records.sort_by_key(|record| record.id);
+        Ok(Self { records })
+    }
+
+    fn find(&self, id: u32) -> Option<&ObjectRecord> {
+        self.records.binary_search_by_key(&id, |record| record.id).ok().map(|index| &self.records[index])
+    }
+
+    fn departments(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.records.iter().map(|record| record.department.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
 }
 
 // ---------------------------------------------------------------- search_objects
@@ -119,7 +132,11 @@ pub struct SearchObjectsOutput {
             recovery = "Start again at page 1; the previous result's has_more says whether a next page exists."),
     ),
 )]
-async fn search_objects(input: SearchObjectsInput, ctx: Ctx) -> Result<SearchObjectsOutput, McpError> {
+async fn search_objects(
+    input: SearchObjectsInput,
+    collection: State<Collection>,
+    ctx: Ctx,
+) -> Result<SearchObjectsOutput, McpError> {
     let words: Vec<String> =
         input.query.split_whitespace().filter(|word| word.chars().count() >= 2).map(str::to_lowercase).collect();
     if words.is_empty() {
@@ -133,14 +150,15 @@ async fn search_objects(input: SearchObjectsInput, ctx: Ctx) -> Result<SearchObj
             .with_recovery());
     }
     if let Some(department) = &input.department
-        && !departments().iter().any(|known| known.eq_ignore_ascii_case(department))
+        && !collection.departments().iter().any(|known| known.eq_ignore_ascii_case(department))
     {
         return Err(ctx
             .fail(unknown_department, format!("The collection has no department named \"{department}\"."))
-            .with_data_field("departments", departments())
+            .with_data_field("departments", collection.departments())
             .with_recovery());
     }
-    let matches: Vec<&ObjectRecord> = COLLECTION
+    let matches: Vec<&ObjectRecord> = collection
+        .records
         .iter()
         .filter(|record| input.department.as_ref().is_none_or(|d| record.department.eq_ignore_ascii_case(d)))
         .filter(|record| {
@@ -216,8 +234,8 @@ fn render_object(object: &ObjectRecord) -> String {
             recovery = "Search with search_objects first to find valid object IDs."),
     ),
 )]
-async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<ObjectRecord, McpError> {
-    match find(input.object_id) {
+async fn get_object(input: GetObjectInput, collection: State<Collection>, ctx: Ctx) -> Result<ObjectRecord, McpError> {
+    match collection.find(input.object_id) {
         Some(record) => Ok(record.clone()),
         None => Err(ctx
             .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
@@ -251,8 +269,12 @@ pub struct ObjectImage {
             recovery = "Wait about thirty seconds, then call get_object_image again; get_object works meanwhile."),
     ),
 )]
-async fn get_object_image(input: GetObjectInput, ctx: Ctx) -> Result<ObjectImage, McpError> {
-    let Some(record) = find(input.object_id) else {
+async fn get_object_image(
+    input: GetObjectInput,
+    collection: State<Collection>,
+    ctx: Ctx,
+) -> Result<ObjectImage, McpError> {
+    let Some(record) = collection.find(input.object_id) else {
         return Err(ctx.fail(not_in_collection, format!("No object {} in the collection.", input.object_id)));
     };
     if record.id % 3 == 0 {
@@ -292,16 +314,17 @@ fn render_stats(stats: &CollectionSummary) -> String {
 
 /// Count the collection's objects per department and how many are on view.
 #[mcp_tool(annotations(read_only, idempotent, open_world = false), format = render_stats)]
-async fn collection_stats(ctx: Ctx) -> Result<CollectionSummary, McpError> {
-    let names = departments();
+async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<CollectionSummary, McpError> {
+    let names = collection.departments();
     let mut stats = CollectionSummary { objects: 0, on_view: 0, departments: BTreeMap::new() };
     for (done, department) in names.iter().enumerate() {
-        let count = COLLECTION.iter().filter(|record| record.department == *department).count();
+        let count = collection.records.iter().filter(|record| record.department == *department).count();
         stats.departments.insert((*department).to_owned(), u32::try_from(count).unwrap_or(u32::MAX));
         ctx.progress((done + 1) as f64, Some(names.len() as f64), Some(format!("Counted {department}."))).await;
     }
-    stats.objects = u32::try_from(COLLECTION.len()).unwrap_or(u32::MAX);
-    stats.on_view = u32::try_from(COLLECTION.iter().filter(|record| record.on_view).count()).unwrap_or(u32::MAX);
+    stats.objects = u32::try_from(collection.records.len()).unwrap_or(u32::MAX);
+    stats.on_view =
+        u32::try_from(collection.records.iter().filter(|record| record.on_view).count()).unwrap_or(u32::MAX);
     ctx.log(LogLevel::Info, format!("collection_stats counted {} departments", names.len())).await;
     Ok(stats)
 }
@@ -316,7 +339,7 @@ fn debug_panic() -> Result<String, McpError> {
 
 // ---------------------------------------------------------------- main
 
-fn server() -> Server {
+fn server(collection: Collection) -> Server {
     // The example lives in the framework's own crate, so it names itself;
     // your server would say `mcp_contract::server_from_crate!()`.
     let server = Server::new("museum", env!("CARGO_PKG_VERSION"))
@@ -325,6 +348,7 @@ fn server() -> Server {
             "Find objects with search_objects, then fetch one with get_object. collection_stats lists the \
              departments. get_object_image may be throttled: wait and retry when it says so.",
         )
+        .state(collection)
         .tool(SearchObjects)
         .tool(GetObject)
         .tool(GetObjectImage)
@@ -337,7 +361,20 @@ fn server() -> Server {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    // The crate's logs (failed calls, panics) on stderr, filtered by RUST_LOG.
+    mcp_contract::logging::init();
+    match serve().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // Display, not Debug: a person reads this.
+            eprintln!("museum: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let mut http = None;
     let mut stateless = false;
@@ -348,17 +385,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument `{other}`; use --http <addr> [--stateless]").into()),
         }
     }
+    let collection = Collection::bundled()?;
     match http {
         None => {
             // stdout is the protocol; a person who started this in a terminal reads stderr.
             eprintln!("museum: serving MCP over stdio; connect a client (see the README), Ctrl-C to stop");
-            server().serve_stdio().await?;
+            server(collection).serve_stdio().await?;
         }
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(&addr).await?;
             // Tests bind port 0 and read the chosen port from this line.
             eprintln!("museum: serving Streamable HTTP at http://{}/mcp", listener.local_addr()?);
-            server().build()?.serve_http_on(listener, HttpOptions::default().stateless(stateless)).await?;
+            server(collection).build()?.serve_http_on(listener, HttpOptions::default().stateless(stateless)).await?;
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ pub mod prelude {
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
-        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, Tool, ToolDefinition,
+        Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, State, Tool, ToolDefinition,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};

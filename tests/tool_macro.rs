@@ -83,7 +83,7 @@ fn definition_is_built_once_from_the_attribute_and_doc_comment() {
 
 #[tokio::test]
 async fn the_original_handler_stays_callable() {
-    let ctx = Ctx::<GetObjectReason>::for_test("get_object");
+    let ctx = GetObject::test_ctx();
     let found = get_object(GetObjectInput { object_id: 1 }, ctx.clone()).await.unwrap();
     assert_eq!(found.title, "Wheat Field with Cypresses");
     let err = get_object(GetObjectInput { object_id: 7 }, ctx).await.unwrap_err();
@@ -110,7 +110,7 @@ async fn the_tool_renders_structured_output_and_its_format() {
 
 #[test]
 fn fail_keeps_its_reason_and_cause_and_takes_an_explicit_hint_over_the_contract() {
-    let ctx = Ctx::<GetObjectReason>::for_test("get_object");
+    let ctx = GetObject::test_ctx();
     let io = std::io::Error::new(std::io::ErrorKind::NotFound, "row 7 missing");
     let err = ctx
         .fail(GetObjectReason::NotInCollection, "No object 7.")

@@ -63,9 +63,9 @@ impl RegexSetClassifier {
     }
 }
 
-/// `(name, message)` of every case of `shared/conformance/classifier-cases.json`.
+/// `(name, message)` of every case of `runtime/tests/data/classifier-cases.json`.
 pub(crate) fn conformance_corpus() -> Vec<(String, String)> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/classifier-cases.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runtime/tests/data/classifier-cases.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
     let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("classifier-cases.json is a JSON array");
     cases

@@ -24,6 +24,8 @@ pub(crate) enum Param {
         kind: CtxKind,
         by_ref: bool,
     },
+    /// Shared state, `State<T>`: holds `T`.
+    State(Box<Type>),
 }
 
 pub(crate) struct Handler {
@@ -50,14 +52,22 @@ impl Handler {
     pub(crate) fn input(&self) -> Option<&Type> {
         self.params.iter().find_map(|param| match param {
             Param::Input(ty) => Some(&**ty),
-            Param::Ctx { .. } => None,
+            Param::Ctx { .. } | Param::State(_) => None,
+        })
+    }
+
+    /// The `T` of each `State<T>` parameter, in order.
+    pub(crate) fn states(&self) -> impl Iterator<Item = &Type> {
+        self.params.iter().filter_map(|param| match param {
+            Param::State(ty) => Some(&**ty),
+            Param::Input(_) | Param::Ctx { .. } => None,
         })
     }
 
     pub(crate) fn ctx(&self) -> Option<CtxKind> {
         self.params.iter().find_map(|param| match param {
             Param::Ctx { kind, .. } => Some(*kind),
-            Param::Input(_) => None,
+            Param::Input(_) | Param::State(_) => None,
         })
     }
 }
@@ -83,14 +93,15 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
             Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
             ty => (ty, false),
         };
-        let param = match ctx_kind(ty) {
-            Some(kind) => {
+        let param = match (ctx_kind(ty), state_type(&arg.ty)) {
+            (Some(kind), _) => {
                 if let syn::Pat::Ident(binding) = &*arg.pat {
                     ctx_name = Some(binding.ident.clone());
                 }
                 Param::Ctx { kind, by_ref }
             }
-            None => {
+            (None, Some(state)) => Param::State(Box::new(state.clone())),
+            (None, None) => {
                 if let Type::Reference(reference) = &*arg.ty {
                     // Without this, rustc reports a missing lifetime in the
                     // generated `type Input`, far from the `&`.
@@ -107,11 +118,17 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
                 Param::Input(arg.ty.clone())
             }
         };
-        let repeated = params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
+        // Several `State<T>` parameters are fine, one per type; rustc reports a
+        // type taken twice no more than it would for any other function.
+        let repeated = !matches!(param, Param::State(_))
+            && params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
         if repeated {
             let what = match param {
-                Param::Input(_) => "one input parameter (a struct deriving `Deserialize` and `JsonSchema`)",
-                Param::Ctx { .. } => "one context parameter",
+                Param::Input(_) => {
+                    "one input parameter (a struct deriving `Deserialize` and `JsonSchema`); \
+                     shared state is taken as `State<T>`"
+                }
+                Param::Ctx { .. } | Param::State(_) => "one context parameter",
             };
             diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
             shape_ok = false;
@@ -153,6 +170,21 @@ fn ctx_kind(ty: &Type) -> Option<CtxKind> {
         ("Ctx", PathArguments::None) => Some(CtxKind::Typed),
         ("Ctx", _) => Some(CtxKind::TypedExplicit),
         ("Context", PathArguments::None) => Some(CtxKind::Untyped),
+        _ => None,
+    }
+}
+
+/// `T` of `State<T>`, with any leading path; by value only, as the handler
+/// gets its own clone of the shared `Arc`.
+fn state_type(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "State" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [GenericArgument::Type(ty)] => Some(ty),
         _ => None,
     }
 }

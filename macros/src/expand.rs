@@ -2,7 +2,8 @@
 //! and the tool type implementing the runtime's `Tool`.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, PathArguments, Type};
 
 use crate::ast::{CtxKind, Handler, Param};
@@ -181,6 +182,7 @@ fn tool_impl(
     reason_type: &TokenStream,
     private: &TokenStream,
 ) -> TokenStream {
+    let vis = &handler.item.vis;
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
@@ -193,32 +195,65 @@ fn tool_impl(
         None => quote!(#private::NoArguments),
     };
 
-    let args = handler.params.iter().map(|param| match param {
-        Param::Input(_) => quote!(input),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
-        Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
-        Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
-        Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
-    });
+    // Each `State<T>` is taken from the context before the context moves into the call.
+    let states: Vec<&Type> = handler.states().collect();
+    let state_idents: Vec<Ident> = (0..states.len()).map(|index| format_ident!("state_{index}")).collect();
+    let mut next_state = state_idents.iter();
+    let args: Vec<TokenStream> = handler
+        .params
+        .iter()
+        .map(|param| match param {
+            Param::Input(_) => quote!(input),
+            Param::State(_) => {
+                let ident = next_state.next();
+                quote!(#ident)
+            }
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
+            Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
+            Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
+        })
+        .collect();
+    // Spelled out under the type's span, so that a type that cannot be shared
+    // state is reported at the user's type, not at the attribute.
+    let take_states = states
+        .iter()
+        .zip(&state_idents)
+        .map(|(ty, ident)| quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;));
     let call = quote!(#fn_ident(#(#args),*));
     // Instantiated with the error type as written, so a handler error without
     // a conversion into `McpError` is reported there, with the fix.
     // Called in a closure rather than passed as a function value: a function
     // value would be checked a second time, as an `FnOnce`, at the attribute.
+    // Every token of the path carries the type's span: a path of mixed spans
+    // is reported at the attribute.
     let into_mcp_error = match &handler.error {
-        Some(error) => quote!(|error| #private::bounds::handler_error::<#error>(error)),
+        Some(error) => {
+            let span = error.span();
+            let private = respan(private.clone(), span);
+            quote_spanned!(span=> |error| #private::bounds::handler_error::<#error>(error))
+        }
         None => quote!(::core::convert::Into::into),
     };
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if handler.item.sig.asyncness.is_some() {
-        quote!(async move { #call.await.map_err(#into_mcp_error) })
+        quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
     } else {
-        quote!(async move { #call.map_err(#into_mcp_error) })
+        quote!(async move { #(#take_states)* #call.map_err(#into_mcp_error) })
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
-    let ctx_param = if handler.ctx().is_some() { quote!(ctx) } else { quote!(_ctx) };
+    let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
+    let required_state = (!states.is_empty()).then(|| {
+        let state_types = states.iter().map(|ty| quote_spanned!(ty.span()=> #private::StateType::of::<#ty>()));
+        quote! {
+            fn required_state(&self) -> &'static [#private::StateType] {
+                const STATES: &[#private::StateType] = &[#(#state_types),*];
+                STATES
+            }
+        }
+    });
 
     let contents = tool.format.as_ref().map(|format| quote!(#private::IntoContents::into_contents(#format(&output))));
     let render = match (handler.text_only, contents) {
@@ -277,6 +312,9 @@ fn tool_impl(
                 })
             }
 
+            // The error conversion is a closure under the error type's span
+            // (see `into_mcp_error`), which clippy would have be a path.
+            #[allow(clippy::redundant_closure)]
             fn call(
                 &self,
                 #input_param: Self::Input,
@@ -288,8 +326,36 @@ fn tool_impl(
             fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
                 #render
             }
+
+            #required_state
+        }
+
+        #[automatically_derived]
+        impl #tool_ident {
+            /// A detached context of this tool for unit tests of its handler: the
+            /// tool's name and contract, no client, never cancelled, no state.
+            #[must_use]
+            #vis fn test_ctx() -> #private::Ctx<#reason_type> {
+                #private::Ctx::from_context(#private::Context::new(#name, #errors))
+            }
         }
     }
+}
+
+/// `tokens` with every token (inside groups too) at `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }
 
 fn option_str(value: Option<&str>) -> TokenStream {

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::contract::{ErrorContract, NoContract, Reason};
 use crate::errors::{JsonObject, McpError};
+use crate::state::{SharedState, State, StateMap};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -45,7 +46,8 @@ pub trait ClientChannel: Send + Sync + 'static {
 }
 
 /// The untyped context of a tool call: which tool runs, its contract, the
-/// request's cancellation, and the channel to the client.
+/// request's cancellation, the channel to the client, and the server's shared
+/// [`State`].
 ///
 /// Services that do not know the calling tool's reason type take this one and
 /// look recovery hints up by reason name.
@@ -55,13 +57,14 @@ pub struct Context {
     contract: &'static [ErrorContract],
     cancellation: CancellationToken,
     channel: Option<Arc<dyn ClientChannel>>,
+    states: StateMap,
 }
 
 impl Context {
     /// A context for a call of `tool` with its contract; the server adds the
     /// cancellation and the client channel.
     pub fn new(tool: &'static str, contract: &'static [ErrorContract]) -> Self {
-        Self { tool, contract, cancellation: CancellationToken::new(), channel: None }
+        Self { tool, contract, cancellation: CancellationToken::new(), channel: None, states: StateMap::default() }
     }
 
     /// Cancel the handler when this token is cancelled (the client's `notifications/cancelled`).
@@ -74,6 +77,26 @@ impl Context {
     pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
         self.channel = Some(channel);
         self
+    }
+
+    /// Carry `state`, as the server does for every value registered with
+    /// [`Server::state`](crate::server::Server::state); for tests of code that
+    /// reads [`Context::state`].
+    pub fn with_state<T: SharedState>(mut self, state: State<T>) -> Self {
+        self.states.insert(state.into_arc());
+        self
+    }
+
+    /// Carry all of a server's state values at once.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
+    pub(crate) fn with_states(mut self, states: StateMap) -> Self {
+        self.states = states;
+        self
+    }
+
+    /// The shared state of type `T`, when the server registered one.
+    pub fn state<T: SharedState>(&self) -> Option<State<T>> {
+        self.states.get()
     }
 
     /// The name of the tool being called.
@@ -130,6 +153,7 @@ impl fmt::Debug for Context {
             .field("tool", &self.tool)
             .field("reasons", &self.contract.iter().map(|entry| entry.reason).collect::<Vec<_>>())
             .field("cancelled", &self.is_cancelled())
+            .field("states", &self.states.len())
             .finish_non_exhaustive()
     }
 }
@@ -168,6 +192,10 @@ impl<R> Ctx<R> {
 
 impl<R: Reason> Ctx<R> {
     /// A detached context for unit tests of a handler: no client, never cancelled.
+    ///
+    /// Prefer the tool's own `GetObject::test_ctx()`, which `#[mcp_tool]`
+    /// generates: it cannot name the wrong tool.
+    #[deprecated(since = "0.1.0", note = "use the generated `YourTool::test_ctx()`, which cannot name the wrong tool")]
     pub fn for_test(tool: &'static str) -> Self {
         Self::from_context(Context::new(tool, R::CONTRACT))
     }
@@ -180,6 +208,43 @@ impl<R: Reason> Ctx<R> {
         McpError::new(entry.code, message).with_reason(entry.reason).with_contract_recovery(entry.recovery)
     }
 
+    /// File an upstream failure under a declared reason: the contract's code and
+    /// `data.reason`, with `err` kept as the cause (`source()`, the server's log).
+    ///
+    /// - An [`McpError`] (from [`http_error_from_response`](crate::http_error_from_response),
+    ///   another service, [`with_retry`](crate::with_retry)) lends its message and
+    ///   the data its code built on purpose, `retryAfter` among them; its own
+    ///   `reason` and recovery hint belong to its contract and are dropped.
+    /// - Any other error lends nothing but itself as the cause: the message is
+    ///   the contract's `when`, since an arbitrary error's text may hold internals.
+    ///   Replace it with [`McpError::with_message`] where you have a better one.
+    ///
+    /// As with [`fail`](Self::fail), add [`McpError::with_recovery`] to send the
+    /// contract's hint.
+    ///
+    /// Use it where a handler meets a failure it did not detect itself: `?` on an
+    /// upstream call would classify the error on its own, under no reason of the
+    /// contract.
+    pub fn fail_from<E>(&self, reason: R, err: E) -> McpError
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let entry = reason.contract();
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(err);
+        let err = match boxed.downcast::<McpError>() {
+            Ok(upstream) => {
+                let mut data = upstream.data().cloned().unwrap_or_default();
+                data.remove("reason");
+                data.remove("recovery");
+                let failed = McpError::new(entry.code, upstream.message().to_owned());
+                let failed = if data.is_empty() { failed } else { failed.with_data(data) };
+                failed.with_cause(*upstream)
+            }
+            Err(other) => McpError::new(entry.code, entry.when).with_cause_arc(Arc::from(other)),
+        };
+        err.with_reason(entry.reason).with_contract_recovery(entry.recovery)
+    }
+
     /// The recovery data of a declared reason, to merge into an error's data by hand.
     pub fn recovery_for(&self, reason: R) -> JsonObject {
         recovery_data(reason.contract().recovery)
@@ -188,6 +253,7 @@ impl<R: Reason> Ctx<R> {
 
 impl Ctx<NoContract> {
     /// A detached context for unit tests of a handler without a contract.
+    #[deprecated(since = "0.1.0", note = "use the generated `YourTool::test_ctx()`, which cannot name the wrong tool")]
     pub fn for_test_without_contract(tool: &'static str) -> Self {
         Self::from_context(Context::new(tool, &[]))
     }
@@ -267,7 +333,7 @@ mod tests {
 
     #[test]
     fn fail_uses_the_contract_code_and_reason() {
-        let ctx = Ctx::<Lookup>::for_test("lookup");
+        let ctx = lookup_ctx();
         let err = ctx.fail(Lookup::Busy, "slow down").with_data(serde_json::json!({"reason": "other"}));
         assert_eq!(err.code(), JsonRpcErrorCode::RateLimited);
         assert_eq!(err.data().unwrap()["reason"], "busy");
@@ -278,9 +344,64 @@ mod tests {
         );
     }
 
+    fn lookup_ctx() -> Ctx<Lookup> {
+        Ctx::from_context(Context::new("lookup", CONTRACT))
+    }
+
+    fn throttled_upstream() -> McpError {
+        McpError::rate_limited("Collection API returned HTTP 429 Too Many Requests.")
+            .with_data(json!({"retryAfter": 30, "status": 429, "reason": "upstream_reason"}))
+            .with_recovery_hint("The upstream's own hint.")
+            .with_cause(std::io::Error::other("socket detail"))
+    }
+
+    #[test]
+    fn fail_from_an_mcp_error_keeps_its_message_and_data_under_the_reason() {
+        let ctx = lookup_ctx();
+        let err = ctx.fail_from(Lookup::Missing, throttled_upstream());
+        assert_eq!(err.code(), JsonRpcErrorCode::NotFound, "the contract's code, not the upstream's");
+        assert_eq!(err.message(), "Collection API returned HTTP 429 Too Many Requests.");
+        assert_eq!(
+            Value::Object(err.data().unwrap().clone()),
+            json!({"retryAfter": 30, "status": 429, "reason": "missing"}),
+            "the upstream's reason and recovery belong to its own contract"
+        );
+        assert!(err.recovery_hint().is_none(), "recovery stays opt-in");
+    }
+
+    #[test]
+    fn fail_from_keeps_the_upstream_error_as_the_cause() {
+        let ctx = lookup_ctx();
+        let err = ctx.fail_from(Lookup::Busy, throttled_upstream());
+        let source = std::error::Error::source(&err).expect("the upstream is the source");
+        let upstream = source.downcast_ref::<McpError>().expect("kept as it was");
+        assert_eq!(upstream.code(), JsonRpcErrorCode::RateLimited);
+        assert_eq!(std::error::Error::source(upstream).unwrap().to_string(), "socket detail");
+    }
+
+    #[test]
+    fn fail_from_any_error_sends_the_contracts_when_and_no_data() {
+        let ctx = lookup_ctx();
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connect 10.0.0.7:5432 refused");
+        let err = ctx.fail_from(Lookup::Busy, io);
+        assert_eq!(err.code(), JsonRpcErrorCode::RateLimited);
+        assert_eq!(err.message(), "Throttled", "the internal text stays in the cause");
+        assert_eq!(Value::Object(err.data().unwrap().clone()), json!({"reason": "busy"}));
+        assert!(err.cause().unwrap().to_string().contains("10.0.0.7"));
+    }
+
+    #[test]
+    fn fail_from_lets_with_recovery_follow() {
+        let ctx = lookup_ctx();
+        let err = ctx.fail_from(Lookup::Busy, throttled_upstream()).with_recovery();
+        assert_eq!(err.recovery_hint(), Some("Wait a minute, then try again."));
+        assert_eq!(err.data().unwrap()["retryAfter"], 30);
+        assert_eq!(err.data().unwrap()["reason"], "busy");
+    }
+
     #[test]
     fn untyped_lookup_is_empty_for_foreign_reasons() {
-        let ctx = Ctx::<Lookup>::for_test("lookup");
+        let ctx = lookup_ctx();
         let untyped: &Context = &ctx;
         assert_eq!(
             Value::Object(untyped.recovery_for("busy").unwrap()),

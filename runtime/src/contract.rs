@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::errors::{JsonObject, JsonRpcErrorCode, McpError};
+use crate::state::StateType;
 
 /// One declared failure mode of a tool: `errors(reason(code = .., when = .., recovery = ..))`.
 ///
@@ -215,6 +216,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Turn the handler's output into the result's content and structured content.
     fn render(&self, output: Self::Output) -> Result<ToolOutput, McpError>;
+
+    /// The shared state types the handler takes (its `State<T>` parameters).
+    /// [`Server::build`](crate::server::Server::build) refuses a server that
+    /// registered none of one of them.
+    fn required_state(&self) -> &'static [StateType] {
+        &[]
+    }
 }
 
 /// The object-safe face of a [`Tool`], for servers that hold many tools.
@@ -224,6 +232,9 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// Decode the arguments, run the handler and render its output.
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>>;
+
+    /// The shared state types the handler takes; see [`Tool::required_state`].
+    fn required_state(&self) -> &'static [StateType];
 }
 
 impl<T: Tool> DynTool for T {
@@ -237,6 +248,10 @@ impl<T: Tool> DynTool for T {
             let output = self.call(input, ctx).await?;
             self.render(output)
         })
+    }
+
+    fn required_state(&self) -> &'static [StateType] {
+        Tool::required_state(self)
     }
 }
 

@@ -8,9 +8,11 @@
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`bounds`]: the bounds on a handler's types, worded as the fix;
+//! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
+//! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
@@ -20,11 +22,14 @@ pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+#[cfg(feature = "logging")]
+pub mod logging;
 pub mod render;
 pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
+pub mod state;
 pub mod try_catch;
 
 #[cfg(feature = "reqwest")]
@@ -41,4 +46,21 @@ pub use contract::{
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
+pub use state::{SharedState, State, StateType};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};
+
+/// Where the lint reference documents `rule`: the `mcp_contract::lints` page of
+/// the facade's rustdoc, whose headings are the rule ids.
+///
+/// ```
+/// assert_eq!(
+///     mcp_contract_runtime::lint_docs_url("name-unique"),
+///     "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#name-unique"
+/// );
+/// ```
+pub fn lint_docs_url(rule: &str) -> String {
+    format!("{LINTS_DOCS}#{rule}")
+}
+
+/// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
+pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";

@@ -1,7 +1,8 @@
 //! The text classifier agrees with the reference framework on every recorded case
-//! of `shared/conformance/classifier-cases.json`.
+//! of `tests/data/classifier-cases.json` (and of `MCP_CONTRACT_CONFORMANCE_DIR`'s).
 
-use std::path::PathBuf;
+#[path = "support/conformance.rs"]
+mod conformance;
 
 use mcp_contract_runtime::{JsonRpcErrorCode, classify_parts};
 use serde::Deserialize;
@@ -15,11 +16,13 @@ struct Case {
 
 #[test]
 fn classify_parts_agrees_with_the_reference_on_every_case() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/classifier-cases.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
-    let cases: Vec<Case> = serde_json::from_str(&text).expect("classifier-cases.json is [{name, message, code}]");
-    assert!(!cases.is_empty(), "no cases in {}", path.display());
+    for (path, cases) in conformance::case_files::<Case>("classifier-cases.json") {
+        assert!(!cases.is_empty(), "no cases in {}", path.display());
+        assert_agreement(&cases);
+    }
+}
 
+fn assert_agreement(cases: &[Case]) {
     // Every disagreement at once, so that one run shows the whole picture.
     let disagreements: Vec<String> = cases
         .iter()

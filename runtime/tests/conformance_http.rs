@@ -1,8 +1,11 @@
 //! `http_status_to_error_code` against the reference framework's recorded answer
-//! for every status 100..=599 (`../shared/conformance/http-status-cases.json`).
+//! for every status 100..=599 (`tests/data/http-status-cases.json`, and
+//! `MCP_CONTRACT_CONFORMANCE_DIR`'s).
+
+#[path = "support/conformance.rs"]
+mod conformance;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use mcp_contract_runtime::JsonRpcErrorCode;
 use mcp_contract_runtime::http::http_status_to_error_code;
@@ -13,10 +16,6 @@ struct Case {
     status: u16,
     #[serde(default)]
     code: Option<i32>,
-}
-
-fn cases_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/http-status-cases.json")
 }
 
 fn show(code: Option<i32>) -> String {
@@ -31,10 +30,12 @@ fn show(code: Option<i32>) -> String {
 
 #[test]
 fn every_status_agrees_with_the_reference() {
-    let path = cases_path();
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("cannot read {}: {err}", path.display()));
-    let cases: Vec<Case> = serde_json::from_str(&text).expect("http-status-cases.json is [{status, code?}]");
+    for (_, cases) in conformance::case_files::<Case>("http-status-cases.json") {
+        assert_agreement(&cases);
+    }
+}
 
+fn assert_agreement(cases: &[Case]) {
     // The file must cover the whole range once, or agreeing with it proves little.
     let by_status: BTreeMap<u16, Option<i32>> = cases.iter().map(|case| (case.status, case.code)).collect();
     assert_eq!(by_status.len(), cases.len(), "a status appears twice");

@@ -387,5 +387,14 @@ fn two_tools_of_one_name_do_not_build() {
     assert!(matches!(err, ServerError::DuplicateTool { name: "probe" }), "{err:?}");
     let message = err.to_string();
     assert!(message.contains("`probe`"), "{message}");
-    assert!(message.contains("see docs/lints.md#name-unique") || message.contains("See docs/lints.md#name-unique"));
+    assert!(
+        message.contains(
+            "rule `name-unique`: https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#name-unique"
+        ),
+        "{message}"
+    );
+    // What `main() -> Result<(), Box<dyn Error>>` prints is the message, not the fields.
+    assert_eq!(format!("{err:?}"), message);
+    let boxed: Box<dyn std::error::Error> = Box::new(err);
+    assert_eq!(format!("{boxed:?}"), message);
 }

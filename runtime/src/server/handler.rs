@@ -22,6 +22,7 @@ use crate::context::{Context, LogLevel};
 use crate::contract::{Content, DynTool, ToolDefinition, ToolOutput};
 use crate::errors::{JsonObject, McpError};
 use crate::render;
+use crate::state::StateMap;
 
 /// The `_meta` key under which `tools/list` publishes a tool's error contract:
 /// a list of `{reason, code, when, recovery, retryable}`.
@@ -51,6 +52,7 @@ struct Shared {
     tools: Vec<Arc<dyn DynTool>>,
     listed: Vec<rmcp::model::Tool>,
     by_name: HashMap<&'static str, usize>,
+    states: StateMap,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -62,13 +64,14 @@ impl ToolServer {
         instructions: Option<String>,
         tools: Vec<Arc<dyn DynTool>>,
         by_name: HashMap<&'static str, usize>,
+        states: StateMap,
     ) -> Self {
         let capabilities = channel::capabilities();
         let mut config = ServerConfig::new(capabilities).with_server_info(info);
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
         }
     }
@@ -141,7 +144,8 @@ impl ServerHandler for ToolServer {
         };
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
-            .with_channel(Arc::new(channel));
+            .with_channel(Arc::new(channel))
+            .with_states(self.shared.states.clone());
         let arguments = request.arguments.unwrap_or_default();
         match run_tool(tool, arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),

@@ -37,11 +37,12 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
+use crate::state::StateMap;
 
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
 
-/// A server under construction: its identity, instructions and tools.
+/// A server under construction: its identity, instructions, tools and shared state.
 ///
 /// ```
 /// use mcp_contract_runtime::server::Server;
@@ -53,6 +54,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    states: StateMap,
 }
 
 impl Server {
@@ -60,7 +62,12 @@ impl Server {
     ///
     /// [`server_from_crate!`](crate::server_from_crate) fills both from your crate's manifest.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { info: Implementation::new(name, version), instructions: None, tools: Vec::new() }
+        Self {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            states: StateMap::default(),
+        }
     }
 
     /// A human-readable title for clients' UIs.
@@ -87,12 +94,35 @@ impl Server {
         self
     }
 
+    /// Share `value` with every handler that takes a `State<T>` of its type
+    /// (a pool, an HTTP client, a configuration). Register as many types as the
+    /// tools need; a second value of one type replaces the first.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::Server;
+    /// struct Collection { objects: Vec<&'static str> }
+    /// let server = Server::new("museum", "1.0.0").state(Collection { objects: vec!["Vase"] });
+    /// # server.build().unwrap();
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.shared_state(Arc::new(value))
+    }
+
+    /// [`Server::state`] for a value already behind an `Arc` that the
+    /// application keeps a handle on too.
+    pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.states.insert(value);
+        self
+    }
+
     /// Check the tools and build the rmcp handler.
     ///
     /// # Errors
     ///
-    /// [`ServerError::DuplicateTool`] when two tools share a name (rule
-    /// `name-unique`): a client could only ever reach one of them.
+    /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
+    ///   `name-unique`): a client could only ever reach one of them;
+    /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
+    ///   was never registered with [`Server::state`]: every call of it would fail.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -101,7 +131,21 @@ impl Server {
                 return Err(ServerError::DuplicateTool { name });
             }
         }
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name))
+        let missing: Vec<MissingState> = self
+            .tools
+            .iter()
+            .flat_map(|tool| {
+                let tool_name = tool.definition().name;
+                tool.required_state()
+                    .iter()
+                    .filter(|state| !self.states.contains(**state))
+                    .map(move |state| MissingState { tool: tool_name, type_name: state.type_name() })
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(ServerError::MissingState(missing));
+        }
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states))
     }
 }
 
@@ -131,7 +175,9 @@ macro_rules! server_from_crate {
 }
 
 /// Why a server could not be built or stopped serving.
-#[derive(Debug)]
+///
+/// Its `Debug` form is the readable message and its causes, because that is what
+/// `fn main() -> Result<(), Box<dyn Error>>` prints when serving fails to start.
 #[non_exhaustive]
 pub enum ServerError {
     /// Two tools were registered under one name (rule `name-unique`).
@@ -139,6 +185,9 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// Tools take shared state that was never registered with [`Server::state`]:
+    /// each tool and state type, in registration order.
+    MissingState(Vec<MissingState>),
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
@@ -153,8 +202,16 @@ impl fmt::Display for ServerError {
             Self::DuplicateTool { name } => write!(
                 f,
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
-                 Rename one of the tools or register it once. See docs/lints.md#name-unique."
+                 Rename one of the tools or register it once (rule `name-unique`: {})",
+                crate::lint_docs_url("name-unique"),
             ),
+            Self::MissingState(missing) => {
+                f.write_str("Tools take shared state that this server never registered:")?;
+                for MissingState { tool, type_name } in missing {
+                    write!(f, " the tool `{tool}` takes `State<{type_name}>`;")?;
+                }
+                f.write_str(" register each value with `Server::state(..)` before serving.")
+            }
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -162,15 +219,37 @@ impl fmt::Display for ServerError {
     }
 }
 
+/// The message and its causes, not the variant's fields: see [`ServerError`].
+impl fmt::Debug for ServerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)?;
+        let mut source = self.source();
+        while let Some(cause) = source {
+            write!(f, "\n  caused by: {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
+    }
+}
+
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } => None,
+            Self::DuplicateTool { .. } | Self::MissingState(_) => None,
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
         }
     }
+}
+
+/// A tool's shared state type that the server has no value of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingState {
+    /// The tool's name.
+    pub tool: &'static str,
+    /// The state type's name, e.g. `museum::Collection`.
+    pub type_name: &'static str,
 }
 
 impl From<std::io::Error> for ServerError {

@@ -131,6 +131,9 @@ impl ToolServer {
         let outcome = match served {
             Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
+            // The client went away before it said anything (a host probing the
+            // command, a closed terminal): nothing failed, nothing to report.
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
             Err(err) => Err(ServerError::Initialize(Box::new(err))),
         };
         signals.abort();
