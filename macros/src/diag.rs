@@ -42,18 +42,6 @@ impl Diagnostics {
         self.errors.push(syn::Error::new(span, message(rule, text)));
     }
 
-    /// An error of a lint rule over `tokens`, first to last (a span that covers
-    /// them all on stable, where `Span::join` is `None`).
-    pub(crate) fn rule_error_spanned(
-        &mut self,
-        rule: Rule,
-        tokens: impl quote::ToTokens,
-        text: impl std::fmt::Display,
-    ) {
-        debug_assert_eq!(rule.severity, Severity::Error, "{rule} is not an error rule");
-        self.errors.push(syn::Error::new_spanned(tokens, message(rule, text)));
-    }
-
     /// A warning of a lint rule at `span`.
     pub(crate) fn rule_warning(&mut self, rule: Rule, span: Span, text: impl std::fmt::Display) {
         self.warnings.push(Warning::new(rule, span, text));

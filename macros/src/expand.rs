@@ -216,10 +216,10 @@ fn tool_impl(
         .collect();
     // Spelled out under the type's span, so that a type that cannot be shared
     // state is reported at the user's type, not at the attribute.
-    let take_states = states
-        .iter()
-        .zip(&state_idents)
-        .map(|(ty, ident)| quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;));
+    let take_states = states.iter().zip(&state_idents).map(|(ty, ident)| {
+        let private = respan(private.clone(), ty.span());
+        quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
+    });
     let call = quote!(#fn_ident(#(#args),*));
     // Instantiated with the error type as written, so a handler error without
     // a conversion into `McpError` is reported there, with the fix.
@@ -246,7 +246,10 @@ fn tool_impl(
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
     let required_state = (!states.is_empty()).then(|| {
-        let state_types = states.iter().map(|ty| quote_spanned!(ty.span()=> #private::StateType::of::<#ty>()));
+        let state_types = states.iter().map(|ty| {
+            let private = respan(private.clone(), ty.span());
+            quote_spanned!(ty.span()=> #private::StateType::of::<#ty>())
+        });
         quote! {
             fn required_state(&self) -> &'static [#private::StateType] {
                 const STATES: &[#private::StateType] = &[#(#state_types),*];
