@@ -43,3 +43,10 @@ fn numbers_map_as_the_runtime_maps_them() {
         assert_eq!(code_for_number(i64::from(status)), runtime, "HTTP {status}");
     }
 }
+
+#[test]
+fn diagnostics_link_where_the_runtime_links() {
+    let rules = include_str!("../macros/src/rules.rs");
+    let constant = format!("pub(crate) const DOCS_URL: &str = \"{}\";", mcp_contract::LINTS_DOCS);
+    assert!(rules.contains(&constant), "macros/src/rules.rs lacks `{constant}`");
+}

@@ -272,7 +272,7 @@ impl Ctx<NoContract> {
     message = "this tool declares no error contract, so `ctx.fail` has no reasons to fail with",
     label = "no `errors(..)` in this tool's `#[mcp_tool]`",
     note = "declare the failure modes: `#[mcp_tool(errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\")))]`",
-    note = "or build the error with a factory such as `McpError::not_found(..)`; see docs/lints.md#error-contract-empty"
+    note = "or build the error with a factory such as `McpError::not_found(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-empty"
 )]
 pub trait ContractDeclared {}
 
