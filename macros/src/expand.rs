@@ -159,13 +159,6 @@ fn reason_enum(
             }
 
             #[automatically_derived]
-            impl ::core::fmt::Display for #reason_ident {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(self.as_str())
-                }
-            }
-
-            #[automatically_derived]
             impl #private::serde::Serialize for #reason_ident {
                 fn serialize<S: #private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                     serializer.serialize_str(self.as_str())
@@ -235,10 +228,27 @@ fn tool_impl(
         }
         None => quote!(::core::convert::Into::into),
     };
+    let is_async = handler.item.sig.asyncness.is_some();
+    // Without state to take first, the call goes through a generic function of
+    // the runtime instead of an `async` block of its own: less for rustc to check
+    // per tool. The error type, as written, is its last generic argument.
+    let through_runtime = |function: TokenStream, argument: TokenStream| match &handler.error {
+        Some(error) => {
+            let span = error.span();
+            let private = respan(private.clone(), span);
+            let path = quote_spanned!(span=> #private::bounds::#function::<_, _, #error>);
+            quote!(#path(#argument))
+        }
+        None => quote!(#private::bounds::#function(#argument)),
+    };
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
-    } else if handler.item.sig.asyncness.is_some() {
+    } else if states.is_empty() && is_async {
+        through_runtime(quote!(async_handler), call)
+    } else if states.is_empty() {
+        through_runtime(quote!(sync_handler), quote!(move || #call))
+    } else if is_async {
         quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
     } else {
         quote!(async move { #(#take_states)* #call.map_err(#into_mcp_error) })

@@ -11,6 +11,7 @@
 //! `Deserialize` of the input has no bound here: `Tool::Input` requires it, and
 //! serde's own `on_unimplemented` already names the derive at the input type.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -97,4 +98,24 @@ where
     McpError: FromHandlerError<E>,
 {
     McpError::from_handler_error(error)
+}
+
+/// The call of an async handler, its error converted: generic, so the
+/// conversion is compiled once here rather than as an `async` block per tool.
+pub async fn async_handler<F, T, E>(handler: F) -> Result<T, McpError>
+where
+    F: Future<Output = Result<T, E>>,
+    McpError: FromHandlerError<E>,
+{
+    handler.await.map_err(McpError::from_handler_error)
+}
+
+/// The call of a sync handler, run when the future is first polled (as the
+/// body of an `async fn` would be), its error converted.
+pub async fn sync_handler<H, T, E>(handler: H) -> Result<T, McpError>
+where
+    H: FnOnce() -> Result<T, E>,
+    McpError: FromHandlerError<E>,
+{
+    handler().map_err(McpError::from_handler_error)
 }
