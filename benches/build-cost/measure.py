@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Build cost of `#[mcp_tool]` against rmcp's own `#[tool]`, on the same server.
+
+Generates two crates of N tools (100 by default) under `target/build-cost/`:
+each tool has its own input and output types (same fields, same doc comments in
+both crates) and the same body; the mcp-contract tools also declare a one-entry
+error contract and fail through it, which rmcp's tools cannot express. Then, for
+each crate, with `CARGO_INCREMENTAL=0` and the dependencies already built:
+
+- `cargo check` of the crate alone (its `src/lib.rs` touched), wall time, the
+  median of `--runs` runs;
+- the peak resident memory of that rustc (`/usr/bin/time -v`, the largest child);
+- the lines of the expanded source (`rustc -Zunpretty=expanded`, through
+  `RUSTC_BOOTSTRAP=1` on the pinned stable toolchain; a measurement only).
+
+    python3 benches/build-cost/measure.py [--tools 100] [--runs 5]
+
+The README's Performance section quotes its table. Only loopback-free local
+builds: the crates depend on this workspace by path and on rmcp from the
+registry cache that `cargo build` already filled.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "target" / "build-cost"
+TARGET = OUT / "target"
+
+
+def workspace_version(name: str) -> str:
+    """The version requirement of `name` in the workspace's Cargo.toml."""
+    text = (ROOT / "Cargo.toml").read_text()
+    match = re.search(rf'^{re.escape(name)}\s*=\s*(?:\{{[^}}]*version\s*=\s*)?"([^"]+)"', text, re.M)
+    if not match:
+        sys.exit(f"no version of {name} in Cargo.toml")
+    return match.group(1)
+
+
+def types(n: int) -> str:
+    return f"""
+#[derive(Deserialize, JsonSchema)]
+pub struct Input{n} {{
+    /// The number to double, e.g. 21.
+    pub value: u32,
+    /// A label for the result, e.g. "answer".
+    pub label: Option<String>,
+}}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct Output{n} {{
+    /// The doubled number.
+    pub doubled: u32,
+    /// The label, repeated.
+    pub label: Option<String>,
+}}
+"""
+
+
+def contract_crate(tools: int) -> tuple[str, str]:
+    manifest = f"""[package]
+name = "build-cost-mcp-contract"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+mcp-contract = {{ path = "{ROOT}" }}
+serde = {{ version = "{workspace_version('serde')}", features = ["derive"] }}
+schemars = "{workspace_version('schemars')}"
+"""
+    body = ["use mcp_contract::prelude::*;"]
+    for n in range(tools):
+        body.append(types(n))
+        body.append(f"""
+/// Double a number (tool {n}).
+#[mcp_tool(
+    annotations(read_only, open_world = false),
+    errors(too_large(code = ValidationError, when = "The value is above one million",
+        recovery = "Pass a value of one million or less.")),
+)]
+pub async fn double_{n}(input: Input{n}, ctx: Ctx) -> Result<Output{n}, McpError> {{
+    if input.value > 1_000_000 {{
+        return Err(ctx.fail(too_large, "The value is above one million."));
+    }}
+    Ok(Output{n} {{ doubled: input.value * 2, label: input.label }})
+}}
+""")
+    registered = "".join(f"\n        .tool(Double{n})" for n in range(tools))
+    body.append(f"""
+pub fn server() -> Server {{
+    Server::new("build-cost", "0.0.0"){registered}
+}}
+""")
+    return manifest, "\n".join(body)
+
+
+def rmcp_crate(tools: int) -> tuple[str, str]:
+    manifest = f"""[package]
+name = "build-cost-rmcp"
+version = "0.0.0"
+edition = "2024"
+publish = false
+
+[workspace]
+
+[dependencies]
+rmcp = {{ version = "{workspace_version('rmcp')}", default-features = false, features = ["server", "macros"] }}
+serde = {{ version = "{workspace_version('serde')}", features = ["derive"] }}
+schemars = "{workspace_version('schemars')}"
+"""
+    body = [
+        "use rmcp::handler::server::wrapper::{Json, Parameters};",
+        "use rmcp::{ErrorData, tool, tool_router};",
+        "use schemars::JsonSchema;",
+        "use serde::{Deserialize, Serialize};",
+    ]
+    for n in range(tools):
+        body.append(types(n))
+    methods = "".join(f"""
+    /// Double a number (tool {n}).
+    #[tool(annotations(read_only_hint = true, open_world_hint = false))]
+    pub async fn double_{n}(&self, Parameters(input): Parameters<Input{n}>) -> Result<Json<Output{n}>, ErrorData> {{
+        if input.value > 1_000_000 {{
+            return Err(ErrorData::invalid_params("The value is above one million.", None));
+        }}
+        Ok(Json(Output{n} {{ doubled: input.value * 2, label: input.label }}))
+    }}
+""" for n in range(tools))
+    body.append(f"""
+#[derive(Clone)]
+pub struct Server;
+
+#[tool_router(server_handler)]
+impl Server {{{methods}}}
+""")
+    return manifest, "\n".join(body)
+
+
+def write_crate(name: str, manifest: str, lib: str) -> Path:
+    crate = OUT / name
+    (crate / "src").mkdir(parents=True, exist_ok=True)
+    (crate / "Cargo.toml").write_text(manifest)
+    (crate / "src" / "lib.rs").write_text(lib)
+    return crate
+
+
+def env() -> dict:
+    environment = dict(os.environ, CARGO_INCREMENTAL="0", CARGO_TARGET_DIR=str(TARGET))
+    environment.pop("RUSTFLAGS", None)
+    return environment
+
+
+def cargo(crate: Path, *args: str, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    command = ["cargo", args[0], "--manifest-path", str(crate / "Cargo.toml"), *args[1:]]
+    done = subprocess.run(command, env={**env(), **(extra_env or {})}, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{done.stderr[-4000:]}")
+    return done
+
+
+def check_once(crate: Path) -> tuple[float, int]:
+    """Wall seconds and peak KiB of one crate-only `cargo check`."""
+    (crate / "src" / "lib.rs").touch()
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-v", "cargo", "check", "--lib", "--manifest-path", str(crate / "Cargo.toml")],
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"cargo check failed:\n{done.stderr[-4000:]}")
+    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr).group(1))
+    return elapsed, peak
+
+
+def expanded_lines(crate: Path) -> int:
+    done = cargo(crate, "rustc", "--lib", "--profile=check", "--", "-Zunpretty=expanded",
+                 extra_env={"RUSTC_BOOTSTRAP": "1"})
+    return done.stdout.count("\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tools", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    crates = {
+        "mcp-contract #[mcp_tool]": write_crate("mcp-contract", *contract_crate(args.tools)),
+        "rmcp #[tool]": write_crate("rmcp", *rmcp_crate(args.tools)),
+    }
+    rows = []
+    for label, crate in crates.items():
+        cargo(crate, "check", "--lib")  # dependencies, once
+        runs = [check_once(crate) for _ in range(args.runs)]
+        seconds = statistics.median(run[0] for run in runs)
+        peak_mb = max(run[1] for run in runs) / 1024
+        rows.append((label, seconds, expanded_lines(crate), peak_mb, [round(run[0], 2) for run in runs]))
+
+    print(f"{args.tools} tools, CARGO_INCREMENTAL=0, crate-only `cargo check`, median of {args.runs} runs\n")
+    print("| macro | `cargo check` | expanded lines | rustc peak RSS | runs (s) |")
+    print("|---|---|---|---|---|")
+    for label, seconds, lines, peak_mb, runs in rows:
+        print(f"| {label} | {seconds:.2f} s | {lines:,} | {peak_mb:.0f} MB | {runs} |")
+    (ours, theirs) = rows
+    print(f"\nratio (mcp-contract / rmcp): check {ours[1] / theirs[1]:.2f}x, "
+          f"lines {ours[2] / theirs[2]:.2f}x, memory {ours[3] / theirs[3]:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
