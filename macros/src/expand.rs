@@ -229,25 +229,18 @@ fn tool_impl(
         None => quote!(::core::convert::Into::into),
     };
     let is_async = handler.item.sig.asyncness.is_some();
-    // Without state to take first, the call goes through a generic function of
-    // the runtime instead of an `async` block of its own: less for rustc to check
-    // per tool. The error type, as written, is its last generic argument.
-    let through_runtime = |function: TokenStream, argument: TokenStream| match &handler.error {
-        Some(error) => {
-            let span = error.span();
-            let private = respan(private.clone(), span);
-            let path = quote_spanned!(span=> #private::bounds::#function::<_, _, #error>);
-            quote!(#path(#argument))
-        }
-        None => quote!(#private::bounds::#function(#argument)),
-    };
+    // Without state to take first or a context lent to the handler, the call
+    // goes through a generic function of the runtime instead of an `async` block
+    // of its own: less for rustc to check per tool.
+    let lends_ctx = handler.params.iter().any(|param| matches!(param, Param::Ctx { by_ref: true, .. }));
+    let through_runtime = states.is_empty() && !lends_ctx;
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
-    } else if states.is_empty() && is_async {
-        through_runtime(quote!(async_handler), call)
-    } else if states.is_empty() {
-        through_runtime(quote!(sync_handler), quote!(move || #call))
+    } else if through_runtime && is_async {
+        quote!(#private::bounds::async_handler(#call, #into_mcp_error))
+    } else if through_runtime {
+        quote!(#private::bounds::sync_handler(move || #call, #into_mcp_error))
     } else if is_async {
         quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
     } else {

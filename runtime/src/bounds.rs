@@ -100,22 +100,22 @@ where
     McpError::from_handler_error(error)
 }
 
-/// The call of an async handler, its error converted: generic, so the
-/// conversion is compiled once here rather than as an `async` block per tool.
-pub async fn async_handler<F, T, E>(handler: F) -> Result<T, McpError>
+/// The call of an async handler, its error converted by `convert`: generic,
+/// so the conversion is compiled once here rather than as an `async` block per
+/// tool. (`convert` is the macro's call of [`handler_error`], spanned at the
+/// error type.)
+pub async fn async_handler<F, T, E>(handler: F, convert: impl FnOnce(E) -> McpError) -> Result<T, McpError>
 where
     F: Future<Output = Result<T, E>>,
-    McpError: FromHandlerError<E>,
 {
-    handler.await.map_err(McpError::from_handler_error)
+    handler.await.map_err(convert)
 }
 
 /// The call of a sync handler, run when the future is first polled (as the
-/// body of an `async fn` would be), its error converted.
-pub async fn sync_handler<H, T, E>(handler: H) -> Result<T, McpError>
-where
-    H: FnOnce() -> Result<T, E>,
-    McpError: FromHandlerError<E>,
-{
-    handler().map_err(McpError::from_handler_error)
+/// body of an `async fn` would be), its error converted by `convert`.
+pub async fn sync_handler<T, E>(
+    handler: impl FnOnce() -> Result<T, E>,
+    convert: impl FnOnce(E) -> McpError,
+) -> Result<T, McpError> {
+    handler().map_err(convert)
 }
