@@ -3,6 +3,13 @@
 pub use mcp_contract_macros::mcp_tool;
 pub use mcp_contract_runtime::*;
 
+/// Every lint rule of `#[mcp_tool]` and of the definition linter, by its id:
+/// severity, where it is checked, a bad example and the fix. Each rule's
+/// heading is an anchor named after its id, as in
+/// `lints/index.html#error-contract-reason-unique`, which the diagnostics link to.
+#[doc = include_str!("../docs/lints.md")]
+pub mod lints {}
+
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
     pub use mcp_contract_macros::mcp_tool;
@@ -15,12 +22,15 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
-/// Paths the generated code uses; not a public API.
+/// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use mcp_contract_runtime::__private::{NoContract, typed_context};
     pub use mcp_contract_runtime::bounds;
-    pub use mcp_contract_runtime::*;
-    pub use schemars;
+    pub use mcp_contract_runtime::schema;
+    pub use mcp_contract_runtime::{
+        Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,
+        Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+    };
     pub use serde;
-    pub use serde_json;
 }

@@ -98,6 +98,7 @@ fn renamed_and_reexported_tools() {
 #[test]
 fn generated_items_exist() {
     assert_eq!(GetObject.definition().name, "get_object");
+    assert_eq!(GetObject.definition().auth_scopes, ["objects:read"]);
     assert_eq!(Hello.definition().auth_scopes, &[] as &[&str]);
     assert_eq!(GetObjectReason::ALL.len(), 1);
 }

@@ -73,6 +73,13 @@ fn definition_is_built_once_from_the_attribute_and_doc_comment() {
     assert_eq!(definition.annotations.destructive_hint, None);
     assert_eq!(definition.errors.len(), 2);
     assert_eq!(definition.errors[1].reason, "upstream_busy");
+    assert_eq!(
+        definition.errors.iter().map(|entry| entry.retryable).collect::<Vec<_>>(),
+        [false, true],
+        "only the reason marked `retryable` is"
+    );
+    assert_eq!(definition.title, None);
+    assert!(definition.auth_scopes.is_empty());
     assert!(definition.output_schema.is_some());
 
     let hello = Hello.definition();

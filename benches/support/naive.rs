@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
+use mcp_contract_runtime::__private::{classify_patterns, classify_type_names};
 use mcp_contract_runtime::JsonRpcErrorCode;
-use mcp_contract_runtime::classify::{__patterns, __type_names};
 use regex::{Regex, RegexSet};
 
 pub(crate) struct NaiveClassifier {
@@ -15,7 +15,7 @@ pub(crate) struct NaiveClassifier {
 
 impl NaiveClassifier {
     pub(crate) fn new() -> Self {
-        let patterns = __patterns()
+        let patterns = classify_patterns()
             .iter()
             .map(|&(pattern, code)| (Regex::new(pattern).expect("the runtime's patterns compile"), code))
             .collect();
@@ -23,7 +23,7 @@ impl NaiveClassifier {
     }
 
     pub(crate) fn classify_parts(&self, name: &str, message: &str) -> JsonRpcErrorCode {
-        if let Some(&(_, code)) = __type_names().iter().find(|(type_name, _)| *type_name == name) {
+        if let Some(&(_, code)) = classify_type_names().iter().find(|(type_name, _)| *type_name == name) {
             return code;
         }
         for (pattern, code) in &self.patterns {
@@ -44,19 +44,19 @@ pub(crate) struct RegexSetClassifier {
 
 impl RegexSetClassifier {
     pub(crate) fn new() -> Self {
-        let set =
-            RegexSet::new(__patterns().iter().map(|&(pattern, _)| pattern)).expect("the runtime's patterns compile");
+        let set = RegexSet::new(classify_patterns().iter().map(|&(pattern, _)| pattern))
+            .expect("the runtime's patterns compile");
         Self { set }
     }
 
     pub(crate) fn classify_parts(&self, name: &str, message: &str) -> JsonRpcErrorCode {
-        if let Some(&(_, code)) = __type_names().iter().find(|(type_name, _)| *type_name == name) {
+        if let Some(&(_, code)) = classify_type_names().iter().find(|(type_name, _)| *type_name == name) {
             return code;
         }
         let first = |text: &str| self.set.matches(text).iter().next();
         match (first(message), first(name)) {
-            (Some(a), Some(b)) => __patterns()[a.min(b)].1,
-            (Some(index), None) | (None, Some(index)) => __patterns()[index].1,
+            (Some(a), Some(b)) => classify_patterns()[a.min(b)].1,
+            (Some(index), None) | (None, Some(index)) => classify_patterns()[index].1,
             (None, None) if name == "AbortError" => JsonRpcErrorCode::Timeout,
             (None, None) => JsonRpcErrorCode::InternalError,
         }

@@ -91,8 +91,9 @@ fn reason_enum(
         let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
         // `code` keeps the span of the author's `code = ..` value.
         let code = quote!(#private::JsonRpcErrorCode::#code);
+        let retryable = retryable.then(|| quote!(.with_retryable(true)));
         quote! {
-            #private::ErrorContract { reason: #reason, code: #code, when: #when, recovery: #recovery, retryable: #retryable }
+            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
         }
     });
     let doc = format!("The failure modes of the `{fn_ident}` tool, as declared in its `errors(..)` contract.");
@@ -203,8 +204,8 @@ fn tool_impl(
             }
             Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
             Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
-            Param::Ctx { by_ref: false, .. } => quote!(#private::Ctx::from_context(ctx)),
-            Param::Ctx { by_ref: true, .. } => quote!(&#private::Ctx::from_context(ctx)),
+            Param::Ctx { by_ref: false, .. } => quote!(#private::typed_context(ctx)),
+            Param::Ctx { by_ref: true, .. } => quote!(&#private::typed_context(ctx)),
         })
         .collect();
     // Spelled out under the type's span, so that a type that cannot be shared
@@ -265,32 +266,56 @@ fn tool_impl(
     let render = match (handler.text_only, contents) {
         (true, None) => quote!(::core::result::Result::Ok(#private::ToolOutput::text(output))),
         (true, Some(contents)) => {
-            quote!(::core::result::Result::Ok(#private::ToolOutput { content: #contents, structured: ::core::option::Option::None }))
+            quote!(::core::result::Result::Ok(#private::ToolOutput::new(#contents)))
         }
         (false, None) => quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::None)),
         (false, Some(contents)) => {
             quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::Some(#contents)))
         }
     };
-    let output_schema = if handler.text_only {
-        quote!(::core::option::Option::None)
-    } else {
-        quote!(::core::option::Option::Some(#private::bounds::output_schema::<#output>()))
-    };
-
+    // The definition is built through its constructor and only the setters of
+    // what the attribute says, so the expansion stays small.
     let name = &tool.name;
-    let title = option_str(tool.title.as_deref());
-    let description = option_str(tool.description.as_deref());
+    let mut definition = quote!(#private::ToolDefinition::new(#name, #private::bounds::input_schema::<#input>()));
+    if let Some(title) = &tool.title {
+        definition.extend(quote!(.with_title(#title)));
+    }
+    if let Some(description) = &tool.description {
+        definition.extend(quote!(.with_description(#description)));
+    }
+    if !handler.text_only {
+        definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
+    }
     let annotations = &tool.annotations;
-    let annotation_title = option_str(annotations.title.as_deref());
-    let [read_only, destructive, idempotent, open_world] =
-        [annotations.read_only, annotations.destructive, annotations.idempotent, annotations.open_world]
-            .map(option_bool);
+    let mut hints = TokenStream::new();
+    if let Some(title) = &annotations.title {
+        hints.extend(quote!(.with_title(#title)));
+    }
+    for (value, setter) in [
+        (annotations.read_only, "with_read_only_hint"),
+        (annotations.destructive, "with_destructive_hint"),
+        (annotations.idempotent, "with_idempotent_hint"),
+        (annotations.open_world, "with_open_world_hint"),
+    ] {
+        if let Some(value) = value {
+            let setter = format_ident!("{setter}");
+            hints.extend(quote!(.#setter(#value)));
+        }
+    }
+    if !hints.is_empty() {
+        definition.extend(quote!(.with_annotations(#private::ToolAnnotations::new() #hints)));
+    }
     let scopes = &tool.auth;
+    if !scopes.is_empty() {
+        definition.extend(quote!(.with_auth_scopes(&[#(#scopes),*])));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),
     };
+    if tool.contract.is_some() {
+        definition.extend(quote!(.with_errors(#errors)));
+    }
 
     quote! {
         #[automatically_derived]
@@ -300,22 +325,7 @@ fn tool_impl(
 
             fn definition(&self) -> &'static #private::ToolDefinition {
                 static DEFINITION: ::std::sync::OnceLock<#private::ToolDefinition> = ::std::sync::OnceLock::new();
-                DEFINITION.get_or_init(|| #private::ToolDefinition {
-                    name: #name,
-                    title: #title,
-                    description: #description,
-                    input_schema: #private::bounds::input_schema::<#input>(),
-                    output_schema: #output_schema,
-                    annotations: #private::ToolAnnotations {
-                        title: #annotation_title,
-                        read_only_hint: #read_only,
-                        destructive_hint: #destructive,
-                        idempotent_hint: #idempotent,
-                        open_world_hint: #open_world,
-                    },
-                    auth_scopes: &[#(#scopes),*],
-                    errors: #errors,
-                })
+                DEFINITION.get_or_init(|| #definition)
             }
 
             // The error conversion is a closure under the error type's span
@@ -342,7 +352,7 @@ fn tool_impl(
             /// tool's name and contract, no client, never cancelled, no state.
             #[must_use]
             #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                #private::Ctx::from_context(#private::Context::new(#name, #errors))
+                #private::typed_context(#private::Context::new(#name, #errors))
             }
         }
     }
@@ -362,18 +372,4 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
             token
         })
         .collect()
-}
-
-fn option_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-fn option_bool(value: Option<bool>) -> TokenStream {
-    match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    }
 }

@@ -11,8 +11,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::contract::{ErrorContract, NoContract, Reason};
+use crate::contract::{ErrorContract, Reason};
 use crate::errors::{JsonObject, McpError};
+use crate::private::{ContractDeclared, NoContract};
 use crate::state::{SharedState, State, StateMap};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
@@ -166,16 +167,17 @@ fn recovery_data(hint: &str) -> JsonObject {
 /// The typed context of a tool with reason type `R`: everything of [`Context`]
 /// (through `Deref`), plus a `fail` that only accepts the tool's declared reasons.
 ///
-/// A tool without `errors(..)` gets `Ctx<NoContract>`, which has no `fail`.
+/// A tool without `errors(..)` gets a `Ctx` whose reason type has no values,
+/// and no `fail`: declaring the contract is what makes `fail` exist.
 pub struct Ctx<R = NoContract> {
     context: Context,
     reason: PhantomData<fn() -> R>,
 }
 
 impl<R> Ctx<R> {
-    /// Wrap an untyped context. The server does this for every call; tests of a
-    /// handler may too.
-    pub fn from_context(context: Context) -> Self {
+    /// Wrap an untyped context; the expansion does it for every call, through
+    /// `__private::typed_context`.
+    pub(crate) fn from_context(context: Context) -> Self {
         Self { context, reason: PhantomData }
     }
 
@@ -265,16 +267,6 @@ impl Ctx<NoContract> {
         McpError::internal_error(message)
     }
 }
-
-/// Never implemented: the bound that makes `fail` on a contract-less tool a
-/// compile error with a message, rather than a puzzle about trait bounds.
-#[diagnostic::on_unimplemented(
-    message = "this tool declares no error contract, so `ctx.fail` has no reasons to fail with",
-    label = "no `errors(..)` in this tool's `#[mcp_tool]`",
-    note = "declare the failure modes: `#[mcp_tool(errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\")))]`",
-    note = "or build the error with a factory such as `McpError::not_found(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-empty"
-)]
-pub trait ContractDeclared {}
 
 impl<R> Clone for Ctx<R> {
     fn clone(&self) -> Self {

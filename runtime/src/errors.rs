@@ -419,8 +419,7 @@ impl McpError {
     }
 
     /// Held by `ctx.fail`: the contract's hint, waiting for [`with_recovery`](Self::with_recovery).
-    #[doc(hidden)]
-    pub fn with_contract_recovery(mut self, hint: &'static str) -> Self {
+    pub(crate) fn with_contract_recovery(mut self, hint: &'static str) -> Self {
         self.0.contract_recovery = Some(hint);
         self
     }
@@ -517,15 +516,55 @@ impl<'de> Deserialize<'de> for McpError {
     }
 }
 
+// `?` in a handler: the errors a handler meets most, classified as
+// `McpError::from_error` does, so they carry code and message only. No blanket
+// `impl<E: Error> From<E>`: it would overlap `From<McpError> for McpError`.
+
+/// `?` on an I/O error: classified by its kind ([`McpError::from_error`]).
+///
+/// ```
+/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError};
+///
+/// fn read_catalogue() -> Result<String, McpError> {
+///     Ok(std::fs::read_to_string("/no/such/catalogue.json")?)
+/// }
+/// let err = read_catalogue().unwrap_err();
+/// assert_eq!(err.code(), JsonRpcErrorCode::NotFound);
+/// assert!(err.data().is_none(), "nothing internal reaches the client");
+/// ```
 impl From<std::io::Error> for McpError {
     fn from(err: std::io::Error) -> Self {
         Self::from_error(err)
     }
 }
 
+/// `?` on a JSON error: a syntax or data error is the caller's
+/// ([`ValidationError`](JsonRpcErrorCode::ValidationError)), an I/O one goes by
+/// its kind ([`McpError::from_error`]).
 impl From<serde_json::Error> for McpError {
     fn from(err: serde_json::Error) -> Self {
         Self::from_error(err)
+    }
+}
+
+/// `?` on a boxed error ([`McpError::from_boxed`]): a boxed `McpError` comes
+/// back as it was, anything else is classified.
+impl From<Box<dyn StdError + Send + Sync + 'static>> for McpError {
+    fn from(err: Box<dyn StdError + Send + Sync + 'static>) -> Self {
+        Self::from_boxed(err)
+    }
+}
+
+/// `?` on an [`anyhow::Error`] (feature `anyhow`): as [`McpError::from_boxed`]
+/// with the error anyhow holds, so an `McpError` comes back as it was and the
+/// classifier sees the original error and its `.context(..)` chain. Any
+/// backtrace anyhow captured is dropped.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for McpError {
+    fn from(err: anyhow::Error) -> Self {
+        // `into_boxed_dyn_error` would box anyhow's own wrapper, which neither
+        // downcasts to the original type nor lists it in its `source()` chain.
+        Self::from_boxed(err.reallocate_into_boxed_dyn_error_without_backtrace())
     }
 }
 
@@ -665,6 +704,82 @@ mod tests {
         assert!(err.source().is_some());
         let original = McpError::conflict("exists").with_reason("dup");
         assert_eq!(McpError::from_error(original.clone()), original);
+    }
+
+    /// What `?` gives in a handler returning `Result<_, McpError>`.
+    fn question_mark<E>(err: E) -> McpError
+    where
+        McpError: From<E>,
+    {
+        let failing = || -> Result<(), McpError> { Err(err)? };
+        failing().unwrap_err()
+    }
+
+    /// Classified: the code `from_error` gives, the message, the cause, no `data`.
+    fn assert_auto_classified(err: &McpError, code: JsonRpcErrorCode, message: &str) {
+        assert_eq!(err.code(), code);
+        assert_eq!(err.message(), message);
+        assert!(err.data().is_none(), "an auto-classified error sends no data: {:?}", err.data());
+        assert!(serde_json::to_value(err).unwrap().get("data").is_none());
+        assert!(err.source().is_some(), "the cause is kept");
+    }
+
+    #[test]
+    fn question_mark_on_io_errors_classifies_by_kind() {
+        let make = || std::io::Error::new(std::io::ErrorKind::PermissionDenied, "secret path /etc/shadow");
+        let err = question_mark(make());
+        assert_auto_classified(&err, JsonRpcErrorCode::Forbidden, "secret path /etc/shadow");
+        assert_eq!(err, McpError::from_error(make()));
+        assert!(err.source().unwrap().downcast_ref::<std::io::Error>().is_some());
+        // A kind that says too little leaves it to the text.
+        let refused = question_mark(std::io::Error::other("connect ECONNREFUSED 10.0.0.7:5432"));
+        assert_auto_classified(&refused, JsonRpcErrorCode::ServiceUnavailable, "connect ECONNREFUSED 10.0.0.7:5432");
+    }
+
+    #[test]
+    fn question_mark_on_serde_json_errors_blames_the_input() {
+        let make = || serde_json::from_str::<u8>("300").unwrap_err();
+        let err = question_mark(make());
+        assert_auto_classified(&err, JsonRpcErrorCode::ValidationError, &make().to_string());
+        assert_eq!(err, McpError::from_error(make()));
+        assert!(err.source().unwrap().downcast_ref::<serde_json::Error>().is_some());
+    }
+
+    #[test]
+    fn question_mark_on_boxed_errors_classifies_and_keeps_a_boxed_mcp_error() {
+        let boxed: Box<dyn StdError + Send + Sync> = "record already exists".into();
+        assert_auto_classified(&question_mark(boxed), JsonRpcErrorCode::Conflict, "record already exists");
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(std::io::Error::from(std::io::ErrorKind::TimedOut));
+        assert_eq!(question_mark(boxed).code(), JsonRpcErrorCode::Timeout);
+        // An error built on purpose keeps everything it was built with.
+        let built = McpError::not_found("No object 7.").with_reason("not_in_collection").with_data_field("id", 7);
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(built.clone());
+        let back = question_mark(boxed);
+        assert_eq!(back, built);
+        assert_eq!(back.reason(), Some("not_in_collection"));
+    }
+
+    #[cfg(feature = "anyhow")]
+    #[test]
+    fn question_mark_on_anyhow_errors_sees_the_original_error_and_its_context() {
+        use anyhow::Context as _;
+
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "profile.json");
+        let plain = question_mark(anyhow::Error::from(io()));
+        assert_auto_classified(&plain, JsonRpcErrorCode::NotFound, "profile.json");
+        assert!(plain.source().unwrap().downcast_ref::<std::io::Error>().is_some(), "the original error is the cause");
+
+        // The message is the outermost context; the code comes from the typed error under it.
+        let with_context = question_mark(Err::<(), _>(io()).context("loading the visitor profile").unwrap_err());
+        assert_auto_classified(&with_context, JsonRpcErrorCode::NotFound, "loading the visitor profile");
+
+        let message = question_mark(anyhow::anyhow!("upstream rate limit exceeded"));
+        assert_auto_classified(&message, JsonRpcErrorCode::RateLimited, "upstream rate limit exceeded");
+
+        let built = McpError::rate_limited("Slow down.").with_reason("upstream_busy").with_recovery_hint("Wait.");
+        let back = question_mark(anyhow::Error::from(built.clone()));
+        assert_eq!(back, built);
+        assert_eq!(back.recovery_hint(), Some("Wait."));
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod errors;
 pub mod http;
 #[cfg(feature = "logging")]
 pub mod logging;
+mod private;
 pub mod render;
 pub mod retry;
 pub mod schema;
@@ -41,8 +42,8 @@ pub use self::http::{
 pub use classify::{classify, classify_parts};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, ErrorContract, IntoContents, NoArguments, NoContract, Reason, Tool, ToolAnnotations,
-    ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
+    ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
 pub use retry::{RetryPolicy, with_retry};
@@ -64,3 +65,10 @@ pub fn lint_docs_url(rule: &str) -> String {
 
 /// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
 pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";
+
+/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
+/// API; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+}

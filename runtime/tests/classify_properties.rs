@@ -1,7 +1,7 @@
 //! Properties of the text classifier on arbitrary input: it never panics, it is
 //! deterministic, and it only answers codes its tables can give.
 
-use mcp_contract_runtime::classify::{__patterns, __type_names};
+use mcp_contract_runtime::__private::{classify_patterns, classify_type_names};
 use mcp_contract_runtime::{JsonRpcErrorCode, classify_parts};
 use proptest::collection::vec;
 use proptest::prelude::*;
@@ -34,7 +34,8 @@ fn keyword_soup() -> impl Strategy<Value = String> {
 }
 
 fn table_codes() -> Vec<JsonRpcErrorCode> {
-    let mut codes: Vec<JsonRpcErrorCode> = __patterns().iter().chain(__type_names()).map(|&(_, code)| code).collect();
+    let mut codes: Vec<JsonRpcErrorCode> =
+        classify_patterns().iter().chain(classify_type_names()).map(|&(_, code)| code).collect();
     codes.extend([JsonRpcErrorCode::Timeout, JsonRpcErrorCode::InternalError]);
     codes
 }

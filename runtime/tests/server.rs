@@ -31,23 +31,20 @@ struct EchoOutput {
     echoed: String,
 }
 
-const ECHO_ERRORS: &[ErrorContract] = &[ErrorContract {
-    reason: "too_many",
-    code: JsonRpcErrorCode::ValidationError,
-    when: "More than three repetitions are asked for",
-    recovery: "Ask for three repetitions or fewer.",
-    retryable: false,
-}];
+const ECHO_ERRORS: &[ErrorContract] = &[ErrorContract::new(
+    "too_many",
+    JsonRpcErrorCode::ValidationError,
+    "More than three repetitions are asked for",
+    "Ask for three repetitions or fewer.",
+)];
 
-static ECHO: LazyLock<ToolDefinition> = LazyLock::new(|| ToolDefinition {
-    name: "echo",
-    title: Some("Echo"),
-    description: Some("Repeat a text."),
-    input_schema: mcp_contract_runtime::schema::input_schema::<EchoInput>(),
-    output_schema: Some(mcp_contract_runtime::schema::output_schema::<EchoOutput>()),
-    annotations: ToolAnnotations { read_only_hint: Some(true), ..ToolAnnotations::default() },
-    auth_scopes: &[],
-    errors: ECHO_ERRORS,
+static ECHO: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("echo", mcp_contract_runtime::schema::input_schema::<EchoInput>())
+        .with_title("Echo")
+        .with_description("Repeat a text.")
+        .with_output_schema(mcp_contract_runtime::schema::output_schema::<EchoOutput>())
+        .with_annotations(ToolAnnotations::new().with_read_only_hint(true))
+        .with_errors(ECHO_ERRORS)
 });
 
 struct Echo;
@@ -88,16 +85,8 @@ static PROBE: LazyLock<ToolDefinition> = LazyLock::new(|| probe_definition("prob
 static PROBE_TWIN: LazyLock<ToolDefinition> = LazyLock::new(|| probe_definition("probe"));
 
 fn probe_definition(name: &'static str) -> ToolDefinition {
-    ToolDefinition {
-        name,
-        title: None,
-        description: Some("Panic, hang or chat, as asked."),
-        input_schema: mcp_contract_runtime::schema::input_schema::<ProbeInput>(),
-        output_schema: None,
-        annotations: ToolAnnotations::default(),
-        auth_scopes: &[],
-        errors: &[],
-    }
+    ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<ProbeInput>())
+        .with_description("Panic, hang or chat, as asked.")
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]

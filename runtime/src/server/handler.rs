@@ -226,9 +226,25 @@ fn error_result(err: &McpError) -> CallToolResult {
 }
 
 fn content_block(content: Content) -> ContentBlock {
+    use crate::contract::EmbeddedResource;
+    use rmcp::model::ResourceContents;
     match content {
         Content::Text { text } => ContentBlock::text(text),
         Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        Content::Resource { resource: EmbeddedResource::Text { uri, mime_type, text } } => {
+            ContentBlock::resource(ResourceContents::TextResourceContents { uri, mime_type, text, meta: None })
+        }
+        Content::Resource { resource: EmbeddedResource::Blob { uri, mime_type, blob } } => {
+            ContentBlock::resource(ResourceContents::BlobResourceContents { uri, mime_type, blob, meta: None })
+        }
+        Content::ResourceLink(link) => {
+            let mut resource = rmcp::model::Resource::new(link.uri, link.name);
+            resource.title = link.title;
+            resource.description = link.description;
+            resource.mime_type = link.mime_type;
+            ContentBlock::resource_link(resource)
+        }
     }
 }
 
@@ -263,4 +279,41 @@ fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
         tool = tool.with_meta(MetaObject(meta));
     }
     tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{EmbeddedResource, ResourceLink};
+
+    #[test]
+    fn every_content_kind_reaches_rmcp_as_its_own_mcp_json() {
+        let blocks = [
+            Content::text("Wheat Field with Cypresses"),
+            Content::image("iVBORw0KGgo=", "image/png"),
+            Content::audio("UklGRiQAAABXQVZF", "audio/wav"),
+            Content::resource(EmbeddedResource::text("museum://objects/1", "{}").with_mime_type("application/json")),
+            Content::resource(EmbeddedResource::text("museum://objects/2", "A vase.")),
+            Content::resource(
+                EmbeddedResource::blob("museum://objects/1/scan", "JVBERi0=").with_mime_type("application/pdf"),
+            ),
+            Content::resource_link(
+                ResourceLink::new("museum://objects/1/image", "image-1")
+                    .with_title("Image of object 1")
+                    .with_description("The museum's photograph.")
+                    .with_mime_type("image/jpeg"),
+            ),
+            Content::resource_link(ResourceLink::new("museum://objects/2", "object-2")),
+        ];
+        for content in blocks {
+            let ours = serde_json::to_value(&content).unwrap();
+            let sent = serde_json::to_value(content_block(content)).unwrap();
+            assert_eq!(sent, ours);
+        }
+        let embedded = content_block(Content::resource(EmbeddedResource::blob("museum://x", "AA==")));
+        assert_eq!(
+            serde_json::to_value(embedded).unwrap(),
+            serde_json::json!({"type": "resource", "resource": {"uri": "museum://x", "blob": "AA=="}})
+        );
+    }
 }
