@@ -8,6 +8,7 @@
 //! cargo run --example museum                       # stdio (what MCP clients launch)
 //! cargo run --example museum -- --http 127.0.0.1:8080            # Streamable HTTP at /mcp
 //! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
+//! cargo run --example museum -- lint               # the definition linter (exit 1 on errors)
 //! npx @modelcontextprotocol/inspector cargo run --example museum
 //! ```
 //!
@@ -15,12 +16,13 @@
 //! input and paginates; `get_object` fails with `not_in_collection` and a
 //! recovery hint and formats its text; `get_object_image` simulates a throttling
 //! upstream (`image_service_busy`, retryable); `collection_stats` reports progress.
+//! The static resource `museum://about`, the template `museum://objects/{object_id}`
+//! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use mcp_contract::prelude::*;
-use mcp_contract::server::HttpOptions;
 
 /// One record of the collection, as stored.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -94,6 +96,7 @@ pub struct SearchObjectsInput {
     pub page_size: Option<u32>,
 }
 
+/// One object of a page of search results.
 #[derive(Serialize, Deserialize, JsonSchema)]
 pub struct ObjectSummary {
     /// Object ID, for get_object.
@@ -208,12 +211,14 @@ pub struct GetObjectInput {
 
 fn render_object(object: &ObjectRecord) -> String {
     let artist = object.artist.as_deref().unwrap_or("unknown artist");
-    let place = match &object.gallery {
-        Some(gallery) => format!("On view in {gallery}."),
-        None => "Not on view.".to_owned(),
+    let place = match (object.on_view, &object.gallery) {
+        (true, Some(gallery)) => format!("On view in {gallery}."),
+        (true, None) => "On view.".to_owned(),
+        (false, _) => "Not on view.".to_owned(),
     };
+    let tags = if object.tags.is_empty() { "none".to_owned() } else { object.tags.join(", ") };
     format!(
-        "{title} ({year}), {artist}. {culture}, {medium}, {h} x {w} cm. {department}. {place} [object {id}]",
+        "{title} ({year}), {artist}. {culture}, {medium}, {h} x {w} cm. {department}. {place} Tags: {tags}. [object {id}]",
         title = object.title,
         year = object.year,
         culture = object.culture,
@@ -329,6 +334,82 @@ async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<Col
     Ok(stats)
 }
 
+// ---------------------------------------------------------------- resources and prompts
+
+/// What the museum is and holds: opening hours and the departments of the collection.
+#[mcp_resource(uri = "museum://about", name = "about", title = "About the museum", mime_type = "text/markdown")]
+fn about_museum(collection: State<Collection>) -> Result<String, McpError> {
+    Ok(format!(
+        "# The offline museum\n\nOpen daily, 10:00 to 17:00. {} objects in {} departments: {}.",
+        collection.records.len(),
+        collection.departments().len(),
+        collection.departments().join(", ")
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct ObjectRecordParams {
+    pub object_id: u32,
+}
+
+/// The full record of one object of the collection, as JSON, by its ID.
+#[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "application/json")]
+fn object_record_by_id(
+    params: ObjectRecordParams,
+    collection: State<Collection>,
+) -> Result<ResourceContents, McpError> {
+    match collection.find(params.object_id) {
+        Some(record) => ResourceContents::json(record),
+        None => Err(McpError::not_found(format!("No object with ID {} in the collection.", params.object_id))
+            .with_reason("not_in_collection")
+            .with_recovery_hint("Search with search_objects first to find valid object IDs.")),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct PlanVisitArgs {
+    /// The department to plan the visit around, e.g. "Asian Art" (collection_stats lists them).
+    pub department: String,
+    /// How many hours the visit lasts, 1 to 8; 2 by default.
+    pub hours: Option<u8>,
+}
+
+/// Plan a visit of the museum around one department and its objects on view.
+#[mcp_prompt(title = "Plan a visit", complete = complete_department)]
+fn plan_visit(args: PlanVisitArgs, collection: State<Collection>) -> Result<Vec<PromptMessage>, McpError> {
+    let hours = args.hours.unwrap_or(2);
+    if !(1..=8).contains(&hours) {
+        return Err(McpError::invalid_params(format!(
+            "A visit of {hours} hours is not possible; the museum opens 7 hours a day."
+        ))
+        .with_data_field("argument", "hours"));
+    }
+    let on_view: Vec<&ObjectRecord> =
+        collection.records.iter().filter(|record| record.department == args.department && record.on_view).collect();
+    if on_view.is_empty() {
+        return Err(McpError::not_found(format!("No object of the department `{}` is on view.", args.department))
+            .with_reason("unknown_department")
+            .with_recovery_hint("Call collection_stats to list the departments."));
+    }
+    let highlights: Vec<String> =
+        on_view.iter().take(5).map(|record| format!("{} (museum://objects/{})", record.title, record.id)).collect();
+    Ok(vec![PromptMessage::user(format!(
+        "Plan a {hours}-hour visit of the {} department. Objects on view include: {}. Read their records for details.",
+        args.department,
+        highlights.join("; ")
+    ))])
+}
+
+/// `completion/complete` for `plan_visit`'s `department`: the departments that
+/// start with what the user typed.
+async fn complete_department(request: CompletionRequest, ctx: Context) -> Result<Completion, McpError> {
+    let collection = State::<Collection>::from_context(&ctx)?;
+    Ok(match request.argument.as_str() {
+        "department" => Completion::matching(collection.departments(), &request.value),
+        _ => Completion::none(),
+    })
+}
+
 // ---------------------------------------------------------------- test-only
 
 /// Fail by panicking, to exercise the server's panic path (served only with MUSEUM_TEST_TOOLS=1).
@@ -352,7 +433,10 @@ fn server(collection: Collection) -> Server {
         .tool(SearchObjects)
         .tool(GetObject)
         .tool(GetObjectImage)
-        .tool(CollectionStats);
+        .tool(CollectionStats)
+        .resource(AboutMuseum)
+        .resource(ObjectRecordById)
+        .prompt(PlanVisit);
     if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
         server.tool(DebugPanic)
     } else {
@@ -364,40 +448,15 @@ fn server(collection: Collection) -> Server {
 async fn main() -> ExitCode {
     // The crate's logs (failed calls, panics) on stderr, filtered by RUST_LOG.
     mcp_contract::logging::init();
-    match serve().await {
-        Ok(()) => ExitCode::SUCCESS,
+    let collection = match Collection::bundled() {
+        Ok(collection) => collection,
         Err(err) => {
             // Display, not Debug: a person reads this.
             eprintln!("museum: {err}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-    }
-}
-
-async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let mut http = None;
-    let mut stateless = false;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--http" => http = Some(args.next().ok_or("--http needs an address, e.g. 127.0.0.1:8080")?),
-            "--stateless" => stateless = true,
-            other => return Err(format!("unknown argument `{other}`; use --http <addr> [--stateless]").into()),
-        }
-    }
-    let collection = Collection::bundled()?;
-    match http {
-        None => {
-            // stdout is the protocol; a person who started this in a terminal reads stderr.
-            eprintln!("museum: serving MCP over stdio; connect a client (see the README), Ctrl-C to stop");
-            server(collection).serve_stdio().await?;
-        }
-        Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(&addr).await?;
-            // Tests bind port 0 and read the chosen port from this line.
-            eprintln!("museum: serving Streamable HTTP at http://{}/mcp", listener.local_addr()?);
-            server(collection).build()?.serve_http_on(listener, HttpOptions::default().stateless(stateless)).await?;
-        }
-    }
-    Ok(())
+    };
+    // No argument: stdio. `--http ADDR [--stateless]`: Streamable HTTP.
+    // `lint [--format json] [--server-json PATH]`: check the tool definitions.
+    server(collection).run_cli().await
 }

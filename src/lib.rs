@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-pub use mcp_contract_macros::mcp_tool;
+pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
 pub use mcp_contract_runtime::*;
 
 /// Every lint rule of `#[mcp_tool]` and of the definition linter, by its id:
@@ -12,9 +12,12 @@ pub mod lints {}
 
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
-    pub use mcp_contract_macros::mcp_tool;
+    pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
+    pub use mcp_contract_runtime::{
+        Completion, CompletionRequest, Prompt, PromptMessage, Resource, ResourceContent, ResourceContents,
+    };
     pub use mcp_contract_runtime::{
         Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, State, Tool, ToolDefinition,
     };
@@ -25,12 +28,20 @@ pub mod prelude {
 /// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use mcp_contract_runtime::__private::{NoContract, typed_context};
+    pub use mcp_contract_runtime::__private::{
+        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
+    };
     pub use mcp_contract_runtime::bounds;
     pub use mcp_contract_runtime::schema;
     pub use mcp_contract_runtime::{
         Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,
         Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+    };
+    // `#[mcp_resource]` and `#[mcp_prompt]`.
+    pub use mcp_contract_runtime::prompt::prompt_arguments;
+    pub use mcp_contract_runtime::{
+        Completion, CompletionRequest, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
+        ResourceDefinition,
     };
     pub use serde;
 }

@@ -273,6 +273,18 @@ fn tool_impl(
             quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::Some(#contents)))
         }
     };
+    // Format parity (runtime/src/lint) renders samples through `format`; only
+    // tools with a `format` and a structured result have something to check.
+    let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
+        quote! {
+            fn sample_output(&self, sample: #private::SampleValue) -> #private::OutputSample<Self::Output> {
+                #[allow(unused_imports)]
+                use #private::{DecodeSample as _, DecodeSampleFallback as _};
+                (&#private::SampleProbe::<Self::Output>::new()).decode(sample)
+            }
+        }
+    });
+
     // The definition is built through its constructor and only the setters of
     // what the attribute says, so the expansion stays small.
     let name = &tool.name;
@@ -341,6 +353,12 @@ fn tool_impl(
 
             fn render(&self, output: Self::Output) -> ::core::result::Result<#private::ToolOutput, #private::McpError> {
                 #render
+            }
+
+            #sample_output
+
+            fn checked_at_compile_time(&self) -> bool {
+                true
             }
 
             #required_state

@@ -8,7 +8,9 @@ mod codes;
 mod diag;
 mod expand;
 mod lint;
+mod prompt;
 mod reasons;
+mod resource;
 mod rules;
 mod valid;
 
@@ -47,4 +49,44 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let expanded = expand::expand(handler, &tool);
     let diagnostics = diag.into_tokens(allow_deprecated);
     quote::quote!(#diagnostics #expanded).into()
+}
+
+/// Declare an MCP resource or resource template.
+///
+/// ```ignore
+/// /// One object of the collection, as JSON.
+/// #[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "application/json")]
+/// async fn object_record(params: ObjectParams, museum: State<Museum>) -> Result<ResourceContents, McpError> { .. }
+/// ```
+///
+/// Generates the resource type `ObjectRecord` and keeps `object_record` callable.
+/// The URI is checked at compile time with the RFC 6570 parser the server
+/// matches URIs with (`uri-template-valid`), and every template variable must be
+/// a field of the params struct and every field a variable (`template-params-align`).
+/// `complete = path` names an async completer for the variables. An `errors(..)`
+/// contract is not supported yet.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    resource::expand(args.into(), item).into()
+}
+
+/// Declare an MCP prompt.
+///
+/// ```ignore
+/// /// Plan a visit around one department.
+/// #[mcp_prompt]
+/// fn plan_visit(args: PlanVisitArgs) -> Result<Vec<PromptMessage>, McpError> { .. }
+/// ```
+///
+/// Generates the prompt type `PlanVisit` and keeps `plan_visit` callable. The
+/// arguments struct (deriving `Deserialize` and `JsonSchema`) gives the prompt's
+/// arguments: doc comments as descriptions, `Option` fields optional; MCP's
+/// string arguments are parsed into the fields' types. `complete = path` names
+/// an async completer for the arguments. An `errors(..)` contract is not
+/// supported yet.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    prompt::expand(args.into(), item).into()
 }

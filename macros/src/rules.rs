@@ -103,6 +103,14 @@ rules! {
     AUTH_TYPE = "auth-type", Error;
     /// A scope is empty or has white space.
     AUTH_SCOPE_FORMAT = "auth-scope-format", Error;
+    /// `#[mcp_resource]` without `uri = ".."`.
+    URI_TEMPLATE_REQUIRED = "uri-template-required", Error;
+    /// A resource URI that is no valid RFC 6570 template.
+    URI_TEMPLATE_VALID = "uri-template-valid", Error;
+    /// A template variable that is no field of the params, or a field no variable fills.
+    TEMPLATE_PARAMS_ALIGN = "template-params-align", Error;
+    /// A resource's name that looks like a URI.
+    RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
 }
 
 /// The rules `allow(..)` accepts, for its error message.

@@ -541,6 +541,72 @@ pub trait Tool: Send + Sync + 'static {
     fn required_state(&self) -> &'static [StateType] {
         &[]
     }
+
+    /// Decode a sample of the structured result into [`Tool::Output`], so the
+    /// definition linter can [`render`](Tool::render) it and check that the text
+    /// shows every field (rule `format-parity`).
+    ///
+    /// `#[mcp_tool]` implements it for tools with a `format` function. The
+    /// default opts out ([`OutputSample::NotChecked`]); a hand-written tool with
+    /// a `Deserialize` output opts in with `OutputSample::decode(sample)`.
+    fn sample_output(&self, sample: Value) -> OutputSample<Self::Output> {
+        let _ = sample;
+        OutputSample::NotChecked
+    }
+
+    /// Whether `#[mcp_tool]` checked this definition's name, description,
+    /// annotations, scopes and contract at compile time. The definition linter
+    /// checks them again on tools for which this is `false` (the default).
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
+}
+
+/// What [`Tool::sample_output`] made of a sample of the structured result.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum OutputSample<T> {
+    /// The tool does not take part in the format-parity check.
+    NotChecked,
+    /// The output type is not `Deserialize`, so no sample can be built.
+    NotDeserializable,
+    /// The output type refused the sample: why, with the path at fault.
+    Rejected(String),
+    /// The sample, decoded.
+    Decoded(T),
+}
+
+impl<T: DeserializeOwned> OutputSample<T> {
+    /// Decode `sample` into `T`, naming the path at fault when it does not fit.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::contract::OutputSample;
+    /// let sample = OutputSample::<Vec<u8>>::decode(serde_json::json!([1, 2]));
+    /// assert!(matches!(sample, OutputSample::Decoded(bytes) if bytes == [1, 2]));
+    /// assert!(matches!(OutputSample::<u8>::decode(serde_json::json!("x")), OutputSample::Rejected(_)));
+    /// ```
+    pub fn decode(sample: Value) -> Self {
+        let mut track = serde_path_to_error::Track::new();
+        let deserializer = serde_path_to_error::Deserializer::new(sample, &mut track);
+        match T::deserialize(deserializer) {
+            Ok(output) => Self::Decoded(output),
+            Err(err) => Self::Rejected(format!("at `{}`: {err}", track.path())),
+        }
+    }
+}
+
+/// What [`DynTool::format_sample`] made of a sample of the structured result.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FormatSample {
+    /// The tool does not take part in the format-parity check.
+    NotChecked,
+    /// The output type is not `Deserialize`, so no sample can be built.
+    NotDeserializable,
+    /// The output type refused the sample: why, with the path at fault.
+    Rejected(String),
+    /// What [`Tool::render`] made of the decoded sample.
+    Rendered(Result<ToolOutput, McpError>),
 }
 
 /// The object-safe face of a [`Tool`], for servers that hold many tools.
@@ -550,6 +616,18 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// Decode the arguments, run the handler and render its output.
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>>;
+
+    /// Decode a sample of the structured result and render it, for the
+    /// format-parity check; see [`Tool::sample_output`].
+    fn format_sample(&self, sample: Value) -> FormatSample {
+        let _ = sample;
+        FormatSample::NotChecked
+    }
+
+    /// See [`Tool::checked_at_compile_time`].
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
 
     /// The shared state types the handler takes; see [`Tool::required_state`].
     fn required_state(&self) -> &'static [StateType];
@@ -570,6 +648,19 @@ impl<T: Tool> DynTool for T {
 
     fn required_state(&self) -> &'static [StateType] {
         Tool::required_state(self)
+    }
+
+    fn format_sample(&self, sample: Value) -> FormatSample {
+        match self.sample_output(sample) {
+            OutputSample::NotChecked => FormatSample::NotChecked,
+            OutputSample::NotDeserializable => FormatSample::NotDeserializable,
+            OutputSample::Rejected(why) => FormatSample::Rejected(why),
+            OutputSample::Decoded(output) => FormatSample::Rendered(self.render(output)),
+        }
+    }
+
+    fn checked_at_compile_time(&self) -> bool {
+        Tool::checked_at_compile_time(self)
     }
 }
 

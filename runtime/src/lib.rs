@@ -10,7 +10,10 @@
 //! - [`bounds`]: the bounds on a handler's types, worded as the fix;
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
+//! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
+//!   resources (URIs and RFC 6570 templates, see [`uri_template`]) and prompts.
 //! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
+//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
 //! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
@@ -18,14 +21,19 @@
 
 pub mod bounds;
 pub mod classify;
+pub mod completion;
 pub mod context;
 pub mod contract;
 pub mod errors;
 pub mod http;
+pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
+mod params;
 mod private;
+pub mod prompt;
 pub mod render;
+pub mod resource;
 pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
@@ -40,12 +48,16 @@ pub use self::http::{
     http_status_to_error_code,
 };
 pub use classify::{classify, classify_parts};
+pub use completion::{Completion, CompletionRequest};
 pub use context::{Context, Ctx, LogLevel};
 pub use contract::{
-    Content, DynTool, EmbeddedResource, ErrorContract, IntoContents, NoArguments, Reason, ResourceLink, Tool,
-    ToolAnnotations, ToolDefinition, ToolOutput,
+    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
+    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
+pub use mcp_contract_uri_template as uri_template;
+pub use prompt::{DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role};
+pub use resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
 pub use retry::{RetryPolicy, with_retry};
 pub use state::{SharedState, State, StateType};
 pub use try_catch::{TryCatch, try_catch, try_catch_sync};
@@ -70,5 +82,8 @@ pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/l
 /// API; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::private::{ContractDeclared, NoContract, classify_patterns, classify_type_names, typed_context};
+    pub use crate::private::{
+        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
+        classify_patterns, classify_type_names, typed_context,
+    };
 }

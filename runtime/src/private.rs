@@ -2,8 +2,15 @@
 //! API. Reachable only as `mcp_contract_runtime::__private` (and, for generated
 //! code, `mcp_contract::__private`), so it can change in any release.
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use crate::context::{Context, Ctx};
+pub use crate::contract::OutputSample;
 use crate::errors::JsonRpcErrorCode;
+
+/// The JSON of a sample output, in `Tool::sample_output`'s signature.
+pub type SampleValue = Value;
 
 /// The reason type of a tool that declares no error contract. It has no values,
 /// and it is not a [`Reason`](crate::Reason), so such a tool's context has no `fail`.
@@ -35,4 +42,47 @@ pub fn classify_patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
 /// The classifier's type-name table, for the same readers.
 pub fn classify_type_names() -> &'static [(&'static str, JsonRpcErrorCode)] {
     crate::classify::type_name_table()
+}
+
+/// Autoref specialization for `#[mcp_tool]`: `(&SampleProbe::<T>::new()).decode(v)`
+/// decodes when `T: DeserializeOwned` and says [`OutputSample::NotDeserializable`]
+/// otherwise, so an output type need not be `Deserialize`.
+pub struct SampleProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> SampleProbe<T> {
+    /// A probe for `T`.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for SampleProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The arm of [`SampleProbe`] for `Deserialize` types.
+pub trait DecodeSample<T> {
+    /// Decode the sample.
+    fn decode(&self, sample: Value) -> OutputSample<T>;
+}
+
+impl<T: DeserializeOwned> DecodeSample<T> for SampleProbe<T> {
+    fn decode(&self, sample: Value) -> OutputSample<T> {
+        OutputSample::decode(sample)
+    }
+}
+
+/// The arm of [`SampleProbe`] for other types.
+pub trait DecodeSampleFallback<T> {
+    /// Say that no sample can be decoded.
+    fn decode(&self, sample: Value) -> OutputSample<T>;
+}
+
+impl<T> DecodeSampleFallback<T> for &SampleProbe<T> {
+    fn decode(&self, _sample: Value) -> OutputSample<T> {
+        OutputSample::NotDeserializable
+    }
 }

@@ -126,8 +126,9 @@ const ANNOTATIONS: [&str; 8] =
 ///
 /// MCP requires an object schema (a struct, or an internally tagged enum of
 /// struct variants). For any other type the portable schema is returned as it
-/// is, and [`is_object_schema`] tells it apart; `#[mcp_tool]` rejects such input
-/// types. An object root always has `properties` (`{}` for a struct without
+/// is, and [`is_object_schema`] tells it apart; the definition linter reports
+/// such a tool (rule `schema-is-object`), so `Server::build` refuses it. An
+/// object root always has `properties` (`{}` for a struct without
 /// fields), which some vendors require of a function's parameters.
 ///
 /// ```

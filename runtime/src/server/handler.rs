@@ -9,17 +9,20 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use futures::FutureExt;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode, ErrorData, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::catalog::Catalog;
 use super::channel::{self, PeerChannel};
 use crate::context::{Context, LogLevel};
-use crate::contract::{Content, DynTool, ToolDefinition, ToolOutput};
+use crate::contract::{Content, DynTool, ErrorContract, ToolDefinition, ToolOutput};
 use crate::errors::{JsonObject, McpError};
 use crate::render;
 use crate::state::StateMap;
@@ -30,7 +33,7 @@ pub const ERRORS_META_KEY: &str = "io.github.mcp-contract/errors";
 
 /// The JSON-RPC code of the answer to a request the client cancelled. Clients
 /// drop that answer; the code only matters in logs (it is LSP's `RequestCancelled`).
-const REQUEST_CANCELLED: i32 = -32800;
+pub(super) const REQUEST_CANCELLED: i32 = -32800;
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -53,6 +56,7 @@ struct Shared {
     listed: Vec<rmcp::model::Tool>,
     by_name: HashMap<&'static str, usize>,
     states: StateMap,
+    catalog: Catalog,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -65,13 +69,15 @@ impl ToolServer {
         tools: Vec<Arc<dyn DynTool>>,
         by_name: HashMap<&'static str, usize>,
         states: StateMap,
+        catalog: Catalog,
     ) -> Self {
-        let capabilities = channel::capabilities();
+        let mut capabilities = channel::capabilities();
+        catalog.advertise(&mut capabilities);
         let mut config = ServerConfig::new(capabilities).with_server_info(info);
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, states }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
         }
     }
@@ -93,6 +99,26 @@ impl ToolServer {
 
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         self.shared.by_name.get(name).map(|&index| &self.shared.tools[index])
+    }
+
+    /// The context of a resource read, prompt or completion handler, made as a
+    /// tool call's is: cancellation, progress and logs to the client.
+    fn request_context(
+        &self,
+        name: &'static str,
+        errors: &'static [ErrorContract],
+        context: &RequestContext<RoleServer>,
+    ) -> Context {
+        let channel = PeerChannel {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            log_level: Arc::clone(&self.log_level),
+            tool: name,
+        };
+        Context::new(name, errors)
+            .with_cancellation(context.ct.clone())
+            .with_channel(Arc::new(channel))
+            .with_states(self.shared.states.clone())
     }
 }
 
@@ -155,6 +181,57 @@ impl ServerHandler for ToolServer {
         }
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(self.shared.catalog.listed_resources().to_vec()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(self.shared.catalog.listed_templates().to_vec()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let make = |name, errors| self.request_context(name, errors, &context);
+        self.shared.catalog.read(request.uri, make, &context.ct).await.map(ReadResourceResponse::Complete)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(self.shared.catalog.listed_prompts().to_vec()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let make = |name, errors| self.request_context(name, errors, &context);
+        self.shared.catalog.get_prompt(request, make, &context.ct).await.map(GetPromptResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let make = |name, errors| self.request_context(name, errors, &context);
+        self.shared.catalog.complete(request, make, &context.ct).await
+    }
+
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
     async fn set_level(
         &self,
@@ -202,7 +279,7 @@ async fn run_tool(
     })
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
     if let Some(message) = panic.downcast_ref::<&'static str>() {
         message
     } else if let Some(message) = panic.downcast_ref::<String>() {

@@ -25,7 +25,9 @@
 //! # }
 //! ```
 
+mod catalog;
 mod channel;
+mod cli;
 mod handler;
 mod transport;
 
@@ -37,8 +39,10 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::contract::DynTool;
+use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::state::StateMap;
 
+pub use catalog::PrimitiveKind;
 pub use handler::{ERRORS_META_KEY, ToolServer};
 pub use transport::HttpOptions;
 
@@ -54,7 +58,10 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    /// How [`Server::build`] lints the tools; `None` when it does not.
+    lint: Option<LintOptions>,
     states: StateMap,
+    catalog: catalog::Registered,
 }
 
 impl Server {
@@ -66,7 +73,9 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            lint: Some(LintOptions::default()),
             states: StateMap::default(),
+            catalog: catalog::Registered::default(),
         }
     }
 
@@ -94,6 +103,38 @@ impl Server {
         self
     }
 
+    /// The options [`Server::build`] lints the tools with (the default
+    /// [`LintOptions`] otherwise).
+    pub fn lint_options(mut self, options: LintOptions) -> Self {
+        self.lint = Some(options);
+        self
+    }
+
+    /// Whether [`Server::build`] runs the definition linter (it does by default).
+    /// Turning it off saves its few milliseconds at start-up; run the linter in
+    /// a test then ([`assert_lint_clean`](crate::lint::assert_lint_clean)).
+    pub fn lint_at_build(mut self, on: bool) -> Self {
+        self.lint = if on { Some(self.lint.unwrap_or_default()) } else { None };
+        self
+    }
+
+    /// Lint the tools (and `server_json`, the text of a `server.json`, when
+    /// given) with this server's [`LintOptions`]: what `lint` mode prints.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::Server;
+    /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
+    /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
+    /// ```
+    pub fn lint(&self, server_json: Option<&str>) -> LintReport {
+        let mut input = LintInput::default()
+            .tools(self.tools.iter().map(|tool| &**tool))
+            .crate_info(&self.info.name, &self.info.version)
+            .options(self.lint.clone().unwrap_or_default());
+        input.server_json = server_json;
+        lint::validate(&input)
+    }
+
     /// Share `value` with every handler that takes a `State<T>` of its type
     /// (a pool, an HTTP client, a configuration). Register as many types as the
     /// tools need; a second value of one type replaces the first.
@@ -117,12 +158,21 @@ impl Server {
 
     /// Check the tools and build the rmcp handler.
     ///
+    /// Unless turned off with [`Server::lint_at_build`], the definition linter
+    /// runs first: its warnings go to the log (`tracing`, target
+    /// `mcp_contract::lint`), its errors fail the build.
+    ///
     /// # Errors
     ///
     /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
     ///   `name-unique`): a client could only ever reach one of them;
     /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
-    ///   was never registered with [`Server::state`]: every call of it would fail.
+    ///   was never registered with [`Server::state`]: every call of it would fail;
+    /// - [`ServerError::Lint`] when the definition linter reports an error;
+    /// - [`ServerError::DuplicateName`] when a resource or prompt shares a name
+    ///   with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
+    ///   and [`ServerError::DuplicateResourceUri`] for resource URIs;
+    ///   [`ServerError::MissingStateOf`] for a resource's or prompt's state.
     pub fn build(self) -> Result<ToolServer, ServerError> {
         let mut by_name = HashMap::with_capacity(self.tools.len());
         for (index, tool) in self.tools.iter().enumerate() {
@@ -145,7 +195,17 @@ impl Server {
         if !missing.is_empty() {
             return Err(ServerError::MissingState(missing));
         }
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states))
+        if self.lint.is_some() {
+            let report = self.lint(None);
+            for warning in report.warnings() {
+                tracing::warn!(target: "mcp_contract::lint", rule = warning.rule, tool = %warning.name, path = warning.path.as_deref(), "{}", warning.message);
+            }
+            if !report.passed {
+                return Err(ServerError::Lint(report));
+            }
+        }
+        let catalog = self.catalog.build(by_name.keys().copied(), &self.states)?;
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog))
     }
 }
 
@@ -185,9 +245,48 @@ pub enum ServerError {
         /// The name both tools carry.
         name: &'static str,
     },
+    /// The definition linter found errors in the tools' definitions; the
+    /// report holds every diagnostic, warnings included.
+    Lint(LintReport),
     /// Tools take shared state that was never registered with [`Server::state`]:
     /// each tool and state type, in registration order.
     MissingState(Vec<MissingState>),
+    /// A resource or prompt has the name of another tool, resource or prompt
+    /// (rule `name-unique`): names are one namespace across the three kinds.
+    DuplicateName {
+        /// The shared name.
+        name: &'static str,
+        /// The kind registered first under it.
+        first: PrimitiveKind,
+        /// The kind registered second.
+        second: PrimitiveKind,
+    },
+    /// A resource's URI is not a valid RFC 6570 URI template (rule `uri-template-valid`).
+    InvalidUriTemplate {
+        /// The resource's name.
+        resource: &'static str,
+        /// What is wrong, and at which byte.
+        error: mcp_contract_uri_template::ParseError,
+    },
+    /// A resource or prompt takes shared state that was never registered with
+    /// [`Server::state`] (the first such type).
+    MissingStateOf {
+        /// Whether a resource or a prompt.
+        kind: PrimitiveKind,
+        /// Its name.
+        name: &'static str,
+        /// The state type's name.
+        type_name: &'static str,
+    },
+    /// Two resources are registered under one URI or URI template.
+    DuplicateResourceUri {
+        /// The URI or template.
+        uri: &'static str,
+        /// The resource registered first.
+        first: &'static str,
+        /// The resource registered second.
+        second: &'static str,
+    },
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
     /// The client's `initialize` handshake failed.
@@ -205,6 +304,33 @@ impl fmt::Display for ServerError {
                  Rename one of the tools or register it once (rule `name-unique`: {})",
                 crate::lint_docs_url("name-unique"),
             ),
+            Self::DuplicateName { name, first, second } => write!(
+                f,
+                "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
+                 across tools, resources and prompts. Rename one of them (rule `name-unique`: {})",
+                crate::lint_docs_url("name-unique"),
+            ),
+            Self::InvalidUriTemplate { resource, error } => write!(
+                f,
+                "The URI of the resource `{resource}` is not a valid URI template: {error} \
+                 (rule `uri-template-valid`: {})",
+                crate::lint_docs_url("uri-template-valid"),
+            ),
+            Self::MissingStateOf { kind, name, type_name } => write!(
+                f,
+                "The {kind} `{name}` takes `State<{type_name}>`, which this server never registered; \
+                 register the value with `Server::state(..)` before serving."
+            ),
+            Self::DuplicateResourceUri { uri, first, second } => write!(
+                f,
+                "The resources `{first}` and `{second}` are both registered under the URI `{uri}`; \
+                 a client could only read one of them. Give each resource its own URI."
+            ),
+            Self::Lint(report) => {
+                writeln!(f, "The tools' definitions do not pass the definition linter; the server was not built.")?;
+                writeln!(f, "{report}")?;
+                f.write_str("Fix the errors, or turn the linter off with `Server::lint_at_build(false)`.")
+            }
             Self::MissingState(missing) => {
                 f.write_str("Tools take shared state that this server never registered:")?;
                 for MissingState { tool, type_name } in missing {
@@ -235,7 +361,13 @@ impl fmt::Debug for ServerError {
 impl StdError for ServerError {
     fn source(&self) -> Option<&(dyn StdError + 'static)> {
         match self {
-            Self::DuplicateTool { .. } | Self::MissingState(_) => None,
+            Self::DuplicateTool { .. }
+            | Self::Lint(_)
+            | Self::MissingState(_)
+            | Self::DuplicateName { .. }
+            | Self::MissingStateOf { .. }
+            | Self::DuplicateResourceUri { .. } => None,
+            Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),

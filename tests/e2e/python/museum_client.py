@@ -17,7 +17,7 @@ import os
 import sys
 
 import anyio
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -56,6 +56,8 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
     init = await session.initialize()
     check(init.server_info.name == "museum", "server info names the server, not the framework", init.server_info)
     check(init.capabilities.tools is not None, "the tools capability is declared")
+    check(init.capabilities.resources is not None and init.capabilities.prompts is not None, "resources, prompts")
+    await resources_and_prompts(session, records)
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
@@ -149,6 +151,51 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
     check(not stats.is_error and stats.structured_content["objects"] == len(records), "stats", wire(stats))
     departments = len(stats.structured_content["departments"])
     check(len(progress) == departments and progress[-1][0] == progress[-1][1], "progress notifications", progress)
+
+
+async def expect_error(call, code: int, what: str) -> dict:
+    """The JSON-RPC error a request must fail with, as {code, message, data}."""
+    try:
+        result = await call
+    except MCPError as err:
+        check(err.error.code == code, f"{what}: code", err.error)
+        return {"code": err.error.code, "message": err.error.message, "data": err.error.data}
+    check(False, f"{what} raises a JSON-RPC error", result)
+    return {}
+
+
+async def resources_and_prompts(session: ClientSession, records: list[dict]) -> None:
+    listed = [wire(resource) for resource in (await session.list_resources()).resources]
+    check([r["uri"] for r in listed] == ["museum://about"], "resources/list holds the static resource", listed)
+    templates = [wire(t) for t in (await session.list_resource_templates()).resource_templates]
+    check([t["uriTemplate"] for t in templates] == ["museum://objects/{object_id}"], "the object template", templates)
+
+    about = (await session.read_resource("museum://about")).contents
+    check(about[0].text.startswith("# The offline museum") and about[0].mime_type == "text/markdown", "about", about)
+    first = records[0]
+    record = (await session.read_resource(f"museum://objects/{first['id']}")).contents[0]
+    check(json.loads(record.text)["id"] == first["id"] and record.mime_type == "application/json", "object", record)
+
+    missing = await expect_error(session.read_resource("museum://objects/5"), -32001, "an unknown object")
+    check(missing["data"]["reason"] == "not_in_collection", "data.reason", missing)
+    check("search_objects" in missing["data"]["recovery"]["hint"], "the recovery hint", missing)
+    nowhere = await expect_error(session.read_resource("museum://nowhere/1"), -32002, "a URI matching no template")
+    check(nowhere["data"] == {"uri": "museum://nowhere/1"}, "the URI in data", nowhere)
+    bad = await expect_error(session.read_resource("museum://objects/vase"), -32602, "a variable that is no ID")
+    check(bad["data"]["variable"] == "object_id", "the variable named", bad)
+
+    prompts = {p.name: wire(p) for p in (await session.list_prompts()).prompts}
+    arguments = {a["name"]: a.get("required", False) for a in prompts["plan_visit"]["arguments"]}
+    check(arguments == {"department": True, "hours": False}, "plan_visit's arguments", prompts)
+    department = next(r["department"] for r in records if r["on_view"])
+    plan = await session.get_prompt("plan_visit", {"department": department, "hours": "3"})
+    check(f"3-hour visit of the {department}" in plan.messages[0].content.text, "plan_visit", wire(plan))
+    initial = department[0]
+    completed = await session.complete(types.PromptReference(name="plan_visit"), {"name": "department", "value": initial})
+    values = completed.completion.values
+    check(department in values and all(v.lower().startswith(initial.lower()) for v in values), "completion", values)
+    no_department = await expect_error(session.get_prompt("plan_visit", {}), -32602, "a missing argument")
+    check(no_department["data"] == {"argument": "department"}, "the argument named", no_department)
 
 
 async def main() -> None:

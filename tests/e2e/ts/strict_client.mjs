@@ -65,6 +65,31 @@ try {
   const panicked = await client.callTool({ name: "debug_panic", arguments: {} });
   check(panicked.isError === true && panicked.structuredContent.error.code === -32603, "panic", panicked);
 
+  // Resources and prompts: errors arrive in the JSON-RPC envelope, not as results.
+  const rejection = async (promise) => {
+    try {
+      await promise;
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  };
+  const { resources } = await client.listResources();
+  check(resources.length === 1 && resources[0].uri === "museum://about", "resources/list", resources);
+  const { resourceTemplates } = await client.listResourceTemplates();
+  check(resourceTemplates[0]?.uriTemplate === "museum://objects/{object_id}", "templates/list", resourceTemplates);
+  const record = await client.readResource({ uri: `museum://objects/${first.id}` });
+  check(JSON.parse(record.contents[0].text).id === first.id, "read an object record", record);
+  const missing = await rejection(client.readResource({ uri: "museum://objects/5" }));
+  check(missing?.code === -32001 && missing.data?.reason === "not_in_collection", "an unknown object", missing);
+  const nowhere = await rejection(client.readResource({ uri: "museum://nowhere/1" }));
+  check(nowhere?.code === -32002 && nowhere.data?.uri === "museum://nowhere/1", "a URI matching no template", nowhere);
+  const department = records.find((r) => r.on_view).department;
+  const plan = await client.getPrompt({ name: "plan_visit", arguments: { department, hours: "3" } });
+  check(plan.messages[0].content.text.includes(`3-hour visit of the ${department}`), "plan_visit", plan);
+  const noArgs = await rejection(client.getPrompt({ name: "plan_visit", arguments: {} }));
+  check(noArgs?.code === -32602 && noArgs.data?.argument === "department", "a missing argument", noArgs);
+
   // Control: the same error result against the schema without its error
   // envelope is what the SDK rejects, so the checks above can fail.
   const narrowed = structuredClone(byName.get_object.outputSchema);

@@ -1,0 +1,280 @@
+//! The macro's definition rules, checked again on tools `#[mcp_tool]` did not
+//! build (hand-written `Tool` impls), with the same ids; and `name-unique`
+//! across a server.
+//!
+//! The rules that Rust's types already enforce on a [`ToolDefinition`]
+//! (`annotation-type`, `auth-type`, `error-contract-code-unknown`,
+//! `error-contract-retryable-type`) cannot fire here.
+
+use std::collections::HashSet;
+
+use super::rules::{
+    ANNOTATION_COHERENCE, AUTH_SCOPE_FORMAT, DESCRIPTION_REQUIRED, ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
+    ERROR_CONTRACT_REASON_FORMAT, ERROR_CONTRACT_REASON_REQUIRED, ERROR_CONTRACT_REASON_UNIQUE,
+    ERROR_CONTRACT_RECOVERY_EMPTY, ERROR_CONTRACT_RECOVERY_MIN_WORDS, ERROR_CONTRACT_WHEN_REQUIRED, NAME_FORMAT,
+    NAME_REQUIRED, NAME_UNIQUE,
+};
+use super::{DefinitionKind, Diagnostic};
+use crate::contract::ToolDefinition;
+use crate::errors::JsonRpcErrorCode;
+
+/// A recovery hint shorter than this names no next step.
+const MIN_RECOVERY_WORDS: usize = 5;
+
+pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagnostic>) {
+    let name = definition.name;
+    let report = |out: &mut Vec<Diagnostic>, rule, path: Option<String>, text: String| {
+        out.push(Diagnostic::new(rule, DefinitionKind::Tool, name, path, text));
+    };
+
+    if name.is_empty() {
+        report(
+            out,
+            NAME_REQUIRED,
+            Some("/name".into()),
+            "the tool name is empty: give it a name such as `get_object`".into(),
+        );
+    } else if !is_valid_tool_name(name) {
+        report(
+            out,
+            NAME_FORMAT,
+            Some("/name".into()),
+            format!("tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"),
+        );
+    }
+
+    if definition.description.is_none_or(|text| text.trim().is_empty()) {
+        report(
+            out,
+            DESCRIPTION_REQUIRED,
+            Some("/description".into()),
+            format!("tool `{name}` has no description: say what it does and when to use it"),
+        );
+    }
+
+    let annotations = &definition.annotations;
+    if annotations.read_only_hint == Some(true) && annotations.destructive_hint.is_some() {
+        report(
+            out,
+            ANNOTATION_COHERENCE,
+            Some("/annotations/destructiveHint".into()),
+            "a read-only tool makes no changes, so `destructiveHint` means nothing here: remove it or `readOnlyHint`"
+                .into(),
+        );
+    }
+
+    for (index, scope) in definition.auth_scopes.iter().enumerate() {
+        if scope.trim().is_empty() || scope.chars().any(char::is_whitespace) {
+            report(
+                out,
+                AUTH_SCOPE_FORMAT,
+                Some(format!("/authScopes/{index}")),
+                format!("scope `{scope}` is not a non-empty string without spaces, such as `objects:read`"),
+            );
+        }
+    }
+
+    let mut seen = HashSet::new();
+    for (index, entry) in definition.errors.iter().enumerate() {
+        let at = |field: &str| Some(format!("/errors/{index}/{field}"));
+        let reason = entry.reason;
+        if reason.is_empty() {
+            report(
+                out,
+                ERROR_CONTRACT_REASON_REQUIRED,
+                at("reason"),
+                "a failure mode has an empty `reason`: give it a snake_case name such as `not_in_collection`".into(),
+            );
+        } else {
+            if !is_snake_case(reason) {
+                report(
+                    out,
+                    ERROR_CONTRACT_REASON_FORMAT,
+                    at("reason"),
+                    format!("reason `{reason}` is not snake_case (`^[a-z][a-z0-9_]*$`)"),
+                );
+            }
+            if !seen.insert(reason) {
+                report(
+                    out,
+                    ERROR_CONTRACT_REASON_UNIQUE,
+                    at("reason"),
+                    format!("reason `{reason}` is declared twice: give each failure mode its own reason"),
+                );
+            }
+        }
+        if entry.code == JsonRpcErrorCode::UnknownError {
+            report(
+                out,
+                ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
+                at("code"),
+                format!(
+                    "reason `{reason}` declares `UnknownError`, which tells the model nothing: choose the code that says what went wrong"
+                ),
+            );
+        }
+        if entry.when.trim().is_empty() {
+            report(
+                out,
+                ERROR_CONTRACT_WHEN_REQUIRED,
+                at("when"),
+                format!("reason `{reason}` has an empty `when`: say when this failure happens"),
+            );
+        }
+        let words = entry.recovery.split_whitespace().count();
+        if words == 0 {
+            report(
+                out,
+                ERROR_CONTRACT_RECOVERY_EMPTY,
+                at("recovery"),
+                format!(
+                    "reason `{reason}` has an empty `recovery`: tell the model what to do next, in a full sentence"
+                ),
+            );
+        } else if words < MIN_RECOVERY_WORDS {
+            report(
+                out,
+                ERROR_CONTRACT_RECOVERY_MIN_WORDS,
+                at("recovery"),
+                format!(
+                    "the `recovery` of reason `{reason}` has {words} word(s): a useful hint names the next step in at least {MIN_RECOVERY_WORDS} words"
+                ),
+            );
+        }
+    }
+}
+
+/// `name-unique`: reported at each repeat of a name, once per name.
+pub(super) fn check_unique_names<'a>(names: impl IntoIterator<Item = &'a str>, out: &mut Vec<Diagnostic>) {
+    let mut seen = HashSet::new();
+    let mut reported = HashSet::new();
+    for name in names {
+        if !seen.insert(name) && reported.insert(name) {
+            out.push(Diagnostic::new(
+                NAME_UNIQUE,
+                DefinitionKind::Tool,
+                name,
+                Some("/name".into()),
+                format!("two tools are registered under the name `{name}`; a client could only reach one of them: rename one of the tools or register it once"),
+            ));
+        }
+    }
+}
+
+/// `^[A-Za-z0-9._-]{1,128}$`.
+pub(crate) fn is_valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// `^[a-z][a-z0-9_]*$`, as the reference checks reasons.
+fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|ch: char| ch.is_ascii_lowercase())
+        && name.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::contract::{ErrorContract, ToolAnnotations};
+    use crate::errors::JsonObject;
+
+    fn definition() -> ToolDefinition {
+        ToolDefinition {
+            name: "get_object",
+            title: None,
+            description: Some("Fetch one object of the collection by its ID."),
+            input_schema: Arc::new(JsonObject::new()),
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+            auth_scopes: &["objects:read"],
+            errors: &[ErrorContract {
+                reason: "not_in_collection",
+                code: JsonRpcErrorCode::NotFound,
+                when: "No object has this ID",
+                recovery: "Search with search_objects first to find valid object IDs.",
+                retryable: false,
+            }],
+        }
+    }
+
+    fn rules_of(definition: &ToolDefinition) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        check_definition(definition, &mut out);
+        out.iter().map(|d| d.rule).collect()
+    }
+
+    #[test]
+    fn a_good_definition_passes() {
+        assert_eq!(rules_of(&definition()), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn name_rules() {
+        assert_eq!(rules_of(&ToolDefinition { name: "", ..definition() }), ["name-required"]);
+        assert_eq!(rules_of(&ToolDefinition { name: "look up/object", ..definition() }), ["name-format"]);
+        let long: &'static str = Box::leak("x".repeat(129).into_boxed_str());
+        assert_eq!(rules_of(&ToolDefinition { name: long, ..definition() }), ["name-format"]);
+        assert_eq!(rules_of(&ToolDefinition { name: "get.object-v2_1", ..definition() }), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn description_required() {
+        assert_eq!(rules_of(&ToolDefinition { description: None, ..definition() }), ["description-required"]);
+        assert_eq!(rules_of(&ToolDefinition { description: Some("  "), ..definition() }), ["description-required"]);
+    }
+
+    #[test]
+    fn annotation_coherence() {
+        let read_only = ToolAnnotations { read_only_hint: Some(true), ..ToolAnnotations::default() };
+        assert_eq!(rules_of(&ToolDefinition { annotations: read_only, ..definition() }), Vec::<&str>::new());
+        let both = ToolAnnotations { destructive_hint: Some(false), ..read_only };
+        assert_eq!(rules_of(&ToolDefinition { annotations: both, ..definition() }), ["annotation-coherence"]);
+    }
+
+    #[test]
+    fn auth_scope_format() {
+        assert_eq!(
+            rules_of(&ToolDefinition { auth_scopes: &["", "objects write"], ..definition() }),
+            ["auth-scope-format", "auth-scope-format"]
+        );
+    }
+
+    #[test]
+    fn contract_rules() {
+        let entry = definition().errors[0];
+        let errors: &'static [ErrorContract] = Box::leak(Box::new([
+            ErrorContract { reason: "NotFound", code: JsonRpcErrorCode::UnknownError, ..entry },
+            ErrorContract { reason: "NotFound", when: " ", recovery: "", ..entry },
+            ErrorContract { reason: "", recovery: "Search first.", ..entry },
+        ]));
+        let mut out = Vec::new();
+        check_definition(&ToolDefinition { errors, ..definition() }, &mut out);
+        let found: Vec<(&str, Option<&str>)> = out.iter().map(|d| (d.rule, d.path.as_deref())).collect();
+        assert_eq!(
+            found,
+            [
+                ("error-contract-reason-format", Some("/errors/0/reason")),
+                ("error-contract-code-unknown-error", Some("/errors/0/code")),
+                ("error-contract-reason-format", Some("/errors/1/reason")),
+                ("error-contract-reason-unique", Some("/errors/1/reason")),
+                ("error-contract-when-required", Some("/errors/1/when")),
+                ("error-contract-recovery-empty", Some("/errors/1/recovery")),
+                ("error-contract-reason-required", Some("/errors/2/reason")),
+                ("error-contract-recovery-min-words", Some("/errors/2/recovery")),
+            ]
+        );
+    }
+
+    #[test]
+    fn name_unique_reports_each_repeated_name_once() {
+        let mut out = Vec::new();
+        check_unique_names(["a", "b", "a", "a", "c"], &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].rule, out[0].name.as_str()), ("name-unique", "a"));
+        out.clear();
+        check_unique_names(["a", "b"], &mut out);
+        assert!(out.is_empty());
+    }
+}

@@ -1,0 +1,342 @@
+//! Matching a concrete URI against a template: expansion run backwards, with
+//! the ambiguity rules described in the crate documentation.
+
+use std::collections::HashSet;
+
+use crate::encoding::{decode_value, is_value_byte};
+use crate::{Behaviour, Expression, Modifier, Part, UriTemplate, Value, Variable};
+
+/// The variables a URI gave a template, in template order, percent-decoded.
+/// Variables the URI leaves undefined are absent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Captures {
+    values: Vec<(String, Value)>,
+}
+
+impl Captures {
+    /// The value of `name`, when the URI defined it.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.values.iter().find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+
+    /// Every defined variable and its value, in template order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Value)> {
+        self.values.iter().map(|(name, value)| (name.as_str(), value))
+    }
+
+    /// How many variables the URI defined.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether the URI defined no variable.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+impl IntoIterator for Captures {
+    type Item = (String, Value);
+    type IntoIter = std::vec::IntoIter<(String, Value)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.values.into_iter()
+    }
+}
+
+/// One variable's value as one expression gave it; `prefix` when it came from
+/// a `{var:n}` occurrence, which may hold only the beginning of the value.
+struct Capture<'t> {
+    name: &'t str,
+    value: Value,
+    prefix: bool,
+}
+
+impl UriTemplate {
+    /// The variables that expand this template to `uri`, or `None` when no
+    /// values do (see the crate documentation for how ambiguity is resolved).
+    ///
+    /// ```
+    /// use mcp_contract_uri_template::{UriTemplate, Value};
+    /// let template = UriTemplate::parse("file:///{+path}.txt").unwrap();
+    /// let captures = template.match_uri("file:///notes/a%20b.txt").unwrap();
+    /// assert_eq!(captures.get("path"), Some(&Value::from("notes/a b")));
+    /// assert!(template.match_uri("file:///notes/a.md").is_none());
+    /// ```
+    pub fn match_uri(&self, uri: &str) -> Option<Captures> {
+        let mut matcher = Matcher {
+            parts: &self.parts,
+            uri: uri.as_bytes(),
+            captured: Vec::new(),
+            // Whether a state fails does not depend on how it was reached, unless
+            // a repeated variable must agree with an earlier capture.
+            failed: (!self.repeated_names).then(HashSet::new),
+        };
+        if !matcher.match_from(0, 0) {
+            return None;
+        }
+        let mut values: Vec<(String, Value)> = Vec::with_capacity(matcher.captured.len());
+        for capture in matcher.captured {
+            match values.iter_mut().find(|(name, _)| name == capture.name) {
+                // Agreement was checked; keep the whole value over a prefix of it.
+                Some((_, value)) => {
+                    if !capture.prefix {
+                        *value = capture.value;
+                    }
+                }
+                None => values.push((capture.name.to_owned(), capture.value)),
+            }
+        }
+        Some(Captures { values })
+    }
+}
+
+struct Matcher<'t, 'u> {
+    parts: &'t [Part],
+    uri: &'u [u8],
+    captured: Vec<Capture<'t>>,
+    /// States `(part, position)` known to fail, when that knowledge is sound.
+    failed: Option<HashSet<(usize, usize)>>,
+}
+
+impl<'t> Matcher<'t, '_> {
+    fn match_from(&mut self, part: usize, pos: usize) -> bool {
+        let Some(current) = self.parts.get(part) else {
+            return pos == self.uri.len() && self.repeated_variables_agree();
+        };
+        if self.failed.as_ref().is_some_and(|failed| failed.contains(&(part, pos))) {
+            return false;
+        }
+        match current {
+            // Cheap to retry: not worth remembering.
+            Part::Literal(text) => {
+                self.uri[pos..].starts_with(text.as_bytes()) && self.match_from(part + 1, pos + text.len())
+            }
+            Part::Expression(expression) => {
+                let matched = self.match_expression(expression, part, pos);
+                if !matched && let Some(failed) = &mut self.failed {
+                    failed.insert((part, pos));
+                }
+                matched
+            }
+        }
+    }
+
+    /// Try every end of `expression`'s text, longest first (rule 3).
+    fn match_expression(&mut self, expression: &'t Expression, part: usize, pos: usize) -> bool {
+        let behaviour = expression.operator.behaviour();
+        let run = self.uri[pos..].iter().take_while(|&&byte| admissible(byte, &behaviour)).count();
+        for end in (pos..=pos + run).rev() {
+            let mark = self.captured.len();
+            if capture(expression, &behaviour, &self.uri[pos..end], &mut self.captured)
+                && self.match_from(part + 1, end)
+            {
+                return true;
+            }
+            self.captured.truncate(mark);
+        }
+        false
+    }
+
+    fn repeated_variables_agree(&self) -> bool {
+        self.captured.iter().enumerate().all(|(i, later)| {
+            self.captured[..i].iter().filter(|earlier| earlier.name == later.name).all(|earlier| agree(earlier, later))
+        })
+    }
+}
+
+fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
+    match (&a.value, &b.value) {
+        (Value::String(x), Value::String(y)) => {
+            x == y || a.prefix && y.starts_with(x.as_str()) || b.prefix && x.starts_with(y.as_str())
+        }
+        (x, y) => x == y,
+    }
+}
+
+/// A byte an expression's expansion can produce: a value byte, `%`, or one of
+/// the operator's structural characters (rule 2).
+fn admissible(byte: u8, behaviour: &Behaviour) -> bool {
+    is_value_byte(byte, behaviour.allow_reserved)
+        || matches!(byte, b'%' | b',' | b'=')
+        || byte == behaviour.separator
+        || Some(byte) == behaviour.first
+}
+
+/// Read `span`, the text of one expression, into captures; `false` when the
+/// expression cannot have produced it.
+fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], out: &mut Vec<Capture<'t>>) -> bool {
+    if span.is_empty() {
+        // Rule 4: nothing written, every variable undefined.
+        return true;
+    }
+    let body = match behaviour.first {
+        Some(first) => match span.split_first() {
+            Some((&byte, rest)) if byte == first => rest,
+            _ => return false,
+        },
+        None => span,
+    };
+    if behaviour.named {
+        capture_named(expression, behaviour, body, out)
+    } else {
+        capture_unnamed(expression, behaviour, body, out)
+    }
+}
+
+/// Rule 6: operators without names (simple, `+`, `#`, `.`, `/`).
+fn capture_unnamed<'t>(
+    expression: &'t Expression,
+    behaviour: &Behaviour,
+    body: &[u8],
+    out: &mut Vec<Capture<'t>>,
+) -> bool {
+    let variables = &expression.variables;
+    let allow = behaviour.allow_reserved;
+    if let [variable] = &variables[..]
+        && (!variable.is_exploded() || allow)
+    {
+        return push_plain(variable, body, allow, out);
+    }
+    let pieces: Vec<&[u8]> = body.split(|&byte| byte == behaviour.separator).collect();
+    let mut next = 0;
+    for (index, variable) in variables.iter().enumerate() {
+        let remaining = pieces.len() - next;
+        if remaining == 0 {
+            break;
+        }
+        let later = variables.len() - index - 1;
+        if variable.is_exploded() {
+            let take = remaining.saturating_sub(later).max(1);
+            if !push_exploded(variable, &pieces[next..next + take], behaviour, out) {
+                return false;
+            }
+            next += take;
+        } else if later == 0 && behaviour.separator == b',' && remaining > 1 {
+            let items: Option<Vec<String>> = pieces[next..].iter().map(|piece| decode_value(piece, allow)).collect();
+            let Some(items) = items else { return false };
+            out.push(Capture { name: &variable.name, value: Value::List(items), prefix: false });
+            next = pieces.len();
+        } else {
+            if !push_plain(variable, pieces[next], allow, out) {
+                return false;
+            }
+            next += 1;
+        }
+    }
+    next == pieces.len()
+}
+
+/// Rule 5: named operators (`;`, `?`, `&`).
+fn capture_named<'t>(
+    expression: &'t Expression,
+    behaviour: &Behaviour,
+    body: &[u8],
+    out: &mut Vec<Capture<'t>>,
+) -> bool {
+    let variables = &expression.variables;
+    let mut next_variable = 0;
+    let mut exploding: Option<(&'t Variable, Vec<(String, String)>)> = None;
+    for piece in body.split(|&byte| byte == behaviour.separator) {
+        let (raw_name, raw_value) = match piece.iter().position(|&byte| byte == b'=') {
+            Some(at) => (&piece[..at], &piece[at + 1..]),
+            // `;` writes an empty value as the bare name.
+            None => (piece, &[][..]),
+        };
+        if let Some(index) = (next_variable..variables.len()).find(|&i| variables[i].name.as_bytes() == raw_name) {
+            flush(exploding.take(), out);
+            next_variable = index + 1;
+            let variable = &variables[index];
+            if variable.is_exploded() {
+                let Some(value) = decode_value(raw_value, false) else { return false };
+                exploding = Some((variable, vec![(variable.name.clone(), value)]));
+            } else if !push_plain(variable, raw_value, false, out) {
+                return false;
+            }
+            continue;
+        }
+        let (Some(key), Some(value)) = (decode_value(raw_name, false), decode_value(raw_value, false)) else {
+            return false;
+        };
+        if let Some((_, pairs)) = &mut exploding {
+            pairs.push((key, value));
+        } else if let Some(index) = (next_variable..variables.len()).find(|&i| variables[i].is_exploded()) {
+            next_variable = index + 1;
+            exploding = Some((&variables[index], vec![(key, value)]));
+        } else {
+            return false;
+        }
+    }
+    flush(exploding, out);
+    true
+}
+
+/// An exploded variable of a named operator: a list when every pair carries its
+/// own name, an associative array otherwise.
+fn flush<'t>(exploding: Option<(&'t Variable, Vec<(String, String)>)>, out: &mut Vec<Capture<'t>>) {
+    let Some((variable, pairs)) = exploding else { return };
+    let value = if pairs.iter().all(|(key, _)| *key == variable.name) {
+        Value::List(pairs.into_iter().map(|(_, value)| value).collect())
+    } else {
+        Value::Map(pairs)
+    };
+    out.push(Capture { name: &variable.name, value, prefix: false });
+}
+
+/// A variable without explode (rule 7), or any single variable under `+`/`#`.
+fn push_plain<'t>(variable: &'t Variable, raw: &[u8], allow_reserved: bool, out: &mut Vec<Capture<'t>>) -> bool {
+    let value = if !allow_reserved && raw.contains(&b',') {
+        let items: Option<Vec<String>> =
+            raw.split(|&byte| byte == b',').map(|item| decode_value(item, false)).collect();
+        let Some(items) = items else { return false };
+        Value::List(items)
+    } else {
+        let Some(text) = decode_value(raw, allow_reserved) else { return false };
+        if let Modifier::Prefix(max) = variable.modifier
+            && text.chars().count() > usize::from(max)
+        {
+            return false;
+        }
+        Value::String(text)
+    };
+    out.push(Capture { name: &variable.name, value, prefix: matches!(variable.modifier, Modifier::Prefix(_)) });
+    true
+}
+
+/// An exploded variable of an unnamed operator: an associative array when its
+/// first piece holds `=`, a list otherwise. In an array, a piece without `=`
+/// continues the value before it: the separator was part of that value, as `.`
+/// can be under `{.keys*}`.
+fn push_exploded<'t>(
+    variable: &'t Variable,
+    pieces: &[&[u8]],
+    behaviour: &Behaviour,
+    out: &mut Vec<Capture<'t>>,
+) -> bool {
+    let allow = behaviour.allow_reserved;
+    let value = if pieces.first().is_some_and(|piece| piece.contains(&b'=')) {
+        let mut raw_pairs: Vec<(&[u8], Vec<u8>)> = Vec::with_capacity(pieces.len());
+        for piece in pieces {
+            match piece.iter().position(|&byte| byte == b'=') {
+                Some(at) => raw_pairs.push((&piece[..at], piece[at + 1..].to_vec())),
+                None => {
+                    let Some((_, value)) = raw_pairs.last_mut() else { return false };
+                    value.push(behaviour.separator);
+                    value.extend_from_slice(piece);
+                }
+            }
+        }
+        let pairs: Option<Vec<(String, String)>> = raw_pairs
+            .iter()
+            .map(|(key, value)| Some((decode_value(key, allow)?, decode_value(value, allow)?)))
+            .collect();
+        let Some(pairs) = pairs else { return false };
+        Value::Map(pairs)
+    } else {
+        let items: Option<Vec<String>> = pieces.iter().map(|piece| decode_value(piece, allow)).collect();
+        let Some(items) = items else { return false };
+        Value::List(items)
+    };
+    out.push(Capture { name: &variable.name, value, prefix: false });
+    true
+}
