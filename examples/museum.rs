@@ -10,7 +10,12 @@
 //! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
 //! cargo run --example museum -- lint               # the definition linter (exit 1 on errors)
 //! npx @modelcontextprotocol/inspector cargo run --example museum
+//! MCP_AUTH_MODE=jwt MCP_AUTH_SECRET_KEY=<32+ bytes> cargo run --example museum -- --http 127.0.0.1:8080
 //! ```
+//!
+//! Over HTTP the auth mode comes from the environment (`MCP_AUTH_MODE` and
+//! friends, see the README's "Deploying behind auth"); `get_object_image`
+//! declares the scope `images:read`.
 //!
 //! Each tool shows a part of the error contract: `search_objects` validates its
 //! input and paginates; `get_object` fails with `not_in_collection` and a
@@ -267,6 +272,7 @@ pub struct ObjectImage {
 /// is divisible by 3, deterministically, to show a retryable failure.
 #[mcp_tool(
     annotations(read_only, idempotent, open_world = false),
+    auth("images:read"),
     errors(
         not_in_collection(code = NotFound, when = "No object has this ID",
             recovery = "Search with search_objects first to find valid object IDs."),
@@ -418,6 +424,33 @@ fn debug_panic() -> Result<String, McpError> {
     panic!("debug_panic was called: internal state must not reach the client")
 }
 
+#[derive(Deserialize, JsonSchema)]
+pub struct BusyInput {
+    /// How long to compute, in milliseconds (at most 60 000).
+    pub millis: u64,
+}
+
+fn compute_for(millis: u64) -> u64 {
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(millis.min(60_000));
+    let mut turns = 0u64;
+    while std::time::Instant::now() < until {
+        turns = std::hint::black_box(turns.wrapping_add(1));
+    }
+    turns
+}
+
+/// Compute for a while in a plain `fn`, which the server runs on the blocking pool (served only with MUSEUM_TEST_TOOLS=1).
+#[mcp_tool(name = "debug_busy")]
+fn debug_busy(input: BusyInput) -> Result<String, McpError> {
+    Ok(format!("computed {} turns", compute_for(input.millis)))
+}
+
+/// Compute for a while in an `async fn` that never yields (served only with MUSEUM_TEST_TOOLS=1).
+#[mcp_tool(name = "debug_spin")]
+async fn debug_spin(input: BusyInput) -> Result<String, McpError> {
+    Ok(format!("spun {} turns", compute_for(input.millis)))
+}
+
 // ---------------------------------------------------------------- main
 
 fn server(collection: Collection) -> Server {
@@ -438,7 +471,7 @@ fn server(collection: Collection) -> Server {
         .resource(ObjectRecordById)
         .prompt(PlanVisit);
     if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
-        server.tool(DebugPanic)
+        server.tool(DebugPanic).tool(DebugBusy).tool(DebugSpin)
     } else {
         server
     }

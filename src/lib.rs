@@ -13,6 +13,7 @@ pub mod lints {}
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
     pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
+    pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
@@ -32,6 +33,7 @@ pub mod __private {
         DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
     };
     pub use mcp_contract_runtime::bounds;
+    pub use mcp_contract_runtime::contract::run_blocking;
     pub use mcp_contract_runtime::schema;
     pub use mcp_contract_runtime::{
         Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,

@@ -143,10 +143,15 @@ struct HttpMuseum {
 
 impl HttpMuseum {
     fn start(extra: &[&str]) -> Self {
+        Self::start_with_env(extra, &[])
+    }
+
+    fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(museum())
             .args(["--http", "127.0.0.1:0"])
             .args(extra)
             .env("MUSEUM_TEST_TOOLS", "1")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -210,6 +215,23 @@ fn python_client_over_streamable_http_with_sessions() {
 #[test]
 fn python_client_over_stateless_streamable_http() {
     python_client_over_http(&["--stateless"], "python/http (stateless)");
+}
+
+/// The museum in auth mode `jwt`: the client mints its tokens with PyJWT, runs
+/// the whole exercise with a bearer token holding the museum's scope, then
+/// checks the 401 challenge, the metadata and a refused scope.
+#[test]
+fn python_client_over_streamable_http_with_bearer_tokens() {
+    if !require("python3") {
+        return;
+    }
+    let secret = "e2e-secret-for-loopback-tests-0123456789";
+    let server = HttpMuseum::start_with_env(&[], &[("MCP_AUTH_MODE", "jwt"), ("MCP_AUTH_SECRET_KEY", secret)]);
+    let what = "python/http (jwt)";
+    let output = run(python_client().arg("--url").arg(&server.url).arg("--jwt-secret").arg(secret), what);
+    assert_checks_passed(&output, what);
+    #[cfg(unix)]
+    server.terminate();
 }
 
 #[test]

@@ -230,9 +230,9 @@ fn tool_impl(
         None => quote!(::core::convert::Into::into),
     };
     let is_async = handler.item.sig.asyncness.is_some();
-    // Without state to take first or a context lent to the handler, the call
-    // goes through a generic function of the runtime instead of an `async` block
-    // of its own: less for rustc to check per tool.
+    // Without state to take first or a context lent to the handler, an async
+    // handler's call goes through a generic function of the runtime instead of
+    // an `async` block of its own: less for rustc to check per tool.
     let lends_ctx = handler.params.iter().any(|param| matches!(param, Param::Ctx { by_ref: true, .. }));
     let through_runtime = states.is_empty() && !lends_ctx;
     let call = if !handler.shape_ok {
@@ -240,12 +240,12 @@ fn tool_impl(
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if through_runtime && is_async {
         quote!(#private::bounds::async_handler(#call, #into_mcp_error))
-    } else if through_runtime {
-        quote!(#private::bounds::sync_handler(move || #call, #into_mcp_error))
     } else if is_async {
         quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
     } else {
-        quote!(async move { #(#take_states)* #call.map_err(#into_mcp_error) })
+        // A plain `fn` may compute for long: off the async workers, so it
+        // delays no other call (see `run_blocking`).
+        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(#into_mcp_error) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };

@@ -110,12 +110,3 @@ where
 {
     handler.await.map_err(convert)
 }
-
-/// The call of a sync handler, run when the future is first polled (as the
-/// body of an `async fn` would be), its error converted by `convert`.
-pub async fn sync_handler<T, E>(
-    handler: impl FnOnce() -> Result<T, E>,
-    convert: impl FnOnce(E) -> McpError,
-) -> Result<T, McpError> {
-    handler().map_err(convert)
-}

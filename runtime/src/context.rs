@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{AuthInfo, ScopePolicy};
 use crate::contract::{ErrorContract, Reason};
 use crate::errors::{JsonObject, McpError};
 use crate::private::{ContractDeclared, NoContract};
@@ -58,6 +59,8 @@ pub struct Context {
     contract: &'static [ErrorContract],
     cancellation: CancellationToken,
     channel: Option<Arc<dyn ClientChannel>>,
+    auth: Option<Arc<AuthInfo>>,
+    scope_policy: ScopePolicy,
     states: StateMap,
 }
 
@@ -65,7 +68,15 @@ impl Context {
     /// A context for a call of `tool` with its contract; the server adds the
     /// cancellation and the client channel.
     pub fn new(tool: &'static str, contract: &'static [ErrorContract]) -> Self {
-        Self { tool, contract, cancellation: CancellationToken::new(), channel: None, states: StateMap::default() }
+        Self {
+            tool,
+            contract,
+            cancellation: CancellationToken::new(),
+            channel: None,
+            auth: None,
+            scope_policy: ScopePolicy::Open,
+            states: StateMap::default(),
+        }
     }
 
     /// Cancel the handler when this token is cancelled (the client's `notifications/cancelled`).
@@ -78,6 +89,25 @@ impl Context {
     pub fn with_channel(mut self, channel: Arc<dyn ClientChannel>) -> Self {
         self.channel = Some(channel);
         self
+    }
+
+    /// The caller and how scopes are treated on this call; the server sets both
+    /// from the transport and the bearer token.
+    pub fn with_auth(mut self, policy: ScopePolicy, auth: Option<Arc<AuthInfo>>) -> Self {
+        self.scope_policy = policy;
+        self.auth = auth;
+        self
+    }
+
+    /// The caller, from the verified bearer token; `None` without authentication
+    /// (stdio, mode `none`). See [`check_scopes`](crate::auth::check_scopes).
+    pub fn auth(&self) -> Option<&AuthInfo> {
+        self.auth.as_deref()
+    }
+
+    /// How declared scopes are treated on this call.
+    pub fn scope_policy(&self) -> ScopePolicy {
+        self.scope_policy
     }
 
     /// Carry `state`, as the server does for every value registered with

@@ -683,12 +683,108 @@ pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T,
     let mut track = serde_path_to_error::Track::new();
     let deserializer = serde_path_to_error::Deserializer::new(value, &mut track);
     T::deserialize(deserializer).map_err(|err| {
-        let path = track.path().to_string();
+        // serde quotes the client's values and keys in its message, and the
+        // path is made of the client's keys: both are capped, so a 10 MB
+        // argument makes a short error, not a 20 MB one.
+        let path = cap_quoted(&track.path().to_string()).into_owned();
+        let detail = cap_quoted_segments(&err.to_string());
         let message = if path == "." {
-            format!("Invalid arguments: {err}.")
+            format!("Invalid arguments: {detail}.")
         } else {
-            format!("Invalid arguments at `{path}`: {err}.")
+            format!("Invalid arguments at `{path}`: {detail}.")
         };
         McpError::invalid_params(message).with_data_field("path", path).with_cause(err)
     })
+}
+
+/// How many characters of client-supplied text an error message quotes; the
+/// rest is cut and marked with "…".
+pub const QUOTED_INPUT_CHARS: usize = 200;
+
+/// `text` as an error message may quote it: at most [`QUOTED_INPUT_CHARS`]
+/// characters, then "…".
+///
+/// ```
+/// use mcp_contract_runtime::contract::cap_quoted;
+/// assert_eq!(cap_quoted("search_objects"), "search_objects");
+/// let long = "x".repeat(10_000);
+/// assert_eq!(cap_quoted(&long).chars().count(), 201);
+/// assert!(cap_quoted(&long).ends_with('…'));
+/// ```
+pub fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_INPUT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
+}
+
+/// A message with every quoted part (between `"`, or between backticks, as
+/// serde quotes values and field names) capped by [`cap_quoted`], and the whole
+/// capped at four times that.
+fn cap_quoted_segments(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * QUOTED_INPUT_CHARS));
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        let inner = &rest[open + 1..];
+        // serde writes strings with Debug escapes, so an escaped quote is not the end.
+        let close = closing_quote(inner, quote).unwrap_or(inner.len());
+        out.push_str(&cap_quoted(&inner[..close]));
+        rest = &inner[close..];
+        if let Some(stripped) = rest.strip_prefix(quote) {
+            out.push(quote);
+            rest = stripped;
+        }
+    }
+    out.push_str(rest);
+    match out.char_indices().nth(4 * QUOTED_INPUT_CHARS) {
+        Some((cut, _)) => format!("{}…", &out[..cut]),
+        None => out,
+    }
+}
+
+fn closing_quote(text: &str, quote: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            c if c == quote && !escaped => return Some(at),
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
+/// Run a plain (`fn`, not `async fn`) handler on tokio's blocking pool, so a
+/// handler that computes for seconds holds no worker thread that reads
+/// requests or runs other calls. `#[mcp_tool]` wraps every `fn` handler in it.
+///
+/// Outside a tokio runtime the handler runs in place. A panic in the handler
+/// resumes in the caller (the server turns it into an internal error result).
+/// A blocking handler cannot be aborted when the client cancels its call: a
+/// long one checks [`Context::is_cancelled`](crate::Context::is_cancelled) now and then.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use mcp_contract_runtime::contract::run_blocking;
+/// let sum = run_blocking(|| Ok::<_, mcp_contract_runtime::McpError>((1..=100u32).sum::<u32>())).await;
+/// assert_eq!(sum.unwrap(), 5050);
+/// # });
+/// ```
+pub async fn run_blocking<T, F>(handler: F) -> Result<T, McpError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, McpError> + Send + 'static,
+{
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return handler();
+    };
+    match runtime.spawn_blocking(handler).await {
+        Ok(result) => result,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(_) => {
+            Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down."))
+        }
+    }
 }

@@ -8,6 +8,7 @@
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
 //! - [`bounds`]: the bounds on a handler's types, worded as the fix;
+//! - [`auth`]: the caller's identity and scopes, bearer-token verification (feature `auth`);
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
 //! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
@@ -20,6 +21,7 @@
 //! Most users depend on the facade crate `mcp-contract` instead.
 
 pub mod bounds;
+pub mod auth;
 pub mod classify;
 pub mod completion;
 pub mod context;

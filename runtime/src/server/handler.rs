@@ -3,11 +3,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use futures::FutureExt;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -21,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::catalog::Catalog;
 use super::channel::{self, PeerChannel};
+use crate::auth::{AuthConfig, AuthInfo, ScopePolicy};
 use crate::context::{Context, LogLevel};
 use crate::contract::{Content, DynTool, ErrorContract, ToolDefinition, ToolOutput};
 use crate::errors::{JsonObject, McpError};
@@ -48,6 +47,10 @@ pub struct ToolServer {
     shared: Arc<Shared>,
     /// The lowest [`LogLevel`] the client wants (`logging/setLevel`), as its index.
     log_level: Arc<AtomicU8>,
+    /// The config [`Server::auth`](super::Server::auth) set, if any.
+    auth_config: Option<Arc<AuthConfig>>,
+    /// How the transport serving this copy treats declared scopes.
+    scope_policy: ScopePolicy,
 }
 
 struct Shared {
@@ -79,12 +82,44 @@ impl ToolServer {
         Self {
             shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+            auth_config: None,
+            scope_policy: ScopePolicy::Open,
         }
+    }
+
+    pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
+        self.auth_config = config.map(Arc::new);
+        self
+    }
+
+    pub(super) fn auth_config(&self) -> Option<&AuthConfig> {
+        self.auth_config.as_deref()
+    }
+
+    pub(super) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
+        self.scope_policy = policy;
+        self
+    }
+
+    /// Every scope some tool declares, for the protected-resource metadata.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code, reason = "only the auth layer publishes scopes"))]
+    pub(super) fn declared_scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.shared.tools.iter().flat_map(|tool| tool.definition().auth_scopes.iter().copied())
+    }
+
+    /// The names of the tools that declare scopes.
+    pub(super) fn scoped_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.shared.tools.iter().map(|tool| tool.definition()).filter(|d| !d.auth_scopes.is_empty()).map(|d| d.name)
     }
 
     /// A copy for a new session: same tools, the default log level.
     pub(crate) fn for_new_session(&self) -> Self {
-        Self { shared: Arc::clone(&self.shared), log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)) }
+        Self {
+            shared: Arc::clone(&self.shared),
+            log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
+            auth_config: self.auth_config.clone(),
+            scope_policy: self.scope_policy,
+        }
     }
 
     /// The tools' entries as `tools/list` sends them.
@@ -156,8 +191,10 @@ impl ServerHandler for ToolServer {
         let Some(tool) = self.tool(&request.name) else {
             // A protocol error, as rmcp's own router answers: the request names
             // nothing this server can run. -32602 (InvalidParams).
+            // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
+            let name = crate::contract::cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
-                format!("Unknown tool `{}`. Call tools/list to see the tools this server offers.", request.name),
+                format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
                 None,
             ));
         };
@@ -168,17 +205,41 @@ impl ServerHandler for ToolServer {
             log_level: Arc::clone(&self.log_level),
             tool: definition.name,
         };
+        // The HTTP auth layer put the verified caller into the request's extensions.
+        let caller = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>())
+            .cloned();
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(channel))
+            .with_auth(self.scope_policy, caller)
             .with_states(self.shared.states.clone());
+        // Declared scopes are checked before the handler runs: a refused call
+        // never reaches it, and the refusal is a tool error on both surfaces.
+        if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
+            tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
+            return Ok(CallToolResponse::Complete(error_result(&err)));
+        }
         let arguments = request.arguments.unwrap_or_default();
-        match run_tool(tool, arguments, ctx, &context.ct).await {
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
             }
         }
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CustomResult, ErrorData> {
+        // rmcp's default answers with the method name as the whole message,
+        // at any length; the name is the client's, so it is quoted capped.
+        let method = crate::contract::cap_quoted(&request.method);
+        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
     }
 
     async fn list_resources(
@@ -249,14 +310,20 @@ struct Cancelled;
 /// Run one tool call: decode, handle, render; every failure becomes a tool
 /// error result. A panicking handler becomes an InternalError result without
 /// its panic message (which may hold internals), and the server keeps serving.
+///
+/// The call runs on a task of its own, so that a handler that holds its worker
+/// thread for a while delays no other call on the connection, and a cancelled
+/// call is aborted at its next `.await`. (A plain `fn` handler runs on the
+/// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
+/// it checks [`Context::is_cancelled`] itself.)
 async fn run_tool(
-    tool: &Arc<dyn DynTool>,
+    tool: Arc<dyn DynTool>,
     arguments: JsonObject,
     ctx: Context,
     cancellation: &CancellationToken,
 ) -> Result<CallToolResult, Cancelled> {
     let name = tool.definition().name;
-    let call = AssertUnwindSafe(tool.call_json(arguments, ctx)).catch_unwind();
+    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => return Err(Cancelled),
@@ -268,8 +335,12 @@ async fn run_tool(
             tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
             error_result(&err)
         }
-        Err(panic) => {
-            let message = panic_message(panic.as_ref());
+        Err(failure) => {
+            let message = if failure.is_panic() {
+                panic_message(failure.into_panic().as_ref()).to_owned()
+            } else {
+                "the task running the call was stopped".to_owned()
+            };
             tracing::error!(tool = name, panic = message, "tool handler panicked");
             error_result(&McpError::internal_error(format!(
                 "The tool `{name}` failed with an internal error. The details stay in the server's log; \
@@ -277,6 +348,24 @@ async fn run_tool(
             )))
         }
     })
+}
+
+/// A spawned call, aborted when the request that started it goes away
+/// (cancelled, or its session closed).
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {

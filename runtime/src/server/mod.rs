@@ -25,10 +25,15 @@
 //! # }
 //! ```
 
+mod auth;
 mod catalog;
 mod channel;
 mod cli;
+mod guard;
 mod handler;
+mod jsonrpc;
+mod lines;
+mod listener;
 mod transport;
 
 use std::collections::HashMap;
@@ -38,6 +43,7 @@ use std::sync::Arc;
 
 use rmcp::model::Implementation;
 
+use crate::auth::{AuthConfig, AuthConfigError};
 use crate::contract::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::state::StateMap;
@@ -58,6 +64,7 @@ pub struct Server {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn DynTool>>,
+    auth: Option<AuthConfig>,
     /// How [`Server::build`] lints the tools; `None` when it does not.
     lint: Option<LintOptions>,
     states: StateMap,
@@ -75,6 +82,7 @@ impl Server {
             tools: Vec::new(),
             lint: Some(LintOptions::default()),
             states: StateMap::default(),
+            auth: None,
             catalog: catalog::Registered::default(),
         }
     }
@@ -100,6 +108,21 @@ impl Server {
     /// Serve a tool already shared behind an `Arc`.
     pub fn shared_tool(mut self, tool: Arc<dyn DynTool>) -> Self {
         self.tools.push(tool);
+        self
+    }
+
+    /// How callers of the Streamable HTTP transport authenticate. Without this,
+    /// the transport reads [`AuthConfig::from_env`] when it starts (mode `none`
+    /// when `MCP_AUTH_MODE` is unset). Stdio never authenticates: the host
+    /// process that launched the server is the boundary.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::auth::AuthConfig;
+    /// use mcp_contract_runtime::server::Server;
+    /// let server = Server::new("museum", "1.0.0").auth(AuthConfig::jwt("0123456789abcdef0123456789abcdef"));
+    /// ```
+    pub fn auth(mut self, config: AuthConfig) -> Self {
+        self.auth = Some(config);
         self
     }
 
@@ -205,7 +228,8 @@ impl Server {
             }
         }
         let catalog = self.catalog.build(by_name.keys().copied(), &self.states)?;
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog))
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
+            .with_auth_config(self.auth))
     }
 }
 
@@ -293,6 +317,9 @@ pub enum ServerError {
     Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection ended abnormally.
     Task(tokio::task::JoinError),
+    /// The auth configuration cannot protect the HTTP transport (a missing or
+    /// short secret, a missing issuer, ..): the server does not start open.
+    Auth(AuthConfigError),
 }
 
 impl fmt::Display for ServerError {
@@ -341,6 +368,7 @@ impl fmt::Display for ServerError {
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
+            Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
         }
     }
 }
@@ -371,6 +399,7 @@ impl StdError for ServerError {
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
+            Self::Auth(err) => Some(err),
         }
     }
 }

@@ -4,6 +4,7 @@ Run by tests/e2e_python.rs, once over stdio and once per Streamable HTTP mode:
 
     python museum_client.py --data examples/data/collection.json --stdio target/debug/examples/museum
     python museum_client.py --data examples/data/collection.json --url http://127.0.0.1:PORT/mcp
+    python museum_client.py --data ... --url ... --jwt-secret SECRET   # the server runs MCP_AUTH_MODE=jwt
 
 The server must serve its test-only tools (MUSEUM_TEST_TOOLS=1). Exits 0 and
 prints `ok: <n> checks` when every check passed; raises at the first failure.
@@ -15,8 +16,11 @@ import argparse
 import json
 import os
 import sys
+import time
 
 import anyio
+import httpx2
+import jwt
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -61,7 +65,8 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
-        set(listed) == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic"},
+        set(listed)
+        == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic", "debug_busy", "debug_spin"},
         "tools/list names every tool",
         sorted(listed),
     )
@@ -153,6 +158,50 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
     check(len(progress) == departments and progress[-1][0] == progress[-1][1], "progress notifications", progress)
 
 
+def mint(secret: str, scopes: list[str]) -> str:
+    """An HS256 token, minted by PyJWT: an implementation independent of the server's."""
+    now = int(time.time())
+    claims = {"sub": "visitor-1", "cid": "python-e2e", "tid": "museum-north", "exp": now + 600, "scp": scopes}
+    return jwt.encode(claims, secret, algorithm="HS256")
+
+
+async def auth_checks(url: str, secret: str, first_id: int) -> None:
+    """What a client of a server in mode `jwt` sees, besides the full exercise with a good token."""
+    async with httpx2.AsyncClient() as http:
+        ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+        anonymous = await http.post(url, json=ping, headers=headers)
+        check(anonymous.status_code == 401, "no token: 401", anonymous.status_code)
+        challenge = anonymous.headers.get("www-authenticate", "")
+        origin = url.rsplit("/mcp", 1)[0]
+        expected = f'Bearer resource_metadata="{origin}/.well-known/oauth-protected-resource/mcp"'
+        check(challenge == expected, "the challenge points at the metadata", challenge)
+        forged = mint("not-the-server-secret-0123456789abcdef", ["images:read"])
+        refused = await http.post(url, json=ping, headers={**headers, "Authorization": f"Bearer {forged}"})
+        check(refused.status_code == 401, "a token signed with another secret: 401", refused.status_code)
+        check('error="invalid_token"' in refused.headers.get("www-authenticate", ""), "invalid_token", refused.headers)
+        check(forged not in refused.text, "the refusal does not echo the token", refused.text)
+        metadata = (await http.get(f"{origin}/.well-known/oauth-protected-resource")).json()
+        check(metadata["resource"] == url, "metadata names the resource", metadata)
+        check("images:read" in metadata["scopes_supported"], "metadata lists the declared scopes", metadata)
+
+    # A valid token without the tool's scope: refused before the handler, on both surfaces.
+    token = mint(secret, ["objects:read"])
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("get_object_image", {"object_id": 100019})
+                check(result.is_error is True, "missing scope: an error result", wire(result))
+                error = result.structured_content["error"]
+                check(error["code"] == -32005, "missing scope: Forbidden", error)
+                check(error["data"] == {"missingScopes": ["images:read"]}, "only the missing scope", error)
+                check(result.content[0].text.startswith("Error: "), "missing scope: text surface", wire(result))
+                check("objects:read" not in json.dumps(wire(result)), "granted scopes are not echoed", wire(result))
+                other = await session.call_tool("get_object", {"object_id": first_id})
+                check(not other.is_error, "a tool without scopes works with the same token", wire(other))
+
+
 async def expect_error(call, code: int, what: str) -> dict:
     """The JSON-RPC error a request must fail with, as {code, message, data}."""
     try:
@@ -203,6 +252,7 @@ async def main() -> None:
     parser.add_argument("--data", required=True)
     parser.add_argument("--stdio")
     parser.add_argument("--url")
+    parser.add_argument("--jwt-secret")
     args = parser.parse_args()
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
@@ -219,9 +269,14 @@ async def main() -> None:
             async with ClientSession(read, write, logging_callback=on_log) as session:
                 await exercise(session, records)
     else:
-        async with streamable_http_client(args.url) as (read, write, *_):
-            async with ClientSession(read, write, logging_callback=on_log) as session:
-                await exercise(session, records)
+        # With a secret, the whole exercise runs with a bearer token holding the museum's scope.
+        headers = {"Authorization": f"Bearer {mint(args.jwt_secret, ['images:read'])}"} if args.jwt_secret else {}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            async with streamable_http_client(args.url, http_client=http) as (read, write, *_):
+                async with ClientSession(read, write, logging_callback=on_log) as session:
+                    await exercise(session, records)
+        if args.jwt_secret:
+            await auth_checks(args.url, args.jwt_secret, records[0]["id"])
     check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)
     print(f"ok: {CHECKS} checks")
 

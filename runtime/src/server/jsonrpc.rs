@@ -1,0 +1,467 @@
+//! What a client sends, checked before rmcp reads it: every request gets a
+//! JSON-RPC answer, even one that does not parse.
+//!
+//! rmcp 3.11 ignores a line that is not JSON (including invalid UTF-8, lone
+//! surrogates, trailing garbage and nesting past serde_json's recursion limit),
+//! answers other shape errors with -32600 and `id: null` even when the id was
+//! readable, and reads a `tools/call` whose `arguments` is not an object as an
+//! unknown method (-32601). Both transports run [`inspect`] first, so a client
+//! never waits for an answer that will not come.
+
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, RequestId};
+use serde_json::{Map, Value, json};
+
+/// How deep a message may nest arrays and objects. MCP messages need a handful
+/// of levels; tool arguments rarely a dozen. serde_json stops at 128.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// JSON-RPC 2.0: the message is not JSON.
+pub(crate) const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC 2.0: the message is JSON but not a valid request.
+pub(crate) const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC 2.0: the method exists, its params do not fit.
+pub(crate) const INVALID_PARAMS: i32 = -32602;
+
+/// The methods whose params rmcp reads into a type of its own: a request for
+/// one of them that rmcp could only read as a custom request has bad params.
+const TYPED_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+];
+
+/// What to do with one message from the client.
+#[derive(Debug)]
+pub(crate) enum Inspection {
+    /// Hand it to rmcp.
+    Forward(Box<ClientJsonRpcMessage>),
+    /// Nothing to do and nothing to answer: an empty line, or a notification
+    /// or response that cannot be read (JSON-RPC answers neither).
+    Ignore,
+    /// Answer with this error; rmcp never sees the message.
+    Reject(Rejection),
+}
+
+/// The error answer to a message that does not reach rmcp.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    /// The request's id when it could be read; `null` on the wire otherwise.
+    pub(crate) id: Option<RequestId>,
+    pub(crate) code: i32,
+    pub(crate) message: String,
+}
+
+impl Rejection {
+    pub(crate) fn new(id: Option<RequestId>, code: i32, message: impl Into<String>) -> Self {
+        Self { id, code, message: message.into() }
+    }
+
+    /// The JSON-RPC error response.
+    pub(crate) fn to_json(&self) -> Value {
+        let id = self.id.clone().map_or(Value::Null, RequestId::into_json_value);
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": self.code, "message": self.message}})
+    }
+
+    /// The error response as bytes, without a trailing newline.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        self.to_json().to_string().into_bytes()
+    }
+}
+
+/// Check one message (a stdio line or an HTTP body) and read it for rmcp.
+pub(crate) fn inspect(bytes: &[u8]) -> Inspection {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF".as_slice()).unwrap_or(bytes).trim_ascii();
+    if bytes.is_empty() {
+        return Inspection::Ignore;
+    }
+    let reject = |code, message: &str| Inspection::Reject(Rejection::new(top_level_id(bytes), code, message));
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return reject(PARSE_ERROR, "Parse error: the message is not valid UTF-8.");
+    };
+    let too_deep = || {
+        Inspection::Reject(Rejection::new(
+            top_level_id(bytes),
+            INVALID_REQUEST,
+            format!("Invalid Request: the message nests arrays and objects deeper than {MAX_DEPTH} levels."),
+        ))
+    };
+    let value: Value = match serde_json::from_str(text) {
+        Ok(value) => value,
+        // Past serde_json's own limit (128) only the top-level keys can be
+        // read, without recursion: enough to know whether an answer is owed.
+        Err(err) if err.to_string().contains("recursion limit") => {
+            return match top_level_kind(bytes) {
+                Some(kind) if kind.is_notification || kind.is_response => Inspection::Ignore,
+                _ => too_deep(),
+            };
+        }
+        // serde_json's syntax messages name a position, never the input.
+        Err(err) => return reject(PARSE_ERROR, &format!("Parse error: the message is not valid JSON ({err}).")),
+    };
+    if nesting_depth_exceeds(bytes, MAX_DEPTH) {
+        let is_notification = value.get("id").is_none() && value.get("method").is_some_and(Value::is_string);
+        let is_response =
+            value.get("method").is_none() && (value.get("result").is_some() || value.get("error").is_some());
+        if value.is_object() && (is_notification || is_response) {
+            // A notification or response, however deep, gets no answer.
+            return Inspection::Ignore;
+        }
+        return too_deep();
+    }
+    match value {
+        Value::Object(object) => inspect_object(object),
+        Value::Array(_) => Inspection::Reject(Rejection::new(
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: batches are not supported by MCP; send each message on its own.",
+        )),
+        _ => Inspection::Reject(Rejection::new(
+            None,
+            INVALID_REQUEST,
+            "Invalid Request: a message is a JSON object with `jsonrpc`, `method` and, for a request, `id`.",
+        )),
+    }
+}
+
+fn inspect_object(object: Map<String, Value>) -> Inspection {
+    let id = match object.get("id") {
+        None => None,
+        Some(id) => match serde_json::from_value::<RequestId>(id.clone()) {
+            Ok(id) => Some(id),
+            Err(_) => {
+                return Inspection::Reject(Rejection::new(
+                    None,
+                    INVALID_REQUEST,
+                    "Invalid Request: the id must be a string or an integer.",
+                ));
+            }
+        },
+    };
+    let method = object.get("method");
+    let is_notification = id.is_none() && matches!(method, Some(Value::String(_)));
+    let is_response = method.is_none() && (object.contains_key("result") || object.contains_key("error"));
+    let reject = |code, message: &str| {
+        if is_notification || is_response {
+            // JSON-RPC answers neither a notification nor a response, even a broken one.
+            Inspection::Ignore
+        } else {
+            Inspection::Reject(Rejection::new(id.clone(), code, message))
+        }
+    };
+    if object.get("jsonrpc") != Some(&Value::String("2.0".to_owned())) {
+        return reject(INVALID_REQUEST, "Invalid Request: `jsonrpc` must be \"2.0\".");
+    }
+    if is_response {
+        return forward_or(object, Inspection::Ignore);
+    }
+    let Some(Value::String(method)) = method else {
+        return reject(INVALID_REQUEST, "Invalid Request: `method` must be a string.");
+    };
+    let method = method.clone();
+    if !is_notification && let Err(message) = check_params(&method, object.get("params")) {
+        return reject(INVALID_PARAMS, &message);
+    }
+    let fallback = reject(
+        INVALID_REQUEST,
+        "Invalid Request: the message is not a JSON-RPC request, notification or response MCP knows.",
+    );
+    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(&request.request, ClientRequest::CustomRequest(_))
+                && TYPED_METHODS.contains(&method.as_str()) =>
+        {
+            Inspection::Reject(Rejection::new(
+                Some(request.id),
+                INVALID_PARAMS,
+                format!("Invalid params: the params of `{method}` do not match its MCP schema."),
+            ))
+        }
+        Ok(message) => Inspection::Forward(Box::new(message)),
+        Err(_) => fallback,
+    }
+}
+
+fn forward_or(object: Map<String, Value>, otherwise: Inspection) -> Inspection {
+    match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
+        Ok(message) => Inspection::Forward(Box::new(message)),
+        Err(_) => otherwise,
+    }
+}
+
+/// The checks rmcp would turn into a confusing answer: params that are not an
+/// object, and a `tools/call` whose name or arguments have the wrong type.
+fn check_params(method: &str, params: Option<&Value>) -> Result<(), String> {
+    let params = match params {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Object(params)) => params,
+        Some(_) => return Err("Invalid params: `params` must be an object.".to_owned()),
+    };
+    if method == "tools/call" {
+        if !matches!(params.get("name"), Some(Value::String(_))) {
+            return Err("Invalid params: `tools/call` needs the tool's `name`, a string.".to_owned());
+        }
+        if !matches!(params.get("arguments"), None | Some(Value::Null | Value::Object(_))) {
+            return Err("Invalid params: the `arguments` of `tools/call` must be an object.".to_owned());
+        }
+    }
+    Ok(())
+}
+
+/// The id a `notifications/cancelled` names, to map it to rmcp's id.
+pub(crate) fn cancelled_request_mut(message: &mut ClientJsonRpcMessage) -> Option<&mut RequestId> {
+    match message {
+        ClientJsonRpcMessage::Notification(notification) => match &mut notification.notification {
+            ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.as_mut(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The answer to a request whose id is already in use by a request in progress.
+pub(crate) fn duplicate_id(id: RequestId) -> Rejection {
+    Rejection::new(
+        Some(id),
+        INVALID_REQUEST,
+        "Invalid Request: a request with this id is still in progress; give each request its own id.",
+    )
+}
+
+/// Whether arrays and objects nest deeper than `limit` (outside strings).
+fn nesting_depth_exceeds(bytes: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in bytes {
+        if in_string {
+            match (escaped, byte) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The `id` of a top-level object, read without parsing the whole message, so
+/// that a message which fails later checks (or does not parse at all past its
+/// id) can still be answered under its id.
+pub(crate) fn top_level_id(bytes: &[u8]) -> Option<RequestId> {
+    let mut scan = Scanner { bytes, at: 0 };
+    scan.skip_whitespace();
+    scan.expect(b'{')?;
+    loop {
+        scan.skip_whitespace();
+        let key_start = scan.at;
+        scan.skip_string()?;
+        let key = &bytes[key_start..scan.at];
+        scan.skip_whitespace();
+        scan.expect(b':')?;
+        scan.skip_whitespace();
+        let value_start = scan.at;
+        scan.skip_value()?;
+        if key == b"\"id\"" {
+            return serde_json::from_slice(&bytes[value_start..scan.at]).ok();
+        }
+        scan.skip_whitespace();
+        scan.expect(b',')?;
+    }
+}
+
+/// What the top-level keys of an object say about the message.
+struct TopLevelKind {
+    is_notification: bool,
+    is_response: bool,
+}
+
+/// The kind of a top-level object, read from its keys without parsing their
+/// values; `None` when the text is not an object of well-formed keys.
+fn top_level_kind(bytes: &[u8]) -> Option<TopLevelKind> {
+    let mut scan = Scanner { bytes, at: 0 };
+    let (mut id, mut method_is_string, mut method, mut outcome) = (false, false, false, false);
+    scan.skip_whitespace();
+    scan.expect(b'{')?;
+    loop {
+        scan.skip_whitespace();
+        let key_start = scan.at;
+        scan.skip_string()?;
+        let key = &bytes[key_start..scan.at];
+        scan.skip_whitespace();
+        scan.expect(b':')?;
+        scan.skip_whitespace();
+        let value_start = scan.at;
+        scan.skip_value()?;
+        match key {
+            b"\"id\"" => id = true,
+            b"\"method\"" => {
+                method = true;
+                method_is_string = bytes.get(value_start) == Some(&b'"');
+            }
+            b"\"result\"" | b"\"error\"" => outcome = true,
+            _ => {}
+        }
+        scan.skip_whitespace();
+        if scan.expect(b'}').is_some() {
+            break;
+        }
+        scan.expect(b',')?;
+    }
+    Some(TopLevelKind { is_notification: !id && method_is_string, is_response: !method && outcome })
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    fn skip_whitespace(&mut self) {
+        while self.peek().is_some_and(|byte| byte.is_ascii_whitespace()) {
+            self.at += 1;
+        }
+    }
+
+    fn skip_string(&mut self) -> Option<()> {
+        self.expect(b'"')?;
+        loop {
+            match self.peek()? {
+                b'\\' => self.at += 2,
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// Skip one value of any depth without recursion: strings are skipped
+    /// whole, brackets counted.
+    fn skip_value(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match self.peek()? {
+                b'"' => self.skip_string()?,
+                b'[' | b'{' => {
+                    depth += 1;
+                    self.at += 1;
+                }
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    self.at += 1;
+                }
+                b',' | b']' | b'}' if depth == 0 => return Some(()),
+                _ => self.at += 1,
+            }
+            if depth == 0 && matches!(self.peek(), None | Some(b',' | b'}' | b']')) {
+                return Some(());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rejection(bytes: &[u8]) -> Rejection {
+        match inspect(bytes) {
+            Inspection::Reject(rejection) => rejection,
+            other => panic!("expected a rejection, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_does_not_parse_is_a_parse_error_under_the_id_when_it_is_readable() {
+        let err = rejection(b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"} trailing");
+        assert_eq!((err.id, err.code), (Some(RequestId::Number(7)), PARSE_ERROR));
+        let err = rejection(b"{not json");
+        assert_eq!((err.id, err.code), (None, PARSE_ERROR));
+        let err = rejection(b"{\"id\":\"a\",\"method\":\"ping\",\"x\":\"\xff\"}");
+        assert_eq!((err.id, err.code), (Some(RequestId::String("a".into())), PARSE_ERROR));
+        let err = rejection(br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"\ud800"}}"#);
+        assert_eq!(err.code, PARSE_ERROR);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_serde_json_recurses() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"x":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let err = rejection(deep.as_bytes());
+        assert_eq!((err.id, err.code), (Some(RequestId::Number(3)), INVALID_REQUEST));
+    }
+
+    #[test]
+    fn a_deep_notification_gets_no_answer() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"x":{}{}}}}}"#,
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert!(matches!(inspect(deep.as_bytes()), Inspection::Ignore));
+    }
+
+    #[test]
+    fn non_object_arguments_are_invalid_params() {
+        let err = rejection(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#);
+        assert_eq!((err.id, err.code), (Some(RequestId::Number(1)), INVALID_PARAMS));
+    }
+
+    #[test]
+    fn broken_notifications_and_responses_get_no_answer() {
+        assert!(matches!(inspect(br#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#), Inspection::Ignore));
+        assert!(matches!(inspect(br#"{"jsonrpc":"2.0","id":1,"result":{"x":[}"#), Inspection::Reject(_)));
+        assert!(matches!(inspect(br#"{"jsonrpc":"2.0","id":{},"result":1}"#), Inspection::Reject(_)));
+        assert!(matches!(inspect(b"  \r"), Inspection::Ignore));
+    }
+
+    #[test]
+    fn a_valid_request_is_forwarded() {
+        let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
+        assert!(matches!(inspect(message), Inspection::Forward(_)));
+    }
+
+    #[test]
+    fn the_id_scanner_skips_nested_values() {
+        assert_eq!(top_level_id(br#"{"a":{"id":1,"b":[{"}":"]"}]},"id":"x""#), Some(RequestId::String("x".into())));
+        assert_eq!(top_level_id(br#"{"a":1"#), None);
+        assert_eq!(top_level_id(br#"[{"id":1}]"#), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! The HTTP/1.1 connections of Streamable HTTP: accepted with `TCP_NODELAY`,
+//! capped in number, and closed when a client is slow to send a request's
+//! headers or leaves a keep-alive connection idle.
+//!
+//! `axum::serve` sets none of these: its sockets keep Nagle's algorithm, which
+//! holds the small data event of an SSE answer until the client ACKs the
+//! headers written just before it, and the client delays that ACK by 40 ms on
+//! Linux (every call took about 44 ms); and it has no timer, so a client that
+//! trickles headers holds its connection forever.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body;
+use http::{Request, Response};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, Semaphore};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The limits of the connection layer, from `HttpOptions`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConnectionLimits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+}
+
+/// What a client past the connection cap reads before the server closes.
+fn busy_response() -> String {
+    const BODY: &str =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"The server has too many connections."}}"#;
+    format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{BODY}",
+        BODY.len()
+    )
+}
+
+/// Accept and serve connections until `stop` is cancelled, then wait (a bounded
+/// time) for the open ones to finish.
+pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = stop.cancelled() => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(err) => {
+                // Out of file descriptors and the like: wait a little and go on,
+                // rather than end the server.
+                tracing::warn!(%err, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+            tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
+            // Best effort and without waiting: the client learns why instead of timing out.
+            let _ = stream.try_write(busy_response().as_bytes());
+            continue;
+        };
+        if let Err(err) = stream.set_nodelay(true) {
+            tracing::debug!(%err, "could not set TCP_NODELAY");
+        }
+        let app = app.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            serve_connection(stream, app, limits, stop).await;
+            drop(permit);
+        });
+    }
+    // Open connections see `stop` too; give them a moment to finish their answers.
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let _ = tokio::time::timeout(Duration::from_secs(5), permits.acquire_many(all)).await;
+}
+
+async fn serve_connection(stream: TcpStream, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+    let watch = Arc::new(Watch::new());
+    let io = TokioIo::new(WatchedIo { inner: stream, watch: Arc::clone(&watch) });
+    let service = {
+        let watch = Arc::clone(&watch);
+        hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let busy = Busy::start(Arc::clone(&watch));
+            let app = app.clone();
+            async move {
+                let response = tower_service_call(app, request.map(Body::new)).await;
+                Ok::<_, std::convert::Infallible>(busy.hold_until_sent(response))
+            }
+        })
+    };
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    // The watchdog below does the timing: hyper's header timer would also run
+    // while a keep-alive connection idles, so it could not differ from it.
+    builder.keep_alive(true).header_read_timeout(None);
+    let connection = builder.serve_connection(io, service);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(err) = result {
+                tracing::debug!(%err, "connection ended with an error");
+            }
+        }
+        () = watch.expired(limits) => tracing::debug!("closed a slow or idle connection"),
+        () = stop.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
+        }
+    }
+}
+
+/// One request through the router. A `Router` is always ready (its
+/// `poll_ready` returns `Ready` at once), so it is called directly, as axum's
+/// own `serve` does.
+async fn tower_service_call(mut app: axum::Router, request: Request<Body>) -> Response<Body> {
+    use tower_service::Service;
+    match app.call(request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    }
+}
+
+/// What the watchdog of one connection knows: requests in progress, and
+/// since when the connection idles or reads a request's head.
+struct Watch {
+    epoch: Instant,
+    busy: AtomicUsize,
+    /// Milliseconds since `epoch` when the current phase (idle, or reading a head) began.
+    phase_start: AtomicU64,
+    /// Whether bytes of a new request arrived since the connection became idle.
+    reading_head: AtomicBool,
+    idle: Notify,
+}
+
+impl Watch {
+    fn new() -> Self {
+        Self {
+            epoch: Instant::now(),
+            busy: AtomicUsize::new(0),
+            phase_start: AtomicU64::new(0),
+            // A new connection owes its first request's head at once.
+            reading_head: AtomicBool::new(true),
+            idle: Notify::new(),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn on_read(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 && !self.reading_head.swap(true, Ordering::AcqRel) {
+            self.phase_start.store(self.now(), Ordering::Release);
+        }
+    }
+
+    /// Resolves when the client took too long for a request's head, or left the connection idle too long.
+    async fn expired(&self, limits: ConnectionLimits) {
+        loop {
+            if self.busy.load(Ordering::Acquire) > 0 {
+                let idle = self.idle.notified();
+                if self.busy.load(Ordering::Acquire) > 0 {
+                    idle.await;
+                }
+                continue;
+            }
+            let limit = if self.reading_head.load(Ordering::Acquire) {
+                limits.header_read_timeout
+            } else {
+                limits.idle_timeout
+            };
+            let deadline =
+                self.phase_start.load(Ordering::Acquire) + u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+            let now = self.now();
+            if now >= deadline {
+                return;
+            }
+            // Re-checked on waking: a request may have started meanwhile.
+            tokio::time::sleep(Duration::from_millis(deadline - now)).await;
+        }
+    }
+}
+
+/// One request in progress on a connection, until its answer is sent (or dropped).
+struct Busy(Arc<Watch>);
+
+impl Busy {
+    fn start(watch: Arc<Watch>) -> Self {
+        watch.busy.fetch_add(1, Ordering::AcqRel);
+        watch.reading_head.store(false, Ordering::Release);
+        Self(watch)
+    }
+
+    fn hold_until_sent(self, response: Response<Body>) -> Response<Body> {
+        let (parts, body) = response.into_parts();
+        Response::from_parts(parts, Body::new(super::guard::Guarded::new(body, self)))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.phase_start.store(self.0.now(), Ordering::Release);
+        if self.0.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.reading_head.store(false, Ordering::Release);
+            self.0.idle.notify_one();
+        }
+    }
+}
+
+/// The connection's socket, telling the watchdog when bytes arrive.
+struct WatchedIo {
+    inner: TcpStream,
+    watch: Arc<Watch>,
+}
+
+impl AsyncRead for WatchedIo {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.watch.on_read();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for WatchedIo {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}

@@ -1,0 +1,451 @@
+//! Bad input over stdio-style lines and Streamable HTTP (loopback only): every
+//! request gets a JSON-RPC answer, nothing internal reaches the client, limits
+//! hold, a slow call delays no cheap one, and the server keeps serving.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use mcp_contract_runtime::server::HttpOptions;
+use serde_json::{Value, json};
+use support::{Answer, HttpClient, HttpServer, LineClient, call};
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+fn nested(depth: usize) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{{"name":"echo","arguments":{{"text":{}1{}}}}}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    )
+    .into_bytes()
+}
+
+/// Each bad line, and the error code and id of its answer.
+fn bad_lines() -> Vec<(&'static str, Vec<u8>, i64, Value)> {
+    let mut trailing = call(1, "echo", json!({"text": "a"}));
+    trailing.extend_from_slice(b" }garbage");
+    let mut invalid_utf8 =
+        br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":""#.to_vec();
+    invalid_utf8.extend_from_slice(b"\xff\xfe\"}}}");
+    vec![
+        ("malformed JSON", b"{\"jsonrpc\":\"2.0\",\"id\":".to_vec(), PARSE_ERROR, Value::Null),
+        ("trailing garbage", trailing, PARSE_ERROR, json!(1)),
+        ("invalid UTF-8", invalid_utf8, PARSE_ERROR, json!(2)),
+        (
+            "a lone surrogate",
+            br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}}}"#
+                .to_vec(),
+            PARSE_ERROR,
+            json!(3),
+        ),
+        ("nesting 127 deep", nested(127), INVALID_REQUEST, json!("deep")),
+        ("nesting 1000 deep", nested(1000), INVALID_REQUEST, json!("deep")),
+        ("a batch", br#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#.to_vec(), INVALID_REQUEST, Value::Null),
+        ("a null id", br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#.to_vec(), INVALID_REQUEST, Value::Null),
+        ("no jsonrpc", br#"{"id":5,"method":"ping"}"#.to_vec(), INVALID_REQUEST, json!(5)),
+        ("a number", b"42".to_vec(), INVALID_REQUEST, Value::Null),
+        ("array arguments", call(6, "echo", json!([1, 2])), INVALID_PARAMS, json!(6)),
+        ("string arguments", call(7, "echo", json!("text")), INVALID_PARAMS, json!(7)),
+        (
+            "params not an object",
+            br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":[1]}"#.to_vec(),
+            INVALID_PARAMS,
+            json!(8),
+        ),
+    ]
+}
+
+fn assert_error(answer: &Value, what: &str, code: i64, id: &Value) {
+    assert_eq!(answer["error"]["code"], code, "{what}: {answer}");
+    assert_eq!(&answer["id"], id, "{what}: {answer}");
+    assert_eq!(answer["jsonrpc"], "2.0", "{what}: {answer}");
+}
+
+async fn assert_still_serves(client: &mut LineClient, id: i64) {
+    client.send(&call(id, "echo", json!({"text": "ok"}))).await;
+    let answer = client.next().await;
+    assert_eq!(answer["id"], id, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "ok", "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_answers_every_bad_line_and_keeps_serving() {
+    let mut client = LineClient::start().await;
+    for (index, (what, line, code, id)) in bad_lines().into_iter().enumerate() {
+        client.send(&line).await;
+        let answer = client.next().await;
+        assert_error(&answer, what, code, &id);
+        assert_still_serves(&mut client, 100 + index as i64).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_answers_a_line_over_16_mib() {
+    let mut client = LineClient::start().await;
+    let mut line =
+        br#"{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"echo","arguments":{"text":""#.to_vec();
+    line.resize(line.len() + 17 * 1024 * 1024, b'a');
+    line.extend_from_slice(b"\"}}}");
+    client.send(&line).await;
+    let answer = client.next().await;
+    assert_error(&answer, "a 17 MiB line", INVALID_REQUEST, &json!("big"));
+    assert_still_serves(&mut client, 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_notifications_get_no_answer() {
+    let mut client = LineClient::start().await;
+    for notification in [
+        &br#"{"jsonrpc":"2.0","method":"notifications/bogus"}"#[..],
+        br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}"#,
+        br#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#,
+        br#"{"jsonrpc":"2.0","id":77,"result":{}}"#,
+    ] {
+        client.send(notification).await;
+    }
+    // The next answer is the ping's: nothing was answered before it.
+    client.send(br#"{"jsonrpc":"2.0","id":"after","method":"ping"}"#).await;
+    assert_eq!(client.next().await["id"], "after");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_refuses_a_duplicate_in_flight_id_and_answers_the_first() {
+    let mut client = LineClient::start().await;
+    client.send(&call("dup", "grind", json!({"millis": 300}))).await;
+    client.send(&call("dup", "echo", json!({"text": "second"}))).await;
+    let refused = client.next().await;
+    assert_error(&refused, "a duplicate id", INVALID_REQUEST, &json!("dup"));
+    let first = client.next().await;
+    assert_eq!(first["id"], "dup");
+    assert_eq!(first["result"]["content"][0]["text"], "ground", "{first}");
+    // Once answered, the id may be used again.
+    client.send(&call("dup", "echo", json!({"text": "again"}))).await;
+    assert_eq!(client.next().await["result"]["content"][0]["text"], "again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_errors_quote_client_input_at_most_200_characters() {
+    let mut client = LineClient::start().await;
+    let huge = "x".repeat(10 * 1024 * 1024);
+    client.send(&call(1, &huge, json!({}))).await;
+    let unknown = client.next().await;
+    let message = unknown["error"]["message"].as_str().expect("a message");
+    assert!(message.len() < 600, "{} bytes", message.len());
+    assert!(message.contains("xxx…`"), "{message}");
+
+    client.send(&call(2, "echo", json!({"text": "a", "times": huge}))).await;
+    let answer = client.next().await;
+    let text = answer.to_string();
+    assert!(text.len() < 2000, "a {} byte answer", text.len());
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(text.contains("expected u32"), "the useful part of serde's message stays: {text}");
+
+    client.send(&call(3, "echo", json!({huge.clone(): 1, "text": "a"}))).await;
+    let text = client.next().await.to_string();
+    assert!(text.len() < 2000, "a {} byte answer", text.len());
+
+    client.send(json!({"jsonrpc": "2.0", "id": 4, "method": huge}).to_string().as_bytes()).await;
+    let answer = client.next().await;
+    assert_eq!(answer["error"]["code"], -32601, "{}", support::cut(&answer.to_string()));
+    assert!(answer.to_string().len() < 600, "a {} byte answer to a long method name", answer.to_string().len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_a_panic_stays_in_the_server() {
+    let mut client = LineClient::start().await;
+    client.send(&call(1, "explode", json!({}))).await;
+    let answer = client.next().await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_still_serves(&mut client, 2).await;
+}
+
+/// The cheap call is answered while the slow one still runs, for an `async`
+/// handler that never yields and for a plain `fn` one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_a_slow_call_delays_no_cheap_one() {
+    for slow in ["spin", "grind"] {
+        let mut client = LineClient::start().await;
+        let started = Instant::now();
+        client.send(&call("slow", slow, json!({"millis": 3000}))).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        client.send(&call("cheap", "echo", json!({"text": "quick"}))).await;
+        let first = client.next().await;
+        assert_eq!(first["id"], "cheap", "{slow}: {first}");
+        assert!(started.elapsed() < Duration::from_millis(2500), "{slow}: the cheap call waited");
+        assert_eq!(client.next().await["id"], "slow");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_cancelling_a_blocking_call_lets_it_stop() {
+    let mut client = LineClient::start().await;
+    client.send(&call("long", "grind", json!({"millis": 20_000}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    client.send(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"long"}}"#).await;
+    // The cancelled call gets no answer, and its id is free at once.
+    client.send(&call("long", "echo", json!({"text": "reused"}))).await;
+    let answer = client.next().await;
+    assert_eq!(answer["result"]["content"][0]["text"], "reused", "{answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_load_8_clients_by_250_calls_without_an_error() {
+    let mut clients = Vec::new();
+    for worker in 0..8 {
+        clients.push(tokio::spawn(async move {
+            let mut client = LineClient::start().await;
+            for n in 0..250 {
+                let text = format!("{worker}-{n}");
+                client.send(&call(n, "echo", json!({"text": text}))).await;
+                let answer = client.next().await;
+                assert_eq!(answer["id"], n);
+                assert_eq!(answer["result"]["content"][0]["text"], text, "{answer}");
+            }
+        }));
+    }
+    for client in clients {
+        tokio::time::timeout(Duration::from_secs(60), client).await.expect("in time").expect("no error");
+    }
+}
+
+// ---------------------------------------------------------------- HTTP
+
+fn assert_http_error(answer: &Answer, what: &str, status: u16, code: i64, id: &Value) {
+    assert_eq!(answer.status, status, "{what}: {}", answer.text());
+    assert!(answer.header("content-type").is_some_and(|kind| kind.starts_with("application/json")), "{what}");
+    assert_error(&answer.message(), what, code, id);
+}
+
+async fn assert_http_still_serves(client: &mut HttpClient, id: i64) {
+    let answer = client.post(&call(id, "echo", json!({"text": "ok"}))).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    let message = answer.message();
+    assert_eq!(message["id"], id, "{message}");
+    assert_eq!(message["result"]["content"][0]["text"], "ok", "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_answers_every_bad_body_and_keeps_serving() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let mut client =
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
+        for (index, (what, body, code, id)) in bad_lines().into_iter().enumerate() {
+            let answer = client.post(&body).await;
+            let status = if code == INVALID_PARAMS { 200 } else { 400 };
+            assert_http_error(&answer, what, status, code, &id);
+            assert_http_still_serves(&mut client, 100 + index as i64).await;
+        }
+        let huge = "x".repeat(3 * 1024 * 1024);
+        let answer = client.post(&call(1, &huge, json!({}))).await;
+        assert!(answer.body.len() < 1000, "a {} byte answer to a long tool name", answer.body.len());
+        let answer = client.post(json!({"jsonrpc": "2.0", "id": 2, "method": huge}).to_string().as_bytes()).await;
+        assert!(answer.body.len() < 1000, "a {} byte answer to a long method name", answer.body.len());
+        assert_eq!(answer.message()["error"]["code"], -32601);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_checks_origin_and_answers_cors_preflight() {
+    let server = HttpServer::start(HttpOptions::default().allowed_origins(["https://app.example"])).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    let evil = client
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("origin", "https://evil.example")],
+            &support::initialize(1),
+        )
+        .await;
+    assert_http_error(&evil, "a foreign origin", 403, INVALID_REQUEST, &Value::Null);
+    assert_eq!(evil.header("mcp-session-id"), None, "no session for a foreign origin");
+
+    let preflight = client
+        .request(
+            "OPTIONS",
+            &[
+                ("origin", "https://app.example"),
+                ("access-control-request-method", "POST"),
+                ("access-control-request-headers", "content-type, mcp-session-id"),
+            ],
+            b"",
+        )
+        .await;
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("https://app.example"));
+    assert!(preflight.header("access-control-allow-methods").is_some_and(|methods| methods.contains("POST")));
+
+    let allowed = client
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("origin", "https://app.example")],
+            &support::initialize(2),
+        )
+        .await;
+    assert_eq!(allowed.status, 200, "{}", allowed.text());
+    assert_eq!(allowed.header("access-control-allow-origin"), Some("https://app.example"));
+    assert!(allowed.header("access-control-expose-headers").is_some_and(|exposed| exposed.contains("mcp-session-id")));
+
+    let own = client
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("origin", "http://127.0.0.1")],
+            &support::initialize(3),
+        )
+        .await;
+    assert_eq!(own.status, 200, "the server's own origin passes: {}", own.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut client = HttpClient::session(server.addr).await;
+    client.session = Some("no-such-session".to_owned());
+    let answer = client.post(&call(5, "echo", json!({"text": "a"}))).await;
+    assert_http_error(&answer, "an unknown session", 404, INVALID_REQUEST, &json!(5));
+    let answer =
+        client.request("POST", &[("content-type", "text/plain")], &call(6, "echo", json!({"text": "a"}))).await;
+    assert_eq!(answer.status, 415, "{}", answer.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_delete_of_an_unknown_session_is_404() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut client = HttpClient::session(server.addr).await;
+    let known = client.session.clone();
+    client.session = Some("no-such-session".to_owned());
+    let answer = client.request("DELETE", &[], b"").await;
+    assert_http_error(&answer, "DELETE of an unknown session", 404, INVALID_REQUEST, &Value::Null);
+    client.session = known;
+    assert_eq!(client.request("DELETE", &[], b"").await.status, 202);
+    assert_eq!(client.request("DELETE", &[], b"").await.status, 404, "deleted sessions are gone");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refuses_a_duplicate_in_flight_id_and_answers_the_first() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut slow = HttpClient::session(server.addr).await;
+    let mut second = HttpClient::connect(server.addr).await;
+    second.session = slow.session.clone();
+    let first = tokio::spawn(async move { slow.post(&call("dup", "grind", json!({"millis": 500}))).await });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let refused = second.post(&call("dup", "echo", json!({"text": "b"}))).await;
+    assert_http_error(&refused, "a duplicate id", 409, INVALID_REQUEST, &json!("dup"));
+    let first = first.await.expect("the first call ends").message();
+    assert_eq!(first["result"]["content"][0]["text"], "ground", "{first}");
+    assert_http_still_serves(&mut second, 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_caps_sessions_by_closing_the_one_idle_longest_or_with_503() {
+    let server = HttpServer::start(HttpOptions::default().max_sessions(2)).await;
+    let mut oldest = HttpClient::session(server.addr).await;
+    let mut newer = HttpClient::session(server.addr).await;
+    assert_http_still_serves(&mut newer, 1).await;
+    let mut third = HttpClient::session(server.addr).await;
+    assert_eq!(oldest.post(&call(1, "echo", json!({"text": "a"}))).await.status, 404, "the oldest idle session closed");
+    assert_http_still_serves(&mut newer, 2).await;
+    assert_http_still_serves(&mut third, 3).await;
+
+    // Both sessions busy: the next one waits its turn.
+    let busy = [newer, third].map(|mut client| {
+        tokio::spawn(async move { client.post(&call("busy", "grind", json!({"millis": 1000}))).await })
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut late = HttpClient::connect(server.addr).await;
+    let refused = late.post(&support::initialize(9)).await;
+    assert_eq!(refused.status, 503, "{}", refused.text());
+    assert!(refused.header("retry-after").is_some());
+    for call in busy {
+        assert_eq!(call.await.expect("answered").status, 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_closes_connections_slow_to_send_headers_or_idle() {
+    let options =
+        HttpOptions::default().header_read_timeout(Duration::from_millis(300)).idle_timeout(Duration::from_millis(800));
+    let server = HttpServer::start(options).await;
+
+    let mut silent = HttpClient::connect(server.addr).await;
+    assert!(silent.closed_within(Duration::from_secs(3)).await, "a client that sends nothing is cut off");
+
+    let mut trickle = HttpClient::connect(server.addr).await;
+    let started = Instant::now();
+    for header in ["POST /mcp HTTP/1.1\r\n", "host: 127.0.0.1\r\n", "x-a: 1\r\n", "x-b: 1\r\n"] {
+        trickle.write_raw(header.as_bytes()).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(trickle.closed_within(Duration::from_secs(3)).await, "a client trickling headers is cut off");
+    assert!(started.elapsed() < Duration::from_secs(2));
+
+    let mut idle = HttpClient::connect(server.addr).await;
+    assert_eq!(idle.post(&support::initialize(1)).await.status, 200);
+    let idle_since = Instant::now();
+    assert!(idle.closed_within(Duration::from_secs(3)).await, "an idle keep-alive connection is closed");
+    assert!(idle_since.elapsed() >= Duration::from_millis(600), "by the idle timeout, not the header one");
+
+    let mut fresh = HttpClient::connect(server.addr).await;
+    assert_eq!(fresh.post(&support::initialize(2)).await.status, 200, "the server still serves");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refuses_connections_past_the_cap_with_503() {
+    let server = HttpServer::start(HttpOptions::default().max_connections(2)).await;
+    let held = [HttpClient::connect(server.addr).await, HttpClient::connect(server.addr).await];
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut refused = HttpClient::connect(server.addr).await;
+    let head = String::from_utf8_lossy(&refused.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+    assert!(head.starts_with("HTTP/1.1 503"), "past the cap: {head:?}");
+    assert!(head.contains("retry-after") || head.contains("Retry-After"), "{head}");
+    let (headers, body) = head.split_once("\r\n\r\n").expect("a head and a body");
+    let length = headers.lines().find_map(|line| line.strip_prefix("Content-Length: ")).expect("a length");
+    assert_eq!(length.parse::<usize>().expect("a number"), body.len(), "{head}");
+    let answer: Value = serde_json::from_str(body).expect("a JSON-RPC body");
+    assert_eq!(answer["error"]["code"], -32000);
+    drop(held);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut after = HttpClient::connect(server.addr).await;
+    assert_eq!(after.post(&support::initialize(2)).await.status, 200, "a freed slot serves again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_slow_call_delays_no_cheap_one() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    for slow in ["spin", "grind"] {
+        let mut slow_client = HttpClient::session(server.addr).await;
+        let mut cheap_client = HttpClient::connect(server.addr).await;
+        cheap_client.session = slow_client.session.clone();
+        let started = Instant::now();
+        let slow_call =
+            tokio::spawn(async move { slow_client.post(&call("slow", slow, json!({"millis": 3000}))).await });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_http_still_serves(&mut cheap_client, 1).await;
+        assert!(started.elapsed() < Duration::from_millis(2500), "{slow}: the cheap call waited");
+        assert_eq!(slow_call.await.expect("answered").message()["id"], "slow");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_load_8_sessions_by_250_calls_without_an_error() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut clients = Vec::new();
+    for worker in 0..8 {
+        let addr = server.addr;
+        clients.push(tokio::spawn(async move {
+            let mut client = HttpClient::session(addr).await;
+            for n in 0..250 {
+                let text = format!("{worker}-{n}");
+                let answer = client.post(&call(n, "echo", json!({"text": text}))).await;
+                assert_eq!(answer.status, 200, "{}", answer.text());
+                assert_eq!(answer.message()["result"]["content"][0]["text"], text);
+            }
+        }));
+    }
+    for client in clients {
+        tokio::time::timeout(Duration::from_secs(60), client).await.expect("in time").expect("no error");
+    }
+}

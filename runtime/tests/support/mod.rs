@@ -1,0 +1,383 @@
+//! Shared by the hardening and fuzz suites: test tools, and raw clients over
+//! stdio-style lines and HTTP/1.1 that send exactly the bytes a test gives.
+#![allow(dead_code, unreachable_pub, reason = "each suite uses part of the support")]
+
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput, run_blocking};
+use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use tokio::net::TcpStream;
+use tokio_util::sync::CancellationToken;
+
+/// The longest any single answer may take in these suites.
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
+    ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<T>()).with_description("A test tool.")
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct EchoInput {
+    text: String,
+    times: Option<u32>,
+}
+
+/// Repeats a text: the cheap call.
+pub struct Echo;
+static ECHO: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<EchoInput>("echo"));
+
+impl Tool for Echo {
+    type Input = EchoInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &ECHO
+    }
+    async fn call(&self, input: EchoInput, _ctx: Context) -> Result<String, McpError> {
+        // Capped: the fuzz suite may ask for any number.
+        Ok(input.text.repeat(input.times.unwrap_or(1).min(10) as usize))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct SpinInput {
+    millis: u64,
+}
+
+/// An `async` handler that computes without ever yielding.
+pub struct Spin;
+static SPIN: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<SpinInput>("spin"));
+
+impl Tool for Spin {
+    type Input = SpinInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &SPIN
+    }
+    async fn call(&self, input: SpinInput, _ctx: Context) -> Result<String, McpError> {
+        let until = Instant::now() + Duration::from_millis(input.millis);
+        let mut turns = 0u64;
+        while Instant::now() < until {
+            turns = std::hint::black_box(turns.wrapping_add(1));
+        }
+        Ok(format!("spun {turns}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// A plain `fn` handler, as `#[mcp_tool]` runs it: on the blocking pool.
+pub struct Grind;
+static GRIND: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<SpinInput>("grind"));
+
+impl Tool for Grind {
+    type Input = SpinInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &GRIND
+    }
+    fn call(&self, input: SpinInput, ctx: Context) -> impl Future<Output = Result<String, McpError>> + Send {
+        run_blocking(move || {
+            let until = Instant::now() + Duration::from_millis(input.millis);
+            while Instant::now() < until {
+                if ctx.is_cancelled() {
+                    return Ok("stopped".to_owned());
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok("ground".to_owned())
+        })
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct Nothing {}
+
+/// Panics with a message that must stay in the server.
+pub struct Explode;
+static EXPLODE: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<Nothing>("explode"));
+
+impl Tool for Explode {
+    type Input = Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &EXPLODE
+    }
+    async fn call(&self, _input: Nothing, _ctx: Context) -> Result<String, McpError> {
+        panic!("secret at /home/server/src/secret.rs: mcp_contract_runtime::Hidden")
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+pub fn server() -> ToolServer {
+    Server::new("hardening", "1.0.0")
+        .tool(Echo)
+        .tool(Spin)
+        .tool(Grind)
+        .tool(Explode)
+        .build()
+        .expect("the server builds")
+}
+
+pub fn call(id: impl Into<Value>, tool: &str, arguments: Value) -> Vec<u8> {
+    let message = json!({"jsonrpc": "2.0", "id": id.into(), "method": "tools/call", "params": {"name": tool, "arguments": arguments}});
+    message.to_string().into_bytes()
+}
+
+pub fn initialize(id: impl Into<Value>) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id.into(), "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hardening", "version": "1"}
+    }})
+    .to_string()
+    .into_bytes()
+}
+
+pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Fragments that would mean internals reached the client.
+const LEAKS: &[&str] = &["panicked", "secret", ".rs", "src/", "::", "RUST_BACKTRACE", "JsonRpcMessage", "serde"];
+
+/// Fails when `answer` shows a panic, a file path or a Rust type name.
+pub fn assert_no_leak(answer: &str) {
+    for leak in LEAKS {
+        assert!(!answer.contains(leak), "the answer leaks `{leak}`: {}", cut(answer));
+    }
+}
+
+pub fn cut(text: &str) -> String {
+    text.chars().take(400).collect()
+}
+
+// ---------------------------------------------------------------- stdio
+
+/// A client writing raw lines to a server served with `ToolServer::serve_io`.
+pub struct LineClient {
+    write: WriteHalf<DuplexStream>,
+    read: BufReader<ReadHalf<DuplexStream>>,
+}
+
+impl LineClient {
+    /// A served connection, initialized.
+    pub async fn start() -> Self {
+        let (client, server_side) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server_side);
+        tokio::spawn(async move {
+            let _ = server().serve_io(read, write).await;
+        });
+        let (read, write) = tokio::io::split(client);
+        let mut client = Self { write, read: BufReader::new(read) };
+        client.send(&initialize("init")).await;
+        let answer = client.next().await;
+        assert_eq!(answer["id"], "init", "{answer}");
+        client.send(INITIALIZED).await;
+        client
+    }
+
+    /// Send `bytes` and a newline.
+    pub async fn send(&mut self, bytes: &[u8]) {
+        self.write.write_all(bytes).await.expect("the server reads");
+        self.write.write_all(b"\n").await.expect("the server reads");
+        self.write.flush().await.expect("the server reads");
+    }
+
+    /// The next line from the server, parsed; fails after [`ANSWER_TIMEOUT`].
+    pub async fn next(&mut self) -> Value {
+        self.next_within(ANSWER_TIMEOUT).await.expect("the server answers in time")
+    }
+
+    pub async fn next_within(&mut self, timeout: Duration) -> Option<Value> {
+        let mut line = String::new();
+        let read = tokio::time::timeout(timeout, self.read.read_line(&mut line)).await.ok()?;
+        assert!(read.expect("the server's output is readable") > 0, "the server closed its output");
+        assert_no_leak(&line);
+        Some(serde_json::from_str(&line).unwrap_or_else(|err| panic!("the server wrote invalid JSON ({err}): {line}")))
+    }
+}
+
+// ---------------------------------------------------------------- HTTP
+
+/// An HTTP server on a loopback port the system chose; stopped when dropped.
+pub struct HttpServer {
+    pub addr: std::net::SocketAddr,
+    stop: CancellationToken,
+}
+
+impl HttpServer {
+    pub async fn start(options: HttpOptions) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+        let addr = listener.local_addr().expect("bound");
+        let stop = CancellationToken::new();
+        let options = options.shutdown_token(stop.clone()).without_signal_handling();
+        tokio::spawn(server().serve_http_on(listener, options));
+        Self { addr, stop }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(key, _)| key.eq_ignore_ascii_case(name)).map(|(_, value)| value.as_str())
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// The JSON-RPC messages of the body: the body itself, or an SSE stream's data events.
+    pub fn messages(&self) -> Vec<Value> {
+        let text = self.text();
+        assert_no_leak(&text);
+        if self.header("content-type").is_some_and(|kind| kind.starts_with("text/event-stream")) {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .filter(|data| !data.is_empty())
+                .map(|data| serde_json::from_str(data).expect("an SSE data event is JSON"))
+                .collect()
+        } else if text.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![serde_json::from_str(&text).unwrap_or_else(|err| panic!("not JSON ({err}): {}", cut(&text)))]
+        }
+    }
+
+    /// The one JSON-RPC answer of the body.
+    pub fn message(&self) -> Value {
+        let mut messages = self.messages();
+        assert_eq!(messages.len(), 1, "one message expected: {}", cut(&self.text()));
+        messages.remove(0)
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection that writes requests byte for byte.
+pub struct HttpClient {
+    stream: BufReader<TcpStream>,
+    pub session: Option<String>,
+    pub path: String,
+}
+
+impl HttpClient {
+    pub async fn connect(addr: std::net::SocketAddr) -> Self {
+        let stream = TcpStream::connect(addr).await.expect("the server accepts");
+        stream.set_nodelay(true).expect("nodelay");
+        Self { stream: BufReader::new(stream), session: None, path: "/mcp".to_owned() }
+    }
+
+    /// A connection with an initialized session.
+    pub async fn session(addr: std::net::SocketAddr) -> Self {
+        let mut client = Self::connect(addr).await;
+        let answer = client.post(&initialize(0)).await;
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        client.session = Some(answer.header("mcp-session-id").expect("a session id").to_owned());
+        let answer = client.post(INITIALIZED).await;
+        assert_eq!(answer.status, 202, "{}", answer.text());
+        client
+    }
+
+    pub async fn post(&mut self, body: &[u8]) -> Answer {
+        self.request("POST", &[("content-type", "application/json")], body).await
+    }
+
+    pub async fn request(&mut self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+        let mut head = format!(
+            "{method} {} HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+            self.path,
+            body.len()
+        );
+        if let Some(session) = &self.session {
+            head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
+        }
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        let mut bytes = head.into_bytes();
+        bytes.extend_from_slice(body);
+        let stream = self.stream.get_mut();
+        stream.write_all(&bytes).await.expect("the server reads");
+        tokio::time::timeout(ANSWER_TIMEOUT, self.read_answer()).await.expect("the server answers in time")
+    }
+
+    async fn read_answer(&mut self) -> Answer {
+        let mut status_line = String::new();
+        self.stream.read_line(&mut status_line).await.expect("readable");
+        let status = status_line
+            .split(' ')
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .unwrap_or_else(|| panic!("not an HTTP status line: {status_line:?}"));
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.stream.read_line(&mut line).await.expect("readable");
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("a header line");
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+        let mut answer = Answer { status, headers, body: Vec::new() };
+        if let Some(length) = answer.header("content-length") {
+            let mut body = vec![0; length.parse().expect("a length")];
+            self.stream.read_exact(&mut body).await.expect("the body");
+            answer.body = body;
+        } else if answer.header("transfer-encoding").is_some_and(|coding| coding.contains("chunked")) {
+            loop {
+                let mut size = String::new();
+                self.stream.read_line(&mut size).await.expect("a chunk size");
+                let size = usize::from_str_radix(size.trim(), 16).expect("a hex chunk size");
+                let mut chunk = vec![0; size + 2];
+                self.stream.read_exact(&mut chunk).await.expect("a chunk");
+                if size == 0 {
+                    break;
+                }
+                answer.body.extend_from_slice(&chunk[..size]);
+            }
+        }
+        answer
+    }
+
+    /// Whether the server closed the connection within `timeout`.
+    pub async fn closed_within(&mut self, timeout: Duration) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(tokio::time::timeout(timeout, self.stream.read(&mut byte)).await, Ok(Ok(0) | Err(_)))
+    }
+
+    /// Everything the server sends until it closes (or `timeout` passes).
+    pub async fn read_to_end_within(&mut self, timeout: Duration) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        let _ = tokio::time::timeout(timeout, self.stream.read_to_end(&mut bytes)).await;
+        bytes
+    }
+
+    pub async fn write_raw(&mut self, bytes: &[u8]) {
+        self.stream.get_mut().write_all(bytes).await.expect("writable");
+    }
+}
