@@ -32,6 +32,7 @@ pub mod __private {
     pub use mcp_contract_runtime::__private::{
         DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
     };
+    pub use mcp_contract_runtime::bounds;
     pub use mcp_contract_runtime::contract::run_blocking;
     pub use mcp_contract_runtime::schema;
     pub use mcp_contract_runtime::{

@@ -1,6 +1,6 @@
 //! The code `#[mcp_tool]` generates compiles clean under strict lints in a user's
 //! crate; `cargo clippy --all-targets -- -D warnings` (CI) checks the pedantic set.
-#![deny(warnings, clippy::pedantic, missing_docs, unused)]
+#![deny(warnings, clippy::pedantic, missing_docs, unused, unused_qualifications, unreachable_pub, unused_results)]
 
 use mcp_contract::prelude::*;
 
@@ -49,6 +49,50 @@ pub fn get_object(Input { id }: Input, ctx: &Ctx) -> Result<Output, McpError> {
 #[mcp_tool]
 pub fn hello() -> Result<String, McpError> {
     Ok("hello".to_owned())
+}
+
+/// Tools in a private module: what is generated for them must not be `pub`
+/// beyond what the module reaches (`unreachable_pub`).
+mod private {
+    use mcp_contract::prelude::*;
+
+    /// The reason names used as the author's own names: `timeout` the reason
+    /// and `tokio::time::timeout` the function live side by side.
+    #[mcp_tool(
+        tool_type = SlowLookup,
+        reason_type = SlowLookupFailure,
+        errors(timeout(code = Timeout, when = "The lookup took too long",
+            recovery = "Ask for fewer objects in one call.")),
+    )]
+    pub(crate) async fn slow(ctx: Ctx) -> Result<String, McpError> {
+        let timeout = std::time::Duration::from_millis(1);
+        match tokio::time::timeout(timeout, std::future::pending::<()>()).await {
+            Ok(()) => Ok("done".to_owned()),
+            Err(elapsed) => Err(ctx.fail(timeout, "The lookup took too long.").with_cause(elapsed)),
+        }
+    }
+
+    /// The facade reached through a re-export, as serde's `crate = ..`.
+    #[mcp_tool(crate = crate::reexport::mcp)]
+    fn through_reexport(input: super::Input) -> Result<String, McpError> {
+        if input.id == 0 {
+            return Err(McpError::invalid_params("The id 0 names no object."));
+        }
+        Ok(input.id.to_string())
+    }
+
+    pub(crate) fn names() -> [&'static str; 2] {
+        [SlowLookup.definition().name, ThroughReexport.definition().name]
+    }
+}
+
+mod reexport {
+    pub(crate) use mcp_contract as mcp;
+}
+
+#[test]
+fn renamed_and_reexported_tools() {
+    assert_eq!(private::names(), ["slow", "through_reexport"]);
 }
 
 #[test]

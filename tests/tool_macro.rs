@@ -53,7 +53,7 @@ fn hello() -> Result<String, McpError> {
 fn reason_enum_carries_the_contract() {
     assert_eq!(GetObjectReason::ALL, [GetObjectReason::NotInCollection, GetObjectReason::UpstreamBusy]);
     assert_eq!(GetObjectReason::NotInCollection.as_str(), "not_in_collection");
-    assert_eq!(GetObjectReason::UpstreamBusy.to_string(), "upstream_busy");
+    assert_eq!(GetObjectReason::UpstreamBusy.as_str(), "upstream_busy");
     assert_eq!(GetObjectReason::UpstreamBusy.code(), JsonRpcErrorCode::RateLimited);
     assert!(GetObjectReason::UpstreamBusy.retryable());
     assert!(!GetObjectReason::NotInCollection.retryable());

@@ -33,6 +33,10 @@ pub(crate) struct Handler {
     pub(crate) params: Vec<Param>,
     /// `T` of `Result<T, E>`.
     pub(crate) output: Type,
+    /// `E` of `Result<T, E>`; `None` for an alias such as `Result<T>`.
+    pub(crate) error: Option<Type>,
+    /// The context parameter's name, when it is a plain binding (`ctx`).
+    pub(crate) ctx_name: Option<syn::Ident>,
     /// The handler has a shape the tool can call; when it does not, that was
     /// reported and the expansion stubs the call, so no second error follows.
     pub(crate) shape_ok: bool,
@@ -82,6 +86,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     }
 
     let mut params = Vec::new();
+    let mut ctx_name = None;
     for arg in &sig.inputs {
         let FnArg::Typed(arg) = arg else { continue };
         let (ty, by_ref) = match &*arg.ty {
@@ -89,9 +94,29 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
             ty => (ty, false),
         };
         let param = match (ctx_kind(ty), state_type(&arg.ty)) {
-            (Some(kind), _) => Param::Ctx { kind, by_ref },
+            (Some(kind), _) => {
+                if let syn::Pat::Ident(binding) = &*arg.pat {
+                    ctx_name = Some(binding.ident.clone());
+                }
+                Param::Ctx { kind, by_ref }
+            }
             (None, Some(state)) => Param::State(Box::new(state.clone())),
-            (None, None) => Param::Input(arg.ty.clone()),
+            (None, None) => {
+                if let Type::Reference(reference) = &*arg.ty {
+                    // Without this, rustc reports a missing lifetime in the
+                    // generated `type Input`, far from the `&`.
+                    diag.error(syn::Error::new_spanned(
+                        reference,
+                        format_args!(
+                            "the input is decoded from each call's arguments and handed to the handler by value: take `{}: {}`",
+                            quote::ToTokens::to_token_stream(&arg.pat),
+                            quote::ToTokens::to_token_stream(&reference.elem),
+                        ),
+                    ));
+                    shape_ok = false;
+                }
+                Param::Input(arg.ty.clone())
+            }
         };
         // Several `State<T>` parameters are fine, one per type; rustc reports a
         // type taken twice no more than it would for any other function.
@@ -113,7 +138,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     }
 
     let (output, text_only) = match success_type(&sig.output) {
-        Some(ty) => (ty.clone(), is_string(ty)),
+        Some((ty, _)) => (ty.clone(), is_string(ty)),
         None => {
             let span_of: &dyn quote::ToTokens = match &sig.output {
                 ReturnType::Default => &sig.ident,
@@ -125,6 +150,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
         }
     };
 
+    let error = success_type(&sig.output).and_then(|(_, error)| error.cloned());
     let doc = doc_paragraph(&item);
     let allow_deprecated = item.attrs.iter().any(|attr| {
         attr.path().is_ident("allow")
@@ -133,7 +159,7 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
                 .is_ok_and(|paths| paths.iter().any(|path| path.is_ident("deprecated")))
     });
 
-    Handler { item, params, output, shape_ok, text_only, doc, allow_deprecated }
+    Handler { item, params, output, error, ctx_name, shape_ok, text_only, doc, allow_deprecated }
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.
@@ -163,8 +189,8 @@ fn state_type(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// `T` of a return type `Result<T, ..>`.
-fn success_type(output: &ReturnType) -> Option<&Type> {
+/// `T` and `E` of a return type `Result<T, E>` (`E` is `None` for `Result<T>`).
+fn success_type(output: &ReturnType) -> Option<(&Type, Option<&Type>)> {
     let ReturnType::Type(_, ty) = output else { return None };
     let Type::Path(path) = &**ty else { return None };
     let last = path.path.segments.last()?;
@@ -172,10 +198,12 @@ fn success_type(output: &ReturnType) -> Option<&Type> {
         return None;
     }
     let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
-    args.args.iter().find_map(|arg| match arg {
+    let mut types = args.args.iter().filter_map(|arg| match arg {
         GenericArgument::Type(ty) => Some(ty),
         _ => None,
-    })
+    });
+    let success = types.next()?;
+    Some((success, types.next()))
 }
 
 fn is_string(ty: &Type) -> bool {

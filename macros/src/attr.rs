@@ -1,66 +1,300 @@
-//! Parse: the tokens of `#[mcp_tool(..)]` into a raw model that keeps every
-//! span. Nothing is judged here beyond the grammar; `valid.rs` judges.
+//! Parse: the tokens of `#[mcp_tool(..)]` into a typed model that keeps every
+//! span. Values are read into their types here (a flag into a bool, a code into
+//! a code name, a reason's keys into its entry); a value of the wrong type is an
+//! error of its rule, kept so the rest of the list is still read. What the values
+//! mean (a blank `when`, a short `recovery`, a duplicate reason) `valid.rs` judges.
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
-use syn::{LitStr, Meta, Path};
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Lit, LitStr, Meta, Path};
 
-use crate::diag::Diagnostics;
+use crate::codes::{CODE_NAMES, code_for_number};
+use crate::diag::{Diagnostics, message};
+use crate::rules::{self, Rule};
+use crate::valid::closest;
 
-/// The keys of the attribute, as darling reads them. Values that carry a lint
-/// rule of their own stay raw (`Meta`), so the rule, not darling, words the error.
-#[derive(Default, FromMeta)]
-pub(crate) struct ToolArgs {
-    pub(crate) name: Option<LitStr>,
-    pub(crate) title: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
-    pub(crate) annotations: Option<Meta>,
-    pub(crate) auth: Option<Meta>,
-    pub(crate) format: Option<Path>,
-    pub(crate) errors: Option<Meta>,
+/// A key list that darling reads, declared once: the struct and the names of
+/// its keys come from the same field list, so a key added to one is in the other.
+macro_rules! keys {
+    (
+        $(#[doc = $doc:literal])*
+        struct $name:ident {
+            $( $(#[doc = $field_doc:literal])* $(#[key = $key:literal])? $field:ident: $ty:ty, )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Default, FromMeta)]
+        pub(crate) struct $name {
+            $( $(#[doc = $field_doc])* $(#[darling(rename = $key)])? pub(crate) $field: $ty, )*
+        }
+
+        impl Keys for $name {
+            const KEYS: &'static [&'static str] = &[$( keys!(@key $field $($key)?) ),*];
+        }
+    };
+    (@key $field:ident $key:literal) => { $key };
+    (@key $field:ident) => { stringify!($field) };
 }
 
-/// The keys of one `errors(..)` entry, values raw for the same reason.
-#[derive(Default, FromMeta)]
-pub(crate) struct EntryArgs {
-    pub(crate) code: Option<Meta>,
-    pub(crate) when: Option<Meta>,
-    pub(crate) recovery: Option<Meta>,
-    pub(crate) retryable: Option<Meta>,
+keys! {
+    /// The keys of the attribute. The lists (`annotations`, `auth`, `errors`)
+    /// stay raw here and are read into their own models by [`parse`].
+    struct ToolArgs {
+        name: Option<LitStr>,
+        title: Option<LitStr>,
+        description: Option<LitStr>,
+        annotations: Option<Meta>,
+        auth: Option<Meta>,
+        format: Option<Path>,
+        errors: Option<Meta>,
+        /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
+        tool_type: Option<Ident>,
+        /// `reason_type = Name`: the generated reason enum (default: the tool type + `Reason`).
+        reason_type: Option<Ident>,
+        /// `crate = path`: where `mcp-contract` is, for crates that re-export it (as serde's `crate`).
+        #[key = "crate"]
+        krate: Option<Path>,
+    }
 }
 
-/// The keys of `annotations(..)`.
-#[derive(Default, FromMeta)]
-pub(crate) struct AnnotationArgs {
-    pub(crate) read_only: Option<Meta>,
-    pub(crate) destructive: Option<Meta>,
-    pub(crate) idempotent: Option<Meta>,
-    pub(crate) open_world: Option<Meta>,
-    pub(crate) title: Option<Meta>,
+keys! {
+    /// The keys of one `errors(..)` entry.
+    struct EntryArgs {
+        code: Option<Parsed<CodeName>>,
+        when: Option<Parsed<Text<When>>>,
+        recovery: Option<Parsed<Text<Recovery>>>,
+        retryable: Option<Parsed<Bool<Retryable>>>,
+    }
 }
 
-/// A list of keys that darling reads, with the names it accepts.
+keys! {
+    /// The keys of `annotations(..)`.
+    struct AnnotationArgs {
+        read_only: Option<Parsed<Bool<AnnotationFlag>>>,
+        destructive: Option<Parsed<Bool<AnnotationFlag>>>,
+        idempotent: Option<Parsed<Bool<AnnotationFlag>>>,
+        open_world: Option<Parsed<Bool<AnnotationFlag>>>,
+        title: Option<Parsed<Text<AnnotationTitle>>>,
+    }
+}
+
+/// A key list that darling reads, with the names it accepts.
 pub(crate) trait Keys: FromMeta + Default {
     const KEYS: &'static [&'static str];
 }
 
-impl Keys for ToolArgs {
-    const KEYS: &'static [&'static str] = &["name", "title", "description", "annotations", "auth", "format", "errors"];
+/// A value read at the parse stage, or the error saying why it could not be.
+/// darling gives up a whole key list at its first bad value; a bad value kept
+/// as its error lets the other keys of the list be read and checked too.
+pub(crate) enum Parsed<T> {
+    Value(T),
+    Invalid(syn::Error),
 }
 
-impl Keys for EntryArgs {
-    const KEYS: &'static [&'static str] = &["code", "when", "recovery", "retryable"];
+impl<T> Parsed<T> {
+    /// The value; an invalid one is reported.
+    pub(crate) fn take(self, diag: &mut Diagnostics) -> Option<T> {
+        match self {
+            Self::Value(value) => Some(value),
+            Self::Invalid(err) => {
+                diag.error(err);
+                None
+            }
+        }
+    }
 }
 
-impl Keys for AnnotationArgs {
-    const KEYS: &'static [&'static str] = &["read_only", "destructive", "idempotent", "open_world", "title"];
+/// How a typed value reads itself from its `key = value` (or bare `key`).
+pub(crate) trait ParseValue: Sized {
+    fn parse_value(meta: &Meta) -> syn::Result<Self>;
+}
+
+impl<T: ParseValue> FromMeta for Parsed<T> {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        Ok(match T::parse_value(item) {
+            Ok(value) => Self::Value(value),
+            Err(err) => Self::Invalid(err),
+        })
+    }
+}
+
+/// What a wrong value of a key is: the rule it breaks and how to say so.
+pub(crate) trait ValueRule {
+    const RULE: Rule;
+    fn wrong_type(key: &str) -> String;
+}
+
+/// `flag`, `flag = true` or `flag = false`, with the span of the key.
+pub(crate) struct Bool<R> {
+    pub(crate) value: SpannedValue<bool>,
+    rule: std::marker::PhantomData<R>,
+}
+
+impl<R: ValueRule> ParseValue for Bool<R> {
+    fn parse_value(meta: &Meta) -> syn::Result<Self> {
+        let value = match meta {
+            Meta::Path(_) => Some(true),
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit { lit: Lit::Bool(value), .. }) => Some(value.value),
+                _ => None,
+            },
+            Meta::List(_) => None,
+        };
+        match value {
+            Some(value) => {
+                Ok(Self { value: SpannedValue::new(value, meta.path().span()), rule: std::marker::PhantomData })
+            }
+            None => Err(value_error(R::RULE, meta, R::wrong_type(&path_name(meta.path())))),
+        }
+    }
+}
+
+/// `key = "text"`, with the span of the string.
+pub(crate) struct Text<R> {
+    pub(crate) value: SpannedValue<String>,
+    rule: std::marker::PhantomData<R>,
+}
+
+impl<R: ValueRule> ParseValue for Text<R> {
+    fn parse_value(meta: &Meta) -> syn::Result<Self> {
+        match meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => {
+                    Ok(Self { value: SpannedValue::new(text.value(), text.span()), rule: std::marker::PhantomData })
+                }
+                _ => Err(value_error(R::RULE, meta, R::wrong_type(&path_name(meta.path())))),
+            },
+            _ => Err(value_error(R::RULE, meta, R::wrong_type(&path_name(meta.path())))),
+        }
+    }
+}
+
+pub(crate) struct AnnotationFlag;
+
+impl ValueRule for AnnotationFlag {
+    const RULE: Rule = rules::ANNOTATION_TYPE;
+    fn wrong_type(key: &str) -> String {
+        format!("annotation `{key}` is a flag: write `{key}` or `{key} = true` / `{key} = false`")
+    }
+}
+
+pub(crate) struct AnnotationTitle;
+
+impl ValueRule for AnnotationTitle {
+    const RULE: Rule = rules::ANNOTATION_TYPE;
+    fn wrong_type(_: &str) -> String {
+        "annotation `title` is a string: `title = \"..\"`".to_owned()
+    }
+}
+
+pub(crate) struct Retryable;
+
+impl ValueRule for Retryable {
+    const RULE: Rule = rules::ERROR_CONTRACT_RETRYABLE_TYPE;
+    fn wrong_type(_: &str) -> String {
+        "`retryable` is a flag: write `retryable` or `retryable = true` / `retryable = false`".to_owned()
+    }
+}
+
+pub(crate) struct When;
+
+impl ValueRule for When {
+    const RULE: Rule = rules::ERROR_CONTRACT_WHEN_REQUIRED;
+    fn wrong_type(_: &str) -> String {
+        "`when` is a non-empty string saying when this failure happens".to_owned()
+    }
+}
+
+pub(crate) struct Recovery;
+
+impl ValueRule for Recovery {
+    const RULE: Rule = rules::ERROR_CONTRACT_RECOVERY_REQUIRED;
+    fn wrong_type(_: &str) -> String {
+        "`recovery` is a string telling the model what to do next".to_owned()
+    }
+}
+
+/// `code = NotFound` or `code = JsonRpcErrorCode::NotFound`: the variant name,
+/// spanned at the author's value. A number or a string gets a message that
+/// names what was written and the fix (`error-contract-code-unknown`).
+pub(crate) struct CodeName(pub(crate) Ident);
+
+impl ParseValue for CodeName {
+    fn parse_value(meta: &Meta) -> syn::Result<Self> {
+        let valid = CODE_NAMES.join(", ");
+        let rule = rules::ERROR_CONTRACT_CODE_UNKNOWN;
+        let Meta::NameValue(nv) = meta else {
+            return Err(value_error(
+                rule,
+                meta,
+                format!("`code` takes the name of a JSON-RPC error code: `code = NotFound`; valid codes are {valid}"),
+            ));
+        };
+        let text = match &nv.value {
+            Expr::Path(path) if path.qself.is_none() && !path.path.segments.is_empty() => {
+                let last = path.path.segments.last().map(|segment| segment.ident.clone()).expect("not empty");
+                if CODE_NAMES.iter().any(|name| last == name) {
+                    return Ok(Self(last));
+                }
+                let hint = closest(&last.to_string(), CODE_NAMES)
+                    .map(|name| format!("did you mean `{name}`? "))
+                    .unwrap_or_default();
+                format!("unknown error code `{last}`: {hint}valid codes are {valid}")
+            }
+            Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => {
+                let written = text.value();
+                match CODE_NAMES.iter().copied().find(|name| *name == written).or_else(|| closest(&written, CODE_NAMES))
+                {
+                    Some(name) => format!(
+                        "`code = \"{written}\"` is a string: write the code's name without quotes: `code = {name}`"
+                    ),
+                    None => format!(
+                        "`code = \"{written}\"` is a string, and no error code has this name: write a code's name without quotes, one of {valid}"
+                    ),
+                }
+            }
+            number @ (Expr::Lit(_) | Expr::Unary(_)) => {
+                let written = quote::ToTokens::to_token_stream(number).to_string().replace(' ', "");
+                match written.parse::<i64>().ok().and_then(code_for_number) {
+                    Some(name) => {
+                        format!(
+                            "`code = {written}` is a number: write the JSON-RPC error code's name, here `code = {name}`"
+                        )
+                    }
+                    None => {
+                        format!("`code = {written}` is a number: write the JSON-RPC error code's name, one of {valid}")
+                    }
+                }
+            }
+            _ => format!(
+                "`code` takes the name of a JSON-RPC error code, such as `code = NotFound`; valid codes are {valid}"
+            ),
+        };
+        Err(syn::Error::new_spanned(&nv.value, message(rule, text)))
+    }
+}
+
+/// A rule's error at a key's value (the key itself when it has none), spanning
+/// the value's first to last token.
+fn value_error(rule: Rule, meta: &Meta, text: impl std::fmt::Display) -> syn::Error {
+    match meta {
+        Meta::NameValue(nv) => syn::Error::new_spanned(&nv.value, message(rule, text)),
+        Meta::List(list) => syn::Error::new_spanned(list, message(rule, text)),
+        Meta::Path(path) => syn::Error::new_spanned(path, message(rule, text)),
+    }
+}
+
+fn path_name(path: &Path) -> String {
+    path.segments.iter().map(|segment| segment.ident.to_string()).collect::<Vec<_>>().join("::")
 }
 
 /// Read a key list. darling gives up on the whole list at an unknown key; reading
 /// the unknown keys apart (for darling's "did you mean" error) and the known ones
 /// on their own keeps the rest of the list, so its mistakes are reported too.
-pub(crate) fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) -> Option<T> {
+fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) -> Option<T> {
     let (known, unknown): (Vec<NestedMeta>, Vec<NestedMeta>) = items.iter().cloned().partition(|item| match item {
         NestedMeta::Meta(meta) => meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known)),
         _ => true,
@@ -73,42 +307,151 @@ pub(crate) fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) 
 
 /// Whether a key list names a key `T` does not have: darling reports it with a
 /// "did you mean", and the key it meant must not be reported missing as well.
-pub(crate) fn has_unknown_keys<T: Keys>(meta: &Meta) -> bool {
-    list_items(meta).is_ok_and(|items| {
-        items.iter().any(|item| match item {
-            NestedMeta::Meta(meta) => {
-                !meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known))
-            }
-            _ => false,
-        })
+fn has_unknown_keys<T: Keys>(items: &[NestedMeta]) -> bool {
+    items.iter().any(|item| match item {
+        NestedMeta::Meta(meta) => !meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known)),
+        _ => false,
     })
 }
 
-/// A rule id named in `allow(..)`, with the span of its tokens.
+/// A rule id named in `allow(..)`, with its tokens: an error spans all of them
+/// (`name-required` is three tokens, and `Span::join` is `None` on stable).
 pub(crate) struct AllowedRule {
     pub(crate) id: String,
-    pub(crate) span: Span,
+    pub(crate) tokens: TokenStream,
 }
 
-/// The attribute, split into darling's part and the `allow(..)` list.
+/// The attribute, read into typed values.
 pub(crate) struct RawAttr {
-    pub(crate) args: ToolArgs,
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) format: Option<Path>,
+    pub(crate) tool_type: Option<Ident>,
+    pub(crate) reason_type: Option<Ident>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) annotations: Option<AnnotationArgs>,
+    /// The scopes of `auth(..)` that are strings; the other items were reported.
+    pub(crate) auth: Option<Vec<LitStr>>,
+    pub(crate) contract: Option<RawContract>,
     pub(crate) allow: Vec<AllowedRule>,
 }
 
-/// Read the attribute. Grammar errors land in `diag`; what could be read is kept.
+/// `errors(..)`, entry by entry.
+pub(crate) struct RawContract {
+    /// The `errors` key, where an empty contract is reported.
+    pub(crate) key: Span,
+    pub(crate) entries: Vec<RawEntry>,
+}
+
+/// One `reason(code = .., when = .., recovery = .., retryable)`.
+pub(crate) struct RawEntry {
+    pub(crate) reason: Ident,
+    pub(crate) args: EntryArgs,
+    /// The entry names a key it does not have (reported with a "did you mean"):
+    /// a key it meant is then not also reported missing.
+    pub(crate) misspelled: bool,
+}
+
+/// Read the attribute. Grammar and value errors land in `diag`; what could be
+/// read is kept.
 pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
     // Rule ids are hyphenated (`error-contract-empty`), which is no Rust path, so
     // `allow(..)` is taken out before darling sees the rest.
     let (rest, allow) = split_allow(tokens, diag);
-    let args = match NestedMeta::parse_meta_list(rest) {
+    let args: ToolArgs = match NestedMeta::parse_meta_list(rest) {
         Ok(items) => from_items(&items, diag).unwrap_or_default(),
         Err(err) => {
             diag.error(err);
             ToolArgs::default()
         }
     };
-    RawAttr { args, allow }
+    let annotations = args.annotations.as_ref().map(|meta| match list_items(meta) {
+        Ok(items) => from_items(&items, diag).unwrap_or_default(),
+        Err(err) => {
+            diag.error(err);
+            AnnotationArgs::default()
+        }
+    });
+    RawAttr {
+        annotations,
+        auth: args.auth.as_ref().map(|meta| auth(meta, diag)),
+        contract: args.errors.as_ref().map(|meta| contract(meta, diag)),
+        name: args.name,
+        title: args.title,
+        description: args.description,
+        format: args.format,
+        tool_type: args.tool_type,
+        reason_type: args.reason_type,
+        krate: args.krate,
+        allow,
+    }
+}
+
+/// `auth("scope:a", "scope:b")`: the strings; anything else is `auth-type`.
+fn auth(meta: &Meta, diag: &mut Diagnostics) -> Vec<LitStr> {
+    let type_error = "`auth` is a list of scope strings: `auth(\"objects:read\", \"objects:write\")`";
+    let Meta::List(_) = meta else {
+        diag.error(value_error(rules::AUTH_TYPE, meta, type_error));
+        return Vec::new();
+    };
+    let items = match list_items(meta) {
+        Ok(items) => items,
+        Err(err) => {
+            diag.error(err);
+            return Vec::new();
+        }
+    };
+    let mut scopes = Vec::new();
+    for item in items {
+        match item {
+            NestedMeta::Lit(Lit::Str(scope)) => scopes.push(scope),
+            other => diag.error(syn::Error::new_spanned(other, message(rules::AUTH_TYPE, type_error))),
+        }
+    }
+    scopes
+}
+
+/// `errors(reason(..), ..)`: each entry's reason and keys.
+fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
+    let key = meta.path().span();
+    let Ok(items) = list_items(meta) else {
+        diag.error(syn::Error::new_spanned(
+            meta,
+            "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
+        ));
+        return RawContract { key, entries: Vec::new() };
+    };
+    let mut entries = Vec::new();
+    for item in &items {
+        let NestedMeta::Meta(meta) = item else {
+            diag.error(syn::Error::new_spanned(
+                item,
+                "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
+            ));
+            continue;
+        };
+        let Some(reason) = meta.path().get_ident().cloned() else {
+            diag.error(syn::Error::new_spanned(
+                meta.path(),
+                "a reason is a single snake_case name, such as `not_in_collection`",
+            ));
+            continue;
+        };
+        let (args, misspelled) = match meta {
+            Meta::List(_) => match list_items(meta) {
+                Ok(items) => (from_items(&items, diag).unwrap_or_default(), has_unknown_keys::<EntryArgs>(&items)),
+                Err(err) => {
+                    diag.error(err);
+                    (EntryArgs::default(), false)
+                }
+            },
+            // `reason` alone: every key is missing, and reported so.
+            _ => (EntryArgs::default(), false),
+        };
+        entries.push(RawEntry { reason, args, misspelled });
+    }
+    RawContract { key, entries }
 }
 
 fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
@@ -136,8 +479,7 @@ fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec
 fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRule> {
     let mut rules = Vec::new();
     for item in split_top_level(tokens) {
-        let Some(first) = item.first() else { continue };
-        let span = item.iter().skip(1).fold(first.span(), |span, tt| span.join(tt.span()).unwrap_or(span));
+        let tokens: TokenStream = item.iter().cloned().collect();
         let id = match item.as_slice() {
             [TokenTree::Literal(lit)] => match syn::parse2::<LitStr>(TokenTree::Literal(lit.clone()).into()) {
                 Ok(lit) => lit.value(),
@@ -149,12 +491,15 @@ fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRul
             _ => String::new(),
         };
         if id.is_empty() {
-            diag.error(syn::Error::new(
-                span,
-                "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see docs/lints.md",
+            diag.error(syn::Error::new_spanned(
+                &tokens,
+                format!(
+                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see {}",
+                    crate::rules::DOCS_URL
+                ),
             ));
         } else {
-            rules.push(AllowedRule { id, span });
+            rules.push(AllowedRule { id, tokens });
         }
     }
     rules
@@ -178,7 +523,7 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
 }
 
 /// The items of a list-shaped key such as `errors(..)`, or an error for the other shapes.
-pub(crate) fn list_items(meta: &Meta) -> syn::Result<Vec<NestedMeta>> {
+fn list_items(meta: &Meta) -> syn::Result<Vec<NestedMeta>> {
     match meta {
         Meta::List(list) => NestedMeta::parse_meta_list(list.tokens.clone()),
         _ => Err(syn::Error::new_spanned(meta, "expected a list: `key(..)`")),

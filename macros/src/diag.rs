@@ -5,28 +5,23 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-/// The warning rules, which `allow(..)` may silence. Error rules cannot be allowed.
-pub(crate) const WARNING_RULES: &[&str] = &[
-    "error-contract-empty",
-    "error-contract-code-unknown-error",
-    "error-contract-reason-format",
-    "error-contract-recovery-min-words",
-    "error-contract-conformance",
-    "error-contract-prefer-fail",
-    "prefer-mcp-error-in-handler",
-    "prefer-error-factory",
-    "preserve-cause-on-rethrow",
-    "no-stringify-upstream-error",
-    "description-required",
-    "annotation-coherence",
-    "resource-name-not-uri",
-];
+use crate::rules::{Rule, Severity};
 
-/// A warning waiting to be emitted.
+/// A warning of a rule, waiting to be emitted: the body rules' findings and
+/// the attribute's warnings alike.
 pub(crate) struct Warning {
-    pub(crate) rule: &'static str,
+    pub(crate) rule: Rule,
+    /// The offending token.
     pub(crate) span: Span,
+    /// Lowercase, without a trailing period, ending with the rule's link.
     pub(crate) message: String,
+}
+
+impl Warning {
+    pub(crate) fn new(rule: Rule, span: Span, text: impl std::fmt::Display) -> Self {
+        debug_assert_eq!(rule.severity, Severity::Warning, "{rule} is not a warning rule");
+        Self { rule, span, message: message(rule, text) }
+    }
 }
 
 #[derive(Default)]
@@ -36,26 +31,30 @@ pub(crate) struct Diagnostics {
 }
 
 /// The message of a rule: what is wrong and the fix, then where it is documented.
-pub(crate) fn message(rule: &str, text: impl std::fmt::Display) -> String {
-    format!("{text}; see docs/lints.md#{rule}")
+pub(crate) fn message(rule: Rule, text: impl std::fmt::Display) -> String {
+    format!("{text}; see {}", rule.url())
 }
 
 impl Diagnostics {
     /// An error of a lint rule at `span`.
-    pub(crate) fn rule_error(&mut self, rule: &'static str, span: Span, text: impl std::fmt::Display) {
+    pub(crate) fn rule_error(&mut self, rule: Rule, span: Span, text: impl std::fmt::Display) {
+        debug_assert_eq!(rule.severity, Severity::Error, "{rule} is not an error rule");
         self.errors.push(syn::Error::new(span, message(rule, text)));
     }
 
     /// A warning of a lint rule at `span`.
-    pub(crate) fn rule_warning(&mut self, rule: &'static str, span: Span, text: impl std::fmt::Display) {
-        debug_assert!(WARNING_RULES.contains(&rule), "{rule} is not a warning rule");
-        self.warnings.push(Warning { rule, span, message: message(rule, text) });
+    pub(crate) fn rule_warning(&mut self, rule: Rule, span: Span, text: impl std::fmt::Display) {
+        self.warnings.push(Warning::new(rule, span, text));
     }
 
-    /// A warning whose message already ends with its docs anchor.
+    /// A warning built elsewhere (the body rules).
     pub(crate) fn warning(&mut self, warning: Warning) {
-        debug_assert!(WARNING_RULES.contains(&warning.rule), "{} is not a warning rule", warning.rule);
         self.warnings.push(warning);
+    }
+
+    /// Whether an error was reported.
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.errors.is_empty()
     }
 
     /// A grammar error, worded by syn.
@@ -93,7 +92,7 @@ impl Diagnostics {
 /// A real rustc warning on stable: the use of a `#[deprecated]` constant, with the
 /// use spanned at the user's token so the warning points there.
 fn warning_tokens(warning: &Warning) -> TokenStream {
-    let name = warning.rule.replace('-', "_");
+    let name = warning.rule.id.replace('-', "_");
     let note = &warning.message;
     // The use carries the user's span (interpolated idents keep their own span,
     // so it is set on the ident itself): rustc reports the warning there.
@@ -106,36 +105,5 @@ fn warning_tokens(warning: &Warning) -> TokenStream {
             const #name: () = ();
             #used
         };
-    }
-}
-
-/// The error rules; named here so that `allow(..)` can say why it refuses them.
-pub(crate) const ERROR_RULES: &[&str] = &[
-    "error-contract-code-unknown",
-    "error-contract-reason-unique",
-    "error-contract-when-required",
-    "error-contract-recovery-required",
-    "error-contract-recovery-empty",
-    "error-contract-retryable-type",
-    "name-required",
-    "name-format",
-    "annotation-type",
-    "auth-type",
-    "auth-scope-format",
-    "uri-template-required",
-    "uri-template-valid",
-    "template-params-align",
-];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn allow_accepts_every_body_rule_and_no_error_rule() {
-        for rule in crate::lint::body::RULES {
-            assert!(WARNING_RULES.contains(&rule), "{rule} cannot be allowed");
-        }
-        assert!(ERROR_RULES.iter().all(|rule| !WARNING_RULES.contains(rule)));
     }
 }

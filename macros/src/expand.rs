@@ -4,7 +4,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Type};
+use syn::{FnArg, GenericArgument, PathArguments, Type};
 
 use crate::ast::{CtxKind, Handler, Param};
 use crate::valid::{self, Tool};
@@ -12,22 +12,25 @@ use crate::valid::{self, Tool};
 pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
     let vis = handler.item.vis.clone();
-    let pascal = valid::to_pascal_case(&syn::ext::IdentExt::unraw(&fn_ident).to_string());
-    let tool_ident = format_ident!("{pascal}", span = fn_ident.span());
-    let reason_ident = format_ident!("{pascal}Reason", span = fn_ident.span());
-    let private = quote!(::mcp_contract::__private);
+    let tool_ident = &tool.tool_type;
+    let krate = &tool.krate;
+    let private = quote!(#krate::__private);
 
     let reason_type = match &tool.contract {
-        Some(_) => quote!(#reason_ident),
+        Some(_) => {
+            let reason_ident = &tool.reason_type;
+            quote!(#reason_ident)
+        }
         None => quote!(#private::NoContract),
     };
-    type_the_context(&mut handler, &reason_type, &private);
-    if let Some(contract) = &tool.contract {
-        bind_reasons(&mut handler, contract, &reason_ident);
-    }
+    type_the_context(&mut handler, &reason_type);
+    // The tool hands the handler its decoded input by value (a `&T` input is an
+    // error), so clippy's advice to borrow it is one the author cannot take.
+    handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
-    let reason_enum = tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &reason_ident, contract));
-    let tool_impl = tool_impl(&handler, tool, &tool_ident, &reason_type);
+    let reason_enum =
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, &private));
+    let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
     let name = &tool.name;
     let tool_doc = format!("The `{name}` MCP tool, served from the handler [`{fn_ident}`]; register it with a server.");
@@ -41,7 +44,6 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
         #[derive(Clone, Copy, Debug, Default)]
         #vis struct #tool_ident;
 
-        #[allow(clippy::all, clippy::pedantic)]
         const _: () = {
             #tool_impl
         };
@@ -49,8 +51,10 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
 }
 
 /// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
-/// declared reasons.
-fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &TokenStream) {
+/// declared reasons. The author's own path stays as written (only the generic
+/// argument is added), so it resolves as the author wrote it and no lint sees a
+/// qualification the author did not write.
+fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
     if handler.ctx() != Some(CtxKind::Typed) {
         return;
     }
@@ -60,30 +64,15 @@ fn type_the_context(handler: &mut Handler, reason_type: &TokenStream, private: &
             Type::Reference(reference) => &mut *reference.elem,
             ty => ty,
         };
-        if matches!(ty, Type::Path(path) if path.path.segments.last().is_some_and(|last| last.ident == "Ctx" && last.arguments.is_none()))
+        if let Type::Path(path) = ty
+            && let Some(last) = path.path.segments.last_mut()
+            && last.ident == "Ctx"
+            && last.arguments.is_none()
         {
-            let span = ty.span();
-            *ty = syn::parse_quote_spanned!(span=> #private::Ctx<#reason_type>);
+            let argument: GenericArgument = syn::parse_quote!(#reason_type);
+            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#argument>));
         }
     }
-}
-
-/// `let not_in_collection = GetObjectReason::NotInCollection;` at the top of the
-/// body: the reasons read as plain names, and a typo is an unknown name at the
-/// typo. Bindings rather than constants, so the author's own `let` may shadow them.
-fn bind_reasons(handler: &mut Handler, contract: &[valid::Entry], reason_ident: &Ident) {
-    let bindings = contract.iter().map(|entry| {
-        let (reason, variant) = (&entry.reason, &entry.variant);
-        let stmt: syn::Stmt = syn::parse_quote! {
-            #[allow(unused_variables, non_snake_case, bindings_with_variant_name)]
-            let #reason = #reason_ident::#variant;
-        };
-        stmt
-    });
-    let body = &mut handler.item.block.stmts;
-    let original = std::mem::take(body);
-    body.extend(bindings);
-    body.extend(original);
 }
 
 fn reason_enum(
@@ -91,8 +80,8 @@ fn reason_enum(
     fn_ident: &Ident,
     reason_ident: &Ident,
     contract: &[valid::Entry],
+    private: &TokenStream,
 ) -> TokenStream {
-    let private = quote!(::mcp_contract::__private);
     let count = contract.len();
     let variants: Vec<&Ident> = contract.iter().map(|entry| &entry.variant).collect();
     let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
@@ -100,7 +89,8 @@ fn reason_enum(
     let entries = contract.iter().map(|entry| {
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
         let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
-        let code = quote_spanned!(code.span()=> #private::JsonRpcErrorCode::#code);
+        // `code` keeps the span of the author's `code = ..` value.
+        let code = quote!(#private::JsonRpcErrorCode::#code);
         let retryable = retryable.then(|| quote!(.with_retryable(true)));
         quote! {
             #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
@@ -115,7 +105,6 @@ fn reason_enum(
             #( #[doc = #variant_docs] #variants, )*
         }
 
-        #[allow(clippy::all, clippy::pedantic)]
         const _: () = {
             const CONTRACT: &[#private::ErrorContract] = &[ #(#entries),* ];
 
@@ -171,13 +160,6 @@ fn reason_enum(
             }
 
             #[automatically_derived]
-            impl ::core::fmt::Display for #reason_ident {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(self.as_str())
-                }
-            }
-
-            #[automatically_derived]
             impl #private::serde::Serialize for #reason_ident {
                 fn serialize<S: #private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                     serializer.serialize_str(self.as_str())
@@ -187,12 +169,22 @@ fn reason_enum(
     }
 }
 
-fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &TokenStream) -> TokenStream {
-    let private = quote!(::mcp_contract::__private);
+fn tool_impl(
+    handler: &Handler,
+    tool: &Tool,
+    tool_ident: &Ident,
+    reason_type: &TokenStream,
+    private: &TokenStream,
+) -> TokenStream {
     let vis = &handler.item.vis;
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
+        // `&T` was reported; `T` keeps rustc from adding a lifetime error.
+        Some(Type::Reference(reference)) => {
+            let ty = &reference.elem;
+            quote!(#ty)
+        }
         Some(ty) => quote!(#ty),
         None => quote!(#private::NoArguments),
     };
@@ -219,23 +211,49 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
     // Spelled out under the type's span, so that a type that cannot be shared
     // state is reported at the user's type, not at the attribute.
     let take_states = states.iter().zip(&state_idents).map(|(ty, ident)| {
-        quote_spanned!(ty.span()=> let #ident = ::mcp_contract::__private::State::<#ty>::from_context(&ctx)?;)
+        let private = respan(private.clone(), ty.span());
+        quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
+    // Instantiated with the error type as written, so a handler error without
+    // a conversion into `McpError` is reported there, with the fix.
+    // Called in a closure rather than passed as a function value: a function
+    // value would be checked a second time, as an `FnOnce`, at the attribute.
+    // Every token of the path carries the type's span: a path of mixed spans
+    // is reported at the attribute.
+    let into_mcp_error = match &handler.error {
+        Some(error) => {
+            let span = error.span();
+            let private = respan(private.clone(), span);
+            quote_spanned!(span=> |error| #private::bounds::handler_error::<#error>(error))
+        }
+        None => quote!(::core::convert::Into::into),
+    };
+    let is_async = handler.item.sig.asyncness.is_some();
+    // Without state to take first or a context lent to the handler, an async
+    // handler's call goes through a generic function of the runtime instead of
+    // an `async` block of its own: less for rustc to check per tool.
+    let lends_ctx = handler.params.iter().any(|param| matches!(param, Param::Ctx { by_ref: true, .. }));
+    let through_runtime = states.is_empty() && !lends_ctx;
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
-    } else if handler.item.sig.asyncness.is_some() {
-        quote!(async move { #(#take_states)* #call.await.map_err(::core::convert::Into::into) })
+    } else if through_runtime && is_async {
+        quote!(#private::bounds::async_handler(#call, #into_mcp_error))
+    } else if is_async {
+        quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
     } else {
         // A plain `fn` may compute for long: off the async workers, so it
         // delays no other call (see `run_blocking`).
-        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(::core::convert::Into::into) }))
+        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(#into_mcp_error) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
     let required_state = (!states.is_empty()).then(|| {
-        let state_types = states.iter().map(|ty| quote_spanned!(ty.span()=> #private::StateType::of::<#ty>()));
+        let state_types = states.iter().map(|ty| {
+            let private = respan(private.clone(), ty.span());
+            quote_spanned!(ty.span()=> #private::StateType::of::<#ty>())
+        });
         quote! {
             fn required_state(&self) -> &'static [#private::StateType] {
                 const STATES: &[#private::StateType] = &[#(#state_types),*];
@@ -250,9 +268,9 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         (true, Some(contents)) => {
             quote!(::core::result::Result::Ok(#private::ToolOutput::new(#contents)))
         }
-        (false, None) => quote!(#private::ToolOutput::structured(&output, ::core::option::Option::None)),
+        (false, None) => quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::None)),
         (false, Some(contents)) => {
-            quote!(#private::ToolOutput::structured(&output, ::core::option::Option::Some(#contents)))
+            quote!(#private::bounds::structured::<#output>(&output, ::core::option::Option::Some(#contents)))
         }
     };
     // Format parity (runtime/src/lint) renders samples through `format`; only
@@ -270,7 +288,7 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
     // The definition is built through its constructor and only the setters of
     // what the attribute says, so the expansion stays small.
     let name = &tool.name;
-    let mut definition = quote!(#private::ToolDefinition::new(#name, #private::schema::input_schema::<#input>()));
+    let mut definition = quote!(#private::ToolDefinition::new(#name, #private::bounds::input_schema::<#input>()));
     if let Some(title) = &tool.title {
         definition.extend(quote!(.with_title(#title)));
     }
@@ -278,7 +296,7 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
         definition.extend(quote!(.with_description(#description)));
     }
     if !handler.text_only {
-        definition.extend(quote!(.with_output_schema(#private::schema::output_schema::<#output>())));
+        definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
     }
     let annotations = &tool.annotations;
     let mut hints = TokenStream::new();
@@ -322,6 +340,9 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
                 DEFINITION.get_or_init(|| #definition)
             }
 
+            // The error conversion is a closure under the error type's span
+            // (see `into_mcp_error`), which clippy would have be a path.
+            #[allow(clippy::redundant_closure)]
             fn call(
                 &self,
                 #input_param: Self::Input,
@@ -353,4 +374,20 @@ fn tool_impl(handler: &Handler, tool: &Tool, tool_ident: &Ident, reason_type: &T
             }
         }
     }
+}
+
+/// `tokens` with every token (inside groups too) at `span`.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
 }

@@ -4,11 +4,14 @@
 
 mod ast;
 mod attr;
+mod codes;
 mod diag;
 mod expand;
 mod lint;
 mod prompt;
+mod reasons;
 mod resource;
+mod rules;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -29,16 +32,19 @@ use proc_macro::TokenStream;
 ///
 /// Generates `GetObjectReason` (one variant per declared reason) and the tool type
 /// `GetObject`, and keeps `get_object` callable. Keys, rules and diagnostics are
-/// documented in the README and `docs/lints.md`.
+/// documented in the README and in the lint reference, `mcp_contract::lints`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
     let mut diag = diag::Diagnostics::default();
     let raw = attr::parse(args.into(), &mut diag);
-    let handler = ast::parse(item, &mut diag);
+    let mut handler = ast::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::validate(raw, &handler, &mut diag);
-    diag.retain_warnings(|warning| !allowed.iter().any(|rule| rule == warning.rule));
+    if let Some(contract) = &tool.contract {
+        reasons::resolve_handler(&mut handler, contract, &tool.reason_type, &mut diag);
+    }
+    diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
     let expanded = expand::expand(handler, &tool);
     let diagnostics = diag.into_tokens(allow_deprecated);

@@ -13,6 +13,7 @@ use syn::{ItemFn, LitStr};
 
 use crate::diag::Diagnostics;
 use crate::resource::{Param, call_args, completer, doc_paragraph, parse_params, states, to_pascal_case};
+use crate::rules;
 
 #[derive(Default, FromMeta)]
 struct PromptArgs {
@@ -39,7 +40,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
         && name.trim().is_empty()
     {
         diag.rule_error(
-            "name-required",
+            rules::NAME_REQUIRED,
             lit.span(),
             "`name = \"\"`: remove `name` to use the function's name, or give one",
         );
@@ -48,7 +49,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
     let shown = if name.trim().is_empty() { fn_name.as_str() } else { name.as_str() };
     if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
         diag.rule_warning(
-            "description-required",
+            rules::DESCRIPTION_REQUIRED,
             fn_ident.span(),
             format_args!("prompt `{shown}` has no description: add a `///` doc comment or `description = \"..\"` saying what it is for"),
         );

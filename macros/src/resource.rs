@@ -13,6 +13,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, LitStr, Meta, PathArguments, ReturnType, Type};
 
 use crate::diag::Diagnostics;
+use crate::rules;
 
 #[derive(Default, FromMeta)]
 struct ResourceArgs {
@@ -54,7 +55,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
     let template = match &args.uri {
         None => {
             diag.rule_error(
-                "uri-template-required",
+                rules::URI_TEMPLATE_REQUIRED,
                 Span::call_site(),
                 "`#[mcp_resource]` needs `uri = \"..\"`: a URI such as `museum://about`, or an RFC 6570 template such as `museum://objects/{object_id}`",
             );
@@ -67,7 +68,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                 let at = err.offset();
                 let shown = value[at..].chars().next().map_or_else(String::new, |c| c.to_string());
                 diag.rule_error(
-                    "uri-template-valid",
+                    rules::URI_TEMPLATE_VALID,
                     uri.span(),
                     format_args!(
                         "invalid URI template: {} (at byte {at}, `{shown}` in `{}`)",
@@ -85,13 +86,13 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
     if let Some(lit) = &args.name {
         if name.trim().is_empty() {
             diag.rule_error(
-                "name-required",
+                rules::NAME_REQUIRED,
                 lit.span(),
                 "`name = \"\"`: remove `name` to use the function's name, or give one",
             );
         } else if name.contains("://") {
             diag.rule_warning(
-                "resource-name-not-uri",
+                rules::RESOURCE_NAME_NOT_URI,
                 lit.span(),
                 format_args!("the resource name `{name}` looks like a URI; the URI belongs in `uri`, the name says what the resource is"),
             );
@@ -103,7 +104,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
     let shown = if name.trim().is_empty() { fn_name.as_str() } else { name.as_str() };
     if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
         diag.rule_warning(
-            "description-required",
+            rules::DESCRIPTION_REQUIRED,
             fn_ident.span(),
             format_args!("resource `{shown}` has no description: add a `///` doc comment or `description = \"..\"` saying what it holds"),
         );
@@ -127,7 +128,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
         let variables = template.variable_names();
         match &params_ty {
             None if !variables.is_empty() => diag.rule_error(
-                "template-params-align",
+                rules::TEMPLATE_PARAMS_ALIGN,
                 uri.span(),
                 format_args!(
                     "the URI template has the variables {}; take them as one params struct, e.g. `params: {}Params` with a field per variable",
@@ -136,7 +137,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                 ),
             ),
             Some(ty) if variables.is_empty() => diag.rule_error(
-                "template-params-align",
+                rules::TEMPLATE_PARAMS_ALIGN,
                 syn::spanned::Spanned::span(&**ty),
                 "a static URI has no variables to fill this params struct; remove the parameter, or put `{variable}`s in the URI",
             ),
@@ -149,7 +150,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                             fields.push(field);
                         }
                         Err(_) => diag.rule_error(
-                            "template-params-align",
+                            rules::TEMPLATE_PARAMS_ALIGN,
                             uri.span(),
                             format_args!("the variable `{variable}` cannot be a field of the params struct; name it like a Rust field (letters, digits, `_`)"),
                         ),

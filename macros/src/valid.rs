@@ -1,45 +1,29 @@
-//! Validate: judge the raw attribute against the lint rules and build the model
-//! that `expand.rs` generates from. Every problem is reported; where a value is
+//! Validate: judge the typed attribute against the lint rules and build the
+//! model that `expand.rs` generates from. Every problem is reported; where a value is
 //! bad, a stand-in keeps the model whole so the expansion adds no second error.
 
-use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
 use proc_macro2::{Ident, Span};
 use quote::format_ident;
 use syn::ext::IdentExt;
-use syn::spanned::Spanned;
-use syn::{Expr, Lit, LitStr, Meta, Path};
+use syn::{LitStr, Path};
 
 use crate::ast::Handler;
-use crate::attr::{self, AnnotationArgs, EntryArgs, RawAttr};
-use crate::diag::{Diagnostics, WARNING_RULES, Warning};
+use crate::attr::{AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry};
+use crate::codes::CODE_NAMES;
+use crate::diag::Diagnostics;
 use crate::lint::body::{self, BodyFacts};
-
-/// The variant names of `JsonRpcErrorCode`, in the runtime's order. The ui test
-/// `pass/every-code.rs` declares each of them, so a drift fails to compile.
-pub(crate) const CODE_NAMES: &[&str] = &[
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
-    "ServiceUnavailable",
-    "NotFound",
-    "Conflict",
-    "RateLimited",
-    "Timeout",
-    "Forbidden",
-    "Unauthorized",
-    "ValidationError",
-    "ConfigurationError",
-    "InitializationFailed",
-    "DatabaseError",
-    "SerializationError",
-    "UnknownError",
-];
+use crate::rules::{self, Rule, Severity};
 
 /// The tool as validated.
 pub(crate) struct Tool {
     pub(crate) name: String,
+    /// The generated tool type: `tool_type = ..`, or the PascalCase handler name.
+    pub(crate) tool_type: Ident,
+    /// The generated reason enum: `reason_type = ..`, or the tool type + `Reason`.
+    pub(crate) reason_type: Ident,
+    /// The path of the facade crate: `crate = ..`, or `::mcp_contract`.
+    pub(crate) krate: Path,
     pub(crate) title: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) annotations: Annotations,
@@ -72,66 +56,79 @@ pub(crate) struct Entry {
 }
 
 pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) -> Tool {
-    let args = raw.args;
     let fn_ident = &handler.item.sig.ident;
 
-    let name = match &args.name {
+    let name = match &raw.name {
         Some(name) => check_name(name.value(), name.span(), diag),
         None => check_name(fn_ident.unraw().to_string(), fn_ident.span(), diag),
     };
 
-    let description = args.description.as_ref().map(LitStr::value).or_else(|| handler.doc.clone());
+    let description = raw.description.as_ref().map(LitStr::value).or_else(|| handler.doc.clone());
     if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
-        diag.rule_warning(
-            "description-required",
+        diag.rule_warning(rules::DESCRIPTION_REQUIRED,
             fn_ident.span(),
             format_args!("tool `{name}` has no description: add a `///` doc comment or `description = \"..\"` saying what it does and when to use it"),
         );
     }
 
-    let annotations = args.annotations.as_ref().map(|meta| annotations(meta, diag)).unwrap_or_default();
-    let auth = args.auth.as_ref().map(|meta| auth_scopes(meta, diag)).unwrap_or_default();
-    let contract = args.errors.as_ref().map(|meta| contract(meta, diag));
+    let RawAttr { annotations, auth, contract, allow, .. } = raw;
+    let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
+    let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
+    let contract = contract.map(|raw| check_contract(raw, diag));
 
-    for allowed in &raw.allow {
-        if !WARNING_RULES.contains(&allowed.id.as_str()) {
-            let text = if crate::diag::ERROR_RULES.contains(&allowed.id.as_str()) {
-                format!("`{}` is an error rule and cannot be allowed; fix the attribute instead", allowed.id)
-            } else {
-                format!(
-                    "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}",
-                    allowed.id,
-                    WARNING_RULES.join(", ")
-                )
-            };
-            diag.error(syn::Error::new(allowed.span, format!("{text}; see docs/lints.md")));
-        }
+    let (title, format, tool_type, reason_type, krate) = (
+        raw.title.as_ref().map(LitStr::value),
+        raw.format.clone(),
+        raw.tool_type.clone(),
+        raw.reason_type.clone(),
+        raw.krate.clone(),
+    );
+    for allowed in &allow {
+        let text = match Rule::find(&allowed.id) {
+            Some(rule) if rule.severity == Severity::Warning => continue,
+            Some(rule) => format!(
+                "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
+                rule.url()
+            ),
+            None => format!(
+                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
+                allowed.id,
+                rules::warning_ids().join(", "),
+                rules::DOCS_URL
+            ),
+        };
+        diag.error(syn::Error::new_spanned(&allowed.tokens, text));
     }
 
     let declared: Vec<(String, String)> =
         contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
-    for finding in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
-        diag.warning(Warning { rule: finding.rule, span: finding.span, message: finding.message });
+    for warning in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
+        diag.warning(warning);
     }
 
-    Tool {
-        name,
-        title: args.title.as_ref().map(LitStr::value),
-        description,
-        annotations,
-        auth,
-        format: args.format,
-        contract,
+    let pascal = to_pascal_case(&fn_ident.unraw().to_string());
+    let tool_type = tool_type.unwrap_or_else(|| format_ident!("{pascal}", span = fn_ident.span()));
+    let reason_type = reason_type.unwrap_or_else(|| format_ident!("{tool_type}Reason", span = fn_ident.span()));
+    if tool_type == reason_type {
+        diag.error(syn::Error::new(
+            reason_type.span(),
+            format_args!(
+                "`tool_type` and `reason_type` are both `{tool_type}`: give the two generated types different names"
+            ),
+        ));
     }
+    let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
+
+    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract }
 }
 
 /// `name-required`, `name-format`.
 fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
     if name.is_empty() {
-        diag.rule_error("name-required", span, "the tool name is empty: give it a name such as `get_object`");
+        diag.rule_error(rules::NAME_REQUIRED, span, "the tool name is empty: give it a name such as `get_object`");
     } else if name.len() > 128 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)) {
         diag.rule_error(
-            "name-format",
+            rules::NAME_FORMAT,
             span,
             format_args!("tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"),
         );
@@ -139,139 +136,78 @@ fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
     name
 }
 
-/// `annotations(read_only, destructive = false, title = "..")`: `annotation-type`, `annotation-coherence`.
-fn annotations(meta: &Meta, diag: &mut Diagnostics) -> Annotations {
-    let Some(args) = list_args::<AnnotationArgs>(meta, diag) else { return Annotations::default() };
-    let flag = |meta: &Option<Meta>, diag: &mut Diagnostics| {
-        meta.as_ref().and_then(|meta| {
-            bool_flag(meta).or_else(|| {
-                diag.rule_error(
-                    "annotation-type",
-                    value_span(meta),
-                    format_args!(
-                        "annotation `{}` is a flag: write `{0}` or `{0} = true` / `{0} = false`",
-                        path_name(meta.path())
-                    ),
-                );
-                None
-            })
-        })
+/// `annotations(read_only, destructive = false, title = "..")`: `annotation-type`
+/// (read in `attr`), `annotation-coherence`.
+fn check_annotations(args: AnnotationArgs, diag: &mut Diagnostics) -> Annotations {
+    let mut flag = |parsed: Option<Parsed<Bool<AnnotationFlag>>>| {
+        parsed.and_then(|parsed| parsed.take(diag)).map(|flag| flag.value)
     };
-    let read_only = flag(&args.read_only, diag);
-    let destructive = flag(&args.destructive, diag);
-    let idempotent = flag(&args.idempotent, diag);
-    let open_world = flag(&args.open_world, diag);
-    let title = args.title.as_ref().and_then(|meta| {
-        string_value(meta).or_else(|| {
-            diag.rule_error("annotation-type", value_span(meta), "annotation `title` is a string: `title = \"..\"`");
-            None
-        })
-    });
+    let read_only = flag(args.read_only);
+    let destructive = flag(args.destructive);
+    let idempotent = flag(args.idempotent);
+    let open_world = flag(args.open_world);
+    let title = args.title.and_then(|parsed| parsed.take(diag)).map(|title| title.value.into_inner());
 
-    if read_only == Some(true)
-        && let Some(destructive_meta) = &args.destructive
+    if read_only.as_deref() == Some(&true)
+        && let Some(destructive) = &destructive
     {
         diag.rule_warning(
-            "annotation-coherence",
-            destructive_meta.span(),
+            rules::ANNOTATION_COHERENCE,
+            destructive.span(),
             "a `read_only` tool makes no changes, so `destructive` means nothing here: remove `destructive` or `read_only`",
         );
     }
 
+    let [read_only, destructive, idempotent, open_world] =
+        [read_only, destructive, idempotent, open_world].map(|flag| flag.map(SpannedValue::into_inner));
     Annotations { title, read_only, destructive, idempotent, open_world }
 }
 
-/// `auth("scope:a", "scope:b")`: `auth-type`, `auth-scope-format`.
-fn auth_scopes(meta: &Meta, diag: &mut Diagnostics) -> Vec<String> {
-    let type_error = |span: Span, diag: &mut Diagnostics| {
-        diag.rule_error(
-            "auth-type",
-            span,
-            "`auth` is a list of scope strings: `auth(\"objects:read\", \"objects:write\")`",
-        );
-    };
-    let Meta::List(_) = meta else {
-        type_error(value_span(meta), diag);
-        return Vec::new();
-    };
-    let items = match attr::list_items(meta) {
-        Ok(items) => items,
-        Err(err) => {
-            diag.error(err);
-            return Vec::new();
-        }
-    };
-    let mut scopes = Vec::new();
-    for item in items {
-        match &item {
-            NestedMeta::Lit(Lit::Str(scope)) => {
-                let value = scope.value();
-                if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
-                    diag.rule_error(
-                        "auth-scope-format",
-                        scope.span(),
-                        "a scope is a non-empty string without spaces, such as `\"objects:read\"`",
-                    );
-                } else {
-                    scopes.push(value);
-                }
-            }
-            _ => type_error(item.span(), diag),
+/// `auth-scope-format` over the scope strings of `auth(..)` (`auth-type` is read in `attr`).
+fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
+    let mut valid = Vec::new();
+    for scope in scopes {
+        let value = scope.value();
+        if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
+            diag.rule_error(
+                rules::AUTH_SCOPE_FORMAT,
+                scope.span(),
+                "a scope is a non-empty string without spaces, such as `\"objects:read\"`",
+            );
+        } else {
+            valid.push(value);
         }
     }
-    scopes
+    valid
 }
 
 /// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
-/// `error-contract-*` rules.
-fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
-    let items = match attr::list_items(meta) {
-        Ok(items) => items,
-        Err(_) => {
-            diag.error(syn::Error::new_spanned(
-                meta,
-                "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
-            ));
-            return Vec::new();
-        }
-    };
-    if items.is_empty() {
+/// `error-contract-*` rules over what `attr` read.
+fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
+    if raw.entries.is_empty() {
         diag.rule_warning(
-            "error-contract-empty",
-            meta.path().span(),
+            rules::ERROR_CONTRACT_EMPTY,
+            raw.key,
             "the error contract declares no failure mode: add one `reason(code = .., when = .., recovery = ..)` per way the tool can fail, or remove `errors()`",
         );
     }
 
     let mut entries: Vec<Entry> = Vec::new();
-    for item in &items {
-        let NestedMeta::Meta(meta) = item else {
-            diag.error(syn::Error::new_spanned(
-                item,
-                "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
-            ));
-            continue;
-        };
-        let Some(reason) = meta.path().get_ident().cloned() else {
-            diag.error(syn::Error::new_spanned(
-                meta.path(),
-                "a reason is a single snake_case name, such as `not_in_collection`",
-            ));
-            continue;
-        };
+    for raw_entry in raw.entries {
+        let reason = raw_entry.reason.clone();
         let reason_text = reason.unraw().to_string();
         if !is_snake_case(&reason_text) {
             diag.rule_warning(
-                "error-contract-reason-format",
+                rules::ERROR_CONTRACT_REASON_FORMAT,
                 reason.span(),
                 format_args!("reason `{reason_text}` is not snake_case: write `{}`", to_snake_case(&reason_text)),
             );
         }
         let duplicate = entries.iter().any(|entry| entry.reason == reason);
-        let entry = entry(reason, meta, diag);
+        let entry = check_entry(raw_entry, diag);
         if duplicate {
             diag.rule_error(
-                "error-contract-reason-unique",
+                rules::ERROR_CONTRACT_REASON_UNIQUE,
                 entry.reason.span(),
                 format_args!("reason `{}` is declared twice: give each failure mode its own reason", entry.reason),
             );
@@ -283,21 +219,17 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> Vec<Entry> {
     entries
 }
 
-fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
+fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
+    let RawEntry { reason, args, misspelled } = raw;
     let variant = format_ident!("{}", to_pascal_case(&reason.unraw().to_string()), span = reason.span());
-    let args = match meta {
-        Meta::List(_) => list_args::<EntryArgs>(meta, diag),
-        _ => None,
-    };
-    let EntryArgs { code, when, recovery, retryable } = args.unwrap_or_default();
-    let misspelled = attr::has_unknown_keys::<EntryArgs>(meta);
+    let EntryArgs { code, when, recovery, retryable } = args;
 
-    let code = match &code {
-        Some(meta) => code_name(meta, diag),
+    let code = match code {
+        Some(parsed) => parsed.take(diag).map(|code| code.0),
         None if misspelled => None,
         None => {
             diag.rule_error(
-                "error-contract-code-unknown",
+                rules::ERROR_CONTRACT_CODE_UNKNOWN,
                 reason.span(),
                 format_args!("reason `{reason}` has no `code = ..`: choose one of {}", CODE_NAMES.join(", ")),
             );
@@ -307,26 +239,27 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
     .unwrap_or_else(|| Ident::new("InternalError", reason.span()));
     if code == "UnknownError" {
         diag.rule_warning(
-            "error-contract-code-unknown-error",
+            rules::ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
             code.span(),
             "`UnknownError` tells the model nothing: choose the code that says what went wrong, such as `NotFound` or `ServiceUnavailable`",
         );
     }
 
-    let when = match when.as_ref().map(|meta| (meta, string_value(meta))) {
-        Some((_, Some(text))) if !text.trim().is_empty() => text,
-        Some((meta, _)) => {
+    let when = match when.map(|parsed| parsed.take(diag)) {
+        Some(Some(text)) if !text.value.trim().is_empty() => text.value.into_inner(),
+        Some(Some(text)) => {
             diag.rule_error(
-                "error-contract-when-required",
-                value_span(meta),
+                rules::ERROR_CONTRACT_WHEN_REQUIRED,
+                text.value.span(),
                 "`when` is a non-empty string saying when this failure happens",
             );
             String::new()
         }
+        Some(None) => String::new(),
         None if misspelled => String::new(),
         None => {
             diag.rule_error(
-                "error-contract-when-required",
+                rules::ERROR_CONTRACT_WHEN_REQUIRED,
                 reason.span(),
                 format_args!("reason `{reason}` has no `when = \"..\"`: say when this failure happens"),
             );
@@ -334,36 +267,29 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         }
     };
 
-    let recovery = match recovery.as_ref().map(|meta| (meta, string_value(meta))) {
-        Some((meta, Some(text))) => {
-            let words = text.split_whitespace().count();
+    let recovery = match recovery.map(|parsed| parsed.take(diag)) {
+        Some(Some(text)) => {
+            let words = text.value.split_whitespace().count();
             if words == 0 {
                 diag.rule_error(
-                    "error-contract-recovery-empty",
-                    value_span(meta),
+                    rules::ERROR_CONTRACT_RECOVERY_EMPTY,
+                    text.value.span(),
                     "`recovery` is empty: tell the model what to do next, in a full sentence",
                 );
             } else if words < 5 {
                 diag.rule_warning(
-                    "error-contract-recovery-min-words",
-                    value_span(meta),
+                    rules::ERROR_CONTRACT_RECOVERY_MIN_WORDS,
+                    text.value.span(),
                     format_args!("`recovery` has {words} word(s): a useful hint names the next step in at least 5 words, e.g. \"Search with search_objects to find valid IDs.\""),
                 );
             }
-            text
+            text.value.into_inner()
         }
-        Some((meta, None)) => {
-            diag.rule_error(
-                "error-contract-recovery-required",
-                value_span(meta),
-                "`recovery` is a string telling the model what to do next",
-            );
-            String::new()
-        }
+        Some(None) => String::new(),
         None if misspelled => String::new(),
         None => {
             diag.rule_error(
-                "error-contract-recovery-required",
+                rules::ERROR_CONTRACT_RECOVERY_REQUIRED,
                 reason.span(),
                 format_args!("reason `{reason}` has no `recovery = \"..\"`: tell the model what to do next"),
             );
@@ -371,91 +297,9 @@ fn entry(reason: Ident, meta: &Meta, diag: &mut Diagnostics) -> Entry {
         }
     };
 
-    let retryable = retryable.as_ref().is_some_and(|meta| {
-        bool_flag(meta).unwrap_or_else(|| {
-            diag.rule_error(
-                "error-contract-retryable-type",
-                value_span(meta),
-                "`retryable` is a flag: write `retryable` or `retryable = true` / `retryable = false`",
-            );
-            false
-        })
-    });
+    let retryable = retryable.and_then(|parsed| parsed.take(diag)).is_some_and(|flag| flag.value.into_inner());
 
     Entry { reason, variant, code, when, recovery, retryable }
-}
-
-/// `code = NotFound` or `code = JsonRpcErrorCode::NotFound`: `error-contract-code-unknown`.
-fn code_name(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
-    let last = match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Path(path) if path.qself.is_none() => path.path.segments.last().map(|segment| segment.ident.clone()),
-            _ => None,
-        },
-        _ => None,
-    };
-    if let Some(ident) = last.as_ref().filter(|ident| CODE_NAMES.iter().any(|name| *ident == name)) {
-        return Some(ident.clone());
-    }
-    let written = last.as_ref().map(ToString::to_string).unwrap_or_default();
-    let hint = closest(&written, CODE_NAMES).map(|name| format!("did you mean `{name}`? ")).unwrap_or_default();
-    diag.rule_error(
-        "error-contract-code-unknown",
-        value_span(meta),
-        format_args!("unknown error code `{written}`: {hint}valid codes are {}", CODE_NAMES.join(", ")),
-    );
-    None
-}
-
-fn list_args<T: attr::Keys>(meta: &Meta, diag: &mut Diagnostics) -> Option<T> {
-    match attr::list_items(meta) {
-        Ok(items) => attr::from_items(&items, diag),
-        Err(err) => {
-            diag.error(err);
-            None
-        }
-    }
-}
-
-/// `flag` -> true, `flag = true|false` -> the bool, anything else -> `None`.
-fn bool_flag(meta: &Meta) -> Option<bool> {
-    match meta {
-        Meta::Path(_) => Some(true),
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(lit) => match &lit.lit {
-                Lit::Bool(value) => Some(value.value),
-                _ => None,
-            },
-            _ => None,
-        },
-        Meta::List(_) => None,
-    }
-}
-
-fn string_value(meta: &Meta) -> Option<String> {
-    match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(lit) => match &lit.lit {
-                Lit::Str(text) => Some(text.value()),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// The span of a key's value, or of the key when it has none.
-fn value_span(meta: &Meta) -> Span {
-    match meta {
-        Meta::NameValue(nv) => nv.value.span(),
-        Meta::List(list) => list.span(),
-        Meta::Path(path) => path.span(),
-    }
-}
-
-fn path_name(path: &Path) -> String {
-    path.segments.iter().map(|segment| segment.ident.to_string()).collect::<Vec<_>>().join("::")
 }
 
 pub(crate) fn is_snake_case(name: &str) -> bool {
@@ -494,7 +338,7 @@ pub(crate) fn to_pascal_case(name: &str) -> String {
 }
 
 /// The closest of `names` to `written`, if it is a plausible typo.
-fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
     let written = written.to_ascii_lowercase();
     names
         .iter()

@@ -76,7 +76,7 @@ impl ErrorContract {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a reason of an error contract",
     label = "this tool declares no such failure mode",
-    note = "declare failure modes with `errors(reason_name(code = .., when = .., recovery = ..))` in `#[mcp_tool(..)]`; see docs/lints.md#error-contract-empty"
+    note = "declare failure modes with `errors(reason_name(code = .., when = .., recovery = ..))` in `#[mcp_tool(..)]`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-empty"
 )]
 pub trait Reason: Copy + Send + Sync + 'static {
     /// Every declared failure mode of the tool, in declaration order.

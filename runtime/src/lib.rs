@@ -7,6 +7,7 @@
 //! - [`try_catch`](mod@try_catch): log a failure once, with sanitized input, and return it;
 //! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
 //! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
+//! - [`bounds`]: the bounds on a handler's types, worded as the fix;
 //! - [`auth`]: the caller's identity and scopes, bearer-token verification (feature `auth`);
 //! - [`state`]: shared state (a pool, a client, a config) for handlers;
 //! - [`render`]: errors on the two surfaces MCP clients read.
@@ -19,6 +20,7 @@
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
+pub mod bounds;
 pub mod auth;
 pub mod classify;
 pub mod completion;

@@ -2,7 +2,7 @@
 use mcp_contract::prelude::*;
 
 /// Look an object up.
-#[mcp_tool(errors(missing(code = NotFound, when = "No object has this ID", recovery = "Search first.")))]
+#[mcp_tool(allow(error-contract-reason-unused), errors(missing(code = NotFound, when = "No object has this ID", recovery = "Search first.")))]
 fn lookup() -> Result<String, McpError> {
     Ok("found".into())
 }

@@ -2,7 +2,7 @@
 //! `allow(rule-id)` on the tool and a forwarded `#[allow(deprecated)]` both silence warnings.
 use mcp_contract::prelude::*;
 
-#[mcp_tool(allow(description-required, error-contract-recovery-min-words),
+#[mcp_tool(allow(description-required, error-contract-recovery-min-words, error-contract-reason-unused),
     errors(missing(code = NotFound, when = "No object has this ID", recovery = "Search first.")))]
 fn lookup() -> Result<String, McpError> {
     Ok("found".into())

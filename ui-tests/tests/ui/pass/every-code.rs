@@ -3,7 +3,7 @@
 use mcp_contract::prelude::*;
 
 /// Fails in every way there is.
-#[mcp_tool(allow(error-contract-code-unknown-error), errors(
+#[mcp_tool(allow(error-contract-code-unknown-error, error-contract-reason-unused), errors(
     a(code = ParseError, when = "w", recovery = "Do this one thing next, please."),
     b(code = InvalidRequest, when = "w", recovery = "Do this one thing next, please."),
     c(code = MethodNotFound, when = "w", recovery = "Do this one thing next, please."),
