@@ -20,8 +20,8 @@
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
-pub mod bounds;
 pub mod auth;
+pub mod bounds;
 pub mod classify;
 pub mod completion;
 pub mod context;
