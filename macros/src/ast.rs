@@ -211,7 +211,7 @@ fn is_string(ty: &Type) -> bool {
 }
 
 /// The `///` lines, trimmed and joined with spaces: one paragraph for the model.
-fn doc_paragraph(item: &ItemFn) -> Option<String> {
+pub(crate) fn doc_paragraph(item: &ItemFn) -> Option<String> {
     let lines: Vec<String> = item
         .attrs
         .iter()

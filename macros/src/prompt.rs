@@ -11,8 +11,9 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{ItemFn, LitStr};
 
+use crate::ast::doc_paragraph;
 use crate::diag::Diagnostics;
-use crate::resource::{Param, call_args, completer, doc_paragraph, parse_params, states, to_pascal_case};
+use crate::resource::{Param, call_args, completer, parse_params, states, to_pascal_case};
 use crate::rules;
 
 #[derive(Default, FromMeta)]

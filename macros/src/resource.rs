@@ -10,8 +10,9 @@ use darling::ast::NestedMeta;
 use mcp_contract_uri_template::UriTemplate;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, LitStr, Meta, PathArguments, ReturnType, Type};
+use syn::{FnArg, GenericArgument, ItemFn, LitStr, PathArguments, ReturnType, Type};
 
+use crate::ast::doc_paragraph;
 use crate::diag::Diagnostics;
 use crate::rules;
 
@@ -356,25 +357,4 @@ pub(crate) fn to_pascal_case(name: &str) -> String {
             chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
         })
         .collect()
-}
-
-/// The `///` lines, trimmed and joined with spaces.
-pub(crate) fn doc_paragraph(item: &ItemFn) -> Option<String> {
-    let lines: Vec<String> = item
-        .attrs
-        .iter()
-        .filter_map(|attr| match &attr.meta {
-            Meta::NameValue(nv) if nv.path.is_ident("doc") => match &nv.value {
-                Expr::Lit(lit) => match &lit.lit {
-                    Lit::Str(text) => Some(text.value()),
-                    _ => None,
-                },
-                _ => None,
-            },
-            _ => None,
-        })
-        .flat_map(|text| text.lines().map(|line| line.trim().to_owned()).collect::<Vec<_>>())
-        .filter(|line| !line.is_empty())
-        .collect();
-    (!lines.is_empty()).then(|| lines.join(" "))
 }
