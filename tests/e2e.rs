@@ -5,7 +5,8 @@
 //!   under `target/e2e/` on first use.
 //! - TypeScript (`@modelcontextprotocol/sdk`, pinned in tests/e2e/ts/package-lock.json),
 //!   the strict client that validates error results against output schemas;
-//!   `npm ci` installs it into tests/e2e/ts/node_modules on first use.
+//!   `npm ci` installs it under `target/e2e/ts/` on first use, so the source
+//!   tree never holds a `node_modules`.
 //!
 //! A missing `python3` or `node` fails these tests with how to install it; set
 //! `MCP_CONTRACT_SKIP_E2E=1` to skip them on a machine without the clients.
@@ -239,16 +240,24 @@ fn typescript_client_accepts_error_results_of_tools_with_output_schemas() {
     if !require("node") || !require("npm") {
         return;
     }
-    let dir = root().join("tests/e2e/ts");
-    // npm records what it installed in node_modules/.package-lock.json; install
-    // again when the committed lock file is newer.
-    let modified = |path: PathBuf| std::fs::metadata(path).and_then(|meta| meta.modified()).ok();
-    let installed = modified(dir.join("node_modules/.package-lock.json"));
-    if installed.is_none() || installed < modified(dir.join("package-lock.json")) {
+    // The client and its pinned packages run from target/e2e/ts: node resolves
+    // imports next to the script, and the source tree stays free of node_modules.
+    let source = root().join("tests/e2e/ts");
+    let dir = profile_dir().parent().expect("target/").join("e2e/ts");
+    std::fs::create_dir_all(&dir).expect("target/e2e/ts is writable");
+    for file in ["package.json", "strict_client.mjs"] {
+        std::fs::copy(source.join(file), dir.join(file)).expect("the client's files copy");
+    }
+    // Install again whenever the committed lock file differs from the installed one.
+    let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
+    let stamp = dir.join("installed-package-lock.json");
+    if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
+        std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
         run(
             Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
-            "npm ci in tests/e2e/ts",
+            "npm ci in target/e2e/ts",
         );
+        std::fs::write(&stamp, &lock).expect("the stamp is writable");
     }
     let output = run(
         Command::new("node").arg("strict_client.mjs").arg(museum()).arg(collection()).current_dir(&dir),
