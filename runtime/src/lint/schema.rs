@@ -289,52 +289,25 @@ fn portability(tool: &str, prefix: &str, schema: &JsonObject, options: &LintOpti
     }
 }
 
-/// Every schema object in `schema`, with its JSON Pointer, definitions included.
+/// Every schema object in `schema`, with its JSON Pointer, definitions included:
+/// the schema module's subschema walk, plus `$defs`, which that walk reaches
+/// from their uses instead.
 fn visit<'a>(schema: &'a JsonObject, pointer: String, f: &mut dyn FnMut(&'a JsonObject, String)) {
-    for (keyword, value) in schema {
-        let here = format!("{pointer}/{}", escape(keyword));
-        match keyword.as_str() {
-            "items"
-            | "additionalItems"
-            | "additionalProperties"
-            | "unevaluatedProperties"
-            | "unevaluatedItems"
-            | "contains"
-            | "propertyNames"
-            | "not"
-            | "if"
-            | "then"
-            | "else" => match value {
-                Value::Object(child) => visit(child, here, f),
-                Value::Array(children) => visit_list(children, &here, f),
-                _ => {}
-            },
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                if let Value::Array(children) = value {
-                    visit_list(children, &here, f);
+    for (_, suffix, child) in crate::schema::walk::subschemas(schema) {
+        if let Value::Object(child) = child {
+            visit(child, format!("{pointer}{suffix}"), f);
+        }
+    }
+    for keyword in ["$defs", "definitions"] {
+        if let Some(Value::Object(definitions)) = schema.get(keyword) {
+            for (name, child) in definitions {
+                if let Value::Object(child) = child {
+                    visit(child, format!("{pointer}/{keyword}/{}", escape(name)), f);
                 }
             }
-            "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions" => {
-                if let Value::Object(map) = value {
-                    for (name, child) in map {
-                        if let Value::Object(child) = child {
-                            visit(child, format!("{here}/{}", escape(name)), f);
-                        }
-                    }
-                }
-            }
-            _ => {}
         }
     }
     f(schema, pointer);
-}
-
-fn visit_list<'a>(children: &'a [Value], pointer: &str, f: &mut dyn FnMut(&'a JsonObject, String)) {
-    for (index, child) in children.iter().enumerate() {
-        if let Value::Object(child) = child {
-            visit(child, format!("{pointer}/{index}"), f);
-        }
-    }
 }
 
 #[cfg(test)]

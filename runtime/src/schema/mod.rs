@@ -101,7 +101,7 @@ mod envelope;
 mod portable;
 #[cfg(test)]
 mod tests;
-mod walk;
+pub(crate) mod walk;
 
 use std::sync::Arc;
 

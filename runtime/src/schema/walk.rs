@@ -81,7 +81,7 @@ pub(super) fn escape_pointer(segment: &str) -> String {
 
 /// The immediate subschemas of a schema, each with the JSON Pointer suffix that
 /// leads to it. Definitions are not among them: they are walked from their uses.
-pub(super) fn subschemas(schema: &JsonObject) -> Vec<(&str, String, &Value)> {
+pub(crate) fn subschemas(schema: &JsonObject) -> Vec<(&str, String, &Value)> {
     let mut found = Vec::new();
     for (keyword, value) in schema {
         let path = escape_pointer(keyword);
