@@ -353,7 +353,7 @@ fn about_museum(collection: State<Collection>) -> Result<String, McpError> {
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct ObjectRecordParams {
     pub object_id: u32,
 }

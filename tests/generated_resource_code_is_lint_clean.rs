@@ -12,7 +12,7 @@ pub struct Museum {
 }
 
 /// The variables of the object template.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 pub struct ObjectParams {
     /// An id.
     pub object_id: u32,

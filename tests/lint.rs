@@ -1,6 +1,7 @@
 //! The definition linter on tools `#[mcp_tool]` builds and on hand-written
 //! ones: format parity (with the reference's known traps as named
-//! regressions), the schema rules, and the server's modes.
+//! regressions), the schema rules, and the server's modes; and on resources
+//! and prompts, generated and hand-written.
 
 #![cfg(feature = "rmcp")]
 
@@ -9,7 +10,10 @@ use std::sync::LazyLock;
 use mcp_contract::lint::{Diagnostic, LintInput, LintOptions, LintReport, Severity, validate};
 use mcp_contract::prelude::*;
 use mcp_contract::server::ServerError;
-use mcp_contract::{DynTool, OutputSample, ToolOutput};
+use mcp_contract::{
+    DynPrompt, DynResource, NoArguments, OutputSample, PromptDefinition, ResourceDefinition, ToolOutput,
+};
+use mcp_contract::{DynTool, prompt::prompt_arguments};
 use serde_json::json;
 
 fn lint(tools: &[&dyn DynTool]) -> LintReport {
@@ -600,4 +604,199 @@ fn the_json_report_has_the_documented_shape() {
             }]
         })
     );
+}
+
+// ---------------------------------------------------------------- resources and prompts
+
+/// The variables of the object template, decoded under camelCase names.
+#[derive(Deserialize, JsonSchema)]
+pub struct RenamedParams {
+    /// The object's ID.
+    #[serde(rename = "objectId")]
+    pub object_id: u32,
+}
+
+/// A hand-written resource of `definition`, whose params are [`RenamedParams`].
+struct RenamedRecord(&'static ResourceDefinition);
+
+impl Resource for RenamedRecord {
+    type Params = RenamedParams;
+
+    fn definition(&self) -> &'static ResourceDefinition {
+        self.0
+    }
+
+    async fn read(&self, _uri: &str, params: RenamedParams, _ctx: Context) -> Result<ResourceContents, McpError> {
+        Ok(ResourceContents::text(params.object_id.to_string()))
+    }
+}
+
+static CAMEL: ResourceDefinition = ResourceDefinition::new("museum://objects/{objectId}", "object_record")
+    .with_description("One object of the collection, by ID.")
+    .with_mime_type("application/json");
+
+static SNAKE: ResourceDefinition = ResourceDefinition::new("museum://objects/{object_id}", "object_record")
+    .with_description("One object of the collection, by ID.")
+    .with_mime_type("application/json");
+
+#[test]
+fn template_params_align_reads_serde_names_through_server_build() {
+    assert!(Server::new("museum", "1.0.0").resource(RenamedRecord(&CAMEL)).build().is_ok());
+
+    let err = Server::new("museum", "1.0.0").resource(RenamedRecord(&SNAKE)).build().unwrap_err();
+    let ServerError::Lint(report) = &err else { panic!("expected a lint error, got {err}") };
+    assert_eq!(
+        found(report),
+        [
+            ("template-params-align", "/uriTemplate".to_owned()),
+            ("template-params-align", "/paramsSchema/required/0".to_owned()),
+        ]
+    );
+    let text = err.to_string();
+    assert!(text.contains("error[template-params-align] resource `object_record` at `/uriTemplate`"), "{text}");
+    assert!(text.contains("decodes `objectId`"), "{text}");
+}
+
+/// Hand-written: a name that is the URI, a MIME type without a subtype, no description.
+static ABOUT_PAGE: ResourceDefinition =
+    ResourceDefinition::new("museum://about", "museum://about").with_mime_type("markdown");
+
+/// A hand-written prompt listing the arguments of another type, undocumented.
+#[derive(Deserialize, JsonSchema)]
+pub struct OldVisitArgs {
+    pub department: String,
+}
+
+/// The arguments the prompt decodes.
+#[derive(Deserialize, JsonSchema)]
+pub struct VisitArgs {
+    /// The department to visit.
+    pub department: String,
+    /// How many days.
+    pub days: u8,
+}
+
+static PLAN: LazyLock<PromptDefinition> = LazyLock::new(|| {
+    PromptDefinition::new("plan_visit", prompt_arguments::<OldVisitArgs>()).with_description("Plan a visit.")
+});
+
+struct HandWrittenPlan;
+
+impl Prompt for HandWrittenPlan {
+    type Arguments = VisitArgs;
+
+    fn definition(&self) -> &'static PromptDefinition {
+        &PLAN
+    }
+
+    async fn get(&self, args: VisitArgs, _ctx: Context) -> Result<Vec<PromptMessage>, McpError> {
+        Ok(vec![PromptMessage::user(format!("{} days in {}", args.days, args.department))])
+    }
+}
+
+#[test]
+fn validate_checks_hand_written_resources_and_prompts() {
+    let report = validate(
+        &LintInput::default()
+            .resources([&RenamedRecord(&ABOUT_PAGE) as &dyn DynResource])
+            .prompts([&HandWrittenPlan as &dyn DynPrompt]),
+    );
+    let kinds: Vec<(&str, String, String)> =
+        report.diagnostics.iter().map(|d| (d.rule, d.kind.to_string(), d.path.clone().unwrap_or_default())).collect();
+    assert_eq!(
+        kinds,
+        [
+            ("resource-name-not-uri", "resource".to_owned(), "/name".to_owned()),
+            ("description-required", "resource".to_owned(), "/description".to_owned()),
+            ("resource-mime-type-format", "resource".to_owned(), "/mimeType".to_owned()),
+            ("template-params-align", "resource".to_owned(), "/paramsSchema/required/0".to_owned()),
+            ("describe-on-fields", "prompt".to_owned(), "/arguments/0/description".to_owned()),
+            ("prompt-arguments-align", "prompt".to_owned(), "/arguments".to_owned()),
+        ]
+    );
+    assert!(!report.passed);
+    assert_eq!(report.to_json()["diagnostics"][4]["kind"], "prompt");
+}
+
+/// Opening hours and address.
+#[mcp_resource(uri = "museum://about", name = "about", mime_type = "text/markdown")]
+fn about() -> Result<String, McpError> {
+    Ok("Open daily.".into())
+}
+
+/// Say hello to a visitor.
+#[mcp_prompt(name = "greet")]
+fn greet() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::assistant("Welcome to the museum.")])
+}
+
+/// Shares the name of the resource `about`.
+#[mcp_tool(name = "about")]
+fn about_tool() -> Result<String, McpError> {
+    Ok("about".into())
+}
+
+#[test]
+fn generated_resources_and_prompts_are_lint_clean() {
+    mcp_contract::lint::assert_lint_clean(
+        &Server::new("museum", "1.0.0").tool(ShowExhibit).resource(About).resource(RenamedRecord(&CAMEL)).prompt(Greet),
+    );
+    let panic = std::panic::catch_unwind(|| {
+        mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").prompt(HandWrittenPlan));
+    })
+    .expect_err("an undocumented argument is not clean");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains("warning[describe-on-fields] prompt `plan_visit` at `/arguments/0/description`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn name_unique_spans_tools_resources_and_prompts() {
+    let server = Server::new("museum", "1.0.0").tool(AboutTool).resource(About).prompt(Greet);
+    let report = server.lint(None);
+    let unique = of_rule(&report, "name-unique");
+    assert_eq!(unique.len(), 1, "{report}");
+    assert_eq!((unique[0].kind.to_string(), unique[0].name.as_str()), ("resource".to_owned(), "about"));
+    assert!(unique[0].message.contains("which a tool already has"), "{}", unique[0].message);
+
+    let err = server.build().unwrap_err();
+    assert!(matches!(err, ServerError::DuplicateName { name: "about", .. }), "{err}");
+    // The name check does not depend on the linter.
+    let err = Server::new("museum", "1.0.0").resource(About).prompt(Greet).tool(AboutTool).lint_at_build(false).build();
+    assert!(matches!(err, Err(ServerError::DuplicateName { name: "about", .. })));
+}
+
+#[tokio::test]
+async fn lint_mode_covers_resources_and_prompts() {
+    let code = Server::new("museum", "1.0.0")
+        .resource(RenamedRecord(&SNAKE))
+        .run_cli_with(["lint".to_owned(), "--format".to_owned(), "json".to_owned()])
+        .await;
+    assert_eq!(code, std::process::ExitCode::FAILURE);
+    let code = Server::new("museum", "1.0.0")
+        .resource(RenamedRecord(&CAMEL))
+        .prompt(Greet)
+        .run_cli_with(["lint".to_owned()])
+        .await;
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+}
+
+#[test]
+fn a_static_resource_with_nothing_to_fill_needs_no_params() {
+    struct Hours;
+    static HOURS: ResourceDefinition =
+        ResourceDefinition::new("museum://hours", "hours").with_description("Opening hours.");
+    impl Resource for Hours {
+        type Params = NoArguments;
+        fn definition(&self) -> &'static ResourceDefinition {
+            &HOURS
+        }
+        async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
+            Ok(ResourceContents::text("10:00 to 17:00"))
+        }
+    }
+    let report = validate(&LintInput::default().resources([&Hours as &dyn DynResource]));
+    assert_eq!(found(&report), Vec::<(&str, String)>::new());
 }

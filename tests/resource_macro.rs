@@ -17,7 +17,7 @@ fn about(museum: State<Museum>) -> Result<String, McpError> {
     Ok(format!("# {}\nOpen daily.", museum.name))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ObjectParams {
     object_id: u32,
 }

@@ -8,6 +8,7 @@
 //! (InvalidParams) naming the argument.
 
 use std::future::Future;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -192,7 +193,11 @@ impl PromptMessage {
 /// implementation.
 pub trait Prompt: Send + Sync + 'static {
     /// The typed arguments ([`NoArguments`](crate::NoArguments) for none).
-    type Arguments: DeserializeOwned + Send + 'static;
+    ///
+    /// Its JSON Schema is what [`prompt_arguments`] lists, and what the
+    /// definition linter checks the definition's arguments against (rule
+    /// `prompt-arguments-align`).
+    type Arguments: DeserializeOwned + JsonSchema + Send + 'static;
 
     /// The definition published in `prompts/list`, built once.
     fn definition(&self) -> &'static PromptDefinition;
@@ -220,6 +225,14 @@ pub trait Prompt: Send + Sync + 'static {
     fn required_state(&self) -> &'static [StateType] {
         &[]
     }
+
+    /// Whether `#[mcp_prompt]` checked this definition's name, description and
+    /// contract at compile time. The definition linter checks them again on
+    /// prompts for which this is `false` (the default); the rules that read the
+    /// arguments type run on every prompt.
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
 }
 
 /// The object-safe face of a [`Prompt`], for servers that hold many.
@@ -235,6 +248,15 @@ pub trait DynPrompt: Send + Sync + 'static {
 
     /// The shared state types the handler takes; see [`Prompt::required_state`].
     fn required_state(&self) -> &'static [StateType];
+
+    /// The JSON Schema of [`Prompt::Arguments`], as a tool's input schema is
+    /// built ([`input_schema`](crate::schema::input_schema)).
+    fn arguments_schema(&self) -> Arc<JsonObject>;
+
+    /// See [`Prompt::checked_at_compile_time`].
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Prompt> DynPrompt for T {
@@ -256,6 +278,14 @@ impl<T: Prompt> DynPrompt for T {
 
     fn required_state(&self) -> &'static [StateType] {
         Prompt::required_state(self)
+    }
+
+    fn arguments_schema(&self) -> Arc<JsonObject> {
+        crate::schema::input_schema::<T::Arguments>()
+    }
+
+    fn checked_at_compile_time(&self) -> bool {
+        Prompt::checked_at_compile_time(self)
     }
 }
 

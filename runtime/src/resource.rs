@@ -10,14 +10,16 @@
 //! [`Resource::Params`].
 
 use std::future::Future;
+use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::completion::{Completion, CompletionRequest};
 use crate::context::Context;
 use crate::contract::{BoxFuture, ErrorContract};
-use crate::errors::McpError;
+use crate::errors::{JsonObject, McpError};
 use crate::params::{self, DecodeError};
 use crate::state::StateType;
 use mcp_contract_uri_template::Captures;
@@ -235,7 +237,11 @@ pub trait Resource: Send + Sync + 'static {
     /// The template's variables as a typed struct, decoded from the URI read
     /// (numbers and booleans parsed from their text). A static resource takes
     /// [`NoArguments`](crate::NoArguments).
-    type Params: DeserializeOwned + Send + 'static;
+    ///
+    /// Its JSON Schema is how the definition linter sees the names serde
+    /// decodes (`#[serde(rename)]` included), to check them against the
+    /// template's variables (rule `template-params-align`).
+    type Params: DeserializeOwned + JsonSchema + Send + 'static;
 
     /// The definition published in `resources/list` or `resources/templates/list`.
     fn definition(&self) -> &'static ResourceDefinition;
@@ -264,6 +270,15 @@ pub trait Resource: Send + Sync + 'static {
     fn required_state(&self) -> &'static [StateType] {
         &[]
     }
+
+    /// Whether `#[mcp_resource]` checked this definition's name, description,
+    /// URI template and contract at compile time. The definition linter checks
+    /// them again on resources for which this is `false` (the default); the
+    /// rules that read the params type (`template-params-align`) and the MIME
+    /// type run on every resource.
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
 }
 
 /// The object-safe face of a [`Resource`], for servers that hold many.
@@ -284,6 +299,16 @@ pub trait DynResource: Send + Sync + 'static {
 
     /// The shared state types the handler takes; see [`Resource::required_state`].
     fn required_state(&self) -> &'static [StateType];
+
+    /// The JSON Schema of [`Resource::Params`], as a tool's input schema is
+    /// built ([`input_schema`](crate::schema::input_schema)): the names and
+    /// required fields the URI's variables must fill.
+    fn params_schema(&self) -> Arc<JsonObject>;
+
+    /// See [`Resource::checked_at_compile_time`].
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
 }
 
 impl<T: Resource> DynResource for T {
@@ -310,6 +335,14 @@ impl<T: Resource> DynResource for T {
 
     fn required_state(&self) -> &'static [StateType] {
         Resource::required_state(self)
+    }
+
+    fn params_schema(&self) -> Arc<JsonObject> {
+        crate::schema::input_schema::<T::Params>()
+    }
+
+    fn checked_at_compile_time(&self) -> bool {
+        Resource::checked_at_compile_time(self)
     }
 }
 

@@ -72,7 +72,7 @@ static OBJECT: ResourceDefinition = ResourceDefinition::new("museum://objects/{o
     .with_mime_type("application/json")
     .with_errors(OBJECT_ERRORS);
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct ObjectParams {
     object_id: u32,
 }
@@ -517,7 +517,12 @@ fn names_are_unique_across_tools_resources_and_prompts() {
 #[test]
 fn resource_uris_must_be_valid_templates_registered_once() {
     static BROKEN: ResourceDefinition = ResourceDefinition::new("museum://objects/{object id}", "broken");
+    // The linter reports it with everything else it finds.
     let err = Server::new("x", "1").resource(Echo(&BROKEN)).build().unwrap_err();
+    let ServerError::Lint(report) = &err else { panic!("{err}") };
+    assert!(report.errors().any(|d| d.rule == "uri-template-valid" && d.name == "broken"), "{report}");
+    // Without it, building the catalog refuses the template.
+    let err = Server::new("x", "1").resource(Echo(&BROKEN)).lint_at_build(false).build().unwrap_err();
     let ServerError::InvalidUriTemplate { resource: "broken", error } = &err else { panic!("{err}") };
     assert_eq!(error.offset(), 24);
     assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("uri-template-valid")), "{err}");

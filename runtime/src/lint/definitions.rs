@@ -1,11 +1,14 @@
 //! The macro's definition rules, checked again on tools `#[mcp_tool]` did not
-//! build (hand-written `Tool` impls), with the same ids; and `name-unique`
-//! across a server.
+//! build (hand-written `Tool` impls), with the same ids; the ones tools share
+//! with resources and prompts (`name-required`, `description-required`, the
+//! error contract's rules); and `name-unique` across a server's tools,
+//! resources and prompts.
 //!
 //! The rules that Rust's types already enforce on a [`ToolDefinition`]
 //! (`annotation-type`, `auth-type`, `error-contract-code-unknown`,
 //! `error-contract-retryable-type`) cannot fire here.
 
+use std::collections::HashMap;
 use std::collections::HashSet;
 
 use super::rules::{
@@ -15,7 +18,7 @@ use super::rules::{
     NAME_REQUIRED, NAME_UNIQUE,
 };
 use super::{DefinitionKind, Diagnostic};
-use crate::contract::ToolDefinition;
+use crate::contract::{ErrorContract, ToolDefinition};
 use crate::errors::JsonRpcErrorCode;
 
 /// A recovery hint shorter than this names no next step.
@@ -27,14 +30,7 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
         out.push(Diagnostic::new(rule, DefinitionKind::Tool, name, path, text));
     };
 
-    if name.is_empty() {
-        report(
-            out,
-            NAME_REQUIRED,
-            Some("/name".into()),
-            "the tool name is empty: give it a name such as `get_object`".into(),
-        );
-    } else if !is_valid_tool_name(name) {
+    if check_name_required(DefinitionKind::Tool, name, "get_object", out) && !is_valid_tool_name(name) {
         report(
             out,
             NAME_FORMAT,
@@ -43,14 +39,7 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
         );
     }
 
-    if definition.description.is_none_or(|text| text.trim().is_empty()) {
-        report(
-            out,
-            DESCRIPTION_REQUIRED,
-            Some("/description".into()),
-            format!("tool `{name}` has no description: say what it does and when to use it"),
-        );
-    }
+    check_description(DefinitionKind::Tool, name, definition.description, "say what it does and when to use it", out);
 
     let annotations = &definition.annotations;
     if annotations.read_only_hint == Some(true) && annotations.destructive_hint.is_some() {
@@ -74,8 +63,52 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
         }
     }
 
+    check_contract(DefinitionKind::Tool, name, definition.errors, out);
+}
+
+/// `name-required`: whether the name is there (not empty, not only white space).
+/// `example` is a name of the kind's style, for the message.
+pub(super) fn check_name_required(kind: DefinitionKind, name: &str, example: &str, out: &mut Vec<Diagnostic>) -> bool {
+    if !name.trim().is_empty() {
+        return true;
+    }
+    out.push(Diagnostic::new(
+        NAME_REQUIRED,
+        kind,
+        name,
+        Some("/name".into()),
+        format!("the {kind} name is empty: give it a name such as `{example}`"),
+    ));
+    false
+}
+
+/// `description-required`; `what` says what a description of this kind tells the model.
+pub(super) fn check_description(
+    kind: DefinitionKind,
+    name: &str,
+    description: Option<&str>,
+    what: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    if description.is_none_or(|text| text.trim().is_empty()) {
+        out.push(Diagnostic::new(
+            DESCRIPTION_REQUIRED,
+            kind,
+            name,
+            Some("/description".into()),
+            format!("{kind} `{name}` has no description: {what}"),
+        ));
+    }
+}
+
+/// The error contract's structural rules, as `#[mcp_tool]` checks them, on
+/// the contract of a tool, resource or prompt; paths `/errors/<index>/<field>`.
+pub(super) fn check_contract(kind: DefinitionKind, name: &str, errors: &[ErrorContract], out: &mut Vec<Diagnostic>) {
+    let report = |out: &mut Vec<Diagnostic>, rule, path: Option<String>, text: String| {
+        out.push(Diagnostic::new(rule, kind, name, path, text));
+    };
     let mut seen = HashSet::new();
-    for (index, entry) in definition.errors.iter().enumerate() {
+    for (index, entry) in errors.iter().enumerate() {
         let at = |field: &str| Some(format!("/errors/{index}/{field}"));
         let reason = entry.reason;
         if reason.is_empty() {
@@ -144,20 +177,53 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
     }
 }
 
-/// `name-unique`: reported at each repeat of a name, once per name.
-pub(super) fn check_unique_names<'a>(names: impl IntoIterator<Item = &'a str>, out: &mut Vec<Diagnostic>) {
-    let mut seen = HashSet::new();
+/// A name registered more than once: the name, the kind registered first under
+/// it, and the kind of its first repeat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RepeatedName<'a, K> {
+    pub(crate) name: &'a str,
+    pub(crate) first: K,
+    pub(crate) second: K,
+}
+
+/// The one check of `name-unique`: names are one namespace across tools,
+/// resources and prompts. Each repeated name once, at its first repeat, in
+/// registration order. `Server::build` refuses the first; the linter reports all.
+pub(crate) fn repeated_names<'a, K: Copy>(entries: impl IntoIterator<Item = (K, &'a str)>) -> Vec<RepeatedName<'a, K>> {
+    let mut first_kind: HashMap<&str, K> = HashMap::new();
     let mut reported = HashSet::new();
-    for name in names {
-        if !seen.insert(name) && reported.insert(name) {
-            out.push(Diagnostic::new(
-                NAME_UNIQUE,
-                DefinitionKind::Tool,
-                name,
-                Some("/name".into()),
-                format!("two tools are registered under the name `{name}`; a client could only reach one of them: rename one of the tools or register it once"),
-            ));
+    let mut repeats = Vec::new();
+    for (kind, name) in entries {
+        match first_kind.get(name) {
+            None => {
+                first_kind.insert(name, kind);
+            }
+            Some(&first) => {
+                if reported.insert(name) {
+                    repeats.push(RepeatedName { name, first, second: kind });
+                }
+            }
         }
+    }
+    repeats
+}
+
+/// `name-unique`, reported at the first repeat of each name, with the repeat's kind.
+pub(super) fn check_unique_names<'a>(
+    entries: impl IntoIterator<Item = (DefinitionKind, &'a str)>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for RepeatedName { name, first, second } in repeated_names(entries) {
+        let text = if first == second {
+            format!(
+                "two {second}s are registered under the name `{name}`; a client could only reach one of them: rename one of the {second}s or register it once"
+            )
+        } else {
+            format!(
+                "a {second} is registered under the name `{name}`, which a {first} already has; names are unique across tools, resources and prompts: rename one of them"
+            )
+        };
+        out.push(Diagnostic::new(NAME_UNIQUE, second, name, Some("/name".into()), text));
     }
 }
 
@@ -269,12 +335,48 @@ mod tests {
 
     #[test]
     fn name_unique_reports_each_repeated_name_once() {
+        let tools = |names: &[&'static str]| names.iter().map(|name| (DefinitionKind::Tool, *name)).collect::<Vec<_>>();
         let mut out = Vec::new();
-        check_unique_names(["a", "b", "a", "a", "c"], &mut out);
+        check_unique_names(tools(&["a", "b", "a", "a", "c"]), &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].rule, out[0].name.as_str()), ("name-unique", "a"));
+        assert!(out[0].message.starts_with("two tools are registered under the name `a`"), "{}", out[0].message);
         out.clear();
-        check_unique_names(["a", "b"], &mut out);
+        check_unique_names(tools(&["a", "b"]), &mut out);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn name_unique_spans_the_three_kinds() {
+        let entries = [
+            (DefinitionKind::Tool, "about"),
+            (DefinitionKind::Resource, "object_record"),
+            (DefinitionKind::Resource, "about"),
+            (DefinitionKind::Prompt, "object_record"),
+            (DefinitionKind::Prompt, "plan_visit"),
+        ];
+        assert_eq!(
+            repeated_names(entries),
+            [
+                RepeatedName { name: "about", first: DefinitionKind::Tool, second: DefinitionKind::Resource },
+                RepeatedName { name: "object_record", first: DefinitionKind::Resource, second: DefinitionKind::Prompt },
+            ]
+        );
+        let mut out = Vec::new();
+        check_unique_names(entries, &mut out);
+        let found: Vec<(DefinitionKind, &str)> = out.iter().map(|d| (d.kind, d.name.as_str())).collect();
+        assert_eq!(found, [(DefinitionKind::Resource, "about"), (DefinitionKind::Prompt, "object_record")]);
+        assert!(out[0].message.contains("a resource is registered under the name `about`, which a tool already has"));
+    }
+
+    #[test]
+    fn contract_rules_apply_to_every_kind() {
+        let errors = [ErrorContract { recovery: "Retry.", ..definition().errors[0] }];
+        for kind in [DefinitionKind::Resource, DefinitionKind::Prompt] {
+            let mut out = Vec::new();
+            check_contract(kind, "x", &errors, &mut out);
+            let found: Vec<(&str, DefinitionKind)> = out.iter().map(|d| (d.rule, d.kind)).collect();
+            assert_eq!(found, [("error-contract-recovery-min-words", kind)]);
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! `#[mcp_tool]` checks what it can see at compile time (the contract, names,
 //! annotations, the handler body). What needs a built value is checked here, by
 //! [`validate`]: a generated schema, a `format` function actually run on a
-//! sample, every tool of a server together, a `server.json` manifest. Rule ids
+//! sample, every tool, resource and prompt of a server together, a resource's
+//! params type against its URI template, a `server.json` manifest. Rule ids
 //! and severities are those of the reference framework `@cyanheads/mcp-ts-core`;
 //! each one is documented in `docs/lints.md` under its id.
 //!
@@ -11,7 +12,9 @@
 //! |---|---|---|
 //! | format parity | `format-parity`, `format-parity-threw`, `format-parity-walk-failed`, `format-parity-depth-limit` | `format_parity.rs` |
 //! | schema | `schema-is-object`, `describe-on-fields`, portability (`schema-format-portability`, ..) | `schema.rs` |
-//! | definitions | `name-unique`, and the macro's rules on hand-written tools | `definitions.rs` |
+//! | definitions | `name-unique` across tools, resources and prompts, and the macro's rules on hand-written tools | `definitions.rs` |
+//! | resources | `uri-template-valid`, `template-params-align`, `resource-name-not-uri`, `resource-mime-type-format`, .. | `resource.rs` |
+//! | prompts | `prompt-arguments-align`, `describe-on-fields` on arguments, .. | `prompt.rs` |
 //! | server.json | the 40 `server-json-*` rules | `server_json.rs` |
 //!
 //! Where it runs: [`Server::build`](crate::server::Server::build) (errors fail
@@ -31,6 +34,8 @@
 
 mod definitions;
 mod format_parity;
+mod prompt;
+mod resource;
 mod rules;
 mod schema;
 mod server_json;
@@ -42,6 +47,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::contract::DynTool;
+use crate::prompt::DynPrompt;
+use crate::resource::DynResource;
+
+pub(crate) use definitions::{RepeatedName, repeated_names};
 
 pub use rules::{RULES, Rule};
 
@@ -71,6 +80,10 @@ impl fmt::Display for Severity {
 pub enum DefinitionKind {
     /// A tool definition.
     Tool,
+    /// A resource or resource template definition.
+    Resource,
+    /// A prompt definition.
+    Prompt,
     /// The `server.json` manifest.
     ServerJson,
 }
@@ -79,6 +92,8 @@ impl fmt::Display for DefinitionKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::Prompt => "prompt",
             Self::ServerJson => "server-json",
         })
     }
@@ -93,12 +108,17 @@ pub struct Diagnostic {
     pub severity: Severity,
     /// What kind of definition the finding is about.
     pub kind: DefinitionKind,
-    /// The definition's name: a tool's name, or the manifest's `name` (`server.json` without one).
+    /// The definition's name: a tool's, resource's or prompt's name, or the
+    /// manifest's `name` (`server.json` without one).
     pub name: String,
     /// Where in the definition, when there is a place: a JSON Pointer into the
-    /// tool's `tools/list` entry (`/inputSchema/properties/id`) or into
-    /// `server.json` (`/packages/0/version`), or for format parity the field's
-    /// path in the structured result (`results[].title`).
+    /// definition's list entry (`tools/list`: `/inputSchema/properties/id`;
+    /// `resources/templates/list`: `/uriTemplate`; `prompts/list`:
+    /// `/arguments/0/description`) or into `server.json` (`/packages/0/version`);
+    /// into the JSON Schema of a resource's params type or a prompt's arguments
+    /// type, which no list publishes, under `/paramsSchema` and
+    /// `/argumentsSchema`; or for format parity the field's path in the
+    /// structured result (`results[].title`).
     pub path: Option<String>,
     /// What is wrong and how to fix it, ending with `see <the rule's section of the lint reference>`
     /// ([`lint_docs_url`](crate::lint_docs_url)).
@@ -277,11 +297,37 @@ impl Default for LintOptions {
 
 /// What [`validate`] checks: a server's definitions, an optional `server.json`,
 /// the crate's name and version, and the options.
+///
+/// ```
+/// use mcp_contract_runtime::lint::{LintInput, validate};
+/// use mcp_contract_runtime::{Context, McpError, NoArguments, Resource, ResourceContents, ResourceDefinition};
+///
+/// /// A hand-written resource whose name is its URI.
+/// struct About;
+/// static ABOUT: ResourceDefinition =
+///     ResourceDefinition::new("museum://about", "museum://about").with_description("Opening hours and address.");
+/// impl Resource for About {
+///     type Params = NoArguments;
+///     fn definition(&self) -> &'static ResourceDefinition {
+///         &ABOUT
+///     }
+///     async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
+///         Ok(ResourceContents::text("Open daily."))
+///     }
+/// }
+///
+/// let report = validate(&LintInput::default().resources([&About as &dyn mcp_contract_runtime::DynResource]));
+/// assert_eq!(report.diagnostics[0].rule, "resource-name-not-uri");
+/// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct LintInput<'a> {
     /// The tools, in registration order.
     pub tools: Vec<&'a dyn DynTool>,
+    /// The resources and resource templates, in registration order.
+    pub resources: Vec<&'a dyn DynResource>,
+    /// The prompts, in registration order.
+    pub prompts: Vec<&'a dyn DynPrompt>,
     /// The text of a `server.json` manifest, when there is one to check.
     pub server_json: Option<&'a str>,
     /// The crate's name (informational).
@@ -296,6 +342,18 @@ impl<'a> LintInput<'a> {
     /// Lint these tools.
     pub fn tools(mut self, tools: impl IntoIterator<Item = &'a dyn DynTool>) -> Self {
         self.tools.extend(tools);
+        self
+    }
+
+    /// Lint these resources and resource templates.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = &'a dyn DynResource>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Lint these prompts.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = &'a dyn DynPrompt>) -> Self {
+        self.prompts.extend(prompts);
         self
     }
 
@@ -323,6 +381,8 @@ impl fmt::Debug for LintInput<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LintInput")
             .field("tools", &self.tools.iter().map(|tool| tool.definition().name).collect::<Vec<_>>())
+            .field("resources", &self.resources.iter().map(|resource| resource.definition().name).collect::<Vec<_>>())
+            .field("prompts", &self.prompts.iter().map(|prompt| prompt.definition().name).collect::<Vec<_>>())
             .field("server_json", &self.server_json.map(|text| text.len()))
             .field("crate_name", &self.crate_name)
             .field("crate_version", &self.crate_version)
@@ -334,7 +394,8 @@ impl fmt::Debug for LintInput<'_> {
 /// Run every rule on `input`.
 ///
 /// Diagnostics come per tool in registration order (definition rules, schema
-/// rules, format parity), then the cross-tool rules, then `server.json`.
+/// rules, format parity), then per resource and per prompt, then `name-unique`
+/// across the three kinds, then `server.json`.
 pub fn validate(input: &LintInput<'_>) -> LintReport {
     let mut diagnostics = Vec::new();
     for tool in &input.tools {
@@ -347,14 +408,26 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
             format_parity::check_tool(*tool, &mut diagnostics);
         }
     }
-    definitions::check_unique_names(input.tools.iter().map(|tool| tool.definition().name), &mut diagnostics);
+    for resource in &input.resources {
+        resource::check(*resource, &input.options, &mut diagnostics);
+    }
+    for prompt in &input.prompts {
+        prompt::check(*prompt, &input.options, &mut diagnostics);
+    }
+    let names = input
+        .tools
+        .iter()
+        .map(|tool| (DefinitionKind::Tool, tool.definition().name))
+        .chain(input.resources.iter().map(|resource| (DefinitionKind::Resource, resource.definition().name)))
+        .chain(input.prompts.iter().map(|prompt| (DefinitionKind::Prompt, prompt.definition().name)));
+    definitions::check_unique_names(names, &mut diagnostics);
     if let Some(text) = input.server_json {
         server_json::check(text, input.crate_version, &mut diagnostics);
     }
     LintReport::from_diagnostics(diagnostics)
 }
 
-/// Panic with the report unless linting `server`'s tools finds nothing at all
+/// Panic with the report unless linting `server`'s tools, resources and prompts finds nothing at all
 /// (no error and no warning): the one-line `cargo test` of a server crate.
 ///
 /// ```

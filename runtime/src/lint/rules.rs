@@ -41,6 +41,12 @@ pub(crate) const ERROR_CONTRACT_REASON_UNIQUE: Rule = rule("error-contract-reaso
 pub(crate) const ERROR_CONTRACT_WHEN_REQUIRED: Rule = rule("error-contract-when-required", Severity::Error);
 pub(crate) const ERROR_CONTRACT_RECOVERY_EMPTY: Rule = rule("error-contract-recovery-empty", Severity::Error);
 pub(crate) const ERROR_CONTRACT_RECOVERY_MIN_WORDS: Rule = rule("error-contract-recovery-min-words", Severity::Warning);
+pub(crate) const URI_TEMPLATE_REQUIRED: Rule = rule("uri-template-required", Severity::Error);
+pub(crate) const URI_TEMPLATE_VALID: Rule = rule("uri-template-valid", Severity::Error);
+pub(crate) const TEMPLATE_PARAMS_ALIGN: Rule = rule("template-params-align", Severity::Error);
+pub(crate) const RESOURCE_NAME_NOT_URI: Rule = rule("resource-name-not-uri", Severity::Warning);
+pub(crate) const RESOURCE_MIME_TYPE_FORMAT: Rule = rule("resource-mime-type-format", Severity::Warning);
+pub(crate) const PROMPT_ARGUMENTS_ALIGN: Rule = rule("prompt-arguments-align", Severity::Error);
 pub(crate) const SERVER_JSON_TYPE: Rule = rule("server-json-type", Severity::Error);
 pub(crate) const SERVER_JSON_NAME_REQUIRED: Rule = rule("server-json-name-required", Severity::Error);
 pub(crate) const SERVER_JSON_NAME_LENGTH: Rule = rule("server-json-name-length", Severity::Error);
@@ -108,6 +114,12 @@ pub const RULES: &[Rule] = &[
     ERROR_CONTRACT_WHEN_REQUIRED,
     ERROR_CONTRACT_RECOVERY_EMPTY,
     ERROR_CONTRACT_RECOVERY_MIN_WORDS,
+    URI_TEMPLATE_REQUIRED,
+    URI_TEMPLATE_VALID,
+    TEMPLATE_PARAMS_ALIGN,
+    RESOURCE_NAME_NOT_URI,
+    RESOURCE_MIME_TYPE_FORMAT,
+    PROMPT_ARGUMENTS_ALIGN,
     SERVER_JSON_TYPE,
     SERVER_JSON_NAME_REQUIRED,
     SERVER_JSON_NAME_LENGTH,

@@ -31,8 +31,8 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
             format!("the input schema of tool `{name}` is not an object schema (`type: \"object\"`), as MCP requires: take a struct with named fields as the input"),
         ));
     }
-    describe_on_fields(name, "input", "/inputSchema", input, out);
-    portability(name, "/inputSchema", input, options, out);
+    describe_on_fields(DefinitionKind::Tool, name, "input", "/inputSchema", input, out);
+    portability(DefinitionKind::Tool, name, "/inputSchema", input, options, out);
 
     if let Some(output) = &definition.output_schema {
         if !is_object_schema(output) {
@@ -44,8 +44,8 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
                 format!("the output schema of tool `{name}` is not an object schema (`type: \"object\"`), so its `structuredContent` cannot be an object as MCP requires: return a struct with named fields"),
             ));
         }
-        describe_on_fields(name, "output", "/outputSchema", output, out);
-        portability(name, "/outputSchema", &widen_for_error_results(output), options, out);
+        describe_on_fields(DefinitionKind::Tool, name, "output", "/outputSchema", output, out);
+        portability(DefinitionKind::Tool, name, "/outputSchema", &widen_for_error_results(output), options, out);
     }
 }
 
@@ -55,14 +55,22 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
 /// non-literal union options need a `description`; primitive array elements
 /// and literals (a `const`, such as the tag of a tagged enum's variant, or a
 /// one-value `enum`) do not. A described parent does not excuse its children.
-fn describe_on_fields(tool: &str, label: &str, pointer: &str, schema: &JsonObject, out: &mut Vec<Diagnostic>) {
-    let mut walk = DescribeWalk { root: schema, tool, out, refs: Vec::new() };
+pub(super) fn describe_on_fields(
+    kind: DefinitionKind,
+    name: &str,
+    label: &str,
+    pointer: &str,
+    schema: &JsonObject,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut walk = DescribeWalk { root: schema, kind, name, out, refs: Vec::new() };
     walk.node(schema, label, pointer);
 }
 
 struct DescribeWalk<'a> {
     root: &'a JsonObject,
-    tool: &'a str,
+    kind: DefinitionKind,
+    name: &'a str,
     out: &'a mut Vec<Diagnostic>,
     /// The `$ref`s being walked, so a recursive type is walked once.
     refs: Vec<String>,
@@ -144,12 +152,12 @@ impl<'a> DescribeWalk<'a> {
     fn report(&mut self, field: &str, pointer: &str, what: &str) {
         self.out.push(Diagnostic::new(
             DESCRIBE_ON_FIELDS,
-            DefinitionKind::Tool,
-            self.tool,
+            self.kind,
+            self.name,
             Some(pointer.to_owned()),
             format!(
-                "{what} `{field}` of tool `{}` has no description: add a `///` doc comment (or `#[schemars(description = \"..\")]`) saying what it holds, since the model reads it",
-                self.tool
+                "{what} `{field}` of {} `{}` has no description: add a `///` doc comment (or `#[schemars(description = \"..\")]`) saying what it holds, since the model reads it",
+                self.kind, self.name
             ),
         ));
     }
@@ -193,9 +201,16 @@ fn escape(segment: &str) -> String {
 
 // ------------------------------------------------------------------ portability
 
-fn portability(tool: &str, prefix: &str, schema: &JsonObject, options: &LintOptions, out: &mut Vec<Diagnostic>) {
+pub(super) fn portability(
+    kind: DefinitionKind,
+    name: &str,
+    prefix: &str,
+    schema: &JsonObject,
+    options: &LintOptions,
+    out: &mut Vec<Diagnostic>,
+) {
     let report = |out: &mut Vec<Diagnostic>, rule, pointer: &str, text: String| {
-        out.push(Diagnostic::new(rule, DefinitionKind::Tool, tool, Some(format!("{prefix}{pointer}")), text));
+        out.push(Diagnostic::new(rule, kind, name, Some(format!("{prefix}{pointer}")), text));
     };
     let allowlist: Vec<&str> = match &options.format_allowlist {
         Some(list) => list.iter().map(String::as_str).collect(),

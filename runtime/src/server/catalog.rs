@@ -67,6 +67,16 @@ impl Registered {
     pub(super) fn prompt_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.prompts.iter().map(|prompt| prompt.definition().name)
     }
+
+    /// The resources, for the linter.
+    pub(super) fn resources(&self) -> impl Iterator<Item = &dyn DynResource> {
+        self.resources.iter().map(|resource| &**resource)
+    }
+
+    /// The prompts, for the linter.
+    pub(super) fn prompts(&self) -> impl Iterator<Item = &dyn DynPrompt> {
+        self.prompts.iter().map(|prompt| &**prompt)
+    }
 }
 
 impl Server {
@@ -111,27 +121,10 @@ pub(crate) struct Catalog {
 }
 
 impl Registered {
-    /// Check names (unique across tools, resources and prompts: `name-unique`),
-    /// URIs (each a valid RFC 6570 template, each registered once) and build the
-    /// list entries.
-    pub(super) fn build(
-        self,
-        tool_names: impl IntoIterator<Item = &'static str>,
-        states: &StateMap,
-    ) -> Result<Catalog, ServerError> {
-        let mut names: HashMap<&'static str, PrimitiveKind> = HashMap::new();
-        let kinds = tool_names
-            .into_iter()
-            .map(|name| (name, PrimitiveKind::Tool))
-            .chain(self.resource_names().map(|name| (name, PrimitiveKind::Resource)))
-            .chain(self.prompt_names().map(|name| (name, PrimitiveKind::Prompt)));
-        for (name, kind) in kinds {
-            if let Some(&first) = names.get(name) {
-                return Err(ServerError::DuplicateName { name, first, second: kind });
-            }
-            names.insert(name, kind);
-        }
-
+    /// Check state, URIs (each a valid RFC 6570 template, each registered
+    /// once) and build the list entries. [`Server::build`] has checked the
+    /// names (`name-unique`) already.
+    pub(super) fn build(self, states: &StateMap) -> Result<Catalog, ServerError> {
         let needs: Vec<(PrimitiveKind, &'static str, &'static [StateType])> = self
             .resources
             .iter()

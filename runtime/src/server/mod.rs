@@ -141,8 +141,9 @@ impl Server {
         self
     }
 
-    /// Lint the tools (and `server_json`, the text of a `server.json`, when
-    /// given) with this server's [`LintOptions`]: what `lint` mode prints.
+    /// Lint the tools, resources and prompts (and `server_json`, the text of a
+    /// `server.json`, when given) with this server's [`LintOptions`]: what
+    /// `lint` mode prints.
     ///
     /// ```
     /// use mcp_contract_runtime::server::Server;
@@ -152,6 +153,8 @@ impl Server {
     pub fn lint(&self, server_json: Option<&str>) -> LintReport {
         let mut input = LintInput::default()
             .tools(self.tools.iter().map(|tool| &**tool))
+            .resources(self.catalog.resources())
+            .prompts(self.catalog.prompts())
             .crate_info(&self.info.name, &self.info.version)
             .options(self.lint.clone().unwrap_or_default());
         input.server_json = server_json;
@@ -189,21 +192,29 @@ impl Server {
     ///
     /// - [`ServerError::DuplicateTool`] when two tools share a name (rule
     ///   `name-unique`): a client could only ever reach one of them;
+    ///   [`ServerError::DuplicateName`] when a resource or prompt shares a name
+    ///   with another tool, resource or prompt;
     /// - [`ServerError::MissingState`] when a tool takes a `State<T>` whose type
     ///   was never registered with [`Server::state`]: every call of it would fail;
     /// - [`ServerError::Lint`] when the definition linter reports an error;
-    /// - [`ServerError::DuplicateName`] when a resource or prompt shares a name
-    ///   with another tool, resource or prompt; [`ServerError::InvalidUriTemplate`]
-    ///   and [`ServerError::DuplicateResourceUri`] for resource URIs;
+    /// - [`ServerError::InvalidUriTemplate`] (when the linter is off) and
+    ///   [`ServerError::DuplicateResourceUri`] for resource URIs;
     ///   [`ServerError::MissingStateOf`] for a resource's or prompt's state.
     pub fn build(self) -> Result<ToolServer, ServerError> {
-        let mut by_name = HashMap::with_capacity(self.tools.len());
-        for (index, tool) in self.tools.iter().enumerate() {
-            let name = tool.definition().name;
-            if by_name.insert(name, index).is_some() {
-                return Err(ServerError::DuplicateTool { name });
-            }
+        let names = self
+            .tools
+            .iter()
+            .map(|tool| (PrimitiveKind::Tool, tool.definition().name))
+            .chain(self.catalog.resource_names().map(|name| (PrimitiveKind::Resource, name)))
+            .chain(self.catalog.prompt_names().map(|name| (PrimitiveKind::Prompt, name)));
+        if let Some(&lint::RepeatedName { name, first, second }) = lint::repeated_names(names).first() {
+            return Err(match (first, second) {
+                (PrimitiveKind::Tool, PrimitiveKind::Tool) => ServerError::DuplicateTool { name },
+                _ => ServerError::DuplicateName { name, first, second },
+            });
         }
+        let by_name: HashMap<&'static str, usize> =
+            self.tools.iter().enumerate().map(|(index, tool)| (tool.definition().name, index)).collect();
         let missing: Vec<MissingState> = self
             .tools
             .iter()
@@ -227,7 +238,7 @@ impl Server {
                 return Err(ServerError::Lint(report));
             }
         }
-        let catalog = self.catalog.build(by_name.keys().copied(), &self.states)?;
+        let catalog = self.catalog.build(&self.states)?;
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
             .with_auth_config(self.auth))
     }

@@ -1,6 +1,6 @@
 use mcp_contract::prelude::*;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ObjectParams {
     object_id: u32,
 }
@@ -23,7 +23,7 @@ fn static_with_params(params: ObjectParams) -> Result<String, McpError> {
     Ok(params.object_id.to_string())
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ImageParams {
     object_id: u32,
     size: Option<String>,

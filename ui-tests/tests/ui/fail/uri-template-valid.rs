@@ -1,6 +1,6 @@
 use mcp_contract::prelude::*;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ObjectParams {
     object_id: u32,
 }
