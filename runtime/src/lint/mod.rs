@@ -409,7 +409,7 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
         }
     }
     for resource in &input.resources {
-        resource::check(*resource, &input.options, &mut diagnostics);
+        resource::check(*resource, &mut diagnostics);
     }
     for prompt in &input.prompts {
         prompt::check(*prompt, &input.options, &mut diagnostics);

@@ -21,7 +21,7 @@ use super::rules::{
     RESOURCE_MIME_TYPE_FORMAT, RESOURCE_NAME_NOT_URI, SCHEMA_IS_OBJECT, TEMPLATE_PARAMS_ALIGN, URI_TEMPLATE_REQUIRED,
     URI_TEMPLATE_VALID,
 };
-use super::{DefinitionKind, Diagnostic, LintOptions};
+use super::{DefinitionKind, Diagnostic};
 use crate::errors::JsonObject;
 use crate::resource::DynResource;
 use crate::schema::is_object_schema;
@@ -29,7 +29,7 @@ use mcp_contract_uri_template::UriTemplate;
 
 const KIND: DefinitionKind = DefinitionKind::Resource;
 
-pub(super) fn check(resource: &dyn DynResource, _options: &LintOptions, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(resource: &dyn DynResource, out: &mut Vec<Diagnostic>) {
     let definition = resource.definition();
     let name = definition.name;
     let uri = definition.uri;
@@ -162,7 +162,7 @@ fn check_params(name: &str, uri: &str, template: &UriTemplate, schema: &JsonObje
             ),
         ));
     }
-    for field in &required {
+    for (index, field) in required.iter().enumerate() {
         if variables.contains(field) {
             continue;
         }
@@ -170,7 +170,7 @@ fn check_params(name: &str, uri: &str, template: &UriTemplate, schema: &JsonObje
             TEMPLATE_PARAMS_ALIGN,
             KIND,
             name,
-            Some(format!("/paramsSchema/required/{}", required.iter().position(|r| r == field).unwrap_or(0))),
+            Some(format!("/paramsSchema/required/{index}")),
             format!(
                 "the params type of resource `{name}` requires `{field}`, which no variable of `{uri}` fills: every read would fail; add `{{{field}}}` to the template (`{{?{field}}}` for a query parameter), or make the field an `Option`"
             ),
@@ -258,7 +258,7 @@ mod tests {
     ) -> Vec<(&'static str, String)> {
         let resource = Fixture::<P>(leak(definition), std::marker::PhantomData);
         let mut out = Vec::new();
-        check(&resource, &LintOptions::default(), &mut out);
+        check(&resource, &mut out);
         out.into_iter().map(|d| (d.rule, d.path.unwrap_or_default())).collect()
     }
 
@@ -319,7 +319,7 @@ mod tests {
             std::marker::PhantomData,
         );
         let mut out = Vec::new();
-        check(&resource, &LintOptions::default(), &mut out);
+        check(&resource, &mut out);
         assert!(
             out[0].message.contains("the variable `object_id` of `museum://objects/{object_id}` is no field"),
             "{}",
@@ -367,7 +367,7 @@ mod tests {
             std::marker::PhantomData,
         );
         let mut out = Vec::new();
-        check(&resource, &LintOptions::default(), &mut out);
+        check(&resource, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!((out[0].rule, out[0].path.as_deref()), ("uri-template-valid", Some("/uriTemplate")));
         assert!(out[0].message.contains("(at byte 24, ` `)"), "{}", out[0].message);
@@ -444,7 +444,7 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        check(&Checked, &LintOptions::default(), &mut out);
+        check(&Checked, &mut out);
         let rules: Vec<&str> = out.iter().map(|d| d.rule).collect();
         assert_eq!(rules, ["template-params-align", "template-params-align"]);
     }
