@@ -50,6 +50,8 @@ use crate::contract::DynTool;
 use crate::prompt::DynPrompt;
 use crate::resource::DynResource;
 
+/// The one `name-unique` check, which `Server::build` shares.
+#[cfg(feature = "rmcp")]
 pub(crate) use definitions::{RepeatedName, repeated_names};
 
 pub use rules::{RULES, Rule};
