@@ -649,7 +649,7 @@ fn template_params_align_reads_serde_names_through_server_build() {
         found(report),
         [
             ("template-params-align", "/uriTemplate".to_owned()),
-            ("template-params-align", "/paramsSchema/required/0".to_owned()),
+            ("template-params-align", "/paramsSchema/properties/objectId".to_owned()),
         ]
     );
     let text = err.to_string();
@@ -709,7 +709,7 @@ fn validate_checks_hand_written_resources_and_prompts() {
             ("resource-name-not-uri", "resource".to_owned(), "/name".to_owned()),
             ("description-required", "resource".to_owned(), "/description".to_owned()),
             ("resource-mime-type-format", "resource".to_owned(), "/mimeType".to_owned()),
-            ("template-params-align", "resource".to_owned(), "/paramsSchema/required/0".to_owned()),
+            ("template-params-align", "resource".to_owned(), "/paramsSchema/properties/objectId".to_owned()),
             ("describe-on-fields", "prompt".to_owned(), "/arguments/0/description".to_owned()),
             ("prompt-arguments-align", "prompt".to_owned(), "/arguments".to_owned()),
         ]

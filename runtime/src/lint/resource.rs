@@ -8,7 +8,8 @@
 //! names serde decodes: a field `#[serde(rename = "objectId")]` is filled by
 //! `{objectId}`, not by `{object_id}`. It runs on every resource, including
 //! those `#[mcp_resource]` built, whose compile-time check compares Rust field
-//! names.
+//! names. As the macro's, it runs both ways: every variable is a field the
+//! params type decodes, and every field a variable.
 //!
 //! Unlike a tool's input schema, the params schema reaches no client (the
 //! template's variables have no descriptions in `resources/templates/list`),
@@ -162,17 +163,28 @@ fn check_params(name: &str, uri: &str, template: &UriTemplate, schema: &JsonObje
             ),
         ));
     }
-    for (index, field) in required.iter().enumerate() {
+    // As `#[mcp_resource]` checks it: every field is a variable. A required one
+    // no variable fills fails every read; an optional one is only ever empty.
+    for field in &properties {
         if variables.contains(field) {
             continue;
         }
+        let why = if required.contains(field) {
+            format!(
+                "the params type of resource `{name}` requires `{field}`, which no variable of `{uri}` fills: every read would fail"
+            )
+        } else {
+            format!(
+                "the field `{field}` of resource `{name}`'s params type is no variable of `{uri}`, so it is only ever empty"
+            )
+        };
         out.push(Diagnostic::new(
             TEMPLATE_PARAMS_ALIGN,
             KIND,
             name,
-            Some(format!("/paramsSchema/required/{index}")),
+            Some(format!("/paramsSchema/properties/{}", field.replace('~', "~0").replace('/', "~1"))),
             format!(
-                "the params type of resource `{name}` requires `{field}`, which no variable of `{uri}` fills: every read would fail; add `{{{field}}}` to the template (`{{?{field}}}` for a query parameter), or make the field an `Option`"
+                "{why}; add `{{{field}}}` to the template (`{{?{field}}}` for a query parameter), or remove the field"
             ),
         ));
     }
@@ -295,8 +307,6 @@ mod tests {
         assert_eq!(findings::<()>(described("museum://about", "about")), NONE);
         let image = described("museum://objects/{object_id}/image{?size}", "object_image");
         assert_eq!(findings::<ImageParams>(image), NONE);
-        // An optional field no variable fills is allowed: it is only ever empty.
-        assert_eq!(findings::<ImageParams>(described("museum://objects/{object_id}/image", "object_image")), NONE);
     }
 
     #[test]
@@ -307,7 +317,7 @@ mod tests {
             found,
             [
                 ("template-params-align", "/uriTemplate".to_owned()),
-                ("template-params-align", "/paramsSchema/required/0".to_owned()),
+                ("template-params-align", "/paramsSchema/properties/objectId".to_owned()),
             ]
         );
     }
@@ -339,8 +349,20 @@ mod tests {
         // A required field that no variable fills, on a static URI too.
         assert_eq!(
             findings::<ObjectParams>(described("museum://objects/latest", "latest")),
-            [("template-params-align", "/paramsSchema/required/0".to_owned())]
+            [("template-params-align", "/paramsSchema/properties/object_id".to_owned())]
         );
+        // An optional field that no variable fills: only ever empty.
+        let resource = Fixture::<ImageParams>(
+            leak(described("museum://objects/{object_id}/image", "image")),
+            std::marker::PhantomData,
+        );
+        let mut out = Vec::new();
+        check(&resource, &mut out);
+        assert_eq!(
+            out.iter().map(|d| (d.rule, d.path.as_deref().unwrap_or_default())).collect::<Vec<_>>(),
+            [("template-params-align", "/paramsSchema/properties/size")]
+        );
+        assert!(out[0].message.contains("so it is only ever empty"), "{}", out[0].message);
         // Variables and no params at all.
         assert_eq!(
             findings::<NoArguments>(described("museum://objects/{object_id}", "object_record")),

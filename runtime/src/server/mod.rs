@@ -182,10 +182,11 @@ impl Server {
         self
     }
 
-    /// Check the tools and build the rmcp handler.
+    /// Check the tools, resources and prompts and build the rmcp handler.
     ///
-    /// Unless turned off with [`Server::lint_at_build`], the definition linter
-    /// runs first: its warnings go to the log (`tracing`, target
+    /// Names come first (unique across the three kinds). Then, unless turned
+    /// off with [`Server::lint_at_build`], the definition linter runs on every
+    /// tool, resource and prompt: its warnings go to the log (`tracing`, target
     /// `mcp_contract::lint`), its errors fail the build.
     ///
     /// # Errors
