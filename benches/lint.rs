@@ -5,6 +5,9 @@
 //! fields with a list and a nested object, a paginated list, a list/detail
 //! union, a map of counts), each registered 50 times under its own name.
 //!
+//! Beside them, 100 resource templates and 100 prompts, hand-written, each
+//! with its params or arguments type: what resources and prompts add.
+//!
 //! `cargo bench --bench lint`
 
 use std::collections::BTreeMap;
@@ -12,11 +15,15 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_contract::DynTool;
 use mcp_contract::contract::BoxFuture;
 use mcp_contract::lint::LintOptions;
 use mcp_contract::lint::{LintInput, validate};
 use mcp_contract::prelude::*;
-use mcp_contract::{DynTool, FormatSample, JsonObject, ToolOutput};
+use mcp_contract::prompt::prompt_arguments;
+use mcp_contract::{
+    DynPrompt, DynResource, FormatSample, JsonObject, PromptDefinition, ResourceDefinition, ToolOutput,
+};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
 pub struct Record {
@@ -223,5 +230,83 @@ fn lint_200_tools(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lint_200_tools);
+/// The variables of an object template.
+#[derive(Deserialize, JsonSchema)]
+pub struct ObjectParams {
+    /// Object ID.
+    #[serde(rename = "objectId")]
+    pub object_id: u32,
+    /// Image size, when an image is asked for.
+    pub size: Option<String>,
+}
+
+struct Template(&'static ResourceDefinition);
+
+impl Resource for Template {
+    type Params = ObjectParams;
+
+    fn definition(&self) -> &'static ResourceDefinition {
+        self.0
+    }
+
+    async fn read(&self, _uri: &str, params: ObjectParams, _ctx: Context) -> Result<ResourceContents, McpError> {
+        Ok(ResourceContents::text(params.object_id.to_string()))
+    }
+}
+
+/// The arguments of a visit plan.
+#[derive(Deserialize, JsonSchema)]
+pub struct PlanArgs {
+    /// The department to visit.
+    pub department: String,
+    /// How many days, 1 by default.
+    pub days: Option<u8>,
+}
+
+struct Plan(&'static PromptDefinition);
+
+impl Prompt for Plan {
+    type Arguments = PlanArgs;
+
+    fn definition(&self) -> &'static PromptDefinition {
+        self.0
+    }
+
+    async fn get(&self, args: PlanArgs, _ctx: Context) -> Result<Vec<PromptMessage>, McpError> {
+        Ok(vec![PromptMessage::user(args.department)])
+    }
+}
+
+fn lint_100_resources_and_100_prompts(c: &mut Criterion) {
+    let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+    let resources: Vec<Template> = (0..100)
+        .map(|index| {
+            let uri = leak(format!("museum://v{index}/objects/{{objectId}}{{?size}}"));
+            let definition = ResourceDefinition::new(uri, leak(format!("object_record_{index}")))
+                .with_description("One object of the collection, by ID.")
+                .with_mime_type("application/json");
+            Template(Box::leak(Box::new(definition)))
+        })
+        .collect();
+    let prompts: Vec<Plan> = (0..100)
+        .map(|index| {
+            let definition = PromptDefinition::new(leak(format!("plan_visit_{index}")), prompt_arguments::<PlanArgs>())
+                .with_description("Plan a visit around one department.");
+            Plan(Box::leak(Box::new(definition)))
+        })
+        .collect();
+    let input = LintInput::default()
+        .resources(resources.iter().map(|resource| resource as &dyn DynResource))
+        .prompts(prompts.iter().map(|prompt| prompt as &dyn DynPrompt));
+    let report = validate(&input);
+    assert!(report.diagnostics.is_empty(), "{report}");
+    let mut group = c.benchmark_group("lint");
+    group.sample_size(20);
+    group.bench_function("validate_100_resources_and_100_prompts", |b| {
+        b.iter(|| black_box(validate(black_box(&input))))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, lint_200_tools, lint_100_resources_and_100_prompts);
 criterion_main!(benches);
