@@ -5,6 +5,7 @@
 mod ast;
 mod attr;
 mod codes;
+mod contract;
 mod diag;
 mod expand;
 mod lint;
@@ -42,7 +43,9 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::validate(raw, &handler, &mut diag);
     if let Some(contract) = &tool.contract {
-        reasons::resolve_handler(&mut handler, contract, &tool.reason_type, &mut diag);
+        let typed_ctx = if handler.ctx() == Some(ast::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
+        let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
+        reasons::resolve_handler(&mut handler.item, &reasons, &mut diag);
     }
     diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
