@@ -17,7 +17,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ObjectParams {
     object_id: u32,
 }
