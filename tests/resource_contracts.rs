@@ -180,6 +180,29 @@ async fn declared_failures_reach_a_streamable_http_client_in_the_json_rpc_envelo
     served.abort();
 }
 
+// --- A params struct renamed for serde ----------------------------------------
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct ImageParams {
+    object_id: u32,
+    #[serde(rename = "px")]
+    size: Option<u32>,
+}
+
+/// One image of an object, by the serde names of its params.
+#[mcp_resource(uri = "museum://objects/{objectId}/image{?px}", params_renamed)]
+async fn object_image(params: ImageParams) -> Result<String, McpError> {
+    Ok(format!("{} at {:?}", params.object_id, params.size))
+}
+
+#[tokio::test]
+async fn a_params_struct_renamed_for_serde_decodes_the_variables_by_their_serde_names() {
+    let client = connect(Server::new("m", "1").resource(ObjectImage)).await;
+    let read = client.read_resource(ReadResourceRequestParams::new("museum://objects/7/image?px=640")).await;
+    assert_eq!(serde_json::to_value(read.unwrap().contents).unwrap()[0]["text"], "7 at Some(640)");
+}
+
 // --- Plain `fn` handlers off the async workers ----------------------------------
 
 /// A gate between two requests: the blocking handler says it is in, then waits
