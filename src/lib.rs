@@ -26,7 +26,8 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
-/// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
+/// Exactly the paths the expansions of `#[mcp_tool]`, `#[mcp_resource]` and
+/// `#[mcp_prompt]` use; not a public API.
 #[doc(hidden)]
 pub mod __private {
     pub use mcp_contract_runtime::__private::{

@@ -30,12 +30,15 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
         }
         None => quote!(#krate::__private::NoContract),
     };
-    type_the_context(&mut handler, &reason_type);
+    if handler.ctx() == Some(CtxKind::Typed) {
+        type_the_context(&mut handler.item, &reason_type);
+    }
     // The tool hands the handler its decoded input by value (a `&T` input is an
     // error), so clippy's advice to borrow it is one the author cannot take.
     handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
-    let reason_enum = tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract));
+    let reason_enum =
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, "tool"));
     let reason_impl = tool.contract.as_ref().map(|contract| reason_impl(&tool.reason_type, contract, &private));
     let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
@@ -65,11 +68,8 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
 /// declared reasons. The author's own path stays as written (only the generic
 /// argument is added), so it resolves as the author wrote it and no lint sees a
 /// qualification the author did not write.
-fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
-    if handler.ctx() != Some(CtxKind::Typed) {
-        return;
-    }
-    for arg in &mut handler.item.sig.inputs {
+pub(crate) fn type_the_context(item: &mut syn::ItemFn, reason_type: &TokenStream) {
+    for arg in &mut item.sig.inputs {
         let FnArg::Typed(arg) = arg else { continue };
         let ty = match &mut *arg.ty {
             Type::Reference(reference) => &mut *reference.elem,
@@ -86,16 +86,19 @@ fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
     }
 }
 
-fn reason_enum(
+/// The reason enum of a handler's contract; `kind` is `tool`, `resource` or
+/// `prompt`, for its doc.
+pub(crate) fn reason_enum(
     vis: &syn::Visibility,
     fn_ident: &Ident,
     reason_ident: &Ident,
     contract: &[valid::Entry],
+    kind: &str,
 ) -> TokenStream {
     let variants = contract.iter().map(|entry| &entry.variant);
     let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
     let doc = format!(
-        "The failure modes of the `{fn_ident}` tool, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
+        "The failure modes of the `{fn_ident}` {kind}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
     );
     quote! {
         #[doc = #doc]
@@ -107,7 +110,7 @@ fn reason_enum(
 }
 
 /// The contract itself; the runtime's `Reason` provides the accessors.
-fn reason_impl(reason_ident: &Ident, contract: &[valid::Entry], private: &TokenStream) -> TokenStream {
+pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[valid::Entry], private: &TokenStream) -> TokenStream {
     let variants = contract.iter().map(|entry| &entry.variant);
     let entries = contract.iter().map(|entry| {
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
