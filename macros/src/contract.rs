@@ -126,7 +126,7 @@ impl Contract {
                 #[doc = #doc]
                 #[must_use]
                 #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                    #private::test_ctx(&Self)
+                    #private::typed_context(#private::Context::new(#name, #errors))
                 }
             }
         }
