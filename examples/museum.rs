@@ -22,7 +22,8 @@
 //! recovery hint and formats its text; `get_object_image` simulates a throttling
 //! upstream (`image_service_busy`, retryable); `collection_stats` reports progress.
 //! The static resource `museum://about`, the template `museum://objects/{object_id}`
-//! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`.
+//! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`; the
+//! template fails through its own `errors(..)` contract, as a tool does.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -359,16 +360,23 @@ pub struct ObjectRecordParams {
 }
 
 /// The full record of one object of the collection, as JSON, by its ID.
-#[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "application/json")]
+#[mcp_resource(
+    uri = "museum://objects/{object_id}",
+    name = "object_record",
+    mime_type = "application/json",
+    errors(not_in_collection(code = NotFound, when = "No object of the collection has this ID",
+        recovery = "Search with search_objects first to find valid object IDs.")),
+)]
 fn object_record_by_id(
     params: ObjectRecordParams,
     collection: State<Collection>,
+    ctx: Ctx,
 ) -> Result<ResourceContents, McpError> {
     match collection.find(params.object_id) {
         Some(record) => ResourceContents::json(record),
-        None => Err(McpError::not_found(format!("No object with ID {} in the collection.", params.object_id))
-            .with_reason("not_in_collection")
-            .with_recovery_hint("Search with search_objects first to find valid object IDs.")),
+        None => Err(ctx
+            .fail(not_in_collection, format!("No object with ID {} in the collection.", params.object_id))
+            .with_recovery()),
     }
 }
 

@@ -26,11 +26,12 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
-/// Exactly the paths `#[mcp_tool]`'s expansion uses; not a public API.
+/// Exactly the paths the expansions of `#[mcp_tool]`, `#[mcp_resource]` and
+/// `#[mcp_prompt]` use; not a public API.
 #[doc(hidden)]
 pub mod __private {
     pub use mcp_contract_runtime::__private::{
-        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
+        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, test_ctx, typed_context,
     };
     pub use mcp_contract_runtime::bounds;
     pub use mcp_contract_runtime::contract::run_blocking;

@@ -61,8 +61,48 @@ pub fn plan_visit(args: VisitArgs, ctx: &Ctx) -> Result<Vec<PromptMessage>, McpE
     Ok(vec![PromptMessage::user(args.department)])
 }
 
+/// A department's floor plan.
+///
+/// # Errors
+/// `NotFound` for a department the museum does not have.
+#[mcp_resource(uri = "museum://departments/{department}/plan", errors(
+    no_such_department(code = NotFound, when = "The museum has no department of this name",
+        recovery = "Read museum://about for the list of departments."),
+))]
+pub async fn floor_plan(params: PlanParams, ctx: Ctx) -> Result<String, McpError> {
+    ctx.cancellation_token().run_until_cancelled(std::future::ready(())).await;
+    if params.department.is_empty() {
+        return Err(ctx.fail(no_such_department, "No such department.").with_recovery());
+    }
+    Ok(params.department)
+}
+
+/// The variables of the floor plan template.
+#[derive(Deserialize, JsonSchema)]
+pub struct PlanParams {
+    /// A department.
+    pub department: String,
+}
+
+/// Plan a tour.
+///
+/// # Errors
+/// `ServiceUnavailable` on closing days.
+#[mcp_prompt(errors(
+    closed(code = ServiceUnavailable, when = "The museum is closed today",
+        recovery = "Plan the tour for another day instead."),
+))]
+pub fn plan_tour(args: VisitArgs, ctx: &Ctx) -> Result<Vec<PromptMessage>, McpError> {
+    if args.department.is_empty() {
+        return Err(ctx.fail(closed, "Closed today."));
+    }
+    Ok(vec![PromptMessage::user(args.department)])
+}
+
 #[test]
 fn generated_items_exist() {
+    assert_eq!(FloorPlanReason::NoSuchDepartment.as_str(), "no_such_department");
+    assert_eq!(Prompt::definition(&PlanTour).errors[0].reason, PlanTourReason::Closed.as_str());
     assert_eq!(Resource::definition(&ObjectRecord).name, "object_record");
     assert_eq!(Resource::definition(&About).name, "about");
     assert_eq!(Prompt::definition(&PlanVisit).arguments.len(), 1);

@@ -59,7 +59,8 @@ fn reason_enum_carries_the_contract() {
     assert!(!GetObjectReason::NotInCollection.retryable());
     assert_eq!(GetObjectReason::NotInCollection.when(), "No object has this ID");
     assert_eq!(GetObjectReason::UpstreamBusy.recovery(), "Wait thirty seconds, then call get_object again.");
-    assert_eq!(serde_json::to_value(GetObjectReason::UpstreamBusy).unwrap(), json!("upstream_busy"));
+    assert_eq!(GetObjectReason::UpstreamBusy.contract(), &<GetObjectReason as Reason>::CONTRACT[1]);
+    assert_eq!(GetObjectReason::ALL.iter().map(|reason| reason.index()).collect::<Vec<_>>(), [0, 1]);
 }
 
 #[test]

@@ -39,6 +39,9 @@ macro_rules! keys {
     (@key $field:ident) => { stringify!($field) };
 }
 
+/// `#[mcp_resource]` and `#[mcp_prompt]` declare their key lists with it too.
+pub(crate) use keys;
+
 keys! {
     /// The keys of the attribute. The lists (`annotations`, `auth`, `errors`)
     /// stay raw here and are read into their own models by [`parse`].
@@ -294,7 +297,7 @@ fn path_name(path: &Path) -> String {
 /// Read a key list. darling gives up on the whole list at an unknown key; reading
 /// the unknown keys apart (for darling's "did you mean" error) and the known ones
 /// on their own keeps the rest of the list, so its mistakes are reported too.
-fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) -> Option<T> {
+pub(crate) fn from_items<T: Keys>(items: &[NestedMeta], diag: &mut Diagnostics) -> Option<T> {
     let (known, unknown): (Vec<NestedMeta>, Vec<NestedMeta>) = items.iter().cloned().partition(|item| match item {
         NestedMeta::Meta(meta) => meta.path().get_ident().is_some_and(|key| T::KEYS.iter().any(|known| key == known)),
         _ => true,
@@ -413,7 +416,7 @@ fn auth(meta: &Meta, diag: &mut Diagnostics) -> Vec<LitStr> {
 }
 
 /// `errors(reason(..), ..)`: each entry's reason and keys.
-fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
+pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
     let key = meta.path().span();
     let Ok(items) = list_items(meta) else {
         diag.error(syn::Error::new_spanned(
@@ -454,7 +457,8 @@ fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
     RawContract { key, entries }
 }
 
-fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
+/// Take `allow(..)` out of an attribute's tokens: the rest, and the rule ids it names.
+pub(crate) fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
     let mut rest = Vec::new();
     let mut allow = Vec::new();
     for item in split_top_level(tokens) {

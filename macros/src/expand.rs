@@ -1,5 +1,11 @@
 //! Expand: the handler as written (with its typed context), the reason enum,
 //! and the tool type implementing the runtime's `Tool`.
+//!
+//! What the expansion repeats for every tool is kept small: whatever does not
+//! depend on the tool (the reason's accessors, the definition's lazy schemas,
+//! the error conversion) lives once in the runtime, and the impls reach the
+//! runtime through one short alias inside a `const _` block, where it shadows
+//! nothing of the author's.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -14,22 +20,26 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let vis = handler.item.vis.clone();
     let tool_ident = &tool.tool_type;
     let krate = &tool.krate;
-    let private = quote!(#krate::__private);
+    // The name the impls of the `const _` block give the runtime's macro API.
+    let private = quote!(__mcp);
 
     let reason_type = match &tool.contract {
         Some(_) => {
             let reason_ident = &tool.reason_type;
             quote!(#reason_ident)
         }
-        None => quote!(#private::NoContract),
+        None => quote!(#krate::__private::NoContract),
     };
-    type_the_context(&mut handler, &reason_type);
+    if handler.ctx() == Some(CtxKind::Typed) {
+        type_the_context(&mut handler.item, &reason_type);
+    }
     // The tool hands the handler its decoded input by value (a `&T` input is an
     // error), so clippy's advice to borrow it is one the author cannot take.
     handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
     let reason_enum =
-        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, &private));
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, "tool"));
+    let reason_impl = tool.contract.as_ref().map(|contract| reason_impl(&tool.reason_type, contract, &private));
     let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
     let name = &tool.name;
@@ -41,10 +51,14 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
         #reason_enum
 
         #[doc = #tool_doc]
-        #[derive(Clone, Copy, Debug, Default)]
+        #[derive(Clone, Copy, Debug)]
         #vis struct #tool_ident;
 
         const _: () = {
+            use #krate::__private as __mcp;
+
+            #reason_impl
+
             #tool_impl
         };
     }
@@ -54,11 +68,8 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
 /// declared reasons. The author's own path stays as written (only the generic
 /// argument is added), so it resolves as the author wrote it and no lint sees a
 /// qualification the author did not write.
-fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
-    if handler.ctx() != Some(CtxKind::Typed) {
-        return;
-    }
-    for arg in &mut handler.item.sig.inputs {
+pub(crate) fn type_the_context(item: &mut syn::ItemFn, reason_type: &TokenStream) {
+    for arg in &mut item.sig.inputs {
         let FnArg::Typed(arg) = arg else { continue };
         let ty = match &mut *arg.ty {
             Type::Reference(reference) => &mut *reference.elem,
@@ -75,17 +86,32 @@ fn type_the_context(handler: &mut Handler, reason_type: &TokenStream) {
     }
 }
 
-fn reason_enum(
+/// The reason enum of a handler's contract; `kind` is `tool`, `resource` or
+/// `prompt`, for its doc.
+pub(crate) fn reason_enum(
     vis: &syn::Visibility,
     fn_ident: &Ident,
     reason_ident: &Ident,
     contract: &[valid::Entry],
-    private: &TokenStream,
+    kind: &str,
 ) -> TokenStream {
-    let count = contract.len();
-    let variants: Vec<&Ident> = contract.iter().map(|entry| &entry.variant).collect();
+    let variants = contract.iter().map(|entry| &entry.variant);
     let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
-    let indices = 0..count;
+    let doc = format!(
+        "The failure modes of the `{fn_ident}` {kind}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #vis enum #reason_ident {
+            #( #[doc = #variant_docs] #variants, )*
+        }
+    }
+}
+
+/// The contract itself; the runtime's `Reason` provides the accessors.
+pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[valid::Entry], private: &TokenStream) -> TokenStream {
+    let variants = contract.iter().map(|entry| &entry.variant);
     let entries = contract.iter().map(|entry| {
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
         let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
@@ -96,76 +122,16 @@ fn reason_enum(
             #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
         }
     });
-    let doc = format!("The failure modes of the `{fn_ident}` tool, as declared in its `errors(..)` contract.");
-
     quote! {
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #vis enum #reason_ident {
-            #( #[doc = #variant_docs] #variants, )*
+        #[automatically_derived]
+        impl #private::Reason for #reason_ident {
+            const CONTRACT: &'static [#private::ErrorContract] = &[ #(#entries),* ];
+            const ALL: &'static [Self] = &[ #(Self::#variants),* ];
+
+            fn index(self) -> usize {
+                self as usize
+            }
         }
-
-        const _: () = {
-            const CONTRACT: &[#private::ErrorContract] = &[ #(#entries),* ];
-
-            #[automatically_derived]
-            impl #reason_ident {
-                /// Every reason, in declaration order.
-                pub const ALL: [Self; #count] = [ #(Self::#variants),* ];
-
-                /// This reason's entry of the contract.
-                #[must_use]
-                pub const fn contract(self) -> &'static #private::ErrorContract {
-                    match self { #( Self::#variants => &CONTRACT[#indices], )* }
-                }
-
-                /// The snake_case name, sent as `data.reason`.
-                #[must_use]
-                pub const fn as_str(self) -> &'static str {
-                    self.contract().reason
-                }
-
-                /// The JSON-RPC code of an error of this reason.
-                #[must_use]
-                pub const fn code(self) -> #private::JsonRpcErrorCode {
-                    self.contract().code
-                }
-
-                /// When this failure happens.
-                #[must_use]
-                pub const fn when(self) -> &'static str {
-                    self.contract().when
-                }
-
-                /// The recovery hint for the model.
-                #[must_use]
-                pub const fn recovery(self) -> &'static str {
-                    self.contract().recovery
-                }
-
-                /// Whether the same call may succeed later.
-                #[must_use]
-                pub const fn retryable(self) -> bool {
-                    self.contract().retryable
-                }
-            }
-
-            #[automatically_derived]
-            impl #private::Reason for #reason_ident {
-                const CONTRACT: &'static [#private::ErrorContract] = CONTRACT;
-
-                fn contract(self) -> &'static #private::ErrorContract {
-                    #reason_ident::contract(self)
-                }
-            }
-
-            #[automatically_derived]
-            impl #private::serde::Serialize for #reason_ident {
-                fn serialize<S: #private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                    serializer.serialize_str(self.as_str())
-                }
-            }
-        };
     }
 }
 
@@ -321,12 +287,8 @@ fn tool_impl(
     if !scopes.is_empty() {
         definition.extend(quote!(.with_auth_scopes(&[#(#scopes),*])));
     }
-    let errors = match &tool.contract {
-        Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
-        None => quote!(&[]),
-    };
     if tool.contract.is_some() {
-        definition.extend(quote!(.with_errors(#errors)));
+        definition.extend(quote!(.with_errors(<#reason_type as #private::Reason>::CONTRACT)));
     }
 
     quote! {
@@ -370,7 +332,7 @@ fn tool_impl(
             /// tool's name and contract, no client, never cancelled, no state.
             #[must_use]
             #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                #private::typed_context(#private::Context::new(#name, #errors))
+                #private::test_ctx(&Self)
             }
         }
     }

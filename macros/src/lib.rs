@@ -1,10 +1,12 @@
 //! The `#[mcp_tool]` attribute of mcp-contract: parse (`attr`, `ast`) ->
 //! validate (`valid`) -> expand (`expand`), with every diagnostic collected in
-//! `diag` and reported in one build.
+//! `diag` and reported in one build; `#[mcp_resource]` (`resource`) and
+//! `#[mcp_prompt]` (`prompt`) take its error contract through `contract`.
 
 mod ast;
 mod attr;
 mod codes;
+mod contract;
 mod diag;
 mod expand;
 mod lint;
@@ -42,7 +44,9 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::validate(raw, &handler, &mut diag);
     if let Some(contract) = &tool.contract {
-        reasons::resolve_handler(&mut handler, contract, &tool.reason_type, &mut diag);
+        let typed_ctx = if handler.ctx() == Some(ast::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
+        let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
+        reasons::resolve_handler(&mut handler.item, &reasons, &mut diag);
     }
     diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
@@ -55,16 +59,30 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```ignore
 /// /// One object of the collection, as JSON.
-/// #[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "application/json")]
-/// async fn object_record(params: ObjectParams, museum: State<Museum>) -> Result<ResourceContents, McpError> { .. }
+/// #[mcp_resource(
+///     uri = "museum://objects/{object_id}",
+///     name = "object_record",
+///     mime_type = "application/json",
+///     errors(not_in_collection(code = NotFound, when = "No object has this ID",
+///         recovery = "Search with search_objects first to find valid object IDs.")),
+/// )]
+/// async fn object_record(params: ObjectParams, museum: State<Museum>, ctx: Ctx) -> Result<ResourceContents, McpError> {
+///     museum.find(params.object_id).map(ResourceContents::json).transpose()?
+///         .ok_or_else(|| ctx.fail(not_in_collection, "No such object.").with_recovery())
+/// }
 /// ```
 ///
-/// Generates the resource type `ObjectRecord` and keeps `object_record` callable.
-/// The URI is checked at compile time with the RFC 6570 parser the server
-/// matches URIs with (`uri-template-valid`), and every template variable must be
-/// a field of the params struct and every field a variable (`template-params-align`).
-/// `complete = path` names an async completer for the variables. An `errors(..)`
-/// contract is not supported yet.
+/// Generates the resource type `ObjectRecord`, with an `errors(..)` contract the
+/// reason enum `ObjectRecordReason`, and keeps `object_record` callable
+/// (`ObjectRecord::test_ctx()` gives it a context). The URI is checked at compile
+/// time with the RFC 6570 parser the server matches URIs with
+/// (`uri-template-valid`), and every template variable must be a field of the
+/// params struct and every field a variable (`template-params-align`); a params
+/// struct renamed for serde takes `params_renamed`, which leaves that check to
+/// `Server::build`. `errors(..)`, `reason_type`, `crate` and `allow(..)` are
+/// those of `#[mcp_tool]`, with the same rules; a declared failure reaches the
+/// client in the JSON-RPC error envelope. `complete = path` names an async
+/// completer for the variables. A plain `fn` handler runs on the blocking pool.
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
@@ -75,16 +93,26 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```ignore
 /// /// Plan a visit around one department.
-/// #[mcp_prompt]
-/// fn plan_visit(args: PlanVisitArgs) -> Result<Vec<PromptMessage>, McpError> { .. }
+/// #[mcp_prompt(errors(no_such_department(code = InvalidParams,
+///     when = "The museum has no department of this name",
+///     recovery = "Read museum://about for the list of departments.")))]
+/// fn plan_visit(args: PlanVisitArgs, ctx: Ctx) -> Result<Vec<PromptMessage>, McpError> {
+///     if !DEPARTMENTS.contains(&args.department.as_str()) {
+///         return Err(ctx.fail(no_such_department, "No such department.").with_recovery());
+///     }
+///     Ok(vec![PromptMessage::user(format!("Plan a visit of the {} department.", args.department))])
+/// }
 /// ```
 ///
-/// Generates the prompt type `PlanVisit` and keeps `plan_visit` callable. The
-/// arguments struct (deriving `Deserialize` and `JsonSchema`) gives the prompt's
-/// arguments: doc comments as descriptions, `Option` fields optional; MCP's
-/// string arguments are parsed into the fields' types. `complete = path` names
-/// an async completer for the arguments. An `errors(..)` contract is not
-/// supported yet.
+/// Generates the prompt type `PlanVisit`, with an `errors(..)` contract the
+/// reason enum `PlanVisitReason`, and keeps `plan_visit` callable
+/// (`PlanVisit::test_ctx()` gives it a context). The arguments struct (deriving
+/// `Deserialize` and `JsonSchema`) gives the prompt's arguments: doc comments as
+/// descriptions, `Option` fields optional; MCP's string arguments are parsed
+/// into the fields' types. `errors(..)`, `reason_type`, `crate` and `allow(..)`
+/// are those of `#[mcp_tool]`, with the same rules; a declared failure reaches
+/// the client in the JSON-RPC error envelope. `complete = path` names an async
+/// completer for the arguments. A plain `fn` handler runs on the blocking pool.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);

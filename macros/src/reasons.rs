@@ -18,9 +18,9 @@ use std::collections::HashSet;
 
 use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::{ToTokens, quote_spanned};
+use syn::ItemFn;
 use syn::ext::IdentExt;
 
-use crate::ast::{CtxKind, Handler};
 use crate::diag::Diagnostics;
 use crate::rules;
 use crate::valid::{Entry, closest};
@@ -28,13 +28,15 @@ use crate::valid::{Entry, closest};
 /// The methods of `Ctx<R>` whose first argument is a reason.
 const REASON_METHODS: [&str; 3] = ["fail", "fail_from", "recovery_for"];
 
-/// What the rewrite needs to know about the tool.
+/// What the rewrite needs to know about the tool, resource or prompt.
 pub(crate) struct Reasons<'a> {
     pub(crate) contract: &'a [Entry],
     pub(crate) reason_type: &'a Ident,
     /// The typed context's parameter name when the macro chose its reason type
     /// (`ctx: Ctx`): only then is an unknown name at `ctx.fail(..)` surely a typo.
     pub(crate) typed_ctx: Option<&'a Ident>,
+    /// `tool`, `resource` or `prompt`, for the messages.
+    pub(crate) kind: &'a str,
 }
 
 /// What the body does with the declared reasons.
@@ -47,24 +49,23 @@ pub(crate) struct Resolved {
 }
 
 /// Rewrite the reason names of the handler's body, and warn of the declared
-/// reasons it never uses (`error-contract-reason-unused`).
-pub(crate) fn resolve_handler(handler: &mut Handler, contract: &[Entry], reason_type: &Ident, diag: &mut Diagnostics) {
-    let typed_ctx = if handler.ctx() == Some(CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
-    let reasons = Reasons { contract, reason_type, typed_ctx };
-    let block = &handler.item.block;
-    let params = handler.item.sig.inputs.to_token_stream();
-    let resolved = resolve(block.to_token_stream(), params, &reasons, diag);
+/// reasons it never uses (`error-contract-reason-unused`). The handlers of
+/// `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]` alike: `item` is the
+/// handler, `reasons.typed_ctx` its `ctx: Ctx` parameter.
+pub(crate) fn resolve_handler(item: &mut ItemFn, reasons: &Reasons<'_>, diag: &mut Diagnostics) {
+    let params = item.sig.inputs.to_token_stream();
+    let resolved = resolve(item.block.to_token_stream(), params, reasons, diag);
     // Only names were replaced by paths in argument position, which always
     // parses; should it not, the body as written stands on its own.
     if let Ok(block) = syn::parse2(resolved.body) {
-        *handler.item.block = block;
+        *item.block = block;
     }
-    // A tool with an error already has the author's attention; an unused
+    // A handler with an error already has the author's attention; an unused
     // reason then is more likely a symptom (a typo at `ctx.fail`) than news.
     if diag.has_errors() {
         return;
     }
-    for entry in contract {
+    for entry in reasons.contract {
         let name = entry.reason.unraw().to_string();
         if !resolved.used.contains(&name) {
             diag.rule_warning(rules::ERROR_CONTRACT_REASON_UNUSED,
@@ -165,7 +166,8 @@ impl Rewrite<'_, '_> {
                 self.diag.error(syn::Error::new(
                     name.span(),
                     format!(
-                        "`{written}` is not a reason of this tool's `errors(..)`: {hint}the declared reasons are {list}"
+                        "`{written}` is not a reason of this {}'s `errors(..)`: {hint}the declared reasons are {list}",
+                        self.reasons.kind
                     ),
                 ));
                 // A stand-in keeps rustc from adding "cannot find value" here.

@@ -1,29 +1,41 @@
 //! `#[mcp_resource]`: a handler function into a resource type. Parse the keys
 //! and the handler's parameters, check the URI template with the runtime's own
-//! RFC 6570 parser (crate `mcp-contract-uri-template`), and generate the
-//! `Resource` impl. Everything here is new and apart from `#[mcp_tool]`'s files.
-//!
-//! Not yet: an `errors(..)` contract (darling refuses the key).
+//! RFC 6570 parser (crate `mcp-contract-uri-template`), take the error contract
+//! as `#[mcp_tool]` does (`contract.rs`), and generate the `Resource` impl.
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
+use darling::util::Flag;
 use mcp_contract_uri_template::UriTemplate;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{FnArg, GenericArgument, ItemFn, LitStr, PathArguments, ReturnType, Type};
+use syn::{FnArg, GenericArgument, Ident, ItemFn, LitStr, Meta, Path, PathArguments, ReturnType, Type};
 
 use crate::ast::doc_paragraph;
+use crate::attr::{self, Keys, keys};
+use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
 use crate::rules;
 
-#[derive(Default, FromMeta)]
-struct ResourceArgs {
-    uri: Option<LitStr>,
-    name: Option<LitStr>,
-    title: Option<LitStr>,
-    description: Option<LitStr>,
-    mime_type: Option<LitStr>,
-    complete: Option<syn::Path>,
+keys! {
+    /// The keys of `#[mcp_resource]`; `allow(..)` is taken out before.
+    struct ResourceArgs {
+        uri: Option<LitStr>,
+        name: Option<LitStr>,
+        title: Option<LitStr>,
+        description: Option<LitStr>,
+        mime_type: Option<LitStr>,
+        complete: Option<Path>,
+        errors: Option<Meta>,
+        /// `reason_type = Name`: the generated reason enum (default: the resource type + `Reason`).
+        reason_type: Option<Ident>,
+        /// `crate = path`: where `mcp-contract` is, for crates that re-export it.
+        #[key = "crate"]
+        krate: Option<Path>,
+        /// `params_renamed`: the params struct renames its fields for serde, so
+        /// `template-params-align` is left to `Server::build`, which sees the names.
+        params_renamed: Flag,
+    }
 }
 
 /// How the handler takes the context.
@@ -40,10 +52,11 @@ pub(crate) enum Param {
     Ctx(CtxParam),
 }
 
-pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
+pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let mut diag = Diagnostics::default();
-    let args = match NestedMeta::parse_meta_list(args) {
-        Ok(items) => diag.darling(ResourceArgs::from_list(&items)).unwrap_or_default(),
+    let (args, allow) = attr::split_allow(args, &mut diag);
+    let mut args: ResourceArgs = match NestedMeta::parse_meta_list(args) {
+        Ok(items) => attr::from_items(&items, &mut diag).unwrap_or_default(),
         Err(err) => {
             diag.error(err);
             ResourceArgs::default()
@@ -142,6 +155,9 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                 syn::spanned::Spanned::span(&**ty),
                 "a static URI has no variables to fill this params struct; remove the parameter, or put `{variable}`s in the URI",
             ),
+            // The macro sees Rust field names, serde renames them: the check
+            // against the serde names is the definition linter's, at `Server::build`.
+            Some(_) if args.params_renamed.is_present() => {}
             Some(ty) => {
                 let mut fields = Vec::new();
                 for variable in variables {
@@ -153,7 +169,7 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
                         Err(_) => diag.rule_error(
                             rules::TEMPLATE_PARAMS_ALIGN,
                             uri.span(),
-                            format_args!("the variable `{variable}` cannot be a field of the params struct; name it like a Rust field (letters, digits, `_`)"),
+                            format_args!("the variable `{variable}` cannot be a field of the params struct; name it like a Rust field (letters, digits, `_`), or, when a field is renamed to it with `#[serde(rename = \"{variable}\")]`, add `params_renamed`"),
                         ),
                     }
                 }
@@ -183,88 +199,146 @@ pub(crate) fn expand(args: TokenStream, item: ItemFn) -> TokenStream {
         }
     }
 
-    let generated = generate(&item, &args, &name, description.as_deref(), params_ty.as_deref(), &params, align);
+    let type_ident = format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span());
+    let keys = ContractKeys {
+        errors: args.errors.take(),
+        reason_type: args.reason_type.take(),
+        krate: args.krate.take(),
+        allow,
+    };
+    let contract = Contract::apply(keys, "resource", &mut item, &type_ident, &mut diag);
+    contract.retain_warnings(&mut diag);
+
+    let resource =
+        Generated { item: &item, type_ident: &type_ident, name: &name, params: &params, contract: &contract };
+    let generated = resource.generate(&args, description.as_deref(), params_ty.as_deref(), align);
     let allow_deprecated =
         item.attrs.iter().any(|attr| attr.path().is_ident("allow") && quote!(#attr).to_string().contains("deprecated"));
     let diagnostics = diag.into_tokens(allow_deprecated);
     quote!(#diagnostics #item #generated)
 }
 
-fn generate(
-    item: &ItemFn,
-    args: &ResourceArgs,
-    name: &str,
-    description: Option<&str>,
-    params_ty: Option<&Type>,
-    params: &[Param],
-    align: TokenStream,
-) -> TokenStream {
-    let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
-    let pascal = to_pascal_case(&syn::ext::IdentExt::unraw(fn_ident).to_string());
-    let type_ident = format_ident!("{pascal}", span = fn_ident.span());
-    let uri = args.uri.as_ref().map_or_else(String::new, LitStr::value);
-    let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
-    let description = description.map(|text| quote!(.with_description(#text)));
-    let mime_type = args.mime_type.as_ref().map(|mime| quote!(.with_mime_type(#mime)));
-    let params_ty = params_ty.map_or_else(|| quote!(::mcp_contract::__private::NoArguments), |ty| quote!(#ty));
-    let call_args = call_args(params);
-    let states = states(params);
-    let complete = completer(args.complete.as_ref());
-    let awaited = item.sig.asyncness.map(|_| quote!(.await));
-    let doc = format!("The resource `{name}` (`{uri}`), generated by `#[mcp_resource]` from [`{fn_ident}`].");
-    quote! {
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #type_ident;
+/// What the generated resource or prompt type is made of.
+pub(crate) struct Generated<'a> {
+    /// The handler, as rewritten for its contract.
+    pub(crate) item: &'a ItemFn,
+    pub(crate) type_ident: &'a Ident,
+    pub(crate) name: &'a str,
+    pub(crate) params: &'a [Param],
+    pub(crate) contract: &'a Contract,
+}
 
-        const _: () = {
-            static DEFINITION: ::mcp_contract::__private::ResourceDefinition =
-                ::mcp_contract::__private::ResourceDefinition::new(#uri, #name) #title #description #mime_type;
+impl Generated<'_> {
+    fn generate(
+        &self,
+        args: &ResourceArgs,
+        description: Option<&str>,
+        params_ty: Option<&Type>,
+        align: TokenStream,
+    ) -> TokenStream {
+        let Self { item, type_ident, name, contract, .. } = self;
+        let private = &contract.private;
+        let fn_ident = &item.sig.ident;
+        let vis = &item.vis;
+        let uri = args.uri.as_ref().map_or_else(String::new, LitStr::value);
+        let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
+        let description = description.map(|text| quote!(.with_description(#text)));
+        let mime_type = args.mime_type.as_ref().map(|mime| quote!(.with_mime_type(#mime)));
+        let errors = contract.with_errors();
+        let params_ty = params_ty.map_or_else(|| quote!(#private::NoArguments), |ty| quote!(#ty));
+        let call = self.call(Some(quote!(::core::convert::Into::<#private::ResourceContents>::into)));
+        let complete = completer(args.complete.as_ref(), private);
+        let required_state = self.required_state();
+        let items = contract.items(item, type_ident, name);
+        let doc = format!("The resource `{name}` (`{uri}`), generated by `#[mcp_resource]` from [`{fn_ident}`].");
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default)]
+            #vis struct #type_ident;
 
-            #align
+            #items
 
-            #[automatically_derived]
-            impl ::mcp_contract::__private::Resource for #type_ident {
-                type Params = #params_ty;
+            const _: () = {
+                static DEFINITION: #private::ResourceDefinition =
+                    #private::ResourceDefinition::new(#uri, #name) #title #description #mime_type #errors;
 
-                fn definition(&self) -> &'static ::mcp_contract::__private::ResourceDefinition {
-                    &DEFINITION
+                #align
+
+                #[automatically_derived]
+                impl #private::Resource for #type_ident {
+                    type Params = #params_ty;
+
+                    fn definition(&self) -> &'static #private::ResourceDefinition {
+                        &DEFINITION
+                    }
+
+                    async fn read(
+                        &self,
+                        _uri: &str,
+                        params: #params_ty,
+                        ctx: #private::Context,
+                    ) -> ::core::result::Result<#private::ResourceContents, #private::McpError> {
+                        #call
+                    }
+
+                    #complete
+
+                    #required_state
                 }
+            };
+        }
+    }
 
-                async fn read(
-                    &self,
-                    _uri: &str,
-                    params: #params_ty,
-                    ctx: ::mcp_contract::__private::Context,
-                ) -> ::core::result::Result<::mcp_contract::__private::ResourceContents, ::mcp_contract::__private::McpError> {
-                    let _ = &params;
-                    let output = #fn_ident(#(#call_args),*) #awaited ?;
-                    ::core::result::Result::Ok(::core::convert::Into::into(output))
-                }
+    /// The body of `read` or `get`: the handler called with what it takes, its
+    /// success turned into the trait's by `into`. A plain `fn` runs on the
+    /// blocking pool, as a tool's does (see `run_blocking`), so a handler that
+    /// computes for long delays no other request.
+    pub(crate) fn call(&self, into: Option<TokenStream>) -> TokenStream {
+        let private = &self.contract.private;
+        let fn_ident = &self.item.sig.ident;
+        let args = call_args(self.params, private);
+        let mut call = quote!(#fn_ident(#(#args),*));
+        if self.item.sig.asyncness.is_some() {
+            call = quote!(#call.await);
+        }
+        if let Some(into) = into {
+            call = quote!(::core::result::Result::Ok(#into(#call?)));
+        }
+        let body =
+            if self.item.sig.asyncness.is_some() { call } else { quote!(#private::run_blocking(move || #call).await) };
+        // Not every handler takes the params or the context.
+        quote! {
+            let _ = (&params, &ctx);
+            #body
+        }
+    }
 
-                #complete
-
-                fn required_state(&self) -> &'static [::mcp_contract::__private::StateType] {
-                    const REQUIRED: &[::mcp_contract::__private::StateType] =
-                        &[#(::mcp_contract::__private::StateType::of::<#states>()),*];
-                    REQUIRED
-                }
+    /// `required_state`: the `T` of each `State<T>` parameter.
+    pub(crate) fn required_state(&self) -> TokenStream {
+        let private = &self.contract.private;
+        let states = self.params.iter().filter_map(|param| match param {
+            Param::State(ty) => Some(&**ty),
+            Param::Params(_) | Param::Ctx(_) => None,
+        });
+        quote! {
+            fn required_state(&self) -> &'static [#private::StateType] {
+                const REQUIRED: &[#private::StateType] = &[#(#private::StateType::of::<#states>()),*];
+                REQUIRED
             }
-        };
+        }
     }
 }
 
 /// `complete = path`: the author's completer, an
 /// `async fn(CompletionRequest, Context) -> Result<Completion, McpError>`.
-pub(crate) fn completer(path: Option<&syn::Path>) -> TokenStream {
+pub(crate) fn completer(path: Option<&syn::Path>, private: &TokenStream) -> TokenStream {
     let Some(path) = path else { return TokenStream::new() };
     quote! {
         async fn complete(
             &self,
-            request: ::mcp_contract::__private::CompletionRequest,
-            ctx: ::mcp_contract::__private::Context,
-        ) -> ::core::result::Result<::mcp_contract::__private::Completion, ::mcp_contract::__private::McpError> {
+            request: #private::CompletionRequest,
+            ctx: #private::Context,
+        ) -> ::core::result::Result<#private::Completion, #private::McpError> {
             #path(request, ctx).await
         }
     }
@@ -272,29 +346,18 @@ pub(crate) fn completer(path: Option<&syn::Path>) -> TokenStream {
 
 /// The arguments the generated code calls the handler with, from `params`
 /// (the decoded struct) and `ctx` (the untyped context).
-pub(crate) fn call_args(params: &[Param]) -> Vec<TokenStream> {
+fn call_args(params: &[Param], private: &TokenStream) -> Vec<TokenStream> {
     params
         .iter()
         .map(|param| match param {
             Param::Params(_) => quote!(params),
-            Param::State(ty) => quote!(::mcp_contract::__private::State::<#ty>::from_context(&ctx)?),
+            Param::State(ty) => quote!(#private::State::<#ty>::from_context(&ctx)?),
             Param::Ctx(CtxParam::Untyped { by_ref: false }) => quote!(::core::clone::Clone::clone(&ctx)),
             Param::Ctx(CtxParam::Untyped { by_ref: true }) => quote!(&ctx),
             Param::Ctx(CtxParam::Typed { by_ref }) => {
                 let amp = by_ref.then(|| quote!(&));
-                quote!(#amp ::mcp_contract::__private::typed_context(::core::clone::Clone::clone(&ctx)))
+                quote!(#amp #private::typed_context(::core::clone::Clone::clone(&ctx)))
             }
-        })
-        .collect()
-}
-
-/// The `T` of each `State<T>` parameter.
-pub(crate) fn states(params: &[Param]) -> Vec<&Type> {
-    params
-        .iter()
-        .filter_map(|param| match param {
-            Param::State(ty) => Some(&**ty),
-            Param::Params(_) | Param::Ctx(_) => None,
         })
         .collect()
 }

@@ -9,7 +9,9 @@ use syn::ext::IdentExt;
 use syn::{LitStr, Path};
 
 use crate::ast::Handler;
-use crate::attr::{AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry};
+use crate::attr::{
+    AllowedRule, AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry,
+};
 use crate::codes::CODE_NAMES;
 use crate::diag::Diagnostics;
 use crate::lint::body::{self, BodyFacts};
@@ -83,22 +85,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         raw.reason_type.clone(),
         raw.krate.clone(),
     );
-    for allowed in &allow {
-        let text = match Rule::find(&allowed.id) {
-            Some(rule) if rule.severity == Severity::Warning => continue,
-            Some(rule) => format!(
-                "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
-                rule.url()
-            ),
-            None => format!(
-                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
-                allowed.id,
-                rules::warning_ids().join(", "),
-                rules::DOCS_URL
-            ),
-        };
-        diag.error(syn::Error::new_spanned(&allowed.tokens, text));
-    }
+    check_allowed(&allow, diag);
 
     let declared: Vec<(String, String)> =
         contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
@@ -120,6 +107,33 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
     Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract }
+}
+
+/// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
+/// an unknown id is likely a typo.
+pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
+    for allowed in allow {
+        let text = match Rule::find(&allowed.id) {
+            Some(rule) if rule.severity == Severity::Warning => continue,
+            // The one error rule with a key that moves it: the macro compares
+            // Rust field names, and cannot see serde's renames.
+            Some(rule) if rule == rules::TEMPLATE_PARAMS_ALIGN => format!(
+                "`{rule}` is an error rule and cannot be allowed; when the params struct renames its fields with `#[serde(rename ..)]`, write `params_renamed` instead, which moves the check to `Server::build`; see {}",
+                rule.url()
+            ),
+            Some(rule) => format!(
+                "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
+                rule.url()
+            ),
+            None => format!(
+                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
+                allowed.id,
+                rules::warning_ids().join(", "),
+                rules::DOCS_URL
+            ),
+        };
+        diag.error(syn::Error::new_spanned(&allowed.tokens, text));
+    }
 }
 
 /// `name-required`, `name-format`.
@@ -183,12 +197,12 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
 
 /// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
 /// `error-contract-*` rules over what `attr` read.
-fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
+pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
     if raw.entries.is_empty() {
         diag.rule_warning(
             rules::ERROR_CONTRACT_EMPTY,
             raw.key,
-            "the error contract declares no failure mode: add one `reason(code = .., when = .., recovery = ..)` per way the tool can fail, or remove `errors()`",
+            "the error contract declares no failure mode: add one `reason(code = .., when = .., recovery = ..)` per way the handler can fail, or remove `errors()`",
         );
     }
 

@@ -348,8 +348,9 @@ mod tests {
 
     impl Reason for Lookup {
         const CONTRACT: &'static [ErrorContract] = CONTRACT;
-        fn contract(self) -> &'static ErrorContract {
-            &CONTRACT[self as usize]
+        const ALL: &'static [Self] = &[Self::Missing, Self::Busy];
+        fn index(self) -> usize {
+            self as usize
         }
     }
 

@@ -60,9 +60,10 @@ const OBJECT_ERRORS: &[ErrorContract] = &[ErrorContract::new(
 
 impl Reason for ObjectReason {
     const CONTRACT: &'static [ErrorContract] = OBJECT_ERRORS;
+    const ALL: &'static [Self] = &[Self::NotInCollection];
 
-    fn contract(self) -> &'static ErrorContract {
-        &OBJECT_ERRORS[self as usize]
+    fn index(self) -> usize {
+        self as usize
     }
 }
 

@@ -1,0 +1,158 @@
+//! The error contract of `#[mcp_resource]` and `#[mcp_prompt]`, as `#[mcp_tool]`
+//! has it: the same `errors(..)`, `reason_type`, `crate` and `allow(..)` keys,
+//! read by `attr`, judged by `valid` and the body rules, the reason names
+//! rewritten by `reasons`, and the reason enum of `expand`. Only the wiring
+//! into a resource or a prompt lives here.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{FnArg, ItemFn, Meta, Path, PathArguments, Type};
+
+use crate::attr::{self, AllowedRule};
+use crate::diag::Diagnostics;
+use crate::expand;
+use crate::lint::body::{self, BodyFacts};
+use crate::reasons::{self, Reasons};
+use crate::valid::{self, Entry};
+
+/// The keys a resource or prompt shares with a tool, as written.
+pub(crate) struct ContractKeys {
+    pub(crate) errors: Option<Meta>,
+    pub(crate) reason_type: Option<Ident>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) allow: Vec<AllowedRule>,
+}
+
+/// The contract of a resource or prompt, checked, with its handler rewritten.
+pub(crate) struct Contract {
+    /// `resource` or `prompt`.
+    kind: &'static str,
+    /// `<crate>::__private`, where generated code finds the runtime.
+    pub(crate) private: TokenStream,
+    /// The generated reason enum: `reason_type = ..`, or the generated type + `Reason`.
+    reason_type: Ident,
+    /// `None` without `errors(..)`.
+    entries: Option<Vec<Entry>>,
+    allowed: Vec<String>,
+}
+
+impl Contract {
+    /// Check the keys and the handler's body as `#[mcp_tool]` does, and rewrite
+    /// the handler: the reasons at `ctx.fail(..)` resolved, `ctx: Ctx` typed with
+    /// the reason enum. `type_ident` is the generated resource or prompt type.
+    pub(crate) fn apply(
+        keys: ContractKeys,
+        kind: &'static str,
+        item: &mut ItemFn,
+        type_ident: &Ident,
+        diag: &mut Diagnostics,
+    ) -> Self {
+        let ContractKeys { errors, reason_type, krate, allow } = keys;
+        let entries = errors.as_ref().map(|meta| valid::check_contract(attr::contract(meta, diag), diag));
+        valid::check_allowed(&allow, diag);
+
+        let declared: Vec<(String, String)> =
+            entries.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
+        for warning in body::check_body(&item.block, &BodyFacts { declared: &declared }) {
+            diag.warning(warning);
+        }
+
+        let reason_type =
+            reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
+        if reason_type == *type_ident {
+            diag.error(syn::Error::new(
+                reason_type.span(),
+                format_args!("`reason_type = {reason_type}` is the name of the generated {kind} type: give the reason enum another name"),
+            ));
+        }
+
+        if let Some(contract) = &entries {
+            let (typed, ctx_name) = bare_ctx(item);
+            let reasons = Reasons { contract, reason_type: &reason_type, typed_ctx: ctx_name.as_ref(), kind };
+            reasons::resolve_handler(item, &reasons, diag);
+            if typed {
+                expand::type_the_context(item, &quote!(#reason_type));
+            }
+        }
+
+        let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
+        Self {
+            kind,
+            private: quote!(#krate::__private),
+            reason_type,
+            entries,
+            allowed: allow.into_iter().map(|rule| rule.id).collect(),
+        }
+    }
+
+    /// Drop the warnings of the rules `allow(..)` names; once every warning is in.
+    pub(crate) fn retain_warnings(&self, diag: &mut Diagnostics) {
+        diag.retain_warnings(|warning| !self.allowed.iter().any(|rule| *rule == warning.rule.id));
+    }
+
+    /// `.with_errors(..)` of the definition, when there is a contract.
+    pub(crate) fn with_errors(&self) -> Option<TokenStream> {
+        let private = &self.private;
+        let reason_type = &self.reason_type;
+        self.entries.as_ref().map(|_| quote!(.with_errors(<#reason_type as #private::Reason>::CONTRACT)))
+    }
+
+    /// The reason enum, and the generated type's `test_ctx()`.
+    pub(crate) fn items(&self, item: &ItemFn, type_ident: &Ident, name: &str) -> TokenStream {
+        let private = &self.private;
+        let vis = &item.vis;
+        let reason_enum = self.entries.as_ref().map(|entries| {
+            let reason_enum = expand::reason_enum(vis, &item.sig.ident, &self.reason_type, entries, self.kind);
+            let reason_impl = expand::reason_impl(&self.reason_type, entries, private);
+            quote!(#reason_enum const _: () = { #reason_impl };)
+        });
+        let (reason_type, errors) = match &self.entries {
+            Some(_) => {
+                let reason_type = &self.reason_type;
+                (quote!(#reason_type), quote!(<#reason_type as #private::Reason>::CONTRACT))
+            }
+            None => (quote!(#private::NoContract), quote!(&[])),
+        };
+        let kind = self.kind;
+        let doc = format!(
+            "A detached context of this {kind} for unit tests of its handler: the {kind}'s name and contract, no client, never cancelled, no state."
+        );
+        quote! {
+            #reason_enum
+
+            #[automatically_derived]
+            impl #type_ident {
+                #[doc = #doc]
+                #[must_use]
+                #vis fn test_ctx() -> #private::Ctx<#reason_type> {
+                    #private::typed_context(#private::Context::new(#name, #errors))
+                }
+            }
+        }
+    }
+}
+
+/// Whether the handler takes `Ctx` without a reason type (which the macro then
+/// fills in), and the parameter's name when it is a plain binding.
+fn bare_ctx(item: &ItemFn) -> (bool, Option<Ident>) {
+    for arg in &item.sig.inputs {
+        let FnArg::Typed(arg) = arg else { continue };
+        let ty = match &*arg.ty {
+            Type::Reference(reference) => &*reference.elem,
+            ty => ty,
+        };
+        if let Type::Path(path) = ty
+            && let Some(last) = path.path.segments.last()
+            && last.ident == "Ctx"
+            && matches!(last.arguments, PathArguments::None)
+        {
+            let name = match &*arg.pat {
+                syn::Pat::Ident(binding) => Some(binding.ident.clone()),
+                _ => None,
+            };
+            return (true, name);
+        }
+    }
+    (false, None)
+}
