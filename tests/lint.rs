@@ -800,3 +800,38 @@ fn a_static_resource_with_nothing_to_fill_needs_no_params() {
     let report = validate(&LintInput::default().resources([&Hours as &dyn DynResource]));
     assert_eq!(found(&report), Vec::<(&str, String)>::new());
 }
+
+/// The variables of the object template, under camelCase names.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CamelParams {
+    /// The object's ID.
+    pub object_id: u32,
+}
+
+/// One object by its ID, under the name serde decodes.
+#[mcp_resource(uri = "museum://objects/{objectId}", name = "camel_record", params_renamed)]
+fn camel_record(params: CamelParams) -> Result<String, McpError> {
+    Ok(params.object_id.to_string())
+}
+
+/// One object by its ID, under the Rust name, which serde does not decode.
+#[mcp_resource(uri = "museum://objects/{object_id}", name = "snake_record", params_renamed)]
+fn snake_record(params: CamelParams) -> Result<String, McpError> {
+    Ok(params.object_id.to_string())
+}
+
+/// `params_renamed` leaves the comparison to the linter, which `Server::build` runs.
+#[test]
+fn a_generated_resource_with_renamed_params_is_checked_when_the_server_is_built() {
+    assert!(Server::new("museum", "1.0.0").resource(CamelRecord).build().is_ok());
+    let err = Server::new("museum", "1.0.0").resource(SnakeRecord).build().unwrap_err();
+    let ServerError::Lint(report) = &err else { panic!("expected a lint error, got {err}") };
+    assert_eq!(
+        found(report),
+        [
+            ("template-params-align", "/uriTemplate".to_owned()),
+            ("template-params-align", "/paramsSchema/properties/objectId".to_owned()),
+        ]
+    );
+}
