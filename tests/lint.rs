@@ -752,6 +752,26 @@ fn generated_resources_and_prompts_are_lint_clean() {
     );
 }
 
+// No description, the warning allowed at the attribute: the linter must not
+// bring back what the author silenced where the rule was checked.
+#[mcp_resource(uri = "museum://floor-plan", name = "floor_plan", allow(description-required))]
+fn floor_plan() -> Result<String, McpError> {
+    Ok("Ground floor: arms and armor.".into())
+}
+
+#[mcp_prompt(name = "quiet_greeting", allow(description-required))]
+fn quiet_greeting() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::assistant("Welcome.")])
+}
+
+#[test]
+fn a_warning_allowed_on_a_resource_or_prompt_macro_stays_silent_in_the_linter() {
+    let server = Server::new("museum", "1.0.0").resource(FloorPlan).prompt(QuietGreeting);
+    let report = server.lint(None);
+    assert!(of_rule(&report, "description-required").is_empty(), "{report}");
+    mcp_contract::lint::assert_lint_clean(&server);
+}
+
 #[test]
 fn name_unique_spans_tools_resources_and_prompts() {
     let server = Server::new("museum", "1.0.0").tool(AboutTool).resource(About).prompt(Greet);

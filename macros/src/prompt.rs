@@ -138,6 +138,10 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
 
                 #complete
 
+                fn checked_at_compile_time(&self) -> bool {
+                    true
+                }
+
                 #required_state
             }
         };

@@ -283,6 +283,10 @@ impl Generated<'_> {
 
                     #complete
 
+                    fn checked_at_compile_time(&self) -> bool {
+                        true
+                    }
+
                     #required_state
                 }
             };
