@@ -7,8 +7,9 @@ both crates) and the same body; the mcp-contract tools also declare a one-entry
 error contract and fail through it, which rmcp's tools cannot express. Then, for
 each crate, with `CARGO_INCREMENTAL=0` and the dependencies already built:
 
-- `cargo check` of the crate alone (its `src/lib.rs` touched), wall time, the
-  median of `--runs` runs;
+- `cargo check` of the crate alone (its `src/lib.rs` touched): wall time and
+  CPU time (user + system, which other builds on a shared machine disturb
+  less than the wall clock), each the median of `--runs` runs;
 - the peak resident memory of that rustc (`/usr/bin/time -v`, the largest child);
 - the lines of the expanded source (`rustc -Zunpretty=expanded`, through
   `RUSTC_BOOTSTRAP=1` on the pinned stable toolchain; a measurement only).
@@ -167,8 +168,8 @@ def cargo(crate: Path, *args: str, extra_env: dict | None = None) -> subprocess.
     return done
 
 
-def check_once(crate: Path) -> tuple[float, int]:
-    """Wall seconds and peak KiB of one crate-only `cargo check`."""
+def check_once(crate: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds and peak KiB of one crate-only `cargo check`."""
     (crate / "src" / "lib.rs").touch()
     start = time.perf_counter()
     done = subprocess.run(
@@ -181,7 +182,8 @@ def check_once(crate: Path) -> tuple[float, int]:
     if done.returncode != 0:
         sys.exit(f"cargo check failed:\n{done.stderr[-4000:]}")
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr).group(1))
-    return elapsed, peak
+    cpu = sum(float(re.search(rf"{kind} time \(seconds\): ([\d.]+)", done.stderr).group(1)) for kind in ("User", "System"))
+    return elapsed, cpu, peak
 
 
 def expanded_lines(crate: Path) -> int:
@@ -205,17 +207,18 @@ def main() -> None:
         cargo(crate, "check", "--lib")  # dependencies, once
         runs = [check_once(crate) for _ in range(args.runs)]
         seconds = statistics.median(run[0] for run in runs)
-        peak_mb = max(run[1] for run in runs) / 1024
-        rows.append((label, seconds, expanded_lines(crate), peak_mb, [round(run[0], 2) for run in runs]))
+        cpu = statistics.median(run[1] for run in runs)
+        peak_mb = max(run[2] for run in runs) / 1024
+        rows.append((label, seconds, cpu, expanded_lines(crate), peak_mb, [round(run[0], 2) for run in runs]))
 
     print(f"{args.tools} tools, CARGO_INCREMENTAL=0, crate-only `cargo check`, median of {args.runs} runs\n")
-    print("| macro | `cargo check` | expanded lines | rustc peak RSS | runs (s) |")
-    print("|---|---|---|---|---|")
-    for label, seconds, lines, peak_mb, runs in rows:
-        print(f"| {label} | {seconds:.2f} s | {lines:,} | {peak_mb:.0f} MB | {runs} |")
+    print("| macro | `cargo check` wall | CPU | expanded lines | rustc peak RSS | wall runs (s) |")
+    print("|---|---|---|---|---|---|")
+    for label, seconds, cpu, lines, peak_mb, runs in rows:
+        print(f"| {label} | {seconds:.2f} s | {cpu:.2f} s | {lines:,} | {peak_mb:.0f} MB | {runs} |")
     (ours, theirs) = rows
-    print(f"\nratio (mcp-contract / rmcp): check {ours[1] / theirs[1]:.2f}x, "
-          f"lines {ours[2] / theirs[2]:.2f}x, memory {ours[3] / theirs[3]:.2f}x")
+    print(f"\nratio (mcp-contract / rmcp): wall {ours[1] / theirs[1]:.2f}x, CPU {ours[2] / theirs[2]:.2f}x, "
+          f"lines {ours[3] / theirs[3]:.2f}x, memory {ours[4] / theirs[4]:.2f}x")
 
 
 if __name__ == "__main__":
