@@ -359,16 +359,7 @@ pub(crate) struct RawEntry {
 /// Read the attribute. Grammar and value errors land in `diag`; what could be
 /// read is kept.
 pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
-    // Rule ids are hyphenated (`error-contract-empty`), which is no Rust path, so
-    // `allow(..)` is taken out before darling sees the rest.
-    let (rest, allow) = split_allow(tokens, diag);
-    let args: ToolArgs = match NestedMeta::parse_meta_list(rest) {
-        Ok(items) => from_items(&items, diag).unwrap_or_default(),
-        Err(err) => {
-            diag.error(err);
-            ToolArgs::default()
-        }
-    };
+    let (args, allow): (ToolArgs, _) = parse_keys(tokens, diag);
     let annotations = args.annotations.as_ref().map(|meta| match list_items(meta) {
         Ok(items) => from_items(&items, diag).unwrap_or_default(),
         Err(err) => {
@@ -458,7 +449,24 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
 }
 
 /// Take `allow(..)` out of an attribute's tokens: the rest, and the rule ids it names.
-pub(crate) fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
+/// The keys of `#[mcp_tool]`, `#[mcp_resource]` or `#[mcp_prompt]`, typed, and
+/// the rules its `allow(..)` names. Rule ids are hyphenated
+/// (`error-contract-empty`), which is no Rust path, so `allow(..)` is taken
+/// out before darling sees the rest; what darling refuses is reported and the
+/// defaults stand in, so the other checks still run.
+pub(crate) fn parse_keys<T: Keys + Default>(tokens: TokenStream, diag: &mut Diagnostics) -> (T, Vec<AllowedRule>) {
+    let (rest, allow) = split_allow(tokens, diag);
+    let args = match NestedMeta::parse_meta_list(rest) {
+        Ok(items) => from_items(&items, diag).unwrap_or_default(),
+        Err(err) => {
+            diag.error(err);
+            T::default()
+        }
+    };
+    (args, allow)
+}
+
+fn split_allow(tokens: TokenStream, diag: &mut Diagnostics) -> (TokenStream, Vec<AllowedRule>) {
     let mut rest = Vec::new();
     let mut allow = Vec::new();
     for item in split_top_level(tokens) {

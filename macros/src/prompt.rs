@@ -4,7 +4,6 @@
 //! parameters are read, and its error contract taken, as `#[mcp_resource]` does.
 
 use darling::FromMeta;
-use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, ItemFn, LitStr, Meta, Path};
@@ -34,14 +33,7 @@ keys! {
 
 pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let mut diag = Diagnostics::default();
-    let (args, allow) = attr::split_allow(args, &mut diag);
-    let mut args: PromptArgs = match NestedMeta::parse_meta_list(args) {
-        Ok(items) => attr::from_items(&items, &mut diag).unwrap_or_default(),
-        Err(err) => {
-            diag.error(err);
-            PromptArgs::default()
-        }
-    };
+    let (mut args, allow): (PromptArgs, _) = attr::parse_keys(args, &mut diag);
     let fn_ident = item.sig.ident.clone();
     let fn_name = syn::ext::IdentExt::unraw(&fn_ident).to_string();
 

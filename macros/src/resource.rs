@@ -4,7 +4,6 @@
 //! as `#[mcp_tool]` does (`contract.rs`), and generate the `Resource` impl.
 
 use darling::FromMeta;
-use darling::ast::NestedMeta;
 use darling::util::Flag;
 use mcp_contract_uri_template::UriTemplate;
 use proc_macro2::{Span, TokenStream};
@@ -54,14 +53,7 @@ pub(crate) enum Param {
 
 pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let mut diag = Diagnostics::default();
-    let (args, allow) = attr::split_allow(args, &mut diag);
-    let mut args: ResourceArgs = match NestedMeta::parse_meta_list(args) {
-        Ok(items) => attr::from_items(&items, &mut diag).unwrap_or_default(),
-        Err(err) => {
-            diag.error(err);
-            ResourceArgs::default()
-        }
-    };
+    let (mut args, allow): (ResourceArgs, _) = attr::parse_keys(args, &mut diag);
     let fn_ident = item.sig.ident.clone();
     let fn_name = syn::ext::IdentExt::unraw(&fn_ident).to_string();
 
