@@ -83,6 +83,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// those of `#[mcp_tool]`, with the same rules; a declared failure reaches the
 /// client in the JSON-RPC error envelope. `complete = path` names an async
 /// completer for the variables. A plain `fn` handler runs on the blocking pool.
+/// `resource_type = Name` renames the generated type, as `tool_type` does.
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);
@@ -113,6 +114,7 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// are those of `#[mcp_tool]`, with the same rules; a declared failure reaches
 /// the client in the JSON-RPC error envelope. `complete = path` names an async
 /// completer for the arguments. A plain `fn` handler runs on the blocking pool.
+/// `prompt_type = Name` renames the generated type, as `tool_type` does.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);

@@ -23,6 +23,8 @@ keys! {
         description: Option<LitStr>,
         complete: Option<Path>,
         errors: Option<Meta>,
+        /// `prompt_type = Name`: the generated prompt type (default: the PascalCase function name).
+        prompt_type: Option<Ident>,
         /// `reason_type = Name`: the generated reason enum (default: the prompt type + `Reason`).
         reason_type: Option<Ident>,
         /// `crate = path`: where `mcp-contract` is, for crates that re-export it.
@@ -63,7 +65,10 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
         Param::State(_) | Param::Ctx(_) => None,
     });
 
-    let type_ident = format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span());
+    let type_ident = args
+        .prompt_type
+        .take()
+        .unwrap_or_else(|| format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span()));
     let keys = ContractKeys {
         errors: args.errors.take(),
         reason_type: args.reason_type.take(),

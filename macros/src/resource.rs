@@ -26,6 +26,8 @@ keys! {
         mime_type: Option<LitStr>,
         complete: Option<Path>,
         errors: Option<Meta>,
+        /// `resource_type = Name`: the generated resource type (default: the PascalCase function name).
+        resource_type: Option<Ident>,
         /// `reason_type = Name`: the generated reason enum (default: the resource type + `Reason`).
         reason_type: Option<Ident>,
         /// `crate = path`: where `mcp-contract` is, for crates that re-export it.
@@ -191,7 +193,10 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
         }
     }
 
-    let type_ident = format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span());
+    let type_ident = args
+        .resource_type
+        .take()
+        .unwrap_or_else(|| format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span()));
     let keys = ContractKeys {
         errors: args.errors.take(),
         reason_type: args.reason_type.take(),

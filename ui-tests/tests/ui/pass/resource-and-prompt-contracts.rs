@@ -1,5 +1,6 @@
 #![deny(warnings)]
-//! `errors(..)`, `reason_type`, `crate` and `allow(..)` on resources and prompts,
+//! `errors(..)`, `reason_type`, `resource_type`/`prompt_type`, `crate` and
+//! `allow(..)` on resources and prompts,
 //! as on tools: typed `fail`, `fail_from`, `recovery_for`, reasons by name only
 //! at those calls, and a `test_ctx()`.
 use mcp_contract::prelude::*;
@@ -48,7 +49,26 @@ fn about() -> Result<String, McpError> {
     Ok(String::new())
 }
 
+/// The author's own types, named as the generated ones would be.
+struct Hours;
+struct Closing;
+
+/// Opening hours.
+#[mcp_resource(uri = "museum://hours", resource_type = HoursResource)]
+fn hours() -> Result<String, McpError> {
+    Ok("10:00-17:00".into())
+}
+
+/// Say the museum closes soon.
+#[mcp_prompt(prompt_type = ClosingPrompt)]
+fn closing() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::assistant("We close in fifteen minutes.")])
+}
+
 fn main() {
+    assert_eq!(Resource::definition(&HoursResource).name, "hours");
+    assert_eq!(Prompt::definition(&ClosingPrompt).name, "closing");
+    let _ = (Hours, Closing);
     assert_eq!(ObjectFailure::Timeout.as_str(), "timeout");
     assert!(ObjectFailure::Timeout.retryable());
     assert_eq!(Resource::definition(&ObjectRecord).errors.len(), 2);
