@@ -17,12 +17,13 @@ pub type SampleValue = Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoContract {}
 
-/// Never implemented: the bound that makes `fail` on a contract-less tool a
-/// compile error with a message, rather than a puzzle about trait bounds.
+/// Never implemented: the bound that makes `fail` on a contract-less tool,
+/// resource or prompt a compile error with a message, rather than a puzzle
+/// about trait bounds.
 #[diagnostic::on_unimplemented(
-    message = "this tool declares no error contract, so `ctx.fail` has no reasons to fail with",
-    label = "no `errors(..)` in this tool's `#[mcp_tool]`",
-    note = "declare the failure modes: `#[mcp_tool(errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\")))]`",
+    message = "this handler declares no error contract, so `ctx.fail` has no reasons to fail with",
+    label = "no `errors(..)` in this handler's attribute",
+    note = "declare the failure modes in its `#[mcp_tool(..)]`, `#[mcp_resource(..)]` or `#[mcp_prompt(..)]`: `errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\"))`",
     note = "or build the error with a factory such as `McpError::not_found(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-empty"
 )]
 pub trait ContractDeclared {}

@@ -47,7 +47,7 @@ impl BodyLinter<'_> {
                     ERROR_CONTRACT_CONFORMANCE,
                     build.code_span,
                     format!(
-                        "{built} builds a `{code}` error, a code the tool's contract does not declare; declare it in \
+                        "{built} builds a `{code}` error, a code the handler's contract does not declare; declare it in \
                          `errors(..)` with a reason and build it with `ctx.fail(reason, ..)`, or use a baseline code \
                          (`InternalError`, `ServiceUnavailable`, `Timeout`, `ValidationError`, `SerializationError`)"
                     ),

@@ -86,7 +86,7 @@ fn conformance_flags_an_undeclared_factory_code_at_the_factory() {
     assert_eq!(rules(&findings), [ERROR_CONTRACT_CONFORMANCE]);
     assert_eq!(
         findings[0].message,
-        "`McpError::conflict(..)` builds a `Conflict` error, a code the tool's contract does not declare; \
+        "`McpError::conflict(..)` builds a `Conflict` error, a code the handler's contract does not declare; \
          declare it in `errors(..)` with a reason and build it with `ctx.fail(reason, ..)`, or use a baseline \
          code (`InternalError`, `ServiceUnavailable`, `Timeout`, `ValidationError`, `SerializationError`); \
          see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-conformance"
