@@ -803,6 +803,24 @@ async fn lint_mode_covers_resources_and_prompts() {
     assert_eq!(code, std::process::ExitCode::SUCCESS);
 }
 
+/// The collection a handler reads; the server below never registers it.
+struct Collection;
+
+/// Count the objects of the collection.
+#[mcp_tool(annotations(read_only))]
+fn count_objects(_collection: State<Collection>) -> Result<String, McpError> {
+    Ok("0".into())
+}
+
+#[tokio::test]
+async fn lint_mode_fails_on_a_server_that_lints_clean_but_does_not_build() {
+    let server = || Server::new("museum", "1.0.0").tool(CountObjects);
+    assert!(server().lint(None).passed, "the definitions themselves are clean");
+    assert_eq!(server().run_cli_with(["lint".to_owned()]).await, std::process::ExitCode::FAILURE);
+    let registered = server().state(Collection).run_cli_with(["lint".to_owned()]).await;
+    assert_eq!(registered, std::process::ExitCode::SUCCESS);
+}
+
 #[test]
 fn a_static_resource_with_nothing_to_fill_needs_no_params() {
     struct Hours;

@@ -76,7 +76,10 @@ impl Server {
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter and print its report on stdout: grouped by severity, or
     ///   one JSON document `{"passed", "diagnostics": [{"rule", "severity", "kind",
-    ///   "name", "path", "message"}]}`. The exit code is 1 when it finds an error.
+    ///   "name", "path", "message"}]}`. The exit code is 1 when it finds an error,
+    ///   or when the server would not build for a reason of its own (a state
+    ///   type a handler takes but nobody registered, two resources at one URI),
+    ///   which goes to stderr.
     ///
     /// Bad arguments print the usage and exit with 2.
     ///
@@ -159,7 +162,21 @@ impl Server {
         if code != ExitCode::SUCCESS {
             return code;
         }
-        if report.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+        if !report.passed {
+            return ExitCode::FAILURE;
+        }
+        // Clean definitions can still make a server that refuses to start (a
+        // state type never registered, two resources at one URI): a CI job that
+        // runs `lint` learns it here rather than at deployment. The linter has
+        // had its say, so the build does not run it again.
+        let name = self.info.name.clone();
+        match self.lint_at_build(false).build() {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("{name}: the definitions pass the linter, but the server does not build: {err}");
+                ExitCode::FAILURE
+            }
+        }
     }
 }
 
