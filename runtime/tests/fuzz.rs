@@ -320,13 +320,35 @@ async fn fuzz_over_lines() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fuzz_over_http() {
+async fn fuzz_over_http_with_sessions() {
+    fuzz_over_http(false, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fuzz_over_stateless_http() {
+    fuzz_over_http(true, false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fuzz_over_stateless_http_with_json_responses() {
+    fuzz_over_http(true, true).await;
+}
+
+/// Every case posted in one session (or, stateless, on one connection without
+/// one), each answer held to what the JSON-RPC rules owe its message.
+async fn fuzz_over_http(stateless: bool, json_response: bool) {
+    let mode = match (stateless, json_response) {
+        (false, _) => "sessions",
+        (true, false) => "stateless",
+        (true, true) => "stateless, JSON responses",
+    };
     let seed = seed();
     let cases = cases();
-    eprintln!("fuzz over HTTP: {cases} cases, FUZZ_SEED={seed}");
+    eprintln!("fuzz over HTTP ({mode}): {cases} cases, FUZZ_SEED={seed}");
     let mut generator = Gen(fastrand::Rng::with_seed(seed));
-    let server = HttpServer::start(HttpOptions::default()).await;
-    let mut client = HttpClient::session(server.addr).await;
+    let server = HttpServer::start(HttpOptions::default().stateless(stateless).json_response(json_response)).await;
+    let mut client =
+        if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
     let mut answered = 0usize;
     for round in 0..cases {
         let message = generator.case();
@@ -337,7 +359,8 @@ async fn fuzz_over_http() {
         for message in &messages {
             assert_well_formed(message, shown.as_bytes());
         }
-        let context = format!("round {round} (FUZZ_SEED={seed}): {} {} for {shown}", answer.status, answer.text());
+        let context =
+            format!("{mode}, round {round} (FUZZ_SEED={seed}): {} {} for {shown}", answer.status, answer.text());
         match &owed {
             Owed::Nothing => {
                 assert_eq!(answer.status, 202, "{context}");
@@ -355,7 +378,7 @@ async fn fuzz_over_http() {
         }
         answered += messages.len();
     }
-    eprintln!("fuzz over HTTP: {answered} of {cases} messages answered, the rest owed nothing");
+    eprintln!("fuzz over HTTP ({mode}): {answered} of {cases} messages answered, the rest owed nothing");
     let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}).to_string();
     assert_eq!(client.post(ping.as_bytes()).await.message()["id"], "last", "the server still serves");
 }

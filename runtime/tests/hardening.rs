@@ -250,6 +250,24 @@ async fn http_answers_every_bad_body_and_keeps_serving() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_accepts_and_drops_a_client_response_in_either_mode() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let mut client =
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
+        for response in [
+            json!({"jsonrpc": "2.0", "id": "stale", "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32603, "message": "client side"}}),
+        ] {
+            let answer = client.post(response.to_string().as_bytes()).await;
+            assert_eq!(answer.status, 202, "stateless {stateless}: {} for {response}", answer.text());
+            assert!(answer.body.is_empty(), "stateless {stateless}: {}", answer.text());
+        }
+        assert_http_still_serves(&mut client, 1).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_checks_origin_and_answers_cors_preflight() {
     let server = HttpServer::start(HttpOptions::default().allowed_origins(["https://app.example"])).await;
     let mut client = HttpClient::connect(server.addr).await;

@@ -124,6 +124,15 @@ impl Guard {
                 return error_response(status, &rejection);
             }
         };
+        // A stateless server sent no request for a client's response to answer.
+        // rmcp refuses one with an error that has no `id` (which MCP allows and
+        // JSON-RPC does not); accepting and dropping it, as a session does one
+        // with an unknown id, leaves every client a well-formed exchange.
+        if self.sessions.is_none()
+            && matches!(&*message, ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_))
+        {
+            return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default();
+        }
         let request = Request::from_parts(parts, Body::from(bytes));
         let request_id = match &*message {
             ClientJsonRpcMessage::Request(call) => Some(call.id.clone()),
