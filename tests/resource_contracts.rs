@@ -15,7 +15,11 @@ use rmcp::model::{ClientConfig, GetPromptRequestParams, ReadResourceRequestParam
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+// The raw HTTP/1.1 client of the runtime's serving suites.
+#[path = "../runtime/tests/support/mod.rs"]
+mod support;
+use support::HttpClient;
 
 #[derive(Deserialize, JsonSchema)]
 struct ObjectParams {
@@ -134,21 +138,9 @@ async fn declared_failures_reach_an_in_process_client_in_the_json_rpc_envelope()
 
 /// POST one JSON-RPC request to a stateless JSON-response endpoint.
 async fn post(addr: std::net::SocketAddr, body: Value) -> Value {
-    let body = body.to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n\n{body}");
-    let json = body.lines().find_map(|line| line.strip_prefix("data: ")).unwrap_or(body);
-    serde_json::from_str(json.trim()).unwrap_or_else(|err| panic!("{err}: {body}"))
+    let answer = HttpClient::connect(addr).await.post(body.to_string().as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    answer.message()
 }
 
 #[tokio::test]

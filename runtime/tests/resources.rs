@@ -20,8 +20,10 @@ use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::HttpClient;
 
 // --- A static resource -------------------------------------------------------
 
@@ -538,21 +540,9 @@ fn resource_uris_must_be_valid_templates_registered_once() {
 /// POST one JSON-RPC request to a stateless JSON-response endpoint, return the
 /// JSON-RPC response.
 async fn post(addr: std::net::SocketAddr, body: Value) -> Value {
-    let body = body.to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").expect("an HTTP response");
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}\n\n{body}");
-    let json = body.lines().find_map(|line| line.strip_prefix("data: ")).unwrap_or(body);
-    serde_json::from_str(json.trim()).unwrap_or_else(|err| panic!("{err}: {body}"))
+    let answer = HttpClient::connect(addr).await.post(body.to_string().as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    answer.message()
 }
 
 #[tokio::test]
