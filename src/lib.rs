@@ -31,7 +31,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use mcp_contract_runtime::__private::{
-        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, test_ctx, typed_context,
+        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
     };
     pub use mcp_contract_runtime::bounds;
     pub use mcp_contract_runtime::contract::run_blocking;

@@ -3,8 +3,8 @@
 //!
 //! What the expansion repeats for every tool is kept small (the README's
 //! build-cost benchmark measures it): whatever does not depend on the tool (the
-//! reason's accessors, the error conversion, the await of an async handler, the
-//! test context) lives once in the runtime, and the impls reach the runtime
+//! reason's accessors, the error conversion, the await of an async handler)
+//! lives once in the runtime, and the impls reach the runtime
 //! through one short alias inside a `const _` block, where it shadows nothing
 //! of the author's.
 
@@ -288,8 +288,12 @@ fn tool_impl(
     if !scopes.is_empty() {
         definition.extend(quote!(.with_auth_scopes(&[#(#scopes),*])));
     }
+    let errors = match &tool.contract {
+        Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
+        None => quote!(&[]),
+    };
     if tool.contract.is_some() {
-        definition.extend(quote!(.with_errors(<#reason_type as #private::Reason>::CONTRACT)));
+        definition.extend(quote!(.with_errors(#errors)));
     }
 
     quote! {
@@ -333,7 +337,7 @@ fn tool_impl(
             /// tool's name and contract, no client, never cancelled, no state.
             #[must_use]
             #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                #private::test_ctx(&Self)
+                #private::typed_context(#private::Context::new(#name, #errors))
             }
         }
     }

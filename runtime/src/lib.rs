@@ -86,6 +86,6 @@ pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/l
 pub mod __private {
     pub use crate::private::{
         ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
-        classify_patterns, classify_type_names, test_ctx, typed_context,
+        classify_patterns, classify_type_names, typed_context,
     };
 }

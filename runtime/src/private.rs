@@ -34,12 +34,6 @@ pub fn typed_context<R>(context: Context) -> Ctx<R> {
     Ctx::from_context(context)
 }
 
-/// A tool's `test_ctx()`: a detached context with the tool's name and contract.
-pub fn test_ctx<T: crate::contract::Tool, R>(tool: &T) -> Ctx<R> {
-    let definition = tool.definition();
-    typed_context(Context::new(definition.name, definition.errors))
-}
-
 /// The classifier's pattern table, for the benchmark's naive classifier and the
 /// property tests' oracle.
 pub fn classify_patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
