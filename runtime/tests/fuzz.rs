@@ -9,6 +9,16 @@
 //! with a well-formed JSON-RPC answer that leaks nothing; no notification or
 //! response is answered; the server never stalls and keeps serving.
 //!
+//! The server serves resources, resource templates (one with an error
+//! contract), a prompt and completion beside its tools (`support::surface`).
+//! The grammar reads, gets and completes them with valid, nearly valid and
+//! hostile params (URIs that almost fit a template, variables of the wrong
+//! type, odd percent-encoding, unknown schemes, huge and empty texts, missing
+//! and mistyped prompt arguments, unknown references) and knows what an intact
+//! request must get: a result, or an error of one MCP code. Every error keeps
+//! to the codes MCP and the surface's contracts give, leaks no `::` path,
+//! panic or source path, and carries `data` only when the code built it.
+//!
 //! `cargo test` runs `FUZZ_CASES` messages per transport (2,000 by default, a
 //! few seconds). The long run, 100,000 per transport:
 //!
@@ -645,7 +655,7 @@ async fn fuzz_over_lines() {
     eprintln!("fuzz over lines: {cases} cases, FUZZ_SEED={seed}");
     let mut generator = Gen(fastrand::Rng::with_seed(seed));
     let mut client = LineClient::start().await;
-    let mut answered = 0usize;
+    let (mut answered, mut held) = (0usize, 0usize);
     for round in 0..cases {
         let (mut message, expect) = generator.case();
         // One message per line: a newline would make two.
@@ -681,6 +691,7 @@ async fn fuzz_over_lines() {
                         _ => assert!(answer.get("error").is_some(), "{context}: {answer}"),
                     }
                     assert_expected(&answer, &expect, &message, &context);
+                    held += usize::from(expect != Expect::Anything);
                     owed_seen = true;
                     answered += 1;
                 } else if extra_allowed && answer.get("error").is_some() {
@@ -693,7 +704,10 @@ async fn fuzz_over_lines() {
             }
         }
     }
-    eprintln!("fuzz over lines: {answered} of {cases} messages answered, the rest owed nothing");
+    eprintln!(
+        "fuzz over lines: {answered} of {cases} messages answered ({held} held to their expected outcome), \
+         the rest owed nothing"
+    );
     let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}).to_string();
     client.send(ping.as_bytes()).await;
     assert_eq!(client.next().await["id"], "last", "the server still serves");
@@ -729,7 +743,7 @@ async fn fuzz_over_http(stateless: bool, json_response: bool) {
     let server = HttpServer::start(HttpOptions::default().stateless(stateless).json_response(json_response)).await;
     let mut client =
         if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
-    let mut answered = 0usize;
+    let (mut answered, mut held) = (0usize, 0usize);
     for round in 0..cases {
         let (message, expect) = generator.case();
         let owed = owed(&message);
@@ -744,6 +758,7 @@ async fn fuzz_over_http(stateless: bool, json_response: bool) {
         for reply in &messages {
             assert_well_formed(reply, shown.as_bytes());
             assert_expected(reply, &expect, &message, &context);
+            held += usize::from(expect != Expect::Anything);
         }
         match &owed {
             Owed::Nothing => {
@@ -762,9 +777,43 @@ async fn fuzz_over_http(stateless: bool, json_response: bool) {
         }
         answered += messages.len();
     }
-    eprintln!("fuzz over HTTP ({mode}): {answered} of {cases} messages answered, the rest owed nothing");
+    eprintln!(
+        "fuzz over HTTP ({mode}): {answered} of {cases} messages answered ({held} held to their expected \
+         outcome), the rest owed nothing"
+    );
     let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}).to_string();
     assert_eq!(client.post(ping.as_bytes()).await.message()["id"], "last", "the server still serves");
+}
+
+#[test]
+fn the_grammar_asks_for_every_outcome_of_the_surface() {
+    let mut generator = Gen(fastrand::Rng::with_seed(7));
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..5000 {
+        let (message, expect) = generator.message();
+        if let Some(method) = message["method"].as_str() {
+            seen.insert(format!("{method} {expect:?}"));
+        }
+    }
+    for wanted in [
+        "resources/list Result(\"resources\")",
+        "resources/templates/list Result(\"resourceTemplates\")",
+        "prompts/list Result(\"prompts\")",
+        "resources/read Result(\"contents\")",
+        "resources/read Error(-32002)",
+        "resources/read Error(-32602)",
+        "resources/read Error(-32001)",
+        "resources/read Error(-32004)",
+        "resources/read Error(-32603)",
+        "resources/subscribe Error(-32601)",
+        "prompts/get Result(\"messages\")",
+        "prompts/get Error(-32602)",
+        "prompts/get Error(-32007)",
+        "completion/complete Result(\"completion\")",
+        "completion/complete Error(-32602)",
+    ] {
+        assert!(seen.contains(wanted), "never generated: {wanted}");
+    }
 }
 
 #[test]
