@@ -79,7 +79,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (`uri-template-valid`), and every template variable must be a field of the
 /// params struct and every field a variable (`template-params-align`); a params
 /// struct renamed for serde takes `params_renamed`, which leaves that check to
-/// `Server::build`. `errors(..)`, `reason_type`, `crate` and `allow(..)` are
+/// the definition linter (`Server::build`, or `assert_lint_clean` in a test). `errors(..)`, `reason_type`, `crate` and `allow(..)` are
 /// those of `#[mcp_tool]`, with the same rules; a declared failure reaches the
 /// client in the JSON-RPC error envelope. `complete = path` names an async
 /// completer for the variables. A plain `fn` handler runs on the blocking pool.
