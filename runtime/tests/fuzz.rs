@@ -363,7 +363,7 @@ impl Gen {
     fn uri(&mut self) -> (String, Expect) {
         let read = Expect::Result("contents");
         let object = |id: &str, view: &str| format!("museum://objects/{id}/{view}");
-        match self.0.u8(..12) {
+        match self.0.u8(..14) {
             0 => (ABOUT_URI.to_owned(), read),
             1 => {
                 let view = self.pick(&["summary", "full", "a-b.c_d~e", "%C3%A9t%C3%A9"]);
@@ -453,6 +453,18 @@ impl Gen {
                     _ => format!("museum://objects/{}/x/", self.huge("%41")),
                 };
                 (uri, Expect::Error(RESOURCE_NOT_FOUND))
+            }
+            // Query variables: optional, one a number, one an exploded list.
+            12 => {
+                let (query, expect) = match self.0.u8(..6) {
+                    0 => (String::new(), read),
+                    1 => (format!("?q={}&page={}", self.word(), self.0.u32(..)), read),
+                    2 => (format!("?tags={}&tags={}", self.word(), self.word()), read),
+                    3 => (format!("?q=caf%C3%A9&tags={}", self.word()), read),
+                    4 => (format!("?page={}", self.word()), Expect::Error(INVALID_PARAMS)),
+                    _ => (format!("?page=1&{}={}", self.word(), self.text()), Expect::Anything),
+                };
+                (format!("museum://search{query}"), expect)
             }
             _ => {
                 let uri = object("1", &self.huge("v"));

@@ -133,6 +133,7 @@ pub fn server() -> ToolServer {
         .resource(surface::About)
         .resource(surface::ObjectRecord)
         .resource(surface::Loan)
+        .resource(surface::Search)
         .prompt(surface::PlanVisit)
         .build()
         .expect("the server builds")

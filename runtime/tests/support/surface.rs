@@ -12,6 +12,7 @@ use serde::Deserialize;
 pub const ABOUT_URI: &str = "museum://about";
 pub const OBJECT_TEMPLATE: &str = "museum://objects/{object_id}/{view}";
 pub const LOAN_TEMPLATE: &str = "museum://loans/{loan_id}";
+pub const SEARCH_TEMPLATE: &str = "museum://search{?q,page,tags*}";
 pub const PROMPT: &str = "plan_visit";
 pub const DEPARTMENTS: [&str; 4] = ["Arms and Armor", "Asian Art", "Egyptian Art", "Musical Instruments"];
 /// The views an object has: any other is the resource's declared `no_such_view`.
@@ -117,6 +118,32 @@ impl Resource for Loan {
             id if id % 2 == 1 => Err(ctx.fail(LoanReason::NotOnLoan, format!("No loan {id}.")).with_recovery()),
             id => Ok(ResourceContents::text(format!("Loan {id}"))),
         }
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct SearchParams {
+    /// What to look for.
+    q: Option<String>,
+    /// Which page, from 1.
+    page: Option<u32>,
+    /// Tags every result has.
+    tags: Option<Vec<String>>,
+}
+
+/// A template of optional query variables, one exploded into a list.
+pub struct Search;
+static SEARCH: ResourceDefinition = ResourceDefinition::new(SEARCH_TEMPLATE, "search")
+    .with_description("Search results.")
+    .with_mime_type("application/json");
+
+impl Resource for Search {
+    type Params = SearchParams;
+    fn definition(&self) -> &'static ResourceDefinition {
+        &SEARCH
+    }
+    async fn read(&self, _uri: &str, params: SearchParams, _ctx: Context) -> Result<ResourceContents, McpError> {
+        ResourceContents::json(&serde_json::json!({"q": params.q, "page": params.page, "tags": params.tags}))
     }
 }
 
