@@ -725,6 +725,45 @@ async fn fuzz_over_lines() {
     assert_eq!(client.next().await["id"], "last", "the server still serves");
 }
 
+/// Intact surface requests written back to back, without waiting: the
+/// handlers run side by side, and each request is answered once, under its
+/// id, as it would be alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_surface_requests_over_lines() {
+    let seed = seed();
+    let burst = (cases() / 10).max(50);
+    eprintln!("pipelined surface requests over lines: {burst} requests, FUZZ_SEED={seed}");
+    let mut generator = Gen(fastrand::Rng::with_seed(seed));
+    let mut client = LineClient::start().await;
+    let mut pending = std::collections::HashMap::new();
+    let mut sent = Vec::new();
+    for round in 0..burst {
+        let id = format!("p-{round}");
+        let (message, expect) = generator.surface(json!(id));
+        let message = message.to_string().into_bytes();
+        sent.extend_from_slice(&message);
+        sent.push(b'\n');
+        pending.insert(id, (message, expect));
+    }
+    client.allow_echo(&sent);
+    // One write: the server reads the whole burst before it answers any of it.
+    client.send(&sent[..sent.len() - 1]).await;
+    while !pending.is_empty() {
+        let Some(answer) = client.next_within(Duration::from_secs(10)).await else {
+            panic!("FUZZ_SEED={seed}: {} requests never answered", pending.len());
+        };
+        let id =
+            answer["id"].as_str().unwrap_or_else(|| panic!("FUZZ_SEED={seed}: an answer without our id: {answer}"));
+        let (message, expect) =
+            pending.remove(id).unwrap_or_else(|| panic!("FUZZ_SEED={seed}: `{id}` answered twice or never asked"));
+        assert_well_formed(&answer, &message);
+        assert_expected(&answer, &expect, &message, &format!("FUZZ_SEED={seed}, `{id}`"));
+    }
+    let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}).to_string();
+    client.send(ping.as_bytes()).await;
+    assert_eq!(client.next().await["id"], "last", "the server still serves");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fuzz_over_http_with_sessions() {
     fuzz_over_http(false, false).await;
