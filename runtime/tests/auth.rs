@@ -343,6 +343,41 @@ async fn unreachable_keys_are_their_own_error() {
     assert!(response.headers().get("www-authenticate").is_none());
 }
 
+/// The JWKS comes over TLS on ring, checked against the machine's roots: an
+/// issuer whose certificate nobody vouches for serves no keys.
+#[tokio::test]
+async fn keys_from_an_issuer_with_an_untrusted_certificate_are_refused() {
+    use tokio_rustls::rustls::pki_types::pem::PemObject as _;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+    capture_logs();
+    let certificate = CertificateDer::from_pem_slice(include_bytes!("data/auth/tls-self-signed.pem")).unwrap();
+    let key = PrivateKeyDer::from_pem_slice(include_bytes!("data/auth/tls-self-signed.key.pem")).unwrap();
+    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+    let tls = tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![certificate], key)
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://{}", listener.local_addr().unwrap());
+    let handshake = tokio::spawn(async move {
+        let (stream, _) = listener.accept().await.unwrap();
+        tokio_rustls::TlsAcceptor::from(Arc::new(tls)).accept(stream).await.map(drop)
+    });
+
+    let verifier = TokenVerifier::new(&AuthConfig::oauth(&url, AUDIENCE)).unwrap().unwrap();
+    let token =
+        signed(Algorithm::RS256, RSA_A, Some("rsa-a"), &json!({"iss": url, "aud": AUDIENCE, "exp": now() + 60}));
+    assert_eq!(verifier.verify(&token).await.unwrap_err(), TokenError::KeysUnavailable);
+    // The client said hello in TLS, then hung up on the certificate with an alert.
+    let refused = handshake.await.unwrap().expect_err("the client refuses the handshake");
+    assert!(refused.to_string().contains("received fatal alert"), "{refused}");
+    let log = LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    assert!(log.contains("invalid peer certificate"), "the reason reached the log:\n{log}");
+}
+
 #[tokio::test]
 async fn a_key_set_that_arrives_late_is_fetched_again() {
     capture_logs();

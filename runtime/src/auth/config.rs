@@ -390,6 +390,12 @@ pub enum AuthConfigError {
         /// The mode asked for.
         mode: AuthMode,
     },
+    /// Mode `oauth`: the HTTPS client that fetches the issuer's keys could not
+    /// be set up (no usable root certificates on this machine, for one).
+    KeyClient {
+        /// What the TLS stack said.
+        reason: String,
+    },
 }
 
 impl fmt::Display for AuthConfigError {
@@ -427,6 +433,9 @@ impl fmt::Display for AuthConfigError {
                  (it is on by default) or set {} to `none`",
                 env::MODE
             ),
+            Self::KeyClient { reason } => {
+                write!(f, "the HTTPS client for the issuer's keys ({}) cannot start: {reason}", env::JWKS_URI)
+            }
         }
     }
 }

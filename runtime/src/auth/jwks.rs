@@ -2,12 +2,20 @@
 //! and fetched again when a token names a key id the set does not hold (the
 //! issuer rotated its keys), at most once per cooldown.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper::body::Bytes;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
 use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use tokio::sync::Mutex;
 
+use super::AuthConfigError;
 use super::verify::TokenError;
 
 /// A JWKS larger than this is not a key set.
@@ -18,7 +26,7 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub(super) struct JwksCache {
     uri: String,
-    client: reqwest::Client,
+    client: Client<HttpsConnector<HttpConnector>, Empty<Bytes>>,
     cooldown: Duration,
     max_age: Duration,
     state: Mutex<State>,
@@ -46,12 +54,29 @@ impl SigningKey {
     }
 }
 
+/// rustls on ring, with the platform's certificate verifier (the system's roots),
+/// given to the connector ready-made rather than installed as the process's
+/// default crypto provider, which belongs to the application.
+fn tls_config() -> Result<rustls::ClientConfig, AuthConfigError> {
+    use rustls_platform_verifier::BuilderVerifierExt;
+    let fail = |error: rustls::Error| AuthConfigError::KeyClient { reason: error.to_string() };
+    Ok(rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .map_err(fail)?
+        .with_platform_verifier()
+        .map_err(fail)?
+        .with_no_client_auth())
+}
+
 impl JwksCache {
-    pub(super) fn new(uri: String, cooldown: Duration, max_age: Duration) -> Result<Self, reqwest::Error> {
-        let client = reqwest::Client::builder()
-            .timeout(FETCH_TIMEOUT)
-            .user_agent(concat!("mcp-contract/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+    pub(super) fn new(uri: String, cooldown: Duration, max_age: Duration) -> Result<Self, AuthConfigError> {
+        // `https_or_http`: plain HTTP passed the configuration's check, so it is loopback.
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(tls_config()?)
+            .https_or_http()
+            .enable_http1()
+            .build();
+        let client = Client::builder(TokioExecutor::new()).build(connector);
         Ok(Self { uri, client, cooldown, max_age, state: Mutex::new(State::default()) })
     }
 
@@ -105,20 +130,42 @@ impl JwksCache {
     }
 
     async fn fetch(&self) -> Result<Vec<SigningKey>, String> {
-        let mut response = self.client.get(&self.uri).send().await.map_err(|err| err.without_url().to_string())?;
-        if !response.status().is_success() {
-            return Err(format!("HTTP {}", response.status()));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|err| err.without_url().to_string())? {
-            if body.len() + chunk.len() > MAX_JWKS_BYTES {
-                return Err(format!("the key set is larger than {MAX_JWKS_BYTES} bytes"));
+        let request = http::Request::get(self.uri.as_str())
+            .header(http::header::USER_AGENT, concat!("mcp-contract/", env!("CARGO_PKG_VERSION")))
+            .body(Empty::new())
+            .map_err(|err| err.to_string())?;
+        let body = tokio::time::timeout(FETCH_TIMEOUT, async {
+            let response = self.client.request(request).await.map_err(|err| chain(&err))?;
+            if !response.status().is_success() {
+                return Err(format!("HTTP {}", response.status()));
             }
-            body.extend_from_slice(&chunk);
-        }
+            let body = Limited::new(response.into_body(), MAX_JWKS_BYTES).collect().await.map_err(|err| {
+                if err.is::<http_body_util::LengthLimitError>() {
+                    format!("the key set is larger than {MAX_JWKS_BYTES} bytes")
+                } else {
+                    chain(&*err)
+                }
+            })?;
+            Ok(body.to_bytes())
+        })
+        .await
+        .map_err(|_| format!("no answer within {} s", FETCH_TIMEOUT.as_secs()))??;
         let set: JwkSet = serde_json::from_slice(&body).map_err(|err| format!("not a JWKS document: {err}"))?;
         Ok(set.keys.iter().filter_map(signing_key).collect())
     }
+}
+
+/// An error and its sources, `: `-joined: hyper's own text ("client error
+/// (Connect)") says nothing of the refused certificate or connection below it.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// The asymmetric signing keys of a set; symmetric (`oct`) keys never verify

@@ -43,7 +43,8 @@ pub struct TokenVerifier {
 
 enum Keys {
     Secret(DecodingKey),
-    Jwks(JwksCache),
+    // Boxed: hyper's client is held inline, and a verifier is built once.
+    Jwks(Box<JwksCache>),
 }
 
 impl TokenVerifier {
@@ -78,8 +79,7 @@ impl TokenVerifier {
                 let issuer = config.issuer().ok_or(AuthConfigError::MissingIssuer)?;
                 let audience = config.audience().ok_or(AuthConfigError::MissingAudience)?;
                 let uri = config.jwks_uri().ok_or(AuthConfigError::MissingIssuer)?;
-                let jwks = JwksCache::new(uri, config.jwks_cooldown_duration(), config.jwks_max_age_duration())
-                    .map_err(|_| AuthConfigError::InvalidUrl { variable: super::env::JWKS_URI })?;
+                let jwks = JwksCache::new(uri, config.jwks_cooldown_duration(), config.jwks_max_age_duration())?;
                 let mut validation = Validation::new(Algorithm::RS256);
                 validation.algorithms = OAUTH_ALGORITHMS.to_vec();
                 validation.leeway = leeway;
@@ -87,7 +87,7 @@ impl TokenVerifier {
                 validation.set_required_spec_claims(&["exp", "iss", "aud"]);
                 validation.set_issuer(&[issuer]);
                 validation.set_audience(&[audience]);
-                Self { keys: Keys::Jwks(jwks), validation, resource: config.resource().map(str::to_owned) }
+                Self { keys: Keys::Jwks(Box::new(jwks)), validation, resource: config.resource().map(str::to_owned) }
             }
         };
         Ok(Some(verifier))
@@ -164,7 +164,7 @@ fn token_error(kind: &ErrorKind) -> TokenError {
 /// on the first token. Install ours first.
 fn ensure_crypto_provider() {
     if jsonwebtoken::crypto::CryptoProvider::try_get_default().is_none() {
-        let _ = jsonwebtoken::crypto::aws_lc::DEFAULT_PROVIDER.install_default();
+        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
     }
 }
 
