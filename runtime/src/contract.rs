@@ -779,7 +779,7 @@ pub fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
 /// A message with every quoted part (between `"`, or between backticks, as
 /// serde quotes values and field names) capped by [`cap_quoted`], and the whole
 /// capped at four times that.
-fn cap_quoted_segments(message: &str) -> String {
+pub(crate) fn cap_quoted_segments(message: &str) -> String {
     let mut out = String::with_capacity(message.len().min(4 * QUOTED_INPUT_CHARS));
     let mut rest = message;
     while let Some(open) = rest.find(['"', '`']) {

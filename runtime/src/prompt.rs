@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::completion::{Completion, CompletionRequest};
 use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract};
+use crate::contract::{BoxFuture, ErrorContract, cap_quoted, cap_quoted_segments};
 use crate::errors::{JsonObject, McpError};
 use crate::params::{self, DecodeError};
 use crate::resource::{ResourceContent, base64};
@@ -290,17 +290,20 @@ impl<T: Prompt> DynPrompt for T {
 }
 
 /// A missing or bad argument: InvalidParams naming it, in the message and in
-/// `data.argument`.
+/// `data.argument`. The argument's name may be the client's (an unknown one),
+/// and serde's message quotes the client's value: both are quoted capped.
 fn invalid_argument(definition: &PromptDefinition, err: DecodeError) -> McpError {
     let prompt = definition.name;
-    let message = match (&err.field, err.missing) {
+    let argument = err.field.as_deref().map(cap_quoted);
+    let detail = cap_quoted_segments(&err.to_string());
+    let message = match (&argument, err.missing) {
         (Some(argument), true) => format!("The prompt `{prompt}` needs the argument `{argument}`."),
-        (Some(argument), false) => format!("The argument `{argument}` of the prompt `{prompt}` is invalid: {err}."),
-        (None, _) => format!("The arguments of the prompt `{prompt}` are invalid: {err}."),
+        (Some(argument), false) => format!("The argument `{argument}` of the prompt `{prompt}` is invalid: {detail}."),
+        (None, _) => format!("The arguments of the prompt `{prompt}` are invalid: {detail}."),
     };
     let mut error = McpError::invalid_params(message);
-    if let Some(argument) = &err.field {
-        error = error.with_data_field("argument", argument.as_str());
+    if let Some(argument) = argument {
+        error = error.with_data_field("argument", argument.into_owned());
     }
     error.with_cause(err)
 }

@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 
 use crate::completion::{Completion, CompletionRequest};
 use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract};
+use crate::contract::{BoxFuture, ErrorContract, cap_quoted, cap_quoted_segments};
 use crate::errors::{JsonObject, McpError};
 use crate::params::{self, DecodeError};
 use crate::state::StateType;
@@ -348,8 +348,13 @@ impl<T: Resource> DynResource for T {
 
 /// A URI that fits the template but whose variables do not decode: InvalidParams
 /// naming the variable, with the URI in `data`.
+///
+/// The URI and serde's message (which quotes the value) are the client's text:
+/// both are quoted capped, so a 4 MB URI makes a short error.
 fn invalid_variable(definition: &ResourceDefinition, uri: &str, err: DecodeError) -> McpError {
     let template = definition.uri;
+    let uri = cap_quoted(uri);
+    let detail = cap_quoted_segments(&err.to_string());
     let message = match (&err.field, err.missing) {
         (Some(variable), true) => {
             format!(
@@ -357,13 +362,13 @@ fn invalid_variable(definition: &ResourceDefinition, uri: &str, err: DecodeError
             )
         }
         (Some(variable), false) => format!(
-            "The URI `{uri}` fits the resource template `{template}`, but its variable `{variable}` is invalid: {err}."
+            "The URI `{uri}` fits the resource template `{template}`, but its variable `{variable}` is invalid: {detail}."
         ),
         (None, _) => {
-            format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid: {err}.")
+            format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid: {detail}.")
         }
     };
-    let mut error = McpError::invalid_params(message).with_data_field("uri", uri);
+    let mut error = McpError::invalid_params(message).with_data_field("uri", uri.into_owned());
     if let Some(variable) = &err.field {
         error = error.with_data_field("variable", variable.as_str());
     }

@@ -488,6 +488,67 @@ async fn completion_asks_the_authors_completer_for_variables_and_arguments() {
     assert_eq!(unknown["code"], -32602);
 }
 
+/// The client's text an error quotes is cut at 200 characters and marked "…";
+/// a message stays a few hundred characters whatever the client sent.
+fn assert_quotes_capped(error: &Value) {
+    let message = error["message"].as_str().unwrap();
+    assert!(message.chars().count() < 1000, "a {}-character message", message.chars().count());
+    assert!(message.contains('…'), "{message}");
+    for value in error["data"].as_object().into_iter().flat_map(|data| data.values()) {
+        assert!(value.as_str().is_none_or(|text| text.chars().count() <= 201), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn errors_quote_the_clients_uris_names_and_values_capped() {
+    let client = connect(server()).await;
+    let long = "9".repeat(5000);
+
+    let variable = rpc_error(read(&client, &format!("museum://objects/{long}")).await);
+    assert_eq!((variable["code"].as_i64(), &variable["data"]["variable"]), (Some(-32602), &json!("object_id")));
+    assert_quotes_capped(&variable);
+    let missing = rpc_error(read(&client, &format!("museum://nowhere/{long}")).await);
+    assert_eq!(missing["code"], -32002);
+    assert_quotes_capped(&missing);
+
+    let get = |arguments: Value| GetPromptRequestParams::new("plan_visit").with_arguments(args(arguments));
+    let days = rpc_error(client.get_prompt(get(json!({"department": "Arms", "days": long}))).await);
+    assert_eq!((days["code"].as_i64(), &days["data"]["argument"]), (Some(-32602), &json!("days")));
+    assert_quotes_capped(&days);
+    let unknown_argument = rpc_error(client.get_prompt(get(json!({"department": "Arms", long.clone(): "1"}))).await);
+    assert_eq!(unknown_argument["code"], -32602);
+    assert_quotes_capped(&unknown_argument);
+    let unknown_prompt = rpc_error(client.get_prompt(GetPromptRequestParams::new(long.clone())).await);
+    assert_eq!(unknown_prompt["code"], -32602);
+    assert_quotes_capped(&unknown_prompt);
+
+    let complete = |reference: Reference, name: &str| {
+        client.complete(CompleteRequestParams::new(reference, ArgumentInfo::new(name, "")))
+    };
+    for error in [
+        rpc_error(complete(Reference::for_resource("museum://objects/{object_id}"), &long).await),
+        rpc_error(complete(Reference::for_resource(format!("museum://{long}/{{x}}")), "x").await),
+        rpc_error(complete(Reference::for_prompt(long.clone()), "department").await),
+    ] {
+        assert_eq!(error["code"], -32602);
+        assert_quotes_capped(&error);
+    }
+}
+
+#[tokio::test]
+async fn a_uri_longer_than_the_server_reads_is_not_found_at_once() {
+    let client = connect(server()).await;
+    // `museum://files/{name}.txt` could take the span before each `.txt`: a
+    // megabyte of them costs the square of its length to rule out.
+    let uri = format!("museum://files/{} ", "a.txt".repeat(200_000));
+    let error = rpc_error(read(&client, &uri).await);
+    assert_eq!(error["code"], -32002);
+    assert!(error["message"].as_str().unwrap().contains("at most 8192 bytes"), "{}", support::cut(&error.to_string()));
+    assert_quotes_capped(&error);
+    // A static resource is looked up whole, whatever its length.
+    assert!(read(&client, "museum://about").await.is_ok());
+}
+
 #[test]
 fn names_are_unique_across_tools_resources_and_prompts() {
     let err = Server::new("x", "1").tool(NamedTool).resource(About).build().unwrap_err();

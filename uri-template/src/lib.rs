@@ -65,6 +65,14 @@
 //! than `+` and `#`, given values that are defined and non-empty where rule 4
 //! cannot tell; `+` and `#` allow reserved characters in values, so composite
 //! values under them come back as one string.
+//!
+//! Matching reads an expression's text only where the template can go on after
+//! it (at the end of the URI, or before the next literal), so it costs about
+//! the URI's length when a variable is followed by a literal the URI holds
+//! once. A literal the URI repeats (`{name}.txt` on `a.txta.txt…`) or two
+//! expressions in a row can still cost the square of its length: a server that
+//! matches untrusted URIs bounds their length first, as `mcp-contract`'s
+//! `resources/read` does (8 KiB).
 
 mod encoding;
 mod expand;

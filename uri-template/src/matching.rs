@@ -127,6 +127,12 @@ impl<'t> Matcher<'t, '_> {
         let behaviour = expression.operator.behaviour();
         let run = self.uri[pos..].iter().take_while(|&&byte| admissible(byte, &behaviour)).count();
         for end in (pos..=pos + run).rev() {
+            // Reading a span costs its length: only spans after which the rest
+            // of the template can start are read, or a long URI that fits no
+            // template would cost the square of its length.
+            if !self.can_continue(part + 1, end) {
+                continue;
+            }
             let mark = self.captured.len();
             if capture(expression, &behaviour, &self.uri[pos..end], &mut self.captured)
                 && self.match_from(part + 1, end)
@@ -136,6 +142,17 @@ impl<'t> Matcher<'t, '_> {
             self.captured.truncate(mark);
         }
         false
+    }
+
+    /// Whether the parts from `part` on may match from `pos`, by a cheap look:
+    /// the end of the template must meet the end of the URI, and a literal
+    /// must be there.
+    fn can_continue(&self, part: usize, pos: usize) -> bool {
+        match self.parts.get(part) {
+            None => pos == self.uri.len(),
+            Some(Part::Literal(text)) => self.uri[pos..].starts_with(text.as_bytes()),
+            Some(Part::Expression(_)) => true,
+        }
     }
 
     fn repeated_variables_agree(&self) -> bool {

@@ -342,3 +342,25 @@ fn typical_resource_templates_match() {
     let unicode = parse("notes://{title}").match_uri("notes://caf%C3%A9").unwrap();
     assert_eq!(unicode.get("title"), Some(&Value::from("café")));
 }
+
+/// A long URI that fits no template: each span an expression could take used
+/// to be decoded before the literal after it was looked at, so a megabyte
+/// took hours. Only spans the template can go on from are read now.
+#[test]
+fn a_long_uri_is_not_decoded_once_per_span() {
+    let long = "a".repeat(1 << 18);
+    let cases = [
+        ("museum://objects/{object_id}/{view}", format!("museum://objects/{long}")),
+        ("museum://objects/{object_id}/{view}", format!("museum://objects/1/{long} ")),
+        ("museum://loans/{loan_id}", format!("museum://loans/{long}%FF")),
+        ("file:///{+path}.txt", format!("file:///{long}.md")),
+    ];
+    for (template, uri) in cases {
+        assert_eq!(parse(template).match_uri(&uri), None, "{template}");
+    }
+    let fits = parse("museum://objects/{object_id}/{view}").match_uri(&format!("museum://objects/{long}/full"));
+    assert_eq!(
+        fits.unwrap().get("object_id").map(|id| matches!(id, Value::String(s) if s.len() == 1 << 18)),
+        Some(true)
+    );
+}

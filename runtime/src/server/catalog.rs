@@ -24,7 +24,7 @@ use super::handler::{ERRORS_META_KEY, REQUEST_CANCELLED, panic_message};
 use super::{Server, ServerError};
 use crate::completion::{Completion, CompletionRequest};
 use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract};
+use crate::contract::{BoxFuture, ErrorContract, cap_quoted};
 use crate::errors::{JsonObject, McpError};
 use crate::prompt::{DynPrompt, PromptContent, PromptDefinition, PromptMessage, Role};
 use crate::resource::{DynResource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
@@ -182,6 +182,14 @@ impl Registered {
     }
 }
 
+/// The longest URI `resources/read` matches against the resource templates, in
+/// bytes. RFC 9110 (section 4.1) asks for at least 8,000 octets. Matching a URI
+/// against a template whose variable is followed by a literal that the URI
+/// repeats (`{name}.txt` and `a.txta.txt…`), or by another expression, costs
+/// up to the square of the URI's length: a longer URI is no resource this
+/// server has, answered at once.
+pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
+
 /// A handler's outcome: its value, or the JSON-RPC error the client gets.
 type Answer<T> = Result<T, ErrorData>;
 
@@ -223,6 +231,9 @@ impl Catalog {
         if let Some(&index) = self.statics.get(uri) {
             return Some((index, Captures::default()));
         }
+        if uri.len() > MAX_URI_BYTES {
+            return None;
+        }
         let mut best: Option<(usize, Captures)> = None;
         for (index, template) in self.templates.iter().enumerate() {
             if template.is_static() {
@@ -245,14 +256,22 @@ impl Catalog {
         cancellation: &CancellationToken,
     ) -> Answer<rmcp::model::ReadResourceResult> {
         let Some((index, variables)) = self.resolve(&uri) else {
-            tracing::debug!(uri, "no resource matches the URI");
-            return Err(ErrorData::resource_not_found(
+            let length = uri.len();
+            // The URI is the client's text: quoted capped, in the message and in `data`.
+            let uri = cap_quoted(&uri);
+            tracing::debug!(%uri, length, "no resource matches the URI");
+            let message = if length > MAX_URI_BYTES {
+                format!(
+                    "No resource matches the URI `{uri}`: it is {length} bytes long, and this server reads URIs \
+                     of at most {MAX_URI_BYTES} bytes."
+                )
+            } else {
                 format!(
                     "No resource matches the URI `{uri}`. Call resources/list and resources/templates/list \
                      to see the resources this server offers."
-                ),
-                Some(json!({ "uri": uri })),
-            ));
+                )
+            };
+            return Err(ErrorData::resource_not_found(message, Some(json!({ "uri": uri }))));
         };
         let resource = &self.resources[index];
         let definition = resource.definition();
@@ -275,9 +294,10 @@ impl Catalog {
         cancellation: &CancellationToken,
     ) -> Answer<GetPromptResult> {
         let Some(prompt) = self.prompt(&request.name) else {
+            let name = cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
-                format!("Unknown prompt `{}`. Call prompts/list to see the prompts this server offers.", request.name),
-                Some(json!({ "name": request.name })),
+                format!("Unknown prompt `{name}`. Call prompts/list to see the prompts this server offers."),
+                Some(json!({ "name": name })),
             ));
         };
         let definition = prompt.definition();
@@ -307,7 +327,7 @@ impl Catalog {
                 let Some(index) = self.templates.iter().position(|template| template.as_str() == reference.uri) else {
                     return Err(unknown_reference(format!(
                         "No resource template is `{}`. Call resources/templates/list to see this server's templates.",
-                        reference.uri
+                        cap_quoted(&reference.uri)
                     )));
                 };
                 if !self.templates[index].variable_names().contains(&argument.as_str()) {
@@ -322,7 +342,7 @@ impl Catalog {
                 let Some(prompt) = self.prompt(&reference.name) else {
                     return Err(unknown_reference(format!(
                         "Unknown prompt `{}`. Call prompts/list to see the prompts this server offers.",
-                        reference.name
+                        cap_quoted(&reference.name)
                     )));
                 };
                 let definition = prompt.definition();
@@ -352,7 +372,10 @@ fn unknown_reference(message: String) -> ErrorData {
     ErrorData::invalid_params(message, None)
 }
 
+/// An argument the template or prompt does not have. Both names are known to
+/// exist (the owner's was looked up), but the argument is the client's text.
 fn unknown_argument(argument: &str, owner: &str, name: &str) -> ErrorData {
+    let argument = cap_quoted(argument);
     ErrorData::invalid_params(
         format!("`{argument}` is not an argument of {owner} `{name}`."),
         Some(json!({ "argument": argument })),

@@ -2,6 +2,8 @@
 //! stdio-style lines and HTTP/1.1 that send exactly the bytes a test gives.
 #![allow(dead_code, unreachable_pub, reason = "each suite uses part of the support")]
 
+pub mod surface;
+
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
@@ -128,6 +130,11 @@ pub fn server() -> ToolServer {
         .tool(Spin)
         .tool(Grind)
         .tool(Explode)
+        .resource(surface::About)
+        .resource(surface::ObjectRecord)
+        .resource(surface::Loan)
+        .resource(surface::Search)
+        .prompt(surface::PlanVisit)
         .build()
         .expect("the server builds")
 }
@@ -152,8 +159,24 @@ const LEAKS: &[&str] = &["panicked", "secret", ".rs", "src/", "::", "RUST_BACKTR
 
 /// Fails when `answer` shows a panic, a file path or a Rust type name.
 pub fn assert_no_leak(answer: &str) {
+    assert_no_leak_beyond(answer, b"");
+}
+
+/// Fails when `answer` shows a panic, a file path or a Rust type name that is
+/// not in `sent`: an error may quote the client's own text (a URI, a name).
+pub fn assert_no_leak_beyond(answer: &str, sent: &[u8]) {
+    assert_no_leak_but(answer, &leaks_in(sent));
+}
+
+/// The fragments of [`LEAKS`] that `sent` holds.
+fn leaks_in(sent: &[u8]) -> Vec<&'static str> {
+    let sent = String::from_utf8_lossy(sent);
+    LEAKS.iter().copied().filter(|leak| sent.contains(leak)).collect()
+}
+
+fn assert_no_leak_but(answer: &str, sent: &[&str]) {
     for leak in LEAKS {
-        assert!(!answer.contains(leak), "the answer leaks `{leak}`: {}", cut(answer));
+        assert!(!answer.contains(leak) || sent.contains(leak), "the answer leaks `{leak}`: {}", cut(answer));
     }
 }
 
@@ -167,6 +190,9 @@ pub fn cut(text: &str) -> String {
 pub struct LineClient {
     write: WriteHalf<DuplexStream>,
     read: BufReader<ReadHalf<DuplexStream>>,
+    /// The leak fragments of a message whose text the answers may quote; see
+    /// [`assert_no_leak_beyond`].
+    echo: Vec<&'static str>,
 }
 
 impl LineClient {
@@ -178,7 +204,7 @@ impl LineClient {
             let _ = server().serve_io(read, write).await;
         });
         let (read, write) = tokio::io::split(client);
-        let mut client = Self { write, read: BufReader::new(read) };
+        let mut client = Self { write, read: BufReader::new(read), echo: Vec::new() };
         client.send(&initialize("init")).await;
         let answer = client.next().await;
         assert_eq!(answer["id"], "init", "{answer}");
@@ -193,6 +219,12 @@ impl LineClient {
         self.write.flush().await.expect("the server reads");
     }
 
+    /// Let the next answers quote `message`'s text, fragments that would be
+    /// leaks included: the client sent them.
+    pub fn allow_echo(&mut self, message: &[u8]) {
+        self.echo = leaks_in(message);
+    }
+
     /// The next line from the server, parsed; fails after [`ANSWER_TIMEOUT`].
     pub async fn next(&mut self) -> Value {
         self.next_within(ANSWER_TIMEOUT).await.expect("the server answers in time")
@@ -202,7 +234,7 @@ impl LineClient {
         let mut line = String::new();
         let read = tokio::time::timeout(timeout, self.read.read_line(&mut line)).await.ok()?;
         assert!(read.expect("the server's output is readable") > 0, "the server closed its output");
-        assert_no_leak(&line);
+        assert_no_leak_but(&line, &self.echo);
         Some(serde_json::from_str(&line).unwrap_or_else(|err| panic!("the server wrote invalid JSON ({err}): {line}")))
     }
 }
@@ -238,6 +270,8 @@ pub struct Answer {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// The request's body, whose text the answer may quote.
+    pub sent: Vec<u8>,
 }
 
 impl Answer {
@@ -252,7 +286,7 @@ impl Answer {
     /// The JSON-RPC messages of the body: the body itself, or an SSE stream's data events.
     pub fn messages(&self) -> Vec<Value> {
         let text = self.text();
-        assert_no_leak(&text);
+        assert_no_leak_beyond(&text, &self.sent);
         if self.header("content-type").is_some_and(|kind| kind.starts_with("text/event-stream")) {
             text.lines()
                 .filter_map(|line| line.strip_prefix("data:"))
@@ -321,7 +355,10 @@ impl HttpClient {
         bytes.extend_from_slice(body);
         let stream = self.stream.get_mut();
         stream.write_all(&bytes).await.expect("the server reads");
-        tokio::time::timeout(ANSWER_TIMEOUT, self.read_answer()).await.expect("the server answers in time")
+        let mut answer =
+            tokio::time::timeout(ANSWER_TIMEOUT, self.read_answer()).await.expect("the server answers in time");
+        answer.sent = body.to_vec();
+        answer
     }
 
     async fn read_answer(&mut self) -> Answer {
@@ -343,7 +380,7 @@ impl HttpClient {
             let (name, value) = line.split_once(':').expect("a header line");
             headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
-        let mut answer = Answer { status, headers, body: Vec::new() };
+        let mut answer = Answer { status, headers, body: Vec::new(), sent: Vec::new() };
         if let Some(length) = answer.header("content-length") {
             let mut body = vec![0; length.parse().expect("a length")];
             self.stream.read_exact(&mut body).await.expect("the body");
