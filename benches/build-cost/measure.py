@@ -9,7 +9,8 @@ each crate, with `CARGO_INCREMENTAL=0` and the dependencies already built:
 
 - `cargo check` of the crate alone (its `src/lib.rs` touched): wall time and
   CPU time (user + system, which other builds on a shared machine disturb
-  less than the wall clock), each the median of `--runs` runs;
+  less than the wall clock), each the median of `--runs` runs, the two crates'
+  runs interleaved;
 - the peak resident memory of that rustc (`/usr/bin/time -v`, the largest child);
 - the lines of the expanded source (`rustc -Zunpretty=expanded`, through
   `RUSTC_BOOTSTRAP=1` on the pinned stable toolchain; a measurement only).
@@ -202,10 +203,17 @@ def main() -> None:
         "mcp-contract #[mcp_tool]": write_crate("mcp-contract", *contract_crate(args.tools)),
         "rmcp #[tool]": write_crate("rmcp", *rmcp_crate(args.tools)),
     }
+    for crate in crates.values():
+        cargo(crate, "check", "--lib")  # dependencies, once
+    # Interleaved (ours, rmcp, ours, ..), so a change of load on a shared machine
+    # weighs on both crates alike rather than on whichever ran during it.
+    runs_of = {label: [] for label in crates}
+    for _ in range(args.runs):
+        for label, crate in crates.items():
+            runs_of[label].append(check_once(crate))
     rows = []
     for label, crate in crates.items():
-        cargo(crate, "check", "--lib")  # dependencies, once
-        runs = [check_once(crate) for _ in range(args.runs)]
+        runs = runs_of[label]
         seconds = statistics.median(run[0] for run in runs)
         cpu = statistics.median(run[1] for run in runs)
         peak_mb = max(run[2] for run in runs) / 1024
