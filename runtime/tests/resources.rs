@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use mcp_contract_runtime::completion::{Completion, CompletionRequest};
 use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput};
-use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
+use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage};
 use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, HttpOptions, PrimitiveKind, Server, ServerError};
 use mcp_contract_runtime::{
@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 mod support;
 use support::HttpClient;
+use support::surface::PlanVisit;
 
 // --- A static resource -------------------------------------------------------
 
@@ -140,53 +141,7 @@ impl Resource for Echo {
     }
 }
 
-// --- A prompt -------------------------------------------------------------------
-
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct PlanVisitArgs {
-    /// The department to visit, e.g. "Asian Art".
-    department: String,
-    /// How many days, 1 to 7.
-    days: Option<u8>,
-}
-
-static PLAN_VISIT: LazyLock<PromptDefinition> = LazyLock::new(|| {
-    PromptDefinition::new("plan_visit", prompt_arguments::<PlanVisitArgs>())
-        .with_title("Plan a visit")
-        .with_description("Plan a visit around one department.")
-});
-
-const DEPARTMENTS: [&str; 3] = ["Arms and Armor", "Asian Art", "Egyptian Art"];
-
-struct PlanVisit;
-
-impl Prompt for PlanVisit {
-    type Arguments = PlanVisitArgs;
-
-    fn definition(&self) -> &'static PromptDefinition {
-        &PLAN_VISIT
-    }
-
-    async fn get(&self, args: PlanVisitArgs, _ctx: Context) -> Result<Vec<PromptMessage>, McpError> {
-        let days = args.days.unwrap_or(1);
-        if days > 7 {
-            return Err(McpError::validation_error(format!("A visit of {days} days is too long."))
-                .with_reason("too_long")
-                .with_recovery_hint("Plan at most seven days."));
-        }
-        Ok(vec![
-            PromptMessage::user(format!("Plan a {days}-day visit of the {} department.", args.department)),
-            PromptMessage::resource(Role::User, "museum://about", ResourceContent::text("Open daily.")),
-            PromptMessage::image(Role::User, [1, 2, 3], "image/png"),
-            PromptMessage::assistant("Start with the highlights."),
-        ])
-    }
-
-    async fn complete(&self, request: CompletionRequest, _ctx: Context) -> Result<Completion, McpError> {
-        Ok(Completion::matching(DEPARTMENTS, &request.value))
-    }
-}
+// --- A prompt: the fuzz's (`support::surface::PlanVisit`) -----------------------
 
 // --- A tool, to check names across kinds ---------------------------------------
 
@@ -408,6 +363,7 @@ async fn prompts_list_their_arguments_from_the_arguments_type() {
             "arguments": [
                 {"name": "department", "description": "The department to visit, e.g. \"Asian Art\".", "required": true},
                 {"name": "days", "description": "How many days, 1 to 7.", "required": false},
+                {"name": "step_free", "description": "Whether to keep to step-free routes.", "required": false},
             ],
         }])
     );

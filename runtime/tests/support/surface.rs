@@ -4,8 +4,8 @@
 use std::sync::LazyLock;
 
 use mcp_contract_runtime::completion::{Completion, CompletionRequest};
-use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, prompt_arguments};
-use mcp_contract_runtime::resource::{Resource, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
+use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
 use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason};
 use serde::Deserialize;
 
@@ -150,7 +150,7 @@ impl Resource for Search {
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlanVisitArgs {
-    /// The department to visit.
+    /// The department to visit, e.g. "Asian Art".
     department: String,
     /// How many days, 1 to 7.
     days: Option<u8>,
@@ -158,11 +158,13 @@ pub struct PlanVisitArgs {
     step_free: Option<bool>,
 }
 
-/// A prompt with a required and two optional arguments, a completer for the
-/// department, and a declared failure past seven days.
+/// A prompt with a required and two optional arguments, messages of every
+/// kind, a completer for the department, and a declared failure past seven days.
 pub struct PlanVisit;
 static PLAN_VISIT: LazyLock<PromptDefinition> = LazyLock::new(|| {
-    PromptDefinition::new(PROMPT, prompt_arguments::<PlanVisitArgs>()).with_description("Plan a visit.")
+    PromptDefinition::new(PROMPT, prompt_arguments::<PlanVisitArgs>())
+        .with_title("Plan a visit")
+        .with_description("Plan a visit around one department.")
 });
 
 impl Prompt for PlanVisit {
@@ -177,8 +179,13 @@ impl Prompt for PlanVisit {
                 .with_reason("too_long")
                 .with_recovery_hint("Plan at most seven days."));
         }
-        let route = if args.step_free == Some(true) { "step-free" } else { "any" };
-        Ok(vec![PromptMessage::user(format!("Plan {days} days in {} ({route} routes).", args.department))])
+        let route = if args.step_free == Some(true) { " on step-free routes" } else { "" };
+        Ok(vec![
+            PromptMessage::user(format!("Plan a {days}-day visit of the {} department{route}.", args.department)),
+            PromptMessage::resource(Role::User, ABOUT_URI, ResourceContent::text("Open daily.")),
+            PromptMessage::image(Role::User, [1, 2, 3], "image/png"),
+            PromptMessage::assistant("Start with the highlights."),
+        ])
     }
     async fn complete(&self, request: CompletionRequest, _ctx: Context) -> Result<Completion, McpError> {
         Ok(Completion::matching(DEPARTMENTS, &request.value))
