@@ -14,7 +14,8 @@ use mcp_contract_runtime::{
     Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType, Tool,
 };
 use rmcp::model::{
-    ArgumentInfo, ClientConfig, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams, Reference,
+    ArgumentInfo, ClientConfig, CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
+    ReadResourceRequestParams, Reference,
 };
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
@@ -419,6 +420,28 @@ async fn missing_or_bad_prompt_arguments_are_invalid_params_naming_the_argument(
             "data": {"reason": "too_long", "recovery": {"hint": "Plan at most seven days."}},
         })
     );
+}
+
+/// Every list comes whole on one page, so a cursor is none this server gave.
+#[tokio::test]
+async fn a_list_with_a_cursor_the_server_never_gave_is_invalid_params() {
+    let client = connect(server()).await;
+    let page = |cursor: &str| Some(PaginatedRequestParams::default().with_cursor(Some(cursor.to_owned())));
+    let refused = [
+        ("tools/list", rpc_error(client.list_tools(page("eyJwYWdlIjogMn0=")).await)),
+        ("resources/list", rpc_error(client.list_resources(page("2")).await)),
+        ("resources/templates/list", rpc_error(client.list_resource_templates(page("2")).await)),
+        ("prompts/list", rpc_error(client.list_prompts(page(&"x".repeat(10_000))).await)),
+    ];
+    for (method, error) in &refused {
+        assert_eq!(error["code"], -32602, "{method}");
+        assert!(error["message"].as_str().unwrap().contains(&format!("on one page. Call {method} without a cursor")));
+    }
+    assert_eq!(refused[0].1["data"], json!({"cursor": "eyJwYWdlIjogMn0="}));
+    assert_quotes_capped(&refused[3].1);
+    // Without a cursor, the whole list.
+    assert_eq!(client.list_prompts(None).await.unwrap().prompts.len(), 1);
+    assert!(client.list_resources(Some(PaginatedRequestParams::default())).await.unwrap().next_cursor.is_none());
 }
 
 #[tokio::test]

@@ -173,9 +173,10 @@ impl ServerHandler for ToolServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        first_page(request.as_ref(), "tools/list")?;
         Ok(ListToolsResult::with_all_items(self.shared.listed.clone()))
     }
 
@@ -244,17 +245,19 @@ impl ServerHandler for ToolServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        first_page(request.as_ref(), "resources/list")?;
         Ok(ListResourcesResult::with_all_items(self.shared.catalog.listed_resources().to_vec()))
     }
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        first_page(request.as_ref(), "resources/templates/list")?;
         Ok(ListResourceTemplatesResult::with_all_items(self.shared.catalog.listed_templates().to_vec()))
     }
 
@@ -269,9 +272,10 @@ impl ServerHandler for ToolServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        first_page(request.as_ref(), "prompts/list")?;
         Ok(ListPromptsResult::with_all_items(self.shared.catalog.listed_prompts().to_vec()))
     }
 
@@ -445,6 +449,26 @@ fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
         tool = tool.with_meta(MetaObject(meta));
     }
     tool
+}
+
+/// Every list is answered whole, on one page without a `nextCursor`, so no
+/// cursor a client sends is one this server gave: MCP's pagination says an
+/// invalid cursor SHOULD get -32602 (InvalidParams), rather than the first page
+/// again, which a client would take for the page after its cursor.
+fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<(), ErrorData> {
+    match request.and_then(|request| request.cursor.as_deref()) {
+        None => Ok(()),
+        Some(cursor) => {
+            let cursor = crate::contract::cap_quoted(cursor);
+            Err(ErrorData::invalid_params(
+                format!(
+                    "The cursor `{cursor}` is none this server gave: it answers {method} on one page. \
+                     Call {method} without a cursor."
+                ),
+                Some(serde_json::json!({ "cursor": cursor })),
+            ))
+        }
+    }
 }
 
 #[cfg(test)]
