@@ -328,8 +328,12 @@ impl Gen {
                     ("resources/templates/list", "resourceTemplates"),
                     ("prompts/list", "prompts"),
                 ]);
-                let params = if self.0.bool() { json!({}) } else { json!({"cursor": self.text()}) };
-                (request(method, params), Expect::Result(key))
+                // Every list is one page and gives no cursor: one sent anyway is invalid.
+                if self.0.bool() {
+                    (request(method, json!({})), Expect::Result(key))
+                } else {
+                    (request(method, json!({"cursor": self.text()})), Expect::Error(-32602))
+                }
             }
             1..=3 => {
                 let (uri, expect) = self.uri();
@@ -850,6 +854,9 @@ fn the_grammar_asks_for_every_outcome_of_the_surface() {
         "resources/list Result(\"resources\")",
         "resources/templates/list Result(\"resourceTemplates\")",
         "prompts/list Result(\"prompts\")",
+        "resources/list Error(-32602)",
+        "resources/templates/list Error(-32602)",
+        "prompts/list Error(-32602)",
         "resources/read Result(\"contents\")",
         "resources/read Error(-32002)",
         "resources/read Error(-32602)",
