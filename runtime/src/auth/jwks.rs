@@ -158,14 +158,8 @@ impl JwksCache {
 /// An error and its sources, `: `-joined: hyper's own text ("client error
 /// (Connect)") says nothing of the refused certificate or connection below it.
 fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
+    let causes = std::iter::successors(Some(error), |&cause| cause.source());
+    causes.map(ToString::to_string).collect::<Vec<_>>().join(": ")
 }
 
 /// The asymmetric signing keys of a set; symmetric (`oct`) keys never verify
