@@ -16,14 +16,13 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_contract::DynTool;
-use mcp_contract::contract::BoxFuture;
+use mcp_contract::call::BoxFuture;
+use mcp_contract::define::FormatSample;
+use mcp_contract::define::prompt_arguments;
 use mcp_contract::lint::LintOptions;
 use mcp_contract::lint::{LintInput, validate};
 use mcp_contract::prelude::*;
-use mcp_contract::prompt::prompt_arguments;
-use mcp_contract::{
-    DynPrompt, DynResource, FormatSample, JsonObject, PromptDefinition, ResourceDefinition, ToolOutput,
-};
+use mcp_contract::{DynPrompt, DynResource, JsonObject, PromptDefinition, ResourceDefinition, ToolOutput};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
 pub struct Record {
@@ -196,7 +195,7 @@ impl DynTool for Renamed {
         self.inner.call_json(arguments, ctx)
     }
 
-    fn required_state(&self) -> &'static [mcp_contract::StateType] {
+    fn required_state(&self) -> &'static [mcp_contract::call::StateType] {
         self.inner.required_state()
     }
 

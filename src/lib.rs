@@ -3,12 +3,26 @@
 pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
 pub use mcp_contract_runtime::*;
 
-/// Every lint rule of `#[mcp_tool]` and of the definition linter, by its id:
-/// severity, where it is checked, a bad example and the fix. Each rule's
+/// Every lint rule of the attribute macros and of the definition linter, by its
+/// id: severity, where it is checked, a bad example and the fix. Each rule's
 /// heading is an anchor named after its id, as in
-/// `lints/index.html#error-contract-reason-unique`, which the diagnostics link to.
+/// `rules/index.html#error-contract-reason-unique`, which the diagnostics link to.
+///
+/// The module also holds the rules themselves ([`Rule`], [`ALL`], one constant
+/// per id) and the value checks ([`check`]) that the macros and the linter share.
 #[doc = include_str!("../docs/lints.md")]
-pub mod lints {}
+pub mod rules {
+    pub use mcp_contract_runtime::rules::*;
+}
+
+/// The definition linter: the rules only a built value can show, run over a
+/// server's definitions by [`validate`], by `Server::build`, by the `lint` mode
+/// of `Server::run_cli` and by [`assert_lint_clean`] in a test.
+pub mod lint {
+    pub use mcp_contract_runtime::lint::*;
+    #[cfg(feature = "rmcp")]
+    pub use mcp_contract_runtime::server::assert_lint_clean;
+}
 
 /// What a tool module needs: `use mcp_contract::prelude::*;`.
 pub mod prelude {
@@ -24,27 +38,4 @@ pub mod prelude {
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
-}
-
-/// Exactly the paths the expansions of `#[mcp_tool]`, `#[mcp_resource]` and
-/// `#[mcp_prompt]` use; not a public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use mcp_contract_runtime::__private::{
-        DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue, typed_context,
-    };
-    pub use mcp_contract_runtime::bounds;
-    pub use mcp_contract_runtime::contract::run_blocking;
-    pub use mcp_contract_runtime::schema;
-    pub use mcp_contract_runtime::{
-        Context, Ctx, ErrorContract, IntoContents, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType,
-        Tool, ToolAnnotations, ToolDefinition, ToolOutput,
-    };
-    // `#[mcp_resource]` and `#[mcp_prompt]`.
-    pub use mcp_contract_runtime::prompt::prompt_arguments;
-    pub use mcp_contract_runtime::{
-        Completion, CompletionRequest, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
-        ResourceDefinition,
-    };
-    pub use serde;
 }

@@ -7,13 +7,12 @@
 
 use std::sync::LazyLock;
 
+use mcp_contract::DynTool;
+use mcp_contract::define::{NoArguments, OutputSample, prompt_arguments};
 use mcp_contract::lint::{Diagnostic, LintInput, LintOptions, LintReport, Severity, validate};
 use mcp_contract::prelude::*;
 use mcp_contract::server::ServerError;
-use mcp_contract::{
-    DynPrompt, DynResource, NoArguments, OutputSample, PromptDefinition, ResourceDefinition, ToolOutput,
-};
-use mcp_contract::{DynTool, prompt::prompt_arguments};
+use mcp_contract::{DynPrompt, DynResource, PromptDefinition, ResourceDefinition, ToolOutput};
 use serde_json::json;
 
 fn lint(tools: &[&dyn DynTool]) -> LintReport {
@@ -119,7 +118,7 @@ fn format_parity_reports_each_field_the_text_leaves_out() {
     assert!(!report.passed);
     let first = of_rule(&report, "format-parity")[0];
     assert_eq!((first.severity, first.name.as_str()), (Severity::Error, "brief_exhibit"));
-    assert!(first.message.ends_with(&mcp_contract::lint_docs_url("format-parity")), "{}", first.message);
+    assert!(first.message.ends_with(&mcp_contract::rules::docs_url("format-parity")), "{}", first.message);
 }
 
 // ---------------------------------------------------------------- regressions of the reference
@@ -381,7 +380,7 @@ struct Rate {
 }
 
 impl Tool for Rate {
-    type Input = mcp_contract::NoArguments;
+    type Input = mcp_contract::define::NoArguments;
     type Output = Rating;
 
     fn definition(&self) -> &'static ToolDefinition {

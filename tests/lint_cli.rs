@@ -61,7 +61,7 @@ fn lint_server_json_adds_its_rules_and_exits_1_on_errors() {
     assert_eq!(first["name"], "io.github.acme/museum");
     assert_eq!(first["path"], "/description");
     assert!(
-        first["message"].as_str().is_some_and(|m| m.ends_with("lints/index.html#server-json-description-required"))
+        first["message"].as_str().is_some_and(|m| m.ends_with("rules/index.html#server-json-description-required"))
     );
 
     let text = run(&["lint", "--server-json", path.to_str().expect("a UTF-8 path")]);

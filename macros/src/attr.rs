@@ -11,10 +11,10 @@ use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, LitStr, Meta, Path};
 
-use crate::codes::{CODE_NAMES, code_for_number};
-use crate::diag::{Diagnostics, message};
-use crate::rules::{self, Rule};
-use crate::valid::closest;
+use crate::diag::{Diagnostics, closest, message};
+use crate::rules::{self, JsonRpcErrorCode, Rule};
+
+const CODE_NAMES: &[&str] = &JsonRpcErrorCode::NAMES;
 
 /// A key list that darling reads, declared once: the struct and the names of
 /// its keys come from the same field list, so a key added to one is in the other.
@@ -261,7 +261,7 @@ impl ParseValue for CodeName {
             }
             number @ (Expr::Lit(_) | Expr::Unary(_)) => {
                 let written = quote::ToTokens::to_token_stream(number).to_string().replace(' ', "");
-                match written.parse::<i64>().ok().and_then(code_for_number) {
+                match written.parse::<i64>().ok().and_then(JsonRpcErrorCode::from_number).map(JsonRpcErrorCode::name) {
                     Some(name) => {
                         format!(
                             "`code = {written}` is a number: write the JSON-RPC error code's name, here `code = {name}`"

@@ -62,6 +62,17 @@ impl Diagnostics {
         self.errors.push(err);
     }
 
+    /// The id of every rule reported so far, errors and warnings, in order: what a
+    /// test compares with the definition linter's verdict.
+    #[cfg(test)]
+    pub(crate) fn rule_ids(&self) -> Vec<&'static str> {
+        let errors = self.errors.iter().filter_map(|err| {
+            let text = err.to_string();
+            crate::rules::ALL.iter().find(|rule| text.ends_with(&rule.url())).map(|rule| rule.id)
+        });
+        errors.chain(self.warnings.iter().map(|warning| warning.rule.id)).collect()
+    }
+
     /// Keep darling's errors (they list the valid keys) and go on with what parsed.
     pub(crate) fn darling<T>(&mut self, result: darling::Result<T>) -> Option<T> {
         match result {
@@ -105,5 +116,44 @@ fn warning_tokens(warning: &Warning) -> TokenStream {
             const #name: () = ();
             #used
         };
+    }
+}
+
+/// The closest of `names` to `written`, if it is a plausible typo.
+pub(crate) fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
+    let written = written.to_ascii_lowercase();
+    names
+        .iter()
+        .map(|name| (levenshtein(&written, &name.to_ascii_lowercase()), *name))
+        .filter(|(distance, name)| *distance <= name.len() / 3 + 1)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod closest_tests {
+    use super::closest;
+    use crate::rules::JsonRpcErrorCode;
+
+    #[test]
+    fn suggests_close_code_names() {
+        assert_eq!(closest("NotFund", &JsonRpcErrorCode::NAMES), Some("NotFound"));
+        assert_eq!(closest("ratelimited", &JsonRpcErrorCode::NAMES), Some("RateLimited"));
+        assert_eq!(closest("Banana", &JsonRpcErrorCode::NAMES), None);
     }
 }

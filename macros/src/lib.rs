@@ -5,16 +5,18 @@
 
 mod ast;
 mod attr;
-mod codes;
 mod contract;
 mod diag;
 mod expand;
 mod lint;
+mod names;
 mod prompt;
 mod reasons;
 mod resource;
 mod rules;
 mod valid;
+#[cfg(test)]
+mod verdict_tests;
 
 use proc_macro::TokenStream;
 
@@ -34,7 +36,7 @@ use proc_macro::TokenStream;
 ///
 /// Generates `GetObjectReason` (one variant per declared reason) and the tool type
 /// `GetObject`, and keeps `get_object` callable. Keys, rules and diagnostics are
-/// documented in the README and in the lint reference, `mcp_contract::lints`.
+/// documented in the README and in the lint reference, `mcp_contract::rules`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = syn::parse_macro_input!(item as syn::ItemFn);

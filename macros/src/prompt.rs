@@ -12,7 +12,8 @@ use crate::ast::doc_paragraph;
 use crate::attr::{self, Keys, keys};
 use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
-use crate::resource::{Generated, Param, completer, parse_params, to_pascal_case};
+use crate::names::to_pascal_case;
+use crate::resource::{Generated, Param, completer, parse_params};
 use crate::rules;
 
 keys! {

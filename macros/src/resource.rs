@@ -14,6 +14,7 @@ use crate::ast::doc_paragraph;
 use crate::attr::{self, Keys, keys};
 use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
+use crate::names::to_pascal_case;
 use crate::rules;
 
 keys! {
@@ -411,14 +412,4 @@ fn last_segment(ty: &Type) -> Option<(&str, &PathArguments)> {
     // The ident's text lives in the token; leak-free through a match on known names.
     let name = ["Context", "Ctx", "State", "Result"].into_iter().find(|known| last.ident == known)?;
     Some((name, &last.arguments))
-}
-
-pub(crate) fn to_pascal_case(name: &str) -> String {
-    name.split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
-        })
-        .collect()
 }

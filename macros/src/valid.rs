@@ -12,10 +12,10 @@ use crate::ast::Handler;
 use crate::attr::{
     AllowedRule, AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry,
 };
-use crate::codes::CODE_NAMES;
 use crate::diag::Diagnostics;
 use crate::lint::body::{self, BodyFacts};
-use crate::rules::{self, Rule, Severity};
+use crate::names::{to_pascal_case, to_snake_case};
+use crate::rules::{self, Severity};
 
 /// The tool as validated.
 pub(crate) struct Tool {
@@ -113,7 +113,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
 /// an unknown id is likely a typo.
 pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
     for allowed in allow {
-        let text = match Rule::find(&allowed.id) {
+        let text = match rules::find(&allowed.id) {
             Some(rule) if rule.severity == Severity::Warning => continue,
             // The one error rule with a key that moves it: the macro compares
             // Rust field names, and cannot see serde's renames.
@@ -140,7 +140,7 @@ pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
 fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
     if name.is_empty() {
         diag.rule_error(rules::NAME_REQUIRED, span, "the tool name is empty: give it a name such as `get_object`");
-    } else if name.len() > 128 || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)) {
+    } else if !rules::check::is_valid_name(&name) {
         diag.rule_error(
             rules::NAME_FORMAT,
             span,
@@ -182,7 +182,7 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
     let mut valid = Vec::new();
     for scope in scopes {
         let value = scope.value();
-        if value.trim().is_empty() || value.chars().any(char::is_whitespace) {
+        if !rules::check::is_valid_scope(&value) {
             diag.rule_error(
                 rules::AUTH_SCOPE_FORMAT,
                 scope.span(),
@@ -210,7 +210,7 @@ pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<En
     for raw_entry in raw.entries {
         let reason = raw_entry.reason.clone();
         let reason_text = reason.unraw().to_string();
-        if !is_snake_case(&reason_text) {
+        if !rules::check::is_snake_case(&reason_text) {
             diag.rule_warning(
                 rules::ERROR_CONTRACT_REASON_FORMAT,
                 reason.span(),
@@ -245,7 +245,10 @@ fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
             diag.rule_error(
                 rules::ERROR_CONTRACT_CODE_UNKNOWN,
                 reason.span(),
-                format_args!("reason `{reason}` has no `code = ..`: choose one of {}", CODE_NAMES.join(", ")),
+                format_args!(
+                    "reason `{reason}` has no `code = ..`: choose one of {}",
+                    rules::JsonRpcErrorCode::NAMES.join(", ")
+                ),
             );
             None
         }
@@ -283,18 +286,18 @@ fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
 
     let recovery = match recovery.map(|parsed| parsed.take(diag)) {
         Some(Some(text)) => {
-            let words = text.value.split_whitespace().count();
+            let words = rules::check::recovery_words(&text.value);
             if words == 0 {
                 diag.rule_error(
                     rules::ERROR_CONTRACT_RECOVERY_EMPTY,
                     text.value.span(),
                     "`recovery` is empty: tell the model what to do next, in a full sentence",
                 );
-            } else if words < 5 {
+            } else if words < rules::check::MIN_RECOVERY_WORDS {
                 diag.rule_warning(
                     rules::ERROR_CONTRACT_RECOVERY_MIN_WORDS,
                     text.value.span(),
-                    format_args!("`recovery` has {words} word(s): a useful hint names the next step in at least 5 words, e.g. \"Search with search_objects to find valid IDs.\""),
+                    format_args!("`recovery` has {words} word(s): a useful hint names the next step in at least {} words, e.g. \"Search with search_objects to find valid IDs.\"", rules::check::MIN_RECOVERY_WORDS),
                 );
             }
             text.value.into_inner()
@@ -314,88 +317,4 @@ fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
     let retryable = retryable.and_then(|parsed| parsed.take(diag)).is_some_and(|flag| flag.value.into_inner());
 
     Entry { reason, variant, code, when, recovery, retryable }
-}
-
-pub(crate) fn is_snake_case(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|first| first.is_ascii_lowercase())
-        && name.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
-        && !name.contains("__")
-        && !name.ends_with('_')
-}
-
-pub(crate) fn to_snake_case(name: &str) -> String {
-    let mut snake = String::new();
-    for (index, ch) in name.chars().enumerate() {
-        if ch.is_uppercase() {
-            if index > 0 && !snake.ends_with('_') {
-                snake.push('_');
-            }
-            snake.extend(ch.to_lowercase());
-        } else if ch == '-' || ch == ' ' {
-            snake.push('_');
-        } else {
-            snake.push(ch);
-        }
-    }
-    snake.trim_matches('_').to_owned()
-}
-
-pub(crate) fn to_pascal_case(name: &str) -> String {
-    name.split('_')
-        .filter(|part| !part.is_empty())
-        .map(|part| {
-            let mut chars = part.chars();
-            chars.next().map(|first| first.to_uppercase().chain(chars).collect::<String>()).unwrap_or_default()
-        })
-        .collect()
-}
-
-/// The closest of `names` to `written`, if it is a plausible typo.
-pub(crate) fn closest<'a>(written: &str, names: &[&'a str]) -> Option<&'a str> {
-    let written = written.to_ascii_lowercase();
-    names
-        .iter()
-        .map(|name| (levenshtein(&written, &name.to_ascii_lowercase()), *name))
-        .filter(|(distance, name)| *distance <= name.len() / 3 + 1)
-        .min_by_key(|(distance, _)| *distance)
-        .map(|(_, name)| name)
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
-        }
-    }
-    row[b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cases() {
-        assert!(is_snake_case("not_in_collection") && is_snake_case("rate_limited2"));
-        assert!(
-            !is_snake_case("NotFound") && !is_snake_case("not__found") && !is_snake_case("_x") && !is_snake_case("x_")
-        );
-        assert_eq!(to_snake_case("NotInCollection"), "not_in_collection");
-        assert_eq!(to_pascal_case("not_in_collection"), "NotInCollection");
-        assert_eq!(to_pascal_case("NotFound"), "NotFound");
-    }
-
-    #[test]
-    fn suggests_close_code_names() {
-        assert_eq!(closest("NotFund", CODE_NAMES), Some("NotFound"));
-        assert_eq!(closest("ratelimited", CODE_NAMES), Some("RateLimited"));
-        assert_eq!(closest("Banana", CODE_NAMES), None);
-    }
 }

@@ -1,91 +1,71 @@
 //! Runtime of [mcp-contract](https://docs.rs/mcp-contract): the error type of MCP
-//! tools and everything around it.
+//! tools and everything a server built on it needs. Its folders are its layers,
+//! and data flows one way, each layer using only those above it in this list:
 //!
-//! - [`errors`]: [`McpError`], [`JsonRpcErrorCode`], the factories, categories;
-//! - [`classify`](mod@classify): which code an arbitrary error deserves;
-//! - [`http`]: HTTP statuses and responses of upstream services as errors;
-//! - [`try_catch`](mod@try_catch): log a failure once, with sanitized input, and return it;
-//! - [`retry`]: retry transient failures with backoff, jitter and `Retry-After`;
-//! - [`contract`] and [`context`]: what `#[mcp_tool]` generates against;
-//! - [`bounds`]: the bounds on a handler's types, worded as the fix;
-//! - [`auth`]: the caller's identity and scopes, bearer-token verification (feature `auth`);
-//! - [`state`]: shared state (a pool, a client, a config) for handlers;
-//! - [`render`]: errors on the two surfaces MCP clients read.
-//! - [`resource`], [`prompt`] and [`completion`]: MCP's other two primitives,
-//!   resources (URIs and RFC 6570 templates, see [`uri_template`]) and prompts.
-//! - [`schema`]: portable JSON Schemas of tool inputs and outputs.
-//! - [`lint`]: the definition linter (format parity, schemas, portability, server.json).
-//! - `server` (feature `rmcp`): serving tools over stdio and Streamable HTTP.
+//! - [`error`]: [`McpError`] and its [`JsonRpcErrorCode`]s, the [`ErrorContract`]
+//!   and [`Reason`], classification, upstream HTTP failures, `try_catch`, retry,
+//!   and rendering errors to the two surfaces MCP clients read;
+//! - [`call`]: what a handler gets with each request: its [`Context`] or typed
+//!   [`Ctx`], shared [`State`], and the caller ([`AuthInfo`](call::AuthInfo));
+//! - [`define`]: what a server serves: [`Tool`], [`Resource`], [`Prompt`] and
+//!   completion, their definitions, content blocks and argument decoding;
+//! - [`schema`]: portable JSON Schemas of inputs and outputs;
+//! - [`lint`]: the definition linter over built definitions;
+//! - [`auth`]: bearer-token verification and its configuration (feature `auth`);
+//! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
+//!
+//! The rule ids, severities and value checks both the macros and the linter use
+//! come from the crate `mcp-contract-rules`, re-exported as [`rules`].
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
 pub mod auth;
-pub mod bounds;
-pub mod classify;
-pub mod completion;
-pub mod context;
-pub mod contract;
-pub mod errors;
-pub mod http;
+pub mod call;
+pub mod define;
+pub mod error;
 pub mod lint;
 #[cfg(feature = "logging")]
 pub mod logging;
-mod params;
 mod private;
-pub mod prompt;
-pub mod render;
-pub mod resource;
-pub mod retry;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
-pub mod state;
-pub mod try_catch;
 
-#[cfg(feature = "reqwest")]
-pub use self::http::http_error_from_reqwest;
-pub use self::http::{
-    HttpErrorOptions, http_error_from_parts, http_error_from_response, http_error_from_status,
-    http_status_to_error_code,
-};
-pub use classify::{classify, classify_parts};
-pub use completion::{Completion, CompletionRequest};
-pub use context::{Context, Ctx, LogLevel};
-pub use contract::{
-    Content, DynTool, EmbeddedResource, ErrorContract, FormatSample, IntoContents, NoArguments, OutputSample, Reason,
-    ResourceLink, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
-};
-pub use errors::{Cause, ErrorCategory, JsonObject, JsonRpcErrorCode, McpError};
+pub use mcp_contract_rules as rules;
 pub use mcp_contract_uri_template as uri_template;
-pub use prompt::{DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role};
-pub use resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
-pub use retry::{RetryPolicy, with_retry};
-pub use state::{SharedState, State, StateType};
-pub use try_catch::{TryCatch, try_catch, try_catch_sync};
 
-/// Where the lint reference documents `rule`: the `mcp_contract::lints` page of
-/// the facade's rustdoc, whose headings are the rule ids.
-///
-/// ```
-/// assert_eq!(
-///     mcp_contract_runtime::lint_docs_url("name-unique"),
-///     "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#name-unique"
-/// );
-/// ```
-pub fn lint_docs_url(rule: &str) -> String {
-    format!("{LINTS_DOCS}#{rule}")
-}
+pub use call::{Context, Ctx, LogLevel, SharedState, State};
+pub use define::{
+    Completion, CompletionRequest, Content, DynPrompt, DynResource, DynTool, EmbeddedResource, Prompt, PromptArgument,
+    PromptContent, PromptDefinition, PromptMessage, Resource, ResourceBody, ResourceContent, ResourceContents,
+    ResourceDefinition, ResourceLink, Role, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+};
+#[cfg(feature = "reqwest")]
+pub use error::upstream::http_error_from_reqwest;
+pub use error::upstream::{HttpErrorOptions, http_error_from_parts, http_error_from_response, http_error_from_status};
+pub use error::{
+    Cause, ErrorCategory, ErrorContract, JsonObject, JsonRpcErrorCode, McpError, Reason, RetryPolicy, TryCatch,
+    classify, classify_parts, http_status_to_error_code, render, try_catch, try_catch_sync, with_retry,
+};
 
-/// The lint reference in the facade's rustdoc (it includes `docs/lints.md`).
-pub const LINTS_DOCS: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html";
-
-/// What `#[mcp_tool]`'s expansion and the benchmarks need beyond the public
-/// API; not a public API.
+/// Exactly what the expansions of `#[mcp_tool]`, `#[mcp_resource]` and
+/// `#[mcp_prompt]` (and the crate's own benchmarks and property tests) use
+/// beyond the public API; not a public API. The facade re-exports it whole.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::private::{
-        ContractDeclared, DecodeSample, DecodeSampleFallback, NoContract, OutputSample, SampleProbe, SampleValue,
-        classify_patterns, classify_type_names, typed_context,
+    pub use crate::call::{Context, Ctx, State};
+    pub use crate::define::bounds;
+    pub use crate::define::{
+        Completion, CompletionRequest, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition,
+        PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, Tool, ToolAnnotations,
+        ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
     };
+    pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
+    pub use crate::private::{
+        DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, classify_patterns, classify_type_names,
+        typed_context,
+    };
+    pub use crate::schema;
+    pub use serde;
 }

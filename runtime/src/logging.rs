@@ -9,13 +9,13 @@
 //! ```no_run
 //! #[tokio::main]
 //! async fn main() {
-//!     mcp_contract_runtime::logging::init();
+//!     mcp_contract::logging::init();
 //!     // RUST_LOG=debug, or RUST_LOG=warn,mcp_contract_runtime=debug, ... as usual.
 //! }
 //! ```
 //!
 //! Applications with their own subscriber keep it: everything the crate logs
-//! goes through `tracing`, under the targets `mcp_contract_runtime::*`.
+//! goes through `tracing`, under the targets `mcp_contract::*`.
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::util::{SubscriberInitExt, TryInitError};

@@ -1,32 +1,16 @@
 //! What `#[mcp_tool]`'s expansion and the benchmarks need that is no public
-//! API. Reachable only as `mcp_contract_runtime::__private` (and, for generated
+//! API. Reachable only as `mcp_contract::__private` (and, for generated
 //! code, `mcp_contract::__private`), so it can change in any release.
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::context::{Context, Ctx};
-pub use crate::contract::OutputSample;
-use crate::errors::JsonRpcErrorCode;
+use crate::call::{Context, Ctx};
+use crate::define::OutputSample;
+use crate::error::JsonRpcErrorCode;
 
 /// The JSON of a sample output, in `Tool::sample_output`'s signature.
 pub type SampleValue = Value;
-
-/// The reason type of a tool that declares no error contract. It has no values,
-/// and it is not a [`Reason`](crate::Reason), so such a tool's context has no `fail`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NoContract {}
-
-/// Never implemented: the bound that makes `fail` on a contract-less tool,
-/// resource or prompt a compile error with a message, rather than a puzzle
-/// about trait bounds.
-#[diagnostic::on_unimplemented(
-    message = "this handler declares no error contract, so `ctx.fail` has no reasons to fail with",
-    label = "no `errors(..)` in this handler's attribute",
-    note = "declare the failure modes in its `#[mcp_tool(..)]`, `#[mcp_resource(..)]` or `#[mcp_prompt(..)]`: `errors(reason_name(code = NotFound, when = \"..\", recovery = \"..\"))`",
-    note = "or build the error with a factory such as `McpError::not_found(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-empty"
-)]
-pub trait ContractDeclared {}
 
 /// The typed context the expansion hands a handler that takes `ctx: Ctx`; the
 /// reason type comes from the handler's signature.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_contract_runtime::auth::{AuthConfig, AuthConfigError, TokenError, TokenVerifier, check_scopes};
-use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput};
+use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{HttpOptions, Server, ServerError};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;

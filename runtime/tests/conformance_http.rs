@@ -8,7 +8,7 @@ mod conformance;
 use std::collections::BTreeMap;
 
 use mcp_contract_runtime::JsonRpcErrorCode;
-use mcp_contract_runtime::http::http_status_to_error_code;
+use mcp_contract_runtime::http_status_to_error_code;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -5,14 +5,14 @@
 
 use std::sync::LazyLock;
 
-use mcp_contract_runtime::completion::{Completion, CompletionRequest};
-use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput};
-use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage};
-use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::call::StateType;
+use mcp_contract_runtime::define::NoArguments;
+use mcp_contract_runtime::define::{Completion, CompletionRequest};
+use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage};
+use mcp_contract_runtime::define::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, HttpOptions, PrimitiveKind, Server, ServerError};
-use mcp_contract_runtime::{
-    Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason, State, StateType, Tool,
-};
+use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, Reason, State, Tool};
 use rmcp::model::{
     ArgumentInfo, ClientConfig, CompleteRequestParams, GetPromptRequestParams, PaginatedRequestParams,
     ReadResourceRequestParams, Reference,
@@ -538,7 +538,7 @@ fn names_are_unique_across_tools_resources_and_prompts() {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("name-unique")), "{err}");
+    assert!(err.to_string().contains(&mcp_contract_runtime::rules::docs_url("name-unique")), "{err}");
 
     static ABOUT_PROMPT: LazyLock<PromptDefinition> = LazyLock::new(|| {
         PromptDefinition::new("object_record", Vec::new()).with_description("Shares a resource's name.")
@@ -568,7 +568,7 @@ fn resource_uris_must_be_valid_templates_registered_once() {
     let err = Server::new("x", "1").resource(Echo(&BROKEN)).lint_at_build(false).build().unwrap_err();
     let ServerError::InvalidUriTemplate { resource: "broken", error } = &err else { panic!("{err}") };
     assert_eq!(error.offset(), 24);
-    assert!(err.to_string().contains(&mcp_contract_runtime::lint_docs_url("uri-template-valid")), "{err}");
+    assert!(err.to_string().contains(&mcp_contract_runtime::rules::docs_url("uri-template-valid")), "{err}");
 
     static AGAIN: ResourceDefinition = ResourceDefinition::new("museum://files/{+path}", "file_again");
     let err = Server::new("x", "1").resource(Echo(&FILES)).resource(Echo(&AGAIN)).build().unwrap_err();

@@ -5,7 +5,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use mcp_contract_runtime::contract::{ToolAnnotations, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::define::{ToolAnnotations, ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, Server, ServerError};
 use mcp_contract_runtime::{Content, Context, ErrorContract, JsonObject, JsonRpcErrorCode, LogLevel, McpError, Tool};
 use rmcp::model::{
@@ -378,7 +378,7 @@ fn two_tools_of_one_name_do_not_build() {
     assert!(message.contains("`probe`"), "{message}");
     assert!(
         message.contains(
-            "rule `name-unique`: https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#name-unique"
+            "rule `name-unique`: https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#name-unique"
         ),
         "{message}"
     );

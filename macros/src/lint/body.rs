@@ -34,8 +34,8 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, ExprCall, ExprIf, ExprMatch, ExprMethodCall, ExprPath, Ident, Item, Macro, Token};
 
-use crate::codes::{CODE_NAMES, CODES};
 use crate::diag::Warning;
+use crate::rules::JsonRpcErrorCode;
 
 use self::rethrow::{Body, err_binding, is_rethrow_combinator};
 use self::untyped::{untyped_call, untyped_macro};
@@ -218,7 +218,8 @@ fn mcp_error_call(call: &ExprCall) -> Option<ErrorBuild<'_>> {
             message: call.args.iter().nth(1),
         });
     }
-    let code = CODES.iter().find(|code| code.factory.is_some_and(|factory| method == factory)).map(|code| code.name)?;
+    let code =
+        JsonRpcErrorCode::ALL.into_iter().find(|code| code.factory().is_some_and(|factory| method == factory))?.name();
     Some(ErrorBuild {
         builder: Builder::Factory,
         method,
@@ -240,7 +241,7 @@ fn fail_call(call: &ExprMethodCall) -> Option<ErrorBuild<'_>> {
 }
 
 fn code_name(ident: &Ident) -> Option<&'static str> {
-    CODE_NAMES.iter().find(|code| ident == *code).copied()
+    JsonRpcErrorCode::NAMES.into_iter().find(|code| ident == code)
 }
 
 fn last_path_ident(expr: &Expr) -> Option<&Ident> {

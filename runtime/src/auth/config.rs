@@ -5,6 +5,9 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use super::env::{self, MIN_SECRET_LEN};
+use super::error::AuthConfigError;
+
 /// How callers of the Streamable HTTP transport authenticate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AuthMode {
@@ -69,28 +72,6 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// The shortest HS256 secret accepted, in bytes (the reference's minimum; RFC 7518
-/// asks for a key at least as long as the hash).
-pub const MIN_SECRET_LEN: usize = 32;
-
-/// The environment variables [`AuthConfig::from_env`] reads (the reference framework's names).
-pub mod env {
-    /// `none` (default), `jwt` or `oauth`.
-    pub const MODE: &str = "MCP_AUTH_MODE";
-    /// The HS256 secret of mode `jwt`, at least 32 bytes.
-    pub const SECRET_KEY: &str = "MCP_AUTH_SECRET_KEY";
-    /// The authorization server's issuer URL (mode `oauth`), compared with the `iss` claim.
-    pub const ISSUER_URL: &str = "OAUTH_ISSUER_URL";
-    /// The audience tokens must name in `aud` (mode `oauth`).
-    pub const AUDIENCE: &str = "OAUTH_AUDIENCE";
-    /// Where the issuer's keys are; `<issuer>/.well-known/jwks.json` by default.
-    pub const JWKS_URI: &str = "OAUTH_JWKS_URI";
-    /// This server's resource identifier (RFC 8707, RFC 9728 `resource`).
-    pub const RESOURCE_IDENTIFIER: &str = "MCP_SERVER_RESOURCE_IDENTIFIER";
-    /// `true` to authenticate callers without checking tools' scopes (warned at startup).
-    pub const DISABLE_SCOPE_CHECKS: &str = "MCP_AUTH_DISABLE_SCOPE_CHECKS";
-}
-
 /// The auth settings of a server's Streamable HTTP transport.
 ///
 /// Set it in code with [`Server::auth`](crate::server::Server::auth), or leave
@@ -98,7 +79,7 @@ pub mod env {
 /// a deployment switches modes without a rebuild. Stdio never authenticates.
 ///
 /// ```
-/// use mcp_contract_runtime::auth::{AuthConfig, AuthMode};
+/// use mcp_contract::auth::{AuthConfig, AuthMode};
 /// let jwt = AuthConfig::jwt("a shared secret of at least 32 bytes!!");
 /// assert!(jwt.validate().is_ok());
 /// assert!(AuthConfig::jwt("too short").validate().is_err());
@@ -173,7 +154,7 @@ impl AuthConfig {
     /// [`Self::from_env`] over any source of variables, for tests and config files.
     ///
     /// ```
-    /// use mcp_contract_runtime::auth::AuthConfig;
+    /// use mcp_contract::auth::AuthConfig;
     /// let vars = [("MCP_AUTH_MODE", "jwt"), ("MCP_AUTH_SECRET_KEY", "0123456789abcdef0123456789abcdef")];
     /// let lookup = |name: &str| vars.iter().find(|(key, _)| *key == name).map(|(_, value)| value.to_string());
     /// assert_eq!(AuthConfig::from_lookup(lookup).unwrap().mode().as_str(), "jwt");
@@ -350,97 +331,6 @@ fn check_url(variable: &'static str, url: &str) -> Result<(), AuthConfigError> {
         host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     if loopback { Ok(()) } else { Err(AuthConfigError::InsecureUrl { variable }) }
 }
-
-/// Why an [`AuthConfig`] cannot start a server. No message holds a secret.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum AuthConfigError {
-    /// `MCP_AUTH_MODE` is not `none`, `jwt` or `oauth`.
-    UnknownMode {
-        /// The value given.
-        value: String,
-    },
-    /// Mode `jwt` without `MCP_AUTH_SECRET_KEY`.
-    MissingSecret,
-    /// The `jwt` secret is shorter than [`MIN_SECRET_LEN`] bytes.
-    SecretTooShort,
-    /// Mode `oauth` without `OAUTH_ISSUER_URL`.
-    MissingIssuer,
-    /// Mode `oauth` without `OAUTH_AUDIENCE`.
-    MissingAudience,
-    /// A URL setting is not an `http(s)://` URL.
-    InvalidUrl {
-        /// The setting's variable name.
-        variable: &'static str,
-    },
-    /// A URL setting uses plain HTTP to a host that is not loopback.
-    InsecureUrl {
-        /// The setting's variable name.
-        variable: &'static str,
-    },
-    /// A boolean variable holds something else than true/false.
-    InvalidFlag {
-        /// The variable's name.
-        variable: &'static str,
-        /// The value given.
-        value: String,
-    },
-    /// The mode needs the `auth` feature, which this build lacks.
-    FeatureDisabled {
-        /// The mode asked for.
-        mode: AuthMode,
-    },
-    /// Mode `oauth`: the HTTPS client that fetches the issuer's keys could not
-    /// be set up (no usable root certificates on this machine, for one).
-    KeyClient {
-        /// What the TLS stack said.
-        reason: String,
-    },
-}
-
-impl fmt::Display for AuthConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::UnknownMode { value } => {
-                write!(f, "{} is `{value}`; use `none`, `jwt` or `oauth`", env::MODE)
-            }
-            Self::MissingSecret => write!(
-                f,
-                "auth mode `jwt` needs a shared secret: set {} to at least {MIN_SECRET_LEN} bytes",
-                env::SECRET_KEY
-            ),
-            Self::SecretTooShort => write!(
-                f,
-                "the `jwt` secret ({}) is shorter than {MIN_SECRET_LEN} bytes; use a longer random secret",
-                env::SECRET_KEY
-            ),
-            Self::MissingIssuer => write!(f, "auth mode `oauth` needs the issuer: set {}", env::ISSUER_URL),
-            Self::MissingAudience => {
-                write!(f, "auth mode `oauth` needs the audience tokens are minted for: set {}", env::AUDIENCE)
-            }
-            Self::InvalidUrl { variable } => write!(f, "{variable} is not an http(s) URL"),
-            Self::InsecureUrl { variable } => write!(
-                f,
-                "{variable} uses plain http to a host that is not loopback; keys fetched that way could be \
-                 swapped in transit: use https"
-            ),
-            Self::InvalidFlag { variable, value } => {
-                write!(f, "{variable} is `{value}`; use `true` or `false`")
-            }
-            Self::FeatureDisabled { mode } => write!(
-                f,
-                "auth mode `{mode}` needs the `auth` feature of mcp-contract, which this build lacks; enable it \
-                 (it is on by default) or set {} to `none`",
-                env::MODE
-            ),
-            Self::KeyClient { reason } => {
-                write!(f, "the HTTPS client for the issuer's keys ({}) cannot start: {reason}", env::JWKS_URI)
-            }
-        }
-    }
-}
-
-impl std::error::Error for AuthConfigError {}
 
 #[cfg(test)]
 mod tests {

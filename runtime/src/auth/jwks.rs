@@ -15,8 +15,8 @@ use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
 use tokio::sync::Mutex;
 
-use super::AuthConfigError;
-use super::verify::TokenError;
+use super::error::AuthConfigError;
+use super::error::TokenError;
 
 /// A JWKS larger than this is not a key set.
 const MAX_JWKS_BYTES: usize = 1024 * 1024;

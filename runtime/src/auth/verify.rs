@@ -6,10 +6,11 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
-use super::config::{AuthConfig, AuthConfigError, AuthMode};
+use super::config::{AuthConfig, AuthMode};
+use super::error::{AuthConfigError, TokenError};
 use super::jwks::JwksCache;
-use super::{AuthInfo, ClaimsError};
-use crate::errors::JsonObject;
+use crate::call::AuthInfo;
+use crate::error::JsonObject;
 
 /// The algorithms of mode `oauth`: asymmetric only, so a token signed with a
 /// shared secret (or with `alg: none`) never reaches a key.
@@ -30,7 +31,7 @@ const OAUTH_ALGORITHMS: [Algorithm; 8] = [
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use mcp_contract_runtime::auth::{AuthConfig, TokenError, TokenVerifier};
+/// use mcp_contract::auth::{AuthConfig, TokenError, TokenVerifier};
 /// let verifier = TokenVerifier::new(&AuthConfig::jwt("0123456789abcdef0123456789abcdef")).unwrap().unwrap();
 /// assert_eq!(verifier.verify("not.a.token").await.unwrap_err(), TokenError::Malformed);
 /// # });
@@ -167,56 +168,3 @@ fn ensure_crypto_provider() {
         let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
     }
 }
-
-/// Why a bearer token was refused. The `Display` text goes into the 401's
-/// `error_description`: it never quotes the token or its claims.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum TokenError {
-    /// Not a JWT, or undecodable.
-    Malformed,
-    /// The header's `alg` is not one this mode accepts (`none`, or a shared-secret
-    /// algorithm presented to the JWKS verifier, ..).
-    DisallowedAlgorithm,
-    /// No key of the issuer's set fits the token's `kid` and `alg`.
-    UnknownKey,
-    /// The signature does not verify.
-    BadSignature,
-    /// `exp` is past.
-    Expired,
-    /// `nbf` is in the future.
-    NotYetValid,
-    /// `iss` is not the configured issuer.
-    WrongIssuer,
-    /// `aud` does not name the configured audience.
-    WrongAudience,
-    /// The token does not name this server's resource identifier (RFC 8707).
-    WrongResource,
-    /// A claim the mode requires (`exp`, `iss`, `aud`) is missing.
-    MissingClaim,
-    /// The claims cannot describe a caller.
-    Claims(ClaimsError),
-    /// The issuer's keys cannot be fetched: the server cannot verify anything.
-    KeysUnavailable,
-}
-
-impl fmt::Display for TokenError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Malformed => "the bearer token is not a well-formed JWT",
-            Self::DisallowedAlgorithm => "the token's signing algorithm is not accepted by this server",
-            Self::UnknownKey => "the token names no signing key of the issuer",
-            Self::BadSignature => "the token's signature does not verify",
-            Self::Expired => "the token has expired",
-            Self::NotYetValid => "the token is not valid yet",
-            Self::WrongIssuer => "the token was issued by another issuer",
-            Self::WrongAudience => "the token was issued for another audience",
-            Self::WrongResource => "the token was not issued for this resource",
-            Self::MissingClaim => "the token lacks a required claim (exp, iss or aud)",
-            Self::Claims(err) => return err.fmt(f),
-            Self::KeysUnavailable => "the authorization server's signing keys cannot be fetched",
-        })
-    }
-}
-
-impl std::error::Error for TokenError {}

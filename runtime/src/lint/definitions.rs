@@ -11,18 +11,15 @@
 use std::collections::HashMap;
 use std::collections::HashSet;
 
-use super::rules::{
+use super::{DefinitionKind, Diagnostic};
+use crate::define::ToolDefinition;
+use crate::error::{ErrorContract, JsonRpcErrorCode};
+use crate::rules::{
     ANNOTATION_COHERENCE, AUTH_SCOPE_FORMAT, DESCRIPTION_REQUIRED, ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
     ERROR_CONTRACT_REASON_FORMAT, ERROR_CONTRACT_REASON_REQUIRED, ERROR_CONTRACT_REASON_UNIQUE,
     ERROR_CONTRACT_RECOVERY_EMPTY, ERROR_CONTRACT_RECOVERY_MIN_WORDS, ERROR_CONTRACT_WHEN_REQUIRED, NAME_FORMAT,
-    NAME_REQUIRED, NAME_UNIQUE,
+    NAME_REQUIRED, NAME_UNIQUE, check,
 };
-use super::{DefinitionKind, Diagnostic};
-use crate::contract::{ErrorContract, ToolDefinition};
-use crate::errors::JsonRpcErrorCode;
-
-/// A recovery hint shorter than this names no next step.
-const MIN_RECOVERY_WORDS: usize = 5;
 
 pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagnostic>) {
     let name = definition.name;
@@ -30,7 +27,7 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
         out.push(Diagnostic::new(rule, DefinitionKind::Tool, name, path, text));
     };
 
-    if check_name_required(DefinitionKind::Tool, name, "get_object", out) && !is_valid_tool_name(name) {
+    if check_name_required(DefinitionKind::Tool, name, "get_object", out) && !check::is_valid_name(name) {
         report(
             out,
             NAME_FORMAT,
@@ -53,7 +50,7 @@ pub(super) fn check_definition(definition: &ToolDefinition, out: &mut Vec<Diagno
     }
 
     for (index, scope) in definition.auth_scopes.iter().enumerate() {
-        if scope.trim().is_empty() || scope.chars().any(char::is_whitespace) {
+        if !check::is_valid_scope(scope) {
             report(
                 out,
                 AUTH_SCOPE_FORMAT,
@@ -119,12 +116,12 @@ pub(super) fn check_contract(kind: DefinitionKind, name: &str, errors: &[ErrorCo
                 "a failure mode has an empty `reason`: give it a snake_case name such as `not_in_collection`".into(),
             );
         } else {
-            if !is_snake_case(reason) {
+            if !check::is_snake_case(reason) {
                 report(
                     out,
                     ERROR_CONTRACT_REASON_FORMAT,
                     at("reason"),
-                    format!("reason `{reason}` is not snake_case (`^[a-z][a-z0-9_]*$`)"),
+                    format!("reason `{reason}` is not snake_case (`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)"),
                 );
             }
             if !seen.insert(reason) {
@@ -154,7 +151,7 @@ pub(super) fn check_contract(kind: DefinitionKind, name: &str, errors: &[ErrorCo
                 format!("reason `{reason}` has an empty `when`: say when this failure happens"),
             );
         }
-        let words = entry.recovery.split_whitespace().count();
+        let words = check::recovery_words(entry.recovery);
         if words == 0 {
             report(
                 out,
@@ -164,13 +161,14 @@ pub(super) fn check_contract(kind: DefinitionKind, name: &str, errors: &[ErrorCo
                     "reason `{reason}` has an empty `recovery`: tell the model what to do next, in a full sentence"
                 ),
             );
-        } else if words < MIN_RECOVERY_WORDS {
+        } else if words < check::MIN_RECOVERY_WORDS {
             report(
                 out,
                 ERROR_CONTRACT_RECOVERY_MIN_WORDS,
                 at("recovery"),
                 format!(
-                    "the `recovery` of reason `{reason}` has {words} word(s): a useful hint names the next step in at least {MIN_RECOVERY_WORDS} words"
+                    "the `recovery` of reason `{reason}` has {words} word(s): a useful hint names the next step in at least {} words",
+                    check::MIN_RECOVERY_WORDS
                 ),
             );
         }
@@ -227,24 +225,13 @@ pub(super) fn check_unique_names<'a>(
     }
 }
 
-/// `^[A-Za-z0-9._-]{1,128}$`.
-pub(crate) fn is_valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-}
-
-/// `^[a-z][a-z0-9_]*$`, as the reference checks reasons.
-fn is_snake_case(name: &str) -> bool {
-    name.starts_with(|ch: char| ch.is_ascii_lowercase())
-        && name.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::contract::{ErrorContract, ToolAnnotations};
-    use crate::errors::JsonObject;
+    use crate::define::ToolAnnotations;
+    use crate::error::{ErrorContract, JsonObject};
 
     fn definition() -> ToolDefinition {
         ToolDefinition {

@@ -36,11 +36,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 
-use super::rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
 use super::schema::resolve;
 use super::{DefinitionKind, Diagnostic};
-use crate::contract::{Content, DynTool, FormatSample, ToolOutput};
-use crate::errors::JsonObject;
+use crate::define::{Content, DynTool, FormatSample, ToolOutput};
+use crate::error::JsonObject;
+use crate::rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
 use crate::schema::is_object_schema;
 
 /// How deep the walk descends: each object field, array element and union branch is a level.

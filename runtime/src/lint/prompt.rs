@@ -10,11 +10,11 @@
 use serde_json::Value;
 
 use super::definitions::{check_contract, check_description, check_name_required};
-use super::rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
 use super::schema::portability;
 use super::{DefinitionKind, Diagnostic, LintOptions};
-use crate::errors::JsonObject;
-use crate::prompt::{DynPrompt, PromptDefinition};
+use crate::define::{DynPrompt, PromptDefinition};
+use crate::error::JsonObject;
+use crate::rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
 use crate::schema::is_object_schema;
 
 const KIND: DefinitionKind = DefinitionKind::Prompt;
@@ -117,10 +117,9 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::context::Context;
-    use crate::contract::{ErrorContract, NoArguments};
-    use crate::errors::{JsonRpcErrorCode, McpError};
-    use crate::prompt::{Prompt, PromptMessage, prompt_arguments};
+    use crate::call::Context;
+    use crate::define::{NoArguments, Prompt, PromptMessage, prompt_arguments};
+    use crate::error::{ErrorContract, JsonRpcErrorCode, McpError};
 
     struct Fixture<A>(&'static PromptDefinition, std::marker::PhantomData<A>);
 

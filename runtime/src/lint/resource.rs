@@ -18,13 +18,13 @@
 use serde_json::Value;
 
 use super::definitions::{check_contract, check_description, check_name_required};
-use super::rules::{
+use super::{DefinitionKind, Diagnostic};
+use crate::define::DynResource;
+use crate::error::JsonObject;
+use crate::rules::{
     RESOURCE_MIME_TYPE_FORMAT, RESOURCE_NAME_NOT_URI, SCHEMA_IS_OBJECT, TEMPLATE_PARAMS_ALIGN, URI_TEMPLATE_REQUIRED,
     URI_TEMPLATE_VALID,
 };
-use super::{DefinitionKind, Diagnostic};
-use crate::errors::JsonObject;
-use crate::resource::DynResource;
 use crate::schema::is_object_schema;
 use mcp_contract_uri_template::UriTemplate;
 
@@ -243,10 +243,9 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::context::Context;
-    use crate::contract::{ErrorContract, NoArguments};
-    use crate::errors::{JsonRpcErrorCode, McpError};
-    use crate::resource::{Resource, ResourceContents, ResourceDefinition};
+    use crate::call::Context;
+    use crate::define::{NoArguments, Resource, ResourceContents, ResourceDefinition};
+    use crate::error::{ErrorContract, JsonRpcErrorCode, McpError};
 
     /// A hand-written resource of `definition` whose params are `P`.
     struct Fixture<P>(&'static ResourceDefinition, std::marker::PhantomData<P>);

@@ -10,13 +10,13 @@
 
 use serde_json::Value;
 
-use super::rules::{
+use super::{DefinitionKind, Diagnostic, LintOptions, Profile};
+use crate::define::ToolDefinition;
+use crate::error::JsonObject;
+use crate::rules::{
     DESCRIBE_ON_FIELDS, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY, SCHEMA_IS_OBJECT,
     SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD,
 };
-use super::{DefinitionKind, Diagnostic, LintOptions, Profile};
-use crate::contract::ToolDefinition;
-use crate::errors::JsonObject;
 use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
 
 pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
@@ -332,7 +332,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contract::ToolAnnotations;
+    use crate::define::ToolAnnotations;
 
     fn object(value: Value) -> Arc<JsonObject> {
         Arc::new(value.as_object().cloned().unwrap_or_default())

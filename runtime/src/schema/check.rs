@@ -9,7 +9,7 @@ use super::PORTABLE_FORMATS;
 use super::walk::{
     BOOLEAN_OK, DEFINITION_KEYWORDS, DefKey, escape_pointer, parse_ref, recursive_definitions, refers_to, subschemas,
 };
-use crate::errors::JsonObject;
+use crate::error::JsonObject;
 
 /// Something in a schema that some LLM vendor or MCP client rejects.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl fmt::Display for PortabilityProblem {
 /// The definition linter reports these; tests can assert that a schema has none.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::{PortabilityProblemKind, portability_problems};
+/// use mcp_contract::schema::{PortabilityProblemKind, portability_problems};
 /// use serde_json::json;
 ///
 /// let schema = json!({

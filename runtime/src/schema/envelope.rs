@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{ANNOTATIONS, into_object, is_object_schema, portable};
-use crate::errors::JsonObject;
+use crate::error::JsonObject;
 
 /// The schema a server advertises as the `outputSchema` of a tool whose
 /// success shape is `success`: it also accepts the tool's error results,
@@ -23,7 +23,7 @@ use crate::errors::JsonObject;
 /// `{"type": "object", "anyOf": [success, error envelope]}`.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::{output_schema, widen_for_error_results};
+/// use mcp_contract::schema::{output_schema, widen_for_error_results};
 /// use serde_json::json;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -71,7 +71,7 @@ pub fn widen_for_error_results(success: &JsonObject) -> JsonObject {
 /// The schema of a tool error's structured content alone: `{"error": {code, message, data?}}`.
 ///
 /// ```
-/// use mcp_contract_runtime::{McpError, render::structured_error, schema::error_envelope_schema};
+/// use mcp_contract::{McpError, render::structured_error, schema::error_envelope_schema};
 /// let schema = error_envelope_schema();
 /// assert_eq!(schema["required"], serde_json::json!(["error"]));
 /// // What `render` sends has exactly the fields the schema allows.

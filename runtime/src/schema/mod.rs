@@ -112,7 +112,7 @@ use serde_json::Value;
 pub use self::check::{PortabilityProblem, PortabilityProblemKind, portability_problems};
 pub use self::envelope::{error_envelope_schema, widen_for_error_results};
 pub use self::portable::portable;
-use crate::errors::JsonObject;
+use crate::error::JsonObject;
 
 /// The `format` values every vendor accepts: OpenAI's nine.
 pub const PORTABLE_FORMATS: [&str; 9] =
@@ -132,7 +132,7 @@ const ANNOTATIONS: [&str; 8] =
 /// fields), which some vendors require of a function's parameters.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::input_schema;
+/// use mcp_contract::schema::input_schema;
 /// use serde_json::json;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -172,7 +172,7 @@ pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
 /// returned as it is; [`is_object_schema`] tells.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::output_schema;
+/// use mcp_contract::schema::output_schema;
 /// use serde_json::json;
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -215,7 +215,7 @@ fn generate<T: JsonSchema>(settings: SchemaSettings) -> JsonObject {
 /// a tool's `inputSchema` and `outputSchema`.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::{input_schema, is_object_schema};
+/// use mcp_contract::schema::{input_schema, is_object_schema};
 /// #[derive(schemars::JsonSchema)]
 /// struct Input { query: String }
 /// assert!(is_object_schema(&input_schema::<Input>()));

@@ -10,7 +10,7 @@ use super::walk::{
     refers_to, subschemas_mut,
 };
 use super::{ANNOTATIONS, PORTABLE_FORMATS, into_object};
-use crate::errors::JsonObject;
+use crate::error::JsonObject;
 
 /// The JSON types, in the order written in a `type` array.
 const JSON_TYPES: [&str; 7] = ["object", "array", "string", "number", "integer", "boolean", "null"];
@@ -24,7 +24,7 @@ const JSON_TYPES: [&str; 7] = ["object", "array", "string", "number", "integer",
 /// `portable` twice gives the same schema as applying it once.
 ///
 /// ```
-/// use mcp_contract_runtime::schema::{portable, portability_problems};
+/// use mcp_contract::schema::{portable, portability_problems};
 /// use serde_json::json;
 ///
 /// let rmcp_style = json!({

@@ -2,8 +2,8 @@
 //! with the validators real clients use.
 
 use super::*;
-use crate::errors::McpError;
-use crate::render::structured_error;
+use crate::error::McpError;
+use crate::error::render::structured_error;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -157,7 +157,7 @@ fn all_schemas() -> Vec<(&'static str, JsonObject)> {
         ("Lookup in", (*input_schema::<Lookup>()).clone()),
         ("Mixed in", (*input_schema::<Mixed>()).clone()),
         ("HasErrorField out", (*output_schema::<HasErrorField>()).clone()),
-        ("NoArguments in", (*input_schema::<crate::contract::NoArguments>()).clone()),
+        ("NoArguments in", (*input_schema::<crate::define::NoArguments>()).clone()),
     ];
     let widened: Vec<_> = schemas
         .iter()
@@ -375,7 +375,7 @@ fn tagged_enum_root_is_an_object_schema() {
 #[test]
 fn empty_input_has_properties_and_keeps_additional_properties_false() {
     assert_eq!(
-        value(&input_schema::<crate::contract::NoArguments>()),
+        value(&input_schema::<crate::define::NoArguments>()),
         json!({
             "description": "The arguments of a tool whose handler takes no input: an empty object.",
             "type": "object",

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::errors::JsonObject;
+use crate::error::JsonObject;
 
 /// A local definition: the root (`#`), or an entry of the root's `$defs` or `definitions`.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -9,26 +9,22 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::FutureExt;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock, ErrorCode, ErrorData, GetPromptRequestParams,
-    GetPromptResult, MetaObject, PromptsCapability, Reference, ResourcesCapability, ServerCapabilities,
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResult, PromptsCapability,
+    Reference, ResourcesCapability, ServerCapabilities,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::handler::{ERRORS_META_KEY, REQUEST_CANCELLED, panic_message};
+use super::invoke::{Answer, guarded};
+use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{Server, ServerError};
-use crate::completion::{Completion, CompletionRequest};
-use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract, cap_quoted};
-use crate::errors::{JsonObject, McpError};
-use crate::prompt::{DynPrompt, PromptContent, PromptDefinition, PromptMessage, Role};
-use crate::resource::{DynResource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
-use crate::state::{StateMap, StateType};
+use crate::call::{BoxFuture, Context, StateMap, StateType};
+use crate::define::arguments::cap_quoted;
+use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
+use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, UriTemplate};
 
 /// The three kinds of things a server offers, which share one namespace of names.
@@ -189,9 +185,6 @@ impl Registered {
 /// up to the square of the URI's length: a longer URI is no resource this
 /// server has, answered at once.
 pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
-
-/// A handler's outcome: its value, or the JSON-RPC error the client gets.
-type Answer<T> = Result<T, ErrorData>;
 
 impl Catalog {
     /// Declare `resources`, `prompts` and `completions` only for what the server has.
@@ -380,132 +373,4 @@ fn unknown_argument(argument: &str, owner: &str, name: &str) -> ErrorData {
         format!("`{argument}` is not an argument of {owner} `{name}`."),
         Some(json!({ "argument": argument })),
     )
-}
-
-/// Run a resource, prompt or completion handler: its error in the JSON-RPC
-/// envelope; a panic as an InternalError without its message (which may hold
-/// internals), the server serving on; a cancelled request as rmcp's
-/// cancellation answer.
-async fn guarded<T>(
-    future: BoxFuture<'_, Result<T, McpError>>,
-    cancellation: &CancellationToken,
-    kind: PrimitiveKind,
-    name: &'static str,
-) -> Answer<T> {
-    let call = AssertUnwindSafe(future).catch_unwind();
-    let outcome = tokio::select! {
-        biased;
-        () = cancellation.cancelled() => {
-            return Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this request.", None));
-        }
-        outcome = call => outcome,
-    };
-    match outcome {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(err)) => {
-            tracing::debug!(%kind, name, code = %err.code(), message = err.message(), "request failed");
-            Err(envelope(&err))
-        }
-        Err(panic) => {
-            tracing::error!(%kind, name, panic = panic_message(panic.as_ref()), "handler panicked");
-            Err(envelope(&McpError::internal_error(format!(
-                "The {kind} `{name}` failed with an internal error. The details stay in the server's log; \
-                 the server keeps serving other requests."
-            ))))
-        }
-    }
-}
-
-/// An [`McpError`] as a JSON-RPC error: the same `{code, message, data?}` a tool
-/// error's `structuredContent.error` holds.
-fn envelope(err: &McpError) -> ErrorData {
-    ErrorData::new(ErrorCode(err.code().as_i32()), err.message().to_owned(), err.data().cloned().map(Value::Object))
-}
-
-fn wire_content(content: ResourceContent, uri: &str, mime_type: Option<&str>) -> rmcp::model::ResourceContents {
-    let uri = content.uri.unwrap_or_else(|| uri.to_owned());
-    let mime_type = content.mime_type.or_else(|| mime_type.map(str::to_owned));
-    match content.body {
-        ResourceBody::Text(text) => {
-            rmcp::model::ResourceContents::TextResourceContents { uri, mime_type, text, meta: None }
-        }
-        ResourceBody::Blob(blob) => {
-            rmcp::model::ResourceContents::BlobResourceContents { uri, mime_type, blob, meta: None }
-        }
-    }
-}
-
-fn wire_contents(contents: ResourceContents, uri: &str, mime_type: Option<&str>) -> Vec<rmcp::model::ResourceContents> {
-    contents.into_contents().into_iter().map(|content| wire_content(content, uri, mime_type)).collect()
-}
-
-fn wire_message(message: PromptMessage) -> rmcp::model::PromptMessage {
-    let role = match message.role {
-        Role::User => rmcp::model::Role::User,
-        Role::Assistant => rmcp::model::Role::Assistant,
-    };
-    let content = match message.content {
-        PromptContent::Text(text) => ContentBlock::text(text),
-        PromptContent::Image { data, mime_type } => ContentBlock::image(data, mime_type),
-        PromptContent::Resource(content) => {
-            // `PromptMessage::resource` always sets the URI.
-            let uri = content.uri.clone().unwrap_or_default();
-            ContentBlock::resource(wire_content(content, &uri, None))
-        }
-    };
-    rmcp::model::PromptMessage::new(role, content)
-}
-
-fn wire_completion(completion: Completion) -> CompletionInfo {
-    let Completion { mut values, total, mut has_more, .. } = completion;
-    if values.len() > Completion::MAX_VALUES {
-        values.truncate(Completion::MAX_VALUES);
-        has_more = true;
-    }
-    CompletionInfo::with_pagination(values, total, has_more).unwrap_or_default()
-}
-
-fn contract_meta(errors: &'static [ErrorContract]) -> Option<MetaObject> {
-    if errors.is_empty() {
-        return None;
-    }
-    let mut meta = JsonObject::new();
-    meta.insert(ERRORS_META_KEY.to_owned(), serde_json::to_value(errors).unwrap_or(Value::Array(Vec::new())));
-    Some(MetaObject(meta))
-}
-
-fn listed_resource(definition: &ResourceDefinition) -> rmcp::model::Resource {
-    let mut resource = rmcp::model::Resource::new(definition.uri, definition.name);
-    resource.title = definition.title.map(str::to_owned);
-    resource.description = definition.description.map(str::to_owned);
-    resource.mime_type = definition.mime_type.map(str::to_owned);
-    resource.meta = contract_meta(definition.errors);
-    resource
-}
-
-fn listed_template(definition: &ResourceDefinition) -> rmcp::model::ResourceTemplate {
-    let mut template = rmcp::model::ResourceTemplate::new(definition.uri, definition.name);
-    template.title = definition.title.map(str::to_owned);
-    template.description = definition.description.map(str::to_owned);
-    template.mime_type = definition.mime_type.map(str::to_owned);
-    template.meta = contract_meta(definition.errors);
-    template
-}
-
-fn listed_prompt(definition: &PromptDefinition) -> rmcp::model::Prompt {
-    let arguments = definition
-        .arguments
-        .iter()
-        .map(|argument| {
-            let mut listed = rmcp::model::PromptArgument::new(argument.name.as_str()).with_required(argument.required);
-            if let Some(description) = &argument.description {
-                listed = listed.with_description(description.as_str());
-            }
-            listed
-        })
-        .collect::<Vec<_>>();
-    let mut prompt = rmcp::model::Prompt::new(definition.name, definition.description, Some(arguments));
-    prompt.title = definition.title.map(str::to_owned);
-    prompt.meta = contract_meta(definition.errors);
-    prompt
 }

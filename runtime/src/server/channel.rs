@@ -16,8 +16,7 @@ use rmcp::model::{
 use rmcp::service::Peer;
 use serde_json::Value;
 
-use crate::context::{ClientChannel, LogLevel};
-use crate::contract::BoxFuture;
+use crate::call::{BoxFuture, ClientChannel, LogLevel};
 
 /// The capabilities a tool server declares: tools, and logging for [`PeerChannel::log`].
 pub(super) fn capabilities() -> ServerCapabilities {

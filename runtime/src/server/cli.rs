@@ -84,7 +84,7 @@ impl Server {
     /// Bad arguments print the usage and exit with 2.
     ///
     /// ```no_run
-    /// use mcp_contract_runtime::server::Server;
+    /// use mcp_contract::server::Server;
     ///
     /// #[tokio::main]
     /// async fn main() -> std::process::ExitCode {

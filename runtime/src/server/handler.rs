@@ -1,38 +1,27 @@
 //! The rmcp [`ServerHandler`] over a set of [`DynTool`]s: `initialize`,
 //! `tools/list` and `tools/call`, plus the client channel of a call.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
-    ErrorCode, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::catalog::Catalog;
 use super::channel::{self, PeerChannel};
-use crate::auth::{AuthConfig, AuthInfo, ScopePolicy};
-use crate::context::{Context, LogLevel};
-use crate::contract::{Content, DynTool, ErrorContract, ToolDefinition, ToolOutput};
-use crate::errors::{JsonObject, McpError};
-use crate::render;
-use crate::state::StateMap;
-
-/// The `_meta` key under which `tools/list` publishes a tool's error contract:
-/// a list of `{reason, code, when, recovery, retryable}`.
-pub const ERRORS_META_KEY: &str = "io.github.mcp-contract/errors";
-
-/// The JSON-RPC code of the answer to a request the client cancelled. Clients
-/// drop that answer; the code only matters in logs (it is LSP's `RequestCancelled`).
-pub(super) const REQUEST_CANCELLED: i32 = -32800;
+use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::wire::{error_result, listed_tool};
+use crate::auth::AuthConfig;
+use crate::call::{AuthInfo, Context, LogLevel, ScopePolicy, StateMap};
+use crate::define::DynTool;
+use crate::error::ErrorContract;
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -193,7 +182,7 @@ impl ServerHandler for ToolServer {
             // A protocol error, as rmcp's own router answers: the request names
             // nothing this server can run. -32602 (InvalidParams).
             // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
-            let name = crate::contract::cap_quoted(&request.name);
+            let name = crate::define::arguments::cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
                 None,
@@ -239,7 +228,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
         // rmcp's default answers with the method name as the whole message,
         // at any length; the name is the client's, so it is quoted capped.
-        let method = crate::contract::cap_quoted(&request.method);
+        let method = crate::define::arguments::cap_quoted(&request.method);
         Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
     }
 
@@ -308,149 +297,6 @@ impl ServerHandler for ToolServer {
     }
 }
 
-/// The client cancelled the call before the handler finished.
-struct Cancelled;
-
-/// Run one tool call: decode, handle, render; every failure becomes a tool
-/// error result. A panicking handler becomes an InternalError result without
-/// its panic message (which may hold internals), and the server keeps serving.
-///
-/// The call runs on a task of its own, so that a handler that holds its worker
-/// thread for a while delays no other call on the connection, and a cancelled
-/// call is aborted at its next `.await`. (A plain `fn` handler runs on the
-/// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
-/// it checks [`Context::is_cancelled`] itself.)
-async fn run_tool(
-    tool: Arc<dyn DynTool>,
-    arguments: JsonObject,
-    ctx: Context,
-    cancellation: &CancellationToken,
-) -> Result<CallToolResult, Cancelled> {
-    let name = tool.definition().name;
-    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }));
-    let outcome = tokio::select! {
-        biased;
-        () = cancellation.cancelled() => return Err(Cancelled),
-        outcome = call => outcome,
-    };
-    Ok(match outcome {
-        Ok(Ok(output)) => success_result(output),
-        Ok(Err(err)) => {
-            tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
-            error_result(&err)
-        }
-        Err(failure) => {
-            let message = if failure.is_panic() {
-                panic_message(failure.into_panic().as_ref()).to_owned()
-            } else {
-                "the task running the call was stopped".to_owned()
-            };
-            tracing::error!(tool = name, panic = message, "tool handler panicked");
-            error_result(&McpError::internal_error(format!(
-                "The tool `{name}` failed with an internal error. The details stay in the server's log; \
-                 the server keeps serving other calls."
-            )))
-        }
-    })
-}
-
-/// A spawned call, aborted when the request that started it goes away
-/// (cancelled, or its session closed).
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Future for AbortOnDrop<T> {
-    type Output = Result<T, tokio::task::JoinError>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(cx)
-    }
-}
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    if let Some(message) = panic.downcast_ref::<&'static str>() {
-        message
-    } else if let Some(message) = panic.downcast_ref::<String>() {
-        message
-    } else {
-        "<non-string panic payload>"
-    }
-}
-
-fn success_result(output: ToolOutput) -> CallToolResult {
-    let mut result = CallToolResult::success(output.content.into_iter().map(content_block).collect());
-    result.structured_content = output.structured;
-    result
-}
-
-/// The tool-error result of `err`: the same JSON as [`render::tool_error_result`].
-fn error_result(err: &McpError) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(render::error_text(err))]);
-    result.structured_content = Some(render::structured_error(err));
-    result
-}
-
-fn content_block(content: Content) -> ContentBlock {
-    use crate::contract::EmbeddedResource;
-    use rmcp::model::ResourceContents;
-    match content {
-        Content::Text { text } => ContentBlock::text(text),
-        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
-        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
-        Content::Resource { resource: EmbeddedResource::Text { uri, mime_type, text } } => {
-            ContentBlock::resource(ResourceContents::TextResourceContents { uri, mime_type, text, meta: None })
-        }
-        Content::Resource { resource: EmbeddedResource::Blob { uri, mime_type, blob } } => {
-            ContentBlock::resource(ResourceContents::BlobResourceContents { uri, mime_type, blob, meta: None })
-        }
-        Content::ResourceLink(link) => {
-            let mut resource = rmcp::model::Resource::new(link.uri, link.name);
-            resource.title = link.title;
-            resource.description = link.description;
-            resource.mime_type = link.mime_type;
-            ContentBlock::resource_link(resource)
-        }
-    }
-}
-
-/// A tool's `tools/list` entry.
-fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
-    let mut tool = rmcp::model::Tool::new_with_raw(
-        definition.name,
-        definition.description.map(Cow::Borrowed),
-        Arc::clone(&definition.input_schema),
-    );
-    if let Some(title) = definition.title {
-        tool = tool.with_title(title);
-    }
-    if let Some(schema) = &definition.output_schema {
-        // Strict clients validate error results against it too; see `schema::widen_for_error_results`.
-        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(schema)));
-    }
-    if !definition.annotations.is_empty() {
-        let a = definition.annotations;
-        tool = tool.with_annotations(rmcp::model::ToolAnnotations::from_raw(
-            a.title.map(str::to_owned),
-            a.read_only_hint,
-            a.destructive_hint,
-            a.idempotent_hint,
-            a.open_world_hint,
-        ));
-    }
-    if !definition.errors.is_empty() {
-        let mut meta = JsonObject::new();
-        let errors = serde_json::to_value(definition.errors).unwrap_or(Value::Array(Vec::new()));
-        meta.insert(ERRORS_META_KEY.to_owned(), errors);
-        tool = tool.with_meta(MetaObject(meta));
-    }
-    tool
-}
-
 /// Every list is answered whole, on one page without a `nextCursor`, so no
 /// cursor a client sends is one this server gave: MCP's pagination says an
 /// invalid cursor SHOULD get -32602 (InvalidParams), rather than the first page
@@ -459,7 +305,7 @@ fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<
     match request.and_then(|request| request.cursor.as_deref()) {
         None => Ok(()),
         Some(cursor) => {
-            let cursor = crate::contract::cap_quoted(cursor);
+            let cursor = crate::define::arguments::cap_quoted(cursor);
             Err(ErrorData::invalid_params(
                 format!(
                     "The cursor `{cursor}` is none this server gave: it answers {method} on one page. \
@@ -468,42 +314,5 @@ fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<
                 Some(serde_json::json!({ "cursor": cursor })),
             ))
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::contract::{EmbeddedResource, ResourceLink};
-
-    #[test]
-    fn every_content_kind_reaches_rmcp_as_its_own_mcp_json() {
-        let blocks = [
-            Content::text("Wheat Field with Cypresses"),
-            Content::image("iVBORw0KGgo=", "image/png"),
-            Content::audio("UklGRiQAAABXQVZF", "audio/wav"),
-            Content::resource(EmbeddedResource::text("museum://objects/1", "{}").with_mime_type("application/json")),
-            Content::resource(EmbeddedResource::text("museum://objects/2", "A vase.")),
-            Content::resource(
-                EmbeddedResource::blob("museum://objects/1/scan", "JVBERi0=").with_mime_type("application/pdf"),
-            ),
-            Content::resource_link(
-                ResourceLink::new("museum://objects/1/image", "image-1")
-                    .with_title("Image of object 1")
-                    .with_description("The museum's photograph.")
-                    .with_mime_type("image/jpeg"),
-            ),
-            Content::resource_link(ResourceLink::new("museum://objects/2", "object-2")),
-        ];
-        for content in blocks {
-            let ours = serde_json::to_value(&content).unwrap();
-            let sent = serde_json::to_value(content_block(content)).unwrap();
-            assert_eq!(sent, ours);
-        }
-        let embedded = content_block(Content::resource(EmbeddedResource::blob("museum://x", "AA==")));
-        assert_eq!(
-            serde_json::to_value(embedded).unwrap(),
-            serde_json::json!({"type": "resource", "resource": {"uri": "museum://x", "blob": "AA=="}})
-        );
     }
 }

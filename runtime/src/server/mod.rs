@@ -17,9 +17,9 @@
 //!   JSON-RPC error -32602.
 //!
 //! ```no_run
-//! use mcp_contract_runtime::server::Server;
+//! use mcp_contract::server::Server;
 //! # fn tools(server: Server) -> Server { server }
-//! # async fn run() -> Result<(), mcp_contract_runtime::server::ServerError> {
+//! # async fn run() -> Result<(), mcp_contract::server::ServerError> {
 //! let server = Server::new("museum", "1.0.0").instructions("Search the collection, then fetch objects by id.");
 //! tools(server).serve_stdio().await
 //! # }
@@ -31,10 +31,12 @@ mod channel;
 mod cli;
 mod guard;
 mod handler;
+mod invoke;
 mod jsonrpc;
 mod lines;
 mod listener;
 mod transport;
+mod wire;
 
 use std::collections::HashMap;
 use std::error::Error as StdError;
@@ -44,18 +46,19 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::auth::{AuthConfig, AuthConfigError};
-use crate::contract::DynTool;
+use crate::call::StateMap;
+use crate::define::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
-use crate::state::StateMap;
 
 pub use catalog::PrimitiveKind;
-pub use handler::{ERRORS_META_KEY, ToolServer};
+pub use handler::ToolServer;
 pub use transport::HttpOptions;
+pub use wire::ERRORS_META_KEY;
 
 /// A server under construction: its identity, instructions, tools and shared state.
 ///
 /// ```
-/// use mcp_contract_runtime::server::Server;
+/// use mcp_contract::server::Server;
 /// let server = Server::new("museum", "1.0.0").title("Museum collection").build().unwrap();
 /// assert_eq!(server.config().server_info.name, "museum");
 /// ```
@@ -117,8 +120,8 @@ impl Server {
     /// process that launched the server is the boundary.
     ///
     /// ```
-    /// use mcp_contract_runtime::auth::AuthConfig;
-    /// use mcp_contract_runtime::server::Server;
+    /// use mcp_contract::auth::AuthConfig;
+    /// use mcp_contract::server::Server;
     /// let server = Server::new("museum", "1.0.0").auth(AuthConfig::jwt("0123456789abcdef0123456789abcdef"));
     /// ```
     pub fn auth(mut self, config: AuthConfig) -> Self {
@@ -146,7 +149,7 @@ impl Server {
     /// `lint` mode prints.
     ///
     /// ```
-    /// use mcp_contract_runtime::server::Server;
+    /// use mcp_contract::server::Server;
     /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
     /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
     /// ```
@@ -166,7 +169,7 @@ impl Server {
     /// tools need; a second value of one type replaces the first.
     ///
     /// ```
-    /// use mcp_contract_runtime::server::Server;
+    /// use mcp_contract::server::Server;
     /// struct Collection { objects: Vec<&'static str> }
     /// let server = Server::new("museum", "1.0.0").state(Collection { objects: vec!["Vase"] });
     /// # server.build().unwrap();
@@ -259,7 +262,7 @@ impl fmt::Debug for Server {
 /// your crate so `initialize` never reports the framework's name.
 ///
 /// ```
-/// let server = mcp_contract_runtime::server_from_crate!().build().unwrap();
+/// let server = mcp_contract::server_from_crate!().build().unwrap();
 /// assert_eq!(server.config().server_info.name, env!("CARGO_PKG_NAME"));
 /// assert_eq!(server.config().server_info.version, env!("CARGO_PKG_VERSION"));
 /// ```
@@ -341,19 +344,19 @@ impl fmt::Display for ServerError {
                 f,
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
                  Rename one of the tools or register it once (rule `name-unique`: {})",
-                crate::lint_docs_url("name-unique"),
+                crate::rules::docs_url("name-unique"),
             ),
             Self::DuplicateName { name, first, second } => write!(
                 f,
                 "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
                  across tools, resources and prompts. Rename one of them (rule `name-unique`: {})",
-                crate::lint_docs_url("name-unique"),
+                crate::rules::docs_url("name-unique"),
             ),
             Self::InvalidUriTemplate { resource, error } => write!(
                 f,
                 "The URI of the resource `{resource}` is not a valid URI template: {error} \
                  (rule `uri-template-valid`: {})",
-                crate::lint_docs_url("uri-template-valid"),
+                crate::rules::docs_url("uri-template-valid"),
             ),
             Self::MissingStateOf { kind, name, type_name } => write!(
                 f,
@@ -428,5 +431,98 @@ pub struct MissingState {
 impl From<std::io::Error> for ServerError {
     fn from(err: std::io::Error) -> Self {
         Self::Io(err)
+    }
+}
+
+/// Panic with the report unless linting `server`'s tools, resources and prompts finds nothing at all
+/// (no error and no warning): the one-line `cargo test` of a server crate.
+///
+/// ```
+/// use mcp_contract::server::Server;
+///
+/// fn server() -> Server {
+///     Server::new("museum", "1.0.0") // .tool(GetObject).tool(SearchObjects)
+/// }
+///
+/// // In the crate's tests, inside a `#[test] fn lint_clean()`:
+/// mcp_contract::lint::assert_lint_clean(&server());
+/// ```
+///
+/// # Panics
+///
+/// When the report has any diagnostic; the message lists them all.
+#[track_caller]
+pub fn assert_lint_clean(server: &Server) {
+    let report = server.lint(None);
+    assert!(report.diagnostics.is_empty(), "the server's definitions are not lint-clean:\n{report}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Server::build` logs each warning through `tracing`, with its rule id.
+    #[test]
+    fn build_logs_the_warnings() {
+        use std::sync::{Arc, Mutex};
+
+        use tracing::field::{Field, Visit};
+        use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt};
+
+        use crate::define::{Tool, ToolDefinition, ToolOutput};
+
+        #[derive(Clone, Default)]
+        struct Capture(Arc<Mutex<Vec<(String, String)>>>);
+        struct Rule<'a>(&'a mut String);
+        impl Visit for Rule<'_> {
+            fn record_str(&mut self, field: &Field, value: &str) {
+                if field.name() == "rule" {
+                    value.clone_into(self.0);
+                }
+            }
+            fn record_debug(&mut self, _field: &Field, _value: &dyn std::fmt::Debug) {}
+        }
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
+            fn on_event(&self, event: &tracing::Event<'_>, _ctx: LayerContext<'_, S>) {
+                let mut rule = String::new();
+                event.record(&mut Rule(&mut rule));
+                self.0.lock().unwrap().push((event.metadata().target().to_owned(), rule));
+            }
+        }
+
+        /// A hand-written tool without a description.
+        struct Quiet;
+        static QUIET: std::sync::LazyLock<ToolDefinition> = std::sync::LazyLock::new(|| {
+            ToolDefinition::new("quiet", crate::schema::input_schema::<crate::define::NoArguments>())
+        });
+        impl Tool for Quiet {
+            type Input = crate::define::NoArguments;
+            type Output = String;
+            fn definition(&self) -> &'static ToolDefinition {
+                &QUIET
+            }
+            async fn call(&self, _input: Self::Input, _ctx: crate::Context) -> Result<String, crate::McpError> {
+                Ok(String::new())
+            }
+            fn render(&self, output: String) -> Result<ToolOutput, crate::McpError> {
+                Ok(ToolOutput::text(output))
+            }
+        }
+
+        let capture = Capture::default();
+        let subscriber = tracing_subscriber::registry().with(capture.clone());
+        let built =
+            tracing::subscriber::with_default(subscriber, || Server::new("museum", "1.0.0").tool(Quiet).build());
+        assert!(built.is_ok(), "a warning does not fail the build");
+        let events = capture.0.lock().unwrap().clone();
+        assert_eq!(events, [("mcp_contract::lint".to_owned(), "description-required".to_owned())]);
+
+        let capture = Capture::default();
+        let subscriber = tracing_subscriber::registry().with(capture.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            Server::new("museum", "1.0.0").tool(Quiet).lint_at_build(false).build()
+        })
+        .expect("builds");
+        assert!(capture.0.lock().unwrap().is_empty(), "turned off, the linter says nothing");
     }
 }

@@ -22,7 +22,7 @@ use super::{Server, ServerError, ToolServer};
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_contract_runtime::server::HttpOptions;
+/// use mcp_contract::server::HttpOptions;
 /// let options = HttpOptions::default().path("/museum/mcp").stateless(true).json_response(true);
 /// let public = HttpOptions::default()
 ///     .allowed_hosts(["museum.example.org"])
@@ -222,7 +222,7 @@ impl ToolServer {
     ///
     /// ```
     /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
-    /// use mcp_contract_runtime::server::Server;
+    /// use mcp_contract::server::Server;
     /// use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     ///
     /// let (client, server_side) = tokio::io::duplex(64 * 1024);

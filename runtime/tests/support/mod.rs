@@ -7,7 +7,7 @@ pub mod surface;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use mcp_contract_runtime::contract::{ToolDefinition, ToolOutput, run_blocking};
+use mcp_contract_runtime::define::{ToolDefinition, ToolOutput, run_blocking};
 use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;

@@ -3,10 +3,11 @@
 
 use std::sync::LazyLock;
 
-use mcp_contract_runtime::completion::{Completion, CompletionRequest};
-use mcp_contract_runtime::prompt::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
-use mcp_contract_runtime::resource::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
-use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, NoArguments, Reason};
+use mcp_contract_runtime::define::NoArguments;
+use mcp_contract_runtime::define::{Completion, CompletionRequest};
+use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
+use mcp_contract_runtime::define::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, Reason};
 use serde::Deserialize;
 
 pub const ABOUT_URI: &str = "museum://about";

@@ -1,8 +1,8 @@
 //! The contract rules over error constructions: `error-contract-conformance`,
 //! `error-contract-prefer-fail`, and `prefer-error-factory`.
 
-use crate::codes::{BASELINE, factory_of};
 use crate::diag::Warning;
+use crate::rules::JsonRpcErrorCode;
 use crate::rules::{ERROR_CONTRACT_CONFORMANCE, ERROR_CONTRACT_PREFER_FAIL, PREFER_ERROR_FACTORY};
 
 use super::{BodyLinter, Builder, ErrorBuild};
@@ -13,7 +13,7 @@ impl BodyLinter<'_> {
     pub(super) fn check_build(&mut self, build: &ErrorBuild<'_>) {
         if let Builder::New { new_span } = build.builder
             && let Some(code) = build.code
-            && let Some(factory) = factory_of(code)
+            && let Some(factory) = JsonRpcErrorCode::from_name(code).and_then(JsonRpcErrorCode::factory)
         {
             self.findings.push(Warning::new(
                 PREFER_ERROR_FACTORY,
@@ -42,7 +42,7 @@ impl BodyLinter<'_> {
                          use {calls} so the error carries its `data.reason`"
                     ),
                 ));
-            } else if !BASELINE.contains(&code) {
+            } else if !JsonRpcErrorCode::from_name(code).is_some_and(JsonRpcErrorCode::is_baseline) {
                 self.findings.push(Warning::new(
                     ERROR_CONTRACT_CONFORMANCE,
                     build.code_span,

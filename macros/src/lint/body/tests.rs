@@ -89,7 +89,7 @@ fn conformance_flags_an_undeclared_factory_code_at_the_factory() {
         "`McpError::conflict(..)` builds a `Conflict` error, a code the handler's contract does not declare; \
          declare it in `errors(..)` with a reason and build it with `ctx.fail(reason, ..)`, or use a baseline \
          code (`InternalError`, `ServiceUnavailable`, `Timeout`, `ValidationError`, `SerializationError`); \
-         see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-conformance"
+         see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#error-contract-conformance"
     );
     assert_eq!(
         located("{ if taken { return Err(McpError::conflict(\"x\")); } }", CONTRACT),
@@ -164,7 +164,7 @@ fn prefer_fail_names_the_declared_reason_at_the_factory() {
         findings[0].message,
         "`McpError::not_found(..)` builds a `NotFound` error directly, but the contract declares `NotFound` as \
          `not_in_collection`; use `ctx.fail(not_in_collection, ..)` so the error carries its `data.reason`; \
-         see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#error-contract-prefer-fail"
+         see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#error-contract-prefer-fail"
     );
     assert_eq!(
         located("{ let o = get(id).ok_or_else(|| McpError::not_found(\"x\"))?; }", CONTRACT),
@@ -252,7 +252,7 @@ fn untyped_macros_are_flagged_at_their_name() {
         lint(&block, &[])[0].message,
         "`bail!` builds an untyped error with no JSON-RPC code, so the client gets a code guessed from its \
          text; return an `McpError` from a factory such as `McpError::not_found(..)`, or `ctx.fail(reason, ..)` \
-         for a declared failure; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#prefer-mcp-error-in-handler"
+         for a declared failure; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#prefer-mcp-error-in-handler"
     );
 }
 
@@ -326,7 +326,7 @@ fn prefer_error_factory_names_the_factory_at_new() {
     assert_eq!(
         findings[0].message,
         "`McpError::new(JsonRpcErrorCode::RateLimited, ..)` spells out a code that has a factory; use \
-         `McpError::rate_limited(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#prefer-error-factory"
+         `McpError::rate_limited(..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#prefer-error-factory"
     );
     assert_eq!(
         located("{ Err(McpError::new(JsonRpcErrorCode::RateLimited, \"x\")) }", &[]),
@@ -385,7 +385,7 @@ fn map_err_dropping_its_error_is_flagged_at_the_binding() {
     assert_eq!(
         lint(&block, CONTRACT)[0].message,
         "the caught error `e` is dropped, so the error built here has no cause; keep it with `.with_cause(e)`, \
-         or build the error with `McpError::from_error(e)`; see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#preserve-cause-on-rethrow"
+         or build the error with `McpError::from_error(e)`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#preserve-cause-on-rethrow"
     );
 }
 
@@ -478,7 +478,7 @@ fn debug_formatting_an_error_into_a_message_is_flagged_at_the_format_macro() {
         findings[0].message,
         "`{e:?}` in `format!` writes the upstream error `e` into the message in full, which can leak internal \
          details to the client; write a short summary in the message and keep the error with `.with_cause(e)`; \
-         see https://docs.rs/mcp-contract/latest/mcp_contract/lints/index.html#no-stringify-upstream-error"
+         see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#no-stringify-upstream-error"
     );
     assert!(findings[1].message.starts_with("`{:#?}` in `format!` writes the upstream error `upstream_err`"));
     assert!(findings[2].message.starts_with("`{0:?}` in `format!` writes the upstream error `failure`"));

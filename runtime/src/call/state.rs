@@ -8,7 +8,7 @@
 //! so a missing registration never surfaces as a failed call.
 //!
 //! ```
-//! use mcp_contract_runtime::{Context, State};
+//! use mcp_contract::{Context, State};
 //!
 //! struct Museum { name: &'static str }
 //!
@@ -25,8 +25,8 @@ use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::context::Context;
-use crate::errors::McpError;
+use crate::call::Context;
+use crate::error::McpError;
 
 /// A shared value of type `T`, as a handler receives it: a cheap clone of the
 /// `Arc` the server holds, dereferencing to `T`.
@@ -200,7 +200,7 @@ impl StateMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errors::JsonRpcErrorCode;
+    use crate::error::JsonRpcErrorCode;
 
     #[derive(Debug, PartialEq)]
     struct Config {

@@ -16,12 +16,11 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::completion::{Completion, CompletionRequest};
-use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract, cap_quoted, cap_quoted_segments};
-use crate::errors::{JsonObject, McpError};
-use crate::params::{self, DecodeError};
-use crate::state::StateType;
+use super::content::base64;
+use crate::call::{BoxFuture, Context, StateType};
+use crate::define::arguments::{self, DecodeError, cap_quoted, cap_quoted_segments};
+use crate::define::{Completion, CompletionRequest};
+use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::Captures;
 
 /// Everything a server publishes about a resource or resource template.
@@ -29,7 +28,7 @@ use mcp_contract_uri_template::Captures;
 /// Plain `'static` data built by `const` functions, so a definition can be a `static`:
 ///
 /// ```
-/// use mcp_contract_runtime::ResourceDefinition;
+/// use mcp_contract::ResourceDefinition;
 /// static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
 ///     .with_description("Opening hours and address.")
 ///     .with_mime_type("text/markdown");
@@ -153,7 +152,7 @@ impl ResourceContent {
 /// What reading a resource gives: one content or several.
 ///
 /// ```
-/// use mcp_contract_runtime::{ResourceContent, ResourceContents};
+/// use mcp_contract::{ResourceContent, ResourceContents};
 /// let one = ResourceContents::text("Open daily, 10:00 to 17:00.");
 /// let two = ResourceContents::from(vec![
 ///     ResourceContent::text("{\"title\":\"Vase\"}").with_mime_type("application/json"),
@@ -323,7 +322,7 @@ impl<T: Resource> DynResource for T {
         ctx: Context,
     ) -> BoxFuture<'a, Result<ResourceContents, McpError>> {
         Box::pin(async move {
-            let params = params::decode_captures::<T::Params>(variables)
+            let params = arguments::decode_captures::<T::Params>(variables)
                 .map_err(|err| invalid_variable(Resource::definition(self), uri, err))?;
             self.read(uri, params, ctx).await
         })
@@ -373,23 +372,6 @@ fn invalid_variable(definition: &ResourceDefinition, uri: &str, err: DecodeError
         error = error.with_data_field("variable", variable.as_str());
     }
     error.with_cause(err)
-}
-
-/// Standard base64 with padding (RFC 4648 §4), as MCP's `blob` and image `data` are.
-pub(crate) fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &byte)| n | u32::from(byte) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 0x3F) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

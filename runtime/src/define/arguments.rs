@@ -1,5 +1,7 @@
-//! Typed params from text: the variables of a resource URI and the arguments of
-//! a prompt arrive as strings (MCP sends prompt arguments as a string map), so
+//! Argument decoding: a tool's JSON arguments into its input type
+//! ([`decode_arguments`]), and typed params from text.
+//!
+//! The variables of a resource URI and the arguments of a prompt arrive as strings (MCP sends prompt arguments as a string map), so
 //! a field `object_id: u32` must accept `"436535"`. This deserializer parses
 //! numbers, booleans and unit enum variants from strings where the target type
 //! asks for them, and names the field at fault when one does not decode.
@@ -9,7 +11,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::errors::JsonObject;
+use crate::error::{JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, Value as UriValue};
 
 /// One field's raw value.
@@ -77,7 +79,7 @@ pub(crate) fn decode_captures<T: DeserializeOwned>(captures: Captures) -> Result
 }
 
 /// Prompt arguments (strings, or JSON from lenient clients), as `T`.
-pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, DecodeError> {
+pub(crate) fn decode_prompt_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, DecodeError> {
     let fields = arguments
         .into_iter()
         .map(|(name, value)| {
@@ -304,6 +306,90 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
+/// Decode tool arguments, naming the JSON path of the field at fault.
+///
+/// ```
+/// use mcp_contract::define::decode_arguments;
+/// #[derive(serde::Deserialize, Debug)]
+/// struct Input { page: Page }
+/// #[derive(serde::Deserialize, Debug)]
+/// struct Page { size: u32 }
+///
+/// let args = serde_json::json!({"page": {"size": "ten"}});
+/// let err = decode_arguments::<Input>(args.as_object().unwrap().clone()).unwrap_err();
+/// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::InvalidParams);
+/// assert!(err.message().starts_with("Invalid arguments at `page.size`"), "{}", err.message());
+/// ```
+pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, McpError> {
+    let value = Value::Object(arguments);
+    let mut track = serde_path_to_error::Track::new();
+    let deserializer = serde_path_to_error::Deserializer::new(value, &mut track);
+    T::deserialize(deserializer).map_err(|err| {
+        // serde quotes the client's values and keys in its message, and the
+        // path is made of the client's keys: both are capped, so a 10 MB
+        // argument makes a short error, not a 20 MB one.
+        let path = cap_quoted(&track.path().to_string()).into_owned();
+        let detail = cap_quoted_segments(&err.to_string());
+        let message = if path == "." {
+            format!("Invalid arguments: {detail}.")
+        } else {
+            format!("Invalid arguments at `{path}`: {detail}.")
+        };
+        McpError::invalid_params(message).with_data_field("path", path).with_cause(err)
+    })
+}
+
+/// How many characters of client-supplied text an error message quotes; the
+/// rest is cut and marked with "…".
+pub(crate) const QUOTED_INPUT_CHARS: usize = 200;
+
+/// `text` as an error message may quote it: at most [`QUOTED_INPUT_CHARS`]
+/// characters, then "…".
+pub(crate) fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_INPUT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
+}
+
+/// A message with every quoted part (between `"`, or between backticks, as
+/// serde quotes values and field names) capped by [`cap_quoted`], and the whole
+/// capped at four times that.
+pub(crate) fn cap_quoted_segments(message: &str) -> String {
+    let mut out = String::with_capacity(message.len().min(4 * QUOTED_INPUT_CHARS));
+    let mut rest = message;
+    while let Some(open) = rest.find(['"', '`']) {
+        let quote = rest[open..].chars().next().unwrap_or('"');
+        out.push_str(&rest[..=open]);
+        let inner = &rest[open + 1..];
+        // serde writes strings with Debug escapes, so an escaped quote is not the end.
+        let close = closing_quote(inner, quote).unwrap_or(inner.len());
+        out.push_str(&cap_quoted(&inner[..close]));
+        rest = &inner[close..];
+        if let Some(stripped) = rest.strip_prefix(quote) {
+            out.push(quote);
+            rest = stripped;
+        }
+    }
+    out.push_str(rest);
+    match out.char_indices().nth(4 * QUOTED_INPUT_CHARS) {
+        Some((cut, _)) => format!("{}…", &out[..cut]),
+        None => out,
+    }
+}
+
+fn closing_quote(text: &str, quote: char) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in text.char_indices() {
+        match c {
+            '\\' if !escaped => escaped = true,
+            c if c == quote && !escaped => return Some(at),
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,18 +456,27 @@ mod tests {
     fn prompt_arguments_accept_strings_and_json() {
         let args = |value: Value| value.as_object().unwrap().clone();
         let strings: VisitArgs =
-            decode_arguments(args(serde_json::json!({"department": "Asian Art", "days": "2"}))).unwrap();
+            decode_prompt_arguments(args(serde_json::json!({"department": "Asian Art", "days": "2"}))).unwrap();
         assert_eq!(strings, VisitArgs { department: "Asian Art".into(), days: Some(2) });
-        let json: VisitArgs = decode_arguments(args(serde_json::json!({"department": "Arms", "days": 3}))).unwrap();
+        let json: VisitArgs =
+            decode_prompt_arguments(args(serde_json::json!({"department": "Arms", "days": 3}))).unwrap();
         assert_eq!(json.days, Some(3));
-        let err = decode_arguments::<VisitArgs>(args(serde_json::json!({"days": "2"}))).unwrap_err();
+        let err = decode_prompt_arguments::<VisitArgs>(args(serde_json::json!({"days": "2"}))).unwrap_err();
         assert_eq!((err.field.as_deref(), err.missing), (Some("department"), true));
-        let err =
-            decode_arguments::<VisitArgs>(args(serde_json::json!({"department": "x", "days": "300"}))).unwrap_err();
+        let err = decode_prompt_arguments::<VisitArgs>(args(serde_json::json!({"department": "x", "days": "300"})))
+            .unwrap_err();
         assert_eq!(err.field.as_deref(), Some("days"));
-        let err =
-            decode_arguments::<VisitArgs>(args(serde_json::json!({"department": "x", "colour": "red"}))).unwrap_err();
+        let err = decode_prompt_arguments::<VisitArgs>(args(serde_json::json!({"department": "x", "colour": "red"})))
+            .unwrap_err();
         assert_eq!(err.field.as_deref(), Some("colour"));
         assert!(err.message.starts_with("unknown field `colour`"), "{}", err.message);
+    }
+
+    #[test]
+    fn cap_quoted_cuts_at_the_limit_and_marks_the_cut() {
+        assert_eq!(cap_quoted("search_objects"), "search_objects");
+        let long = "x".repeat(10_000);
+        assert_eq!(cap_quoted(&long).chars().count(), 201);
+        assert!(cap_quoted(&long).ends_with('…'));
     }
 }

@@ -25,7 +25,7 @@ use std::error::Error as StdError;
 use self::matcher::{MATCHER, hinted_patterns};
 use self::patterns::{HINTS, PATTERNS, TYPE_NAMES};
 use self::typed::{chain, typed_code};
-use crate::errors::JsonRpcErrorCode;
+use crate::error::JsonRpcErrorCode;
 
 /// Classify any error: the first typed error of the `source()` chain decides,
 /// otherwise the first message of the chain the reference's text classifier
@@ -55,7 +55,7 @@ use crate::errors::JsonRpcErrorCode;
 /// that the typed layer stands in for.
 ///
 /// ```
-/// use mcp_contract_runtime::{classify, JsonRpcErrorCode, McpError};
+/// use mcp_contract::{classify, JsonRpcErrorCode, McpError};
 /// use std::io;
 ///
 /// let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "os error 111");
@@ -95,7 +95,7 @@ pub fn classify(err: &(dyn StdError + 'static)) -> JsonRpcErrorCode {
 /// one pass over each text, without allocating.
 ///
 /// ```
-/// use mcp_contract_runtime::{classify_parts, JsonRpcErrorCode};
+/// use mcp_contract::{classify_parts, JsonRpcErrorCode};
 ///
 /// assert_eq!(classify_parts("Error", "Request failed with status code 404"), JsonRpcErrorCode::NotFound);
 /// // A pattern earlier in the list wins even when it matches only the name.

@@ -14,13 +14,12 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::completion::{Completion, CompletionRequest};
-use crate::context::Context;
-use crate::contract::{BoxFuture, ErrorContract, cap_quoted, cap_quoted_segments};
-use crate::errors::{JsonObject, McpError};
-use crate::params::{self, DecodeError};
-use crate::resource::{ResourceContent, base64};
-use crate::state::StateType;
+use crate::call::{BoxFuture, Context, StateType};
+use crate::define::ResourceContent;
+use crate::define::arguments::{self, DecodeError, cap_quoted, cap_quoted_segments};
+use crate::define::content::base64;
+use crate::define::{Completion, CompletionRequest};
+use crate::error::{ErrorContract, JsonObject, McpError};
 
 /// Everything a server publishes about a prompt in `prompts/list`.
 ///
@@ -86,7 +85,7 @@ pub struct PromptArgument {
 /// `Option` or has a default; the required ones first.
 ///
 /// ```
-/// use mcp_contract_runtime::prompt::prompt_arguments;
+/// use mcp_contract::define::prompt_arguments;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct PlanVisit {
 ///     /// The department to visit, e.g. "Asian Art".
@@ -150,8 +149,8 @@ pub enum PromptContent {
 /// One message of a prompt.
 ///
 /// ```
-/// use mcp_contract_runtime::prompt::{PromptMessage, Role};
-/// use mcp_contract_runtime::ResourceContent;
+/// use mcp_contract::define::{PromptMessage, Role};
+/// use mcp_contract::ResourceContent;
 /// let messages = vec![
 ///     PromptMessage::user("Plan a one-day visit of the Asian Art department."),
 ///     PromptMessage::resource(Role::User, "museum://departments/6", ResourceContent::text("Asian Art: 35,000 objects")),
@@ -266,7 +265,7 @@ impl<T: Prompt> DynPrompt for T {
 
     fn get_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<Vec<PromptMessage>, McpError>> {
         Box::pin(async move {
-            let arguments = params::decode_arguments::<T::Arguments>(arguments)
+            let arguments = arguments::decode_prompt_arguments::<T::Arguments>(arguments)
                 .map_err(|err| invalid_argument(Prompt::definition(self), err))?;
             self.get(arguments, ctx).await
         })

@@ -6,7 +6,7 @@
 //! and the original kept as its cause.
 //!
 //! ```
-//! use mcp_contract_runtime::{JsonRpcErrorCode, TryCatch, try_catch};
+//! use mcp_contract::{JsonRpcErrorCode, TryCatch, try_catch};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -29,36 +29,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::errors::{JsonObject, JsonRpcErrorCode, McpError};
-
-/// What replaces the value of a sensitive key in logged input and context.
-pub const REDACTED: &str = "[REDACTED]";
-
-/// The field names whose values never reach a log, after lowercasing and
-/// dropping every character but ASCII letters and digits.
-///
-/// The reference framework's list (`password`, `token`, `secret`, `apiKey`,
-/// `credential`, `jwt`, `ssn`, `cvv`, `authorization`, `cookie`, `clientSecret`,
-/// `privateKey`) plus `passwd`. See [`is_sensitive_key`] for how a key matches.
-pub const SENSITIVE_FIELDS: &[&str] = &[
-    "password",
-    "passwd",
-    "token",
-    "secret",
-    "apikey",
-    "credential",
-    "jwt",
-    "ssn",
-    "cvv",
-    "authorization",
-    "cookie",
-    "clientsecret",
-    "privatekey",
-];
-
-/// How deep [`sanitize_for_logging`] walks before it stops copying: input is
-/// arbitrary, and a log line is no reason to exhaust the stack.
-const MAX_SANITIZE_DEPTH: usize = 64;
+use super::sanitize::sanitize_for_logging;
+use super::{JsonObject, JsonRpcErrorCode, McpError};
 
 /// How many errors of a `source()` chain the log lists.
 const MAX_CAUSES: usize = 32;
@@ -69,7 +41,7 @@ type ErrorMapper = Box<dyn FnOnce(McpError) -> McpError + Send>;
 /// failure, and how to shape the error.
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, TryCatch};
+/// use mcp_contract::{JsonRpcErrorCode, TryCatch};
 /// let options = TryCatch::new("sync_catalogue")
 ///     .context("collection", "paintings")
 ///     .input(&serde_json::json!({"since": "2024-01-01", "token": "t0k3n"}))
@@ -221,7 +193,7 @@ impl fmt::Debug for TryCatch {
 /// `std::error::Error + Send + Sync`, a boxed one, or a plain `&str` / `String`.
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError, TryCatch, try_catch};
+/// use mcp_contract::{JsonRpcErrorCode, McpError, TryCatch, try_catch};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let kept = try_catch(TryCatch::new("lookup"), async { Err::<(), _>(McpError::not_found("No object 7.")) }).await;
 /// assert_eq!(kept.unwrap_err().code(), JsonRpcErrorCode::NotFound);
@@ -241,7 +213,7 @@ where
 /// [`try_catch`] for a synchronous operation.
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, TryCatch, try_catch_sync};
+/// use mcp_contract::{JsonRpcErrorCode, TryCatch, try_catch_sync};
 /// let options = TryCatch::new("parse_limit").input(&"12x").error_code(JsonRpcErrorCode::InvalidParams);
 /// let parsed = try_catch_sync(options, || "12x".parse::<u32>());
 /// let err = parsed.unwrap_err();
@@ -253,114 +225,6 @@ where
     E: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
     operation().map_err(|err| options.handle_error(err))
-}
-
-/// Whether the values of `key` are kept out of logs.
-///
-/// A key splits into lowercase words at every character other than an ASCII
-/// letter or digit, between a lowercase letter and a capital (`apiKey`), before
-/// the last capital of a run followed by a lowercase letter (`HTTPSecret`), and
-/// around each run of digits (`apiKey2`). The key is sensitive when some run of
-/// adjacent words, joined, is one of [`SENSITIVE_FIELDS`]: `apiKey`, `API_KEY`,
-/// `x-api-key`, `accessToken`, `refresh_token`, `upstream_private_key`,
-/// `Authorization` all are. A word that merely contains a name is not:
-/// `max_tokens`, `tokenizer`, `passwordless` are kept, as in the reference
-/// framework — a count of tokens is not a secret, and redacting it would hide
-/// the very input that explains a failure.
-///
-/// ```
-/// use mcp_contract_runtime::try_catch::is_sensitive_key;
-/// assert!(is_sensitive_key("X-Api-Key") && is_sensitive_key("client_secret") && is_sensitive_key("passwd"));
-/// assert!(!is_sensitive_key("max_tokens") && !is_sensitive_key("objectId"));
-/// ```
-pub fn is_sensitive_key(key: &str) -> bool {
-    let longest = SENSITIVE_FIELDS.iter().map(|name| name.len()).max().unwrap_or(0);
-    let words = key_words(key);
-    let mut run = String::with_capacity(longest + 16);
-    for start in 0..words.len() {
-        run.clear();
-        for word in &words[start..] {
-            if run.len() >= longest {
-                break;
-            }
-            run.push_str(word);
-            if SENSITIVE_FIELDS.contains(&run.as_str()) {
-                return true;
-            }
-        }
-    }
-    false
-}
-
-/// The lowercase words of a key, split as [`is_sensitive_key`] describes.
-fn key_words(key: &str) -> Vec<String> {
-    let chars: Vec<char> = key.chars().collect();
-    let mut words = Vec::new();
-    let mut word = String::new();
-    for (i, &ch) in chars.iter().enumerate() {
-        if !ch.is_ascii_alphanumeric() {
-            if !word.is_empty() {
-                words.push(std::mem::take(&mut word));
-            }
-            continue;
-        }
-        let boundary = i > 0 && {
-            let prev = chars[i - 1];
-            let next = chars.get(i + 1).copied();
-            (prev.is_ascii_lowercase() && ch.is_ascii_uppercase())
-                || (prev.is_ascii_uppercase()
-                    && ch.is_ascii_uppercase()
-                    && next.is_some_and(|n| n.is_ascii_lowercase()))
-                || (prev.is_ascii_digit() != ch.is_ascii_digit() && prev.is_ascii_alphanumeric())
-        };
-        if boundary && !word.is_empty() {
-            words.push(std::mem::take(&mut word));
-        }
-        word.push(ch.to_ascii_lowercase());
-    }
-    if !word.is_empty() {
-        words.push(word);
-    }
-    words
-}
-
-/// `value` with the value of every [sensitive key](is_sensitive_key) replaced
-/// by [`REDACTED`], through nested objects and arrays. Below 64 levels of
-/// nesting the rest is replaced by a note rather than walked.
-///
-/// ```
-/// use mcp_contract_runtime::try_catch::sanitize_for_logging;
-/// use serde_json::json;
-/// let input = json!({"user": "ada", "auth": {"accessToken": "t", "scopes": ["read"]},
-///                    "headers": [{"Authorization": "Bearer x"}], "max_tokens": 100});
-/// assert_eq!(sanitize_for_logging(input), json!({"user": "ada", "auth": {"accessToken": "[REDACTED]",
-///            "scopes": ["read"]}, "headers": [{"Authorization": "[REDACTED]"}], "max_tokens": 100}));
-/// ```
-pub fn sanitize_for_logging(value: Value) -> Value {
-    sanitize_at(value, 0)
-}
-
-fn sanitize_at(value: Value, depth: usize) -> Value {
-    if depth >= MAX_SANITIZE_DEPTH && (value.is_object() || value.is_array()) {
-        return Value::String(format!("[nested deeper than {MAX_SANITIZE_DEPTH} levels]"));
-    }
-    match value {
-        Value::Object(object) => Value::Object(
-            object
-                .into_iter()
-                .map(|(key, value)| {
-                    let value = if is_sensitive_key(&key) {
-                        Value::String(REDACTED.to_owned())
-                    } else {
-                        sanitize_at(value, depth + 1)
-                    };
-                    (key, value)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(|item| sanitize_at(item, depth + 1)).collect()),
-        other => other,
-    }
 }
 
 #[cfg(test)]
@@ -573,73 +437,6 @@ mod tests {
         assert_eq!(events[0].fields["operation"], "remote_call");
         assert_eq!(events[0].fields["code"], -32004);
         assert_eq!(json_field(&events[0], "input"), json!({"query": "cats", "auth": {"bearer_token": "[REDACTED]"}}));
-    }
-
-    #[test]
-    fn sensitive_keys_match_whole_words_in_any_spelling() {
-        let sensitive = [
-            "password",
-            "PASSWORD",
-            "userPassword",
-            "passwd",
-            "db_passwd",
-            "secret",
-            "token",
-            "access_token",
-            "accessToken",
-            "refresh-token",
-            "api_key",
-            "apikey",
-            "apiKey",
-            "APIKey",
-            "API_KEY",
-            "x-api-key",
-            "apiKey2",
-            "authorization",
-            "Proxy-Authorization",
-            "cookie",
-            "Set-Cookie",
-            "private_key",
-            "privateKey",
-            "upstream_private_key",
-            "client_secret",
-            "clientSecret",
-            "HTTPSecret",
-            "jwt",
-            "cvv2",
-            "credential",
-        ];
-        for key in sensitive {
-            assert!(is_sensitive_key(key), "{key} should be sensitive");
-        }
-        let plain = ["max_tokens", "MAX_TOKENS", "tokenizer", "passwordless", "keyboard", "objectId", "author", ""];
-        for key in plain {
-            assert!(!is_sensitive_key(key), "{key} should be kept");
-        }
-    }
-
-    #[test]
-    fn key_words_split_like_the_reference() {
-        assert_eq!(key_words("HTTPSecretKey2x"), ["http", "secret", "key", "2", "x"]);
-        assert_eq!(key_words("x--api__key"), ["x", "api", "key"]);
-        assert_eq!(key_words("naïveToken"), ["na", "ve", "token"]);
-    }
-
-    #[test]
-    fn deep_input_is_cut_not_overflowed() {
-        let mut value = json!({"token": "t"});
-        for _ in 0..1_000 {
-            value = json!([value]);
-        }
-        let sanitized = sanitize_for_logging(value);
-        let mut depth = 0;
-        let mut cursor = &sanitized;
-        while let Value::Array(items) = cursor {
-            cursor = &items[0];
-            depth += 1;
-        }
-        assert_eq!(depth, MAX_SANITIZE_DEPTH);
-        assert!(cursor.as_str().unwrap().starts_with("[nested deeper"));
     }
 
     #[test]

@@ -10,13 +10,13 @@
 
 use serde_json::{Value, json};
 
-use crate::errors::McpError;
+use crate::error::McpError;
 
 /// The text surface of an error: `Error: <message>` and, when a recovery hint was
 /// opted in, `\n\nRecovery: <hint>`.
 ///
 /// ```
-/// use mcp_contract_runtime::{McpError, render::error_text};
+/// use mcp_contract::{McpError, render::error_text};
 /// let err = McpError::not_found("No object 42.").with_recovery_hint("Search first.");
 /// assert_eq!(error_text(&err), "Error: No object 42.\n\nRecovery: Search first.");
 /// ```
@@ -31,7 +31,7 @@ pub fn error_text(err: &McpError) -> String {
 /// The tool-error result of `err` as MCP's `CallToolResult` JSON.
 ///
 /// ```
-/// use mcp_contract_runtime::{McpError, render::tool_error_result};
+/// use mcp_contract::{McpError, render::tool_error_result};
 /// use serde_json::json;
 /// let result = tool_error_result(&McpError::rate_limited("Slow down."));
 /// assert_eq!(result, json!({
@@ -63,7 +63,7 @@ fn recovery_hint(err: &McpError) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errors::JsonRpcErrorCode;
+    use crate::error::JsonRpcErrorCode;
 
     #[test]
     fn error_with_reason_and_recovery_renders_both_surfaces() {

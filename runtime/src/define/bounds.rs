@@ -17,8 +17,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::contract::{Content, ToolOutput};
-use crate::errors::{JsonObject, McpError};
+use crate::define::{Content, ToolOutput};
+use crate::error::{JsonObject, McpError};
 
 /// The input of a tool is published as its `inputSchema`.
 #[diagnostic::on_unimplemented(

@@ -1,7 +1,7 @@
 //! The reference's tables, translated from JavaScript: type names, patterns,
 //! and the literals and hints the matcher finds them by.
 
-use crate::errors::JsonRpcErrorCode;
+use crate::error::JsonRpcErrorCode;
 
 pub(super) const TYPE_NAMES: [(&str, JsonRpcErrorCode); 7] = [
     ("SyntaxError", JsonRpcErrorCode::ValidationError),

@@ -9,10 +9,12 @@ use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{self, Deserializer};
+use serde::de::Deserializer;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use super::{ErrorCategory, JsonRpcErrorCode};
 
 /// A JSON object, the shape of an error's `data`.
 pub type JsonObject = Map<String, Value>;
@@ -21,150 +23,6 @@ pub type JsonObject = Map<String, Value>;
 ///
 /// An `Arc` rather than a `Box` so that `McpError` stays `Clone`.
 pub type Cause = Arc<dyn StdError + Send + Sync + 'static>;
-
-macro_rules! codes {
-    ($( $(#[doc = $doc:literal])* $name:ident = $value:literal => $category:ident, )*) => {
-        /// The JSON-RPC error codes of MCP servers: the five of JSON-RPC 2.0 and the
-        /// server-defined range the reference framework uses.
-        ///
-        /// Serializes as its number.
-        ///
-        /// ```
-        /// use mcp_contract_runtime::JsonRpcErrorCode;
-        /// assert_eq!(JsonRpcErrorCode::NotFound.as_i32(), -32001);
-        /// assert_eq!(JsonRpcErrorCode::from_i32(-32003), Some(JsonRpcErrorCode::RateLimited));
-        /// assert_eq!(serde_json::to_string(&JsonRpcErrorCode::Timeout).unwrap(), "-32004");
-        /// ```
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[repr(i32)]
-        pub enum JsonRpcErrorCode {
-            $( $(#[doc = $doc])* $name = $value, )*
-        }
-
-        impl JsonRpcErrorCode {
-            /// Every code, in declaration order.
-            pub const ALL: [Self; codes!(@count $($name)*)] = [$(Self::$name),*];
-
-            /// The code for a number, if it is one of ours.
-            pub const fn from_i32(value: i32) -> Option<Self> {
-                match value {
-                    $( $value => Some(Self::$name), )*
-                    _ => None,
-                }
-            }
-
-            /// The variant's name, as written in a contract: `"NotFound"`.
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $( Self::$name => stringify!($name), )*
-                }
-            }
-
-            /// The code for a variant name (`"NotFound"`), as written in a contract.
-            pub fn from_name(name: &str) -> Option<Self> {
-                match name {
-                    $( stringify!($name) => Some(Self::$name), )*
-                    _ => None,
-                }
-            }
-
-            /// Who is at fault when this code is returned.
-            pub const fn category(self) -> ErrorCategory {
-                match self {
-                    $( Self::$name => ErrorCategory::$category, )*
-                }
-            }
-        }
-    };
-    (@count $($name:ident)*) => { 0 $(+ codes!(@one $name))* };
-    (@one $name:ident) => { 1 };
-}
-
-codes! {
-    /// The request is not valid JSON. Rarely a tool's business: the transport answers it.
-    ParseError = -32700 => Client,
-    /// The request is JSON but not a valid request, or a precondition of it does not hold.
-    InvalidRequest = -32600 => Client,
-    /// No such method (or, for tools, no such tool).
-    MethodNotFound = -32601 => Client,
-    /// The arguments do not decode: wrong type, missing field, malformed value.
-    InvalidParams = -32602 => Client,
-    /// A bug or an unexpected state of the server; the fallback of classification.
-    InternalError = -32603 => Server,
-    /// An upstream service is down or unreachable; retrying later may work.
-    ServiceUnavailable = -32000 => Upstream,
-    /// The thing asked for does not exist.
-    NotFound = -32001 => Client,
-    /// The request conflicts with the current state (already exists, version mismatch).
-    Conflict = -32002 => Client,
-    /// Too many requests: the caller or an upstream is throttled; retry after a pause.
-    RateLimited = -32003 => Upstream,
-    /// The operation or an upstream call took too long.
-    Timeout = -32004 => Upstream,
-    /// The caller is known but not allowed to do this.
-    Forbidden = -32005 => Client,
-    /// The caller is not authenticated, or its credentials are invalid or expired.
-    Unauthorized = -32006 => Client,
-    /// The arguments decode but break a rule of the domain (range, format, combination).
-    ValidationError = -32007 => Client,
-    /// The server is misconfigured: a missing key, a bad setting.
-    ConfigurationError = -32008 => Server,
-    /// A component failed to start.
-    InitializationFailed = -32009 => Server,
-    /// A database operation failed.
-    DatabaseError = -32010 => Server,
-    /// A value could not be serialized or deserialized by the server.
-    SerializationError = -32070 => Server,
-    /// An error of unknown origin; prefer a specific code.
-    UnknownError = -32099 => Server,
-}
-
-impl JsonRpcErrorCode {
-    /// The code as the number sent on the wire.
-    pub const fn as_i32(self) -> i32 {
-        self as i32
-    }
-
-    /// Whether trying again later may succeed: the upstream category
-    /// (ServiceUnavailable, RateLimited, Timeout).
-    pub const fn is_transient(self) -> bool {
-        matches!(self.category(), ErrorCategory::Upstream)
-    }
-}
-
-impl fmt::Display for JsonRpcErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.name(), self.as_i32())
-    }
-}
-
-impl Serialize for JsonRpcErrorCode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_i32(self.as_i32())
-    }
-}
-
-impl<'de> Deserialize<'de> for JsonRpcErrorCode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = i32::deserialize(deserializer)?;
-        Self::from_i32(value).ok_or_else(|| {
-            de::Error::invalid_value(de::Unexpected::Signed(value.into()), &"an MCP JSON-RPC error code")
-        })
-    }
-}
-
-/// Who is at fault for an error, as the reference framework groups codes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ErrorCategory {
-    /// A service we depend on failed: ServiceUnavailable, RateLimited, Timeout.
-    Upstream,
-    /// We failed: InternalError, UnknownError, DatabaseError, ConfigurationError,
-    /// InitializationFailed, SerializationError.
-    Server,
-    /// The caller asked for something wrong: every other code.
-    Client,
-}
 
 /// An error of an MCP tool: a JSON-RPC code, a message for the model, optional
 /// structured `data`, and the cause that stays on the server.
@@ -175,7 +33,7 @@ pub enum ErrorCategory {
 /// [`with_data`](Self::with_data) can change the reason a contract gave.
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError};
+/// use mcp_contract::{JsonRpcErrorCode, McpError};
 /// use serde_json::json;
 ///
 /// let err = McpError::not_found("No object 42")
@@ -229,16 +87,39 @@ macro_rules! factories {
             )*
         }
 
-        /// The factory function of a code, where one exists: `NotFound` ->
-        /// `Some("not_found")`. The `prefer-error-factory` lint suggests these.
-        pub const fn factory_name(code: JsonRpcErrorCode) -> Option<&'static str> {
-            match code {
-                $( JsonRpcErrorCode::$code => Some(stringify!($fn)), )*
-                #[allow(unreachable_patterns)]
-                _ => None,
+        // The factories are the table's: each one the code's `factory()` names, and
+        // every code with a name has its factory. Checked here, at compile time.
+        const _: () = {
+            let mut count = 0;
+            $(
+                assert!(same_name(JsonRpcErrorCode::$code.factory(), stringify!($fn)));
+                count += 1;
+            )*
+            let mut named = 0;
+            let mut index = 0;
+            while index < JsonRpcErrorCode::ALL.len() {
+                named += JsonRpcErrorCode::ALL[index].factory().is_some() as usize;
+                index += 1;
             }
-        }
+            assert!(count == named);
+        };
     };
+}
+
+const fn same_name(named: Option<&str>, factory: &str) -> bool {
+    let Some(named) = named else { return false };
+    let (named, factory) = (named.as_bytes(), factory.as_bytes());
+    if named.len() != factory.len() {
+        return false;
+    }
+    let mut index = 0;
+    while index < named.len() {
+        if named[index] != factory[index] {
+            return false;
+        }
+        index += 1;
+    }
+    true
 }
 
 factories! {
@@ -523,7 +404,7 @@ impl<'de> Deserialize<'de> for McpError {
 /// `?` on an I/O error: classified by its kind ([`McpError::from_error`]).
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError};
+/// use mcp_contract::{JsonRpcErrorCode, McpError};
 ///
 /// fn read_catalogue() -> Result<String, McpError> {
 ///     Ok(std::fs::read_to_string("/no/such/catalogue.json")?)
@@ -648,7 +529,7 @@ mod tests {
         for (err, code) in built {
             assert_eq!(err.code(), code);
             assert_eq!(
-                factory_name(code).map(|name| name.to_owned()),
+                code.factory().map(|name| name.to_owned()),
                 Some(format!("{code:?}").chars().fold(String::new(), |mut snake, ch| {
                     if ch.is_uppercase() && !snake.is_empty() {
                         snake.push('_');
@@ -658,7 +539,7 @@ mod tests {
                 }))
             );
         }
-        assert_eq!(factory_name(JsonRpcErrorCode::UnknownError), None);
+        assert_eq!(JsonRpcErrorCode::UnknownError.factory(), None);
     }
 
     #[test]

@@ -11,11 +11,8 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::{AuthInfo, ScopePolicy};
-use crate::contract::{ErrorContract, Reason};
-use crate::errors::{JsonObject, McpError};
-use crate::private::{ContractDeclared, NoContract};
-use crate::state::{SharedState, State, StateMap};
+use crate::call::{AuthInfo, ScopePolicy, SharedState, State, StateMap};
+use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,15 +33,10 @@ pub enum LogLevel {
 /// and log messages. The server implements it over its transport.
 pub trait ClientChannel: Send + Sync + 'static {
     /// Report progress (`notifications/progress`), when the client asked for it.
-    fn progress(
-        &self,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<String>,
-    ) -> crate::contract::BoxFuture<'_, ()>;
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> super::BoxFuture<'_, ()>;
 
     /// Send a log message (`notifications/message`).
-    fn log(&self, level: LogLevel, data: Value) -> crate::contract::BoxFuture<'_, ()>;
+    fn log(&self, level: LogLevel, data: Value) -> super::BoxFuture<'_, ()>;
 }
 
 /// The untyped context of a tool call: which tool runs, its contract, the
@@ -321,7 +313,7 @@ impl<R> fmt::Debug for Ctx<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::errors::JsonRpcErrorCode;
+    use crate::error::JsonRpcErrorCode;
 
     #[derive(Clone, Copy, Debug)]
     enum Lookup {

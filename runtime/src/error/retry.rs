@@ -3,7 +3,7 @@
 //! both attempts and total time.
 //!
 //! ```
-//! use mcp_contract_runtime::{McpError, RetryPolicy, with_retry};
+//! use mcp_contract::{McpError, RetryPolicy, with_retry};
 //! use std::time::Duration;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
@@ -32,8 +32,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::errors::McpError;
-use crate::http::parse_retry_after;
+use super::upstream::parse_retry_after;
+use crate::error::McpError;
 
 /// When and how often [`with_retry`] tries again.
 ///
@@ -43,7 +43,7 @@ use crate::http::parse_retry_after;
 /// the caller would see its own transport timeout rather than our error.
 ///
 /// ```
-/// use mcp_contract_runtime::RetryPolicy;
+/// use mcp_contract::RetryPolicy;
 /// use std::time::Duration;
 /// let policy = RetryPolicy::new().max_attempts(5).max_elapsed(Duration::from_secs(20));
 /// assert_eq!(policy.max_attempts, 5);
@@ -156,7 +156,7 @@ impl RetryPolicy {
 /// auto-classified error still carries code and message only.
 ///
 /// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, McpError, RetryPolicy, with_retry};
+/// use mcp_contract::{JsonRpcErrorCode, McpError, RetryPolicy, with_retry};
 /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
 /// let mut calls = 0;
 /// let result: Result<(), _> = with_retry(RetryPolicy::new(), || {
@@ -239,7 +239,7 @@ fn retry_after(err: &McpError) -> Option<Duration> {
 mod tests {
     use super::*;
     use crate::JsonRpcErrorCode;
-    use crate::http::{HttpErrorOptions, http_error_from_response};
+    use crate::error::upstream::{HttpErrorOptions, http_error_from_response};
     use serde_json::json;
     use std::cell::RefCell;
 

@@ -7,8 +7,8 @@
 //! upstream's `Retry-After` wait in `data`.
 //!
 //! ```
-//! use mcp_contract_runtime::http::{HttpErrorOptions, http_error_from_response};
-//! use mcp_contract_runtime::JsonRpcErrorCode;
+//! use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
+//! use mcp_contract::JsonRpcErrorCode;
 //!
 //! let response = http::Response::builder()
 //!     .status(429)
@@ -27,11 +27,11 @@
 
 use std::time::SystemTime;
 
-use ::http::header::RETRY_AFTER;
-use ::http::{HeaderMap, Response, StatusCode, Uri};
+use http::header::RETRY_AFTER;
+use http::{HeaderMap, Response, StatusCode, Uri};
 use serde_json::Value;
 
-use crate::errors::{JsonObject, JsonRpcErrorCode, McpError};
+use super::{JsonObject, JsonRpcErrorCode, McpError, http_status_to_error_code};
 
 /// How many bytes of a response body [`HttpErrorOptions`] captures by default.
 pub const DEFAULT_BODY_LIMIT: usize = 500;
@@ -43,62 +43,13 @@ pub const DEFAULT_SERVICE: &str = "Upstream service";
 /// Appended to a captured body that was cut at the limit.
 pub const TRUNCATION_MARKER: &str = "…";
 
-/// The JSON-RPC code of an HTTP error status; `None` below 400, where a status is
-/// not an error.
-///
-/// | Status | Code |
-/// |:--|:--|
-/// | 400 | `InvalidParams` |
-/// | 401 | `Unauthorized` |
-/// | 402, 403 | `Forbidden` (payment required reads as access denied) |
-/// | 404 | `NotFound` |
-/// | 408, 425 | `Timeout` |
-/// | 409, 423, 424 | `Conflict` |
-/// | 422 | `ValidationError` |
-/// | 429 | `RateLimited` |
-/// | other 4xx | `InvalidRequest` |
-/// | 500, 501 | `InternalError` |
-/// | 504 | `Timeout` |
-/// | other 5xx and above | `ServiceUnavailable` |
-///
-/// This is the table of the reference framework (`@cyanheads/mcp-ts-core`
-/// 0.10.17), checked against its recorded answers for every status in 100..=599.
-/// Statuses above 599 are not HTTP statuses, but `http::StatusCode` admits up to
-/// 999; they follow the reference's `>= 500` branch.
-///
-/// ```
-/// use mcp_contract_runtime::{JsonRpcErrorCode, http::http_status_to_error_code};
-/// assert_eq!(http_status_to_error_code(429), Some(JsonRpcErrorCode::RateLimited));
-/// assert_eq!(http_status_to_error_code(418), Some(JsonRpcErrorCode::InvalidRequest));
-/// assert_eq!(http_status_to_error_code(503), Some(JsonRpcErrorCode::ServiceUnavailable));
-/// assert_eq!(http_status_to_error_code(304), None);
-/// ```
-pub const fn http_status_to_error_code(status: u16) -> Option<JsonRpcErrorCode> {
-    use JsonRpcErrorCode::*;
-    Some(match status {
-        0..=399 => return None,
-        400 => InvalidParams,
-        401 => Unauthorized,
-        402 | 403 => Forbidden,
-        404 => NotFound,
-        408 | 425 => Timeout,
-        409 | 423 | 424 => Conflict,
-        422 => ValidationError,
-        429 => RateLimited,
-        500 | 501 => InternalError,
-        504 => Timeout,
-        _ if status >= 500 => ServiceUnavailable,
-        _ => InvalidRequest,
-    })
-}
-
 /// How [`http_error_from_response`] and its siblings build an error.
 ///
 /// Fields are public so a struct literal with `..Default::default()` works; the
 /// builder methods read better in a chain.
 ///
 /// ```
-/// use mcp_contract_runtime::http::HttpErrorOptions;
+/// use mcp_contract::error::upstream::HttpErrorOptions;
 /// let options = HttpErrorOptions::new().service("NCBI").body_limit(200);
 /// assert_eq!(options.service.as_deref(), Some("NCBI"));
 /// assert!(options.capture_body);
@@ -216,8 +167,8 @@ impl HttpErrorOptions {
 /// form; and the legacy aliases `statusCode` / `responseBody` are left out.
 ///
 /// ```
-/// use mcp_contract_runtime::http::{HttpErrorOptions, http_error_from_response};
-/// use mcp_contract_runtime::JsonRpcErrorCode;
+/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
+/// use mcp_contract::JsonRpcErrorCode;
 ///
 /// let response = http::Response::builder().status(404).body(Vec::new()).unwrap();
 /// let err = http_error_from_response(&response, &HttpErrorOptions::new().service("The Met"));
@@ -231,12 +182,12 @@ pub fn http_error_from_response<B: AsRef<[u8]>>(response: &Response<B>, options:
 /// [`http_error_from_response`] for a response already split into its parts and body.
 ///
 /// ```
-/// use mcp_contract_runtime::http::{HttpErrorOptions, http_error_from_parts};
+/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_parts};
 /// let (parts, body) = http::Response::builder().status(503).body(b"down".to_vec()).unwrap().into_parts();
 /// let err = http_error_from_parts(&parts, &body, &HttpErrorOptions::default());
 /// assert_eq!(err.message(), "Upstream service returned HTTP 503 Service Unavailable.");
 /// ```
-pub fn http_error_from_parts(parts: &::http::response::Parts, body: &[u8], options: &HttpErrorOptions) -> McpError {
+pub fn http_error_from_parts(parts: &http::response::Parts, body: &[u8], options: &HttpErrorOptions) -> McpError {
     http_error_from_status(parts.status, &parts.headers, body, options)
 }
 
@@ -244,10 +195,10 @@ pub fn http_error_from_parts(parts: &::http::response::Parts, body: &[u8], optio
 /// so far (pass `&[]` when the body was not read).
 ///
 /// ```
-/// use mcp_contract_runtime::http::{HttpErrorOptions, http_error_from_status};
+/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_status};
 /// use http::{HeaderMap, StatusCode};
 /// let err = http_error_from_status(StatusCode::UNAUTHORIZED, &HeaderMap::new(), b"", &HttpErrorOptions::new());
-/// assert_eq!(err.code(), mcp_contract_runtime::JsonRpcErrorCode::Unauthorized);
+/// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::Unauthorized);
 /// ```
 pub fn http_error_from_status(
     status: StatusCode,
@@ -266,10 +217,10 @@ pub fn http_error_from_status(
 /// know whether it was cut). The service defaults to the response URL's host.
 ///
 /// ```no_run
-/// # async fn fetch() -> Result<(), mcp_contract_runtime::McpError> {
-/// use mcp_contract_runtime::http::{HttpErrorOptions, http_error_from_reqwest};
+/// # async fn fetch() -> Result<(), mcp_contract::McpError> {
+/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_reqwest};
 /// let response = reqwest::Client::new().get("https://api.example.com/v1/objects/7").send().await
-///     .map_err(mcp_contract_runtime::McpError::from_error)?;
+///     .map_err(mcp_contract::McpError::from_error)?;
 /// if !response.status().is_success() {
 ///     return Err(http_error_from_reqwest(response, &HttpErrorOptions::new()).await);
 /// }
@@ -401,17 +352,7 @@ fn retry_after_seconds(headers: &HeaderMap, now: SystemTime) -> Option<u64> {
 ///   early, and 0 for a date already past.
 ///
 /// Anything else (negative, fractional, garbage) is `None`.
-///
-/// ```
-/// use mcp_contract_runtime::http::parse_retry_after;
-/// use std::time::{Duration, SystemTime};
-/// let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_450); // 07:27:30 GMT
-/// assert_eq!(parse_retry_after(" 120 ", now), Some(120));
-/// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(30));
-/// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(0));
-/// assert_eq!(parse_retry_after("-5", now), None);
-/// ```
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<u64> {
+pub(crate) fn parse_retry_after(value: &str, now: SystemTime) -> Option<u64> {
     let value = value.trim();
     if value.is_empty() {
         return None;
@@ -679,5 +620,15 @@ mod tests {
         assert_eq!(http_error_from_parts(&parts, &body, &options), from_whole);
         assert_eq!(http_error_from_status(parts.status, &parts.headers, &body, &options), from_whole);
         assert_eq!(from_whole.code(), JsonRpcErrorCode::Timeout);
+    }
+
+    #[test]
+    fn parse_retry_after_reads_seconds_and_dates() {
+        use std::time::{Duration, SystemTime};
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_450); // 07:27:30 GMT
+        assert_eq!(parse_retry_after(" 120 ", now), Some(120));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(30));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(0));
+        assert_eq!(parse_retry_after("-5", now), None);
     }
 }

@@ -3,7 +3,7 @@
 use std::error::Error as StdError;
 use std::io::ErrorKind;
 
-use crate::errors::{JsonRpcErrorCode, McpError};
+use crate::error::{JsonRpcErrorCode, McpError};
 
 /// Guards the chain walk against a `source()` that returns its own error.
 const MAX_CHAIN_DEPTH: usize = 64;
@@ -98,7 +98,7 @@ fn io_kind_code(kind: ErrorKind) -> Option<JsonRpcErrorCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::{classify, classify_parts};
+    use crate::error::classify::{classify, classify_parts};
     use JsonRpcErrorCode::*;
     use std::fmt;
     use std::io;

@@ -1,0 +1,70 @@
+//! The value checks of the rules that both the macros and the definition linter
+//! judge. Each answers for one value, so the two sides word their findings in
+//! their own way (a spanned compile error, a diagnostic with a JSON Pointer) but
+//! never reach different verdicts.
+
+/// The fewest words a useful `recovery` has (`error-contract-recovery-min-words`).
+pub const MIN_RECOVERY_WORDS: usize = 5;
+
+/// The longest name MCP allows a tool (`name-format`).
+pub const MAX_NAME_LEN: usize = 128;
+
+/// `error-contract-reason-format`: snake_case words, `^[a-z][a-z0-9]*(_[a-z0-9]+)*$`.
+///
+/// Stricter than the reference's `^[a-z][a-z0-9_]*$`: a doubled or trailing
+/// underscore is no word boundary, and `a__b` would name the same reason variant
+/// (`AB`) as `a_b`.
+///
+/// ```
+/// use mcp_contract::rules::check::is_snake_case;
+/// assert!(is_snake_case("not_in_collection"));
+/// assert!(is_snake_case("http2_refused"));
+/// for bad in ["NotFound", "not-found", "_x", "x_", "a__b", "9lives", ""] {
+///     assert!(!is_snake_case(bad), "{bad}");
+/// }
+/// ```
+pub fn is_snake_case(name: &str) -> bool {
+    name.starts_with(|ch: char| ch.is_ascii_lowercase())
+        && name
+            .split('_')
+            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+}
+
+/// The words of a `recovery` hint, as `error-contract-recovery-empty` (none) and
+/// `error-contract-recovery-min-words` (fewer than [`MIN_RECOVERY_WORDS`]) count them.
+///
+/// ```
+/// use mcp_contract::rules::check::recovery_words;
+/// assert_eq!(recovery_words("  Search first. "), 2);
+/// assert_eq!(recovery_words("\n"), 0);
+/// ```
+pub fn recovery_words(recovery: &str) -> usize {
+    recovery.split_whitespace().count()
+}
+
+/// `name-format`: 1 to [`MAX_NAME_LEN`] characters of `A-Z a-z 0-9 _ - .`, as MCP
+/// allows a tool name.
+///
+/// ```
+/// use mcp_contract::rules::check::is_valid_name;
+/// assert!(is_valid_name("get_object"));
+/// assert!(is_valid_name("museum.get-object"));
+/// assert!(!is_valid_name("get object"));
+/// assert!(!is_valid_name(""));
+/// assert!(!is_valid_name(&"x".repeat(129)));
+/// ```
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=MAX_NAME_LEN).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// `auth-scope-format`: a scope is a non-empty string without white space.
+///
+/// ```
+/// use mcp_contract::rules::check::is_valid_scope;
+/// assert!(is_valid_scope("objects:read"));
+/// assert!(!is_valid_scope(""));
+/// assert!(!is_valid_scope("objects read"));
+/// ```
+pub fn is_valid_scope(scope: &str) -> bool {
+    !scope.is_empty() && !scope.chars().any(char::is_whitespace)
+}

@@ -1,0 +1,297 @@
+//! The rules of [mcp-contract](https://docs.rs/mcp-contract), once, for the two
+//! places that judge them: the attribute macros at compile time and the
+//! definition linter at run time.
+//!
+//! - [`Rule`] and [`Severity`]: every rule id with its severity, and where its
+//!   section of the lint reference is ([`Rule::url`]);
+//! - [`codes`]: the JSON-RPC codes with their names, categories and factories;
+//! - [`check`]: the value checks both sides run (reason format, recovery words,
+//!   name and scope format), so a rule has one verdict wherever it is judged.
+//!
+//! The crate has no dependencies (serde behind a feature), so the proc-macro
+//! crate can read it without building the runtime. Users reach it through the
+//! facade: `mcp_contract::rules`.
+
+pub mod check;
+pub mod codes;
+
+use std::fmt;
+
+pub use codes::{ErrorCategory, JsonRpcErrorCode, http_status_to_error_code};
+
+/// Where the lint reference is published: `docs/lints.md`, as the rustdoc of
+/// the facade's `rules` module. Each section's heading is the bare rule id, so
+/// `#<rule-id>` is its anchor.
+pub const DOCS_URL: &str = "https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html";
+
+/// Where the lint reference documents `rule`.
+///
+/// ```
+/// assert_eq!(
+///     mcp_contract::rules::docs_url("name-unique"),
+///     "https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#name-unique"
+/// );
+/// ```
+pub fn docs_url(rule: &str) -> String {
+    format!("{DOCS_URL}#{rule}")
+}
+
+/// How bad a finding of a rule is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A MUST-level problem: the build fails (compile time), the lint run fails
+    /// and the server does not build (run time); `allow(..)` refuses it.
+    Error,
+    /// A SHOULD-level or quality problem: a rustc warning at the token (compile
+    /// time) or a reported finding (run time); `allow(..)` silences it.
+    Warning,
+}
+
+impl Severity {
+    /// The lowercase name, as serialized: `"error"`, `"warning"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Severity {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// A rule: its id (the anchor of its section in `docs/lints.md`) and its severity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rule {
+    /// The rule id, e.g. `format-parity`.
+    pub id: &'static str,
+    /// The severity of its findings.
+    pub severity: Severity,
+}
+
+impl Rule {
+    /// The rule's section of the lint reference.
+    pub fn url(self) -> String {
+        docs_url(self.id)
+    }
+
+    /// The rule by id.
+    pub fn find(id: &str) -> Option<Self> {
+        ALL.iter().copied().find(|rule| rule.id == id)
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+macro_rules! rules {
+    ($( $group:ident: { $( $(#[doc = $doc:literal])* $name:ident = $id:literal, $severity:ident; )* } )*) => {
+        $($(
+            #[doc = concat!("`", $id, "`.")]
+            $(#[doc = ""] #[doc = $doc])*
+            pub const $name: Rule = Rule { id: $id, severity: Severity::$severity };
+        )*)*
+
+        rules!(@lists $( $group: [$($name),*] )*);
+    };
+    (@lists compile_time: [$($compile:ident),*] both: [$($both:ident),*] linter: [$($linter:ident),*]) => {
+        /// Every rule, once.
+        pub const ALL: &[Rule] = &[$($compile,)* $($both,)* $($linter),*];
+        /// The rules the attribute macros check at compile time.
+        pub const COMPILE_TIME: &[Rule] = &[$($compile,)* $($both),*];
+        /// The rules the definition linter checks over built definitions: the
+        /// rules only a built value can show, and the macros' rules again, for
+        /// definitions written by hand.
+        pub const DEFINITION_LINTER: &[Rule] = &[$($both,)* $($linter),*];
+    };
+}
+
+rules! {
+    compile_time: {
+        /// `errors()` declares no failure mode.
+        ERROR_CONTRACT_EMPTY = "error-contract-empty", Warning;
+        /// `code = ..` names no `JsonRpcErrorCode`, or is missing.
+        ERROR_CONTRACT_CODE_UNKNOWN = "error-contract-code-unknown", Error;
+        /// The handler never fails with a declared reason.
+        ERROR_CONTRACT_REASON_UNUSED = "error-contract-reason-unused", Warning;
+        /// A failure mode has no `recovery`, or it is no string.
+        ERROR_CONTRACT_RECOVERY_REQUIRED = "error-contract-recovery-required", Error;
+        /// `retryable` is not a flag.
+        ERROR_CONTRACT_RETRYABLE_TYPE = "error-contract-retryable-type", Error;
+        /// The body builds a code its contract does not declare.
+        ERROR_CONTRACT_CONFORMANCE = "error-contract-conformance", Warning;
+        /// The body builds a declared code directly instead of through `ctx.fail(reason, ..)`.
+        ERROR_CONTRACT_PREFER_FAIL = "error-contract-prefer-fail", Warning;
+        /// The body builds an untyped error (`anyhow!`, `Err("..".into())`, ..).
+        PREFER_MCP_ERROR_IN_HANDLER = "prefer-mcp-error-in-handler", Warning;
+        /// The body spells out `McpError::new(JsonRpcErrorCode::X, ..)` where a factory exists.
+        PREFER_ERROR_FACTORY = "prefer-error-factory", Warning;
+        /// The body turns a caught error into a new one and drops the caught one.
+        PRESERVE_CAUSE_ON_RETHROW = "preserve-cause-on-rethrow", Warning;
+        /// The body writes an upstream error's debug form into an error message.
+        NO_STRINGIFY_UPSTREAM_ERROR = "no-stringify-upstream-error", Warning;
+        /// An annotation has a value of the wrong type.
+        ANNOTATION_TYPE = "annotation-type", Error;
+        /// `auth` is not a list of strings.
+        AUTH_TYPE = "auth-type", Error;
+    }
+    both: {
+        /// `code = UnknownError`.
+        ERROR_CONTRACT_CODE_UNKNOWN_ERROR = "error-contract-code-unknown-error", Warning;
+        /// A reason is not snake_case.
+        ERROR_CONTRACT_REASON_FORMAT = "error-contract-reason-format", Warning;
+        /// Two failure modes share a reason.
+        ERROR_CONTRACT_REASON_UNIQUE = "error-contract-reason-unique", Error;
+        /// A failure mode has no `when`.
+        ERROR_CONTRACT_WHEN_REQUIRED = "error-contract-when-required", Error;
+        /// `recovery` is blank.
+        ERROR_CONTRACT_RECOVERY_EMPTY = "error-contract-recovery-empty", Error;
+        /// `recovery` has fewer than 5 words.
+        ERROR_CONTRACT_RECOVERY_MIN_WORDS = "error-contract-recovery-min-words", Warning;
+        /// The tool name is empty.
+        NAME_REQUIRED = "name-required", Error;
+        /// The tool name has characters MCP does not allow, or is too long.
+        NAME_FORMAT = "name-format", Error;
+        /// The tool has no description.
+        DESCRIPTION_REQUIRED = "description-required", Warning;
+        /// `read_only` together with `destructive`.
+        ANNOTATION_COHERENCE = "annotation-coherence", Warning;
+        /// A scope is empty or has white space.
+        AUTH_SCOPE_FORMAT = "auth-scope-format", Error;
+        /// `#[mcp_resource]` without `uri = ".."`.
+        URI_TEMPLATE_REQUIRED = "uri-template-required", Error;
+        /// A resource URI that is no valid RFC 6570 template.
+        URI_TEMPLATE_VALID = "uri-template-valid", Error;
+        /// A template variable that is no field of the params, or a field no variable fills.
+        TEMPLATE_PARAMS_ALIGN = "template-params-align", Error;
+        /// A resource's name that looks like a URI.
+        RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
+    }
+    linter: {
+        FORMAT_PARITY = "format-parity", Error;
+        FORMAT_PARITY_THREW = "format-parity-threw", Warning;
+        FORMAT_PARITY_WALK_FAILED = "format-parity-walk-failed", Warning;
+        FORMAT_PARITY_DEPTH_LIMIT = "format-parity-depth-limit", Warning;
+        SCHEMA_IS_OBJECT = "schema-is-object", Error;
+        DESCRIBE_ON_FIELDS = "describe-on-fields", Warning;
+        SCHEMA_FORMAT_PORTABILITY = "schema-format-portability", Error;
+        SCHEMA_ANYOF_NEEDS_TYPE = "schema-anyof-needs-type", Warning;
+        SCHEMA_NO_DISCRIMINATOR_KEYWORD = "schema-no-discriminator-keyword", Warning;
+        SCHEMA_NO_DEFS = "schema-no-defs", Warning;
+        SCHEMA_DIALECT_TAG = "schema-dialect-tag", Warning;
+        NAME_UNIQUE = "name-unique", Error;
+        ERROR_CONTRACT_REASON_REQUIRED = "error-contract-reason-required", Error;
+        RESOURCE_MIME_TYPE_FORMAT = "resource-mime-type-format", Warning;
+        PROMPT_ARGUMENTS_ALIGN = "prompt-arguments-align", Error;
+        SERVER_JSON_TYPE = "server-json-type", Error;
+        SERVER_JSON_NAME_REQUIRED = "server-json-name-required", Error;
+        SERVER_JSON_NAME_LENGTH = "server-json-name-length", Error;
+        SERVER_JSON_NAME_FORMAT = "server-json-name-format", Error;
+        SERVER_JSON_DESCRIPTION_REQUIRED = "server-json-description-required", Error;
+        SERVER_JSON_DESCRIPTION_LENGTH = "server-json-description-length", Warning;
+        SERVER_JSON_VERSION_REQUIRED = "server-json-version-required", Error;
+        SERVER_JSON_VERSION_LENGTH = "server-json-version-length", Error;
+        SERVER_JSON_VERSION_NO_RANGE = "server-json-version-no-range", Error;
+        SERVER_JSON_VERSION_SEMVER = "server-json-version-semver", Warning;
+        SERVER_JSON_VERSION_SYNC = "server-json-version-sync", Warning;
+        SERVER_JSON_REPOSITORY_TYPE = "server-json-repository-type", Error;
+        SERVER_JSON_REPOSITORY_URL = "server-json-repository-url", Error;
+        SERVER_JSON_REPOSITORY_SOURCE = "server-json-repository-source", Error;
+        SERVER_JSON_PACKAGES_TYPE = "server-json-packages-type", Error;
+        SERVER_JSON_PACKAGE_TYPE = "server-json-package-type", Error;
+        SERVER_JSON_PACKAGE_REGISTRY = "server-json-package-registry", Error;
+        SERVER_JSON_PACKAGE_IDENTIFIER = "server-json-package-identifier", Error;
+        SERVER_JSON_PACKAGE_TRANSPORT = "server-json-package-transport", Error;
+        SERVER_JSON_PACKAGE_NO_LATEST = "server-json-package-no-latest", Error;
+        SERVER_JSON_PACKAGE_VERSION_SYNC = "server-json-package-version-sync", Warning;
+        SERVER_JSON_PACKAGE_ARGS_TYPE = "server-json-package-args-type", Error;
+        SERVER_JSON_RUNTIME_ARGS_TYPE = "server-json-runtime-args-type", Error;
+        SERVER_JSON_ENV_VARS_TYPE = "server-json-env-vars-type", Error;
+        SERVER_JSON_REMOTES_TYPE = "server-json-remotes-type", Error;
+        SERVER_JSON_REMOTE_TYPE = "server-json-remote-type", Error;
+        SERVER_JSON_REMOTE_TRANSPORT_TYPE = "server-json-remote-transport-type", Error;
+        SERVER_JSON_REMOTE_NO_STDIO = "server-json-remote-no-stdio", Error;
+        SERVER_JSON_TRANSPORT_TYPE = "server-json-transport-type", Error;
+        SERVER_JSON_TRANSPORT_TYPE_VALUE = "server-json-transport-type-value", Error;
+        SERVER_JSON_TRANSPORT_URL_REQUIRED = "server-json-transport-url-required", Error;
+        SERVER_JSON_TRANSPORT_URL_FORMAT = "server-json-transport-url-format", Warning;
+        SERVER_JSON_ARGUMENT_TYPE = "server-json-argument-type", Error;
+        SERVER_JSON_ARGUMENT_TYPE_VALUE = "server-json-argument-type-value", Error;
+        SERVER_JSON_ARGUMENT_NAME = "server-json-argument-name", Error;
+        SERVER_JSON_ARGUMENT_VALUE = "server-json-argument-value", Error;
+        SERVER_JSON_INPUT_FORMAT = "server-json-input-format", Warning;
+        SERVER_JSON_ENV_VAR_TYPE = "server-json-env-var-type", Error;
+        SERVER_JSON_ENV_VAR_NAME = "server-json-env-var-name", Error;
+        SERVER_JSON_ENV_VAR_DESCRIPTION = "server-json-env-var-description", Warning;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_lowercase_kebab_case() {
+        let mut seen = HashSet::new();
+        for rule in ALL {
+            assert!(seen.insert(rule.id), "{} is listed twice", rule.id);
+            assert!(rule.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'), "{}", rule.id);
+        }
+        assert_eq!(seen.len(), ALL.len());
+    }
+
+    #[test]
+    fn every_rule_is_checked_somewhere() {
+        for rule in ALL {
+            assert!(COMPILE_TIME.contains(rule) || DEFINITION_LINTER.contains(rule), "{rule}");
+        }
+    }
+
+    /// The heading is the bare id (rustdoc's anchor is then the id), the
+    /// section's first word states the severity, and the table lists every
+    /// compile-time rule with it.
+    #[test]
+    fn every_rule_has_its_section_in_docs_lints_md_with_its_severity() {
+        let docs = include_str!("../../docs/lints.md");
+        for rule in ALL {
+            let heading = format!("\n### {}\n", rule.id);
+            let at = docs.find(&heading).unwrap_or_else(|| panic!("docs/lints.md has no `### {}`", rule.id));
+            let section = docs[at + heading.len()..].trim_start();
+            let word = match rule.severity {
+                Severity::Error => "**Error",
+                Severity::Warning => "**Warning",
+            };
+            assert!(
+                section.starts_with(word) || section.starts_with(&format!("**Severity:** {}", rule.severity)),
+                "docs/lints.md says another severity for {}",
+                rule.id
+            );
+            if COMPILE_TIME.contains(rule) {
+                let row = format!("| [`{0}`](#{0}) | {1} |", rule.id, rule.severity);
+                assert!(docs.contains(&row), "the table of docs/lints.md lacks `{row}`");
+            }
+        }
+    }
+
+    #[test]
+    fn urls_end_with_the_id() {
+        assert_eq!(NAME_FORMAT.url(), format!("{DOCS_URL}#name-format"));
+        assert_eq!(Rule::find("name-format"), Some(NAME_FORMAT));
+        assert_eq!(Rule::find("no-such-rule"), None);
+    }
+}

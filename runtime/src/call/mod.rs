@@ -1,0 +1,20 @@
+//! The call: what a handler gets with each request. Its [`Context`] (or the
+//! typed [`Ctx`] of its contract, whose `fail` takes only declared reasons),
+//! the shared [`State`] the server registered, and its caller ([`AuthInfo`]
+//! and the [`ScopePolicy`] that decides whether declared scopes are enforced).
+
+mod caller;
+mod context;
+mod state;
+
+use std::future::Future;
+use std::pin::Pin;
+
+pub use self::caller::{AuthInfo, ClaimsError, MAX_TENANT_LEN, ScopePolicy, check_scopes, validate_tenant};
+pub use self::context::{ClientChannel, Context, Ctx, LogLevel};
+pub(crate) use self::state::StateMap;
+pub use self::state::{SharedState, State, StateType};
+
+/// A boxed future, as the object-safe traits ([`DynTool`](crate::DynTool),
+/// [`ClientChannel`]) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

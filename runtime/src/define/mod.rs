@@ -1,0 +1,25 @@
+//! Definitions: what a server serves. [`Tool`], [`Resource`] and [`Prompt`],
+//! the traits the attribute macros implement, with their definitions (what the
+//! `*/list` methods publish), [`Content`] blocks, completion, the [`bounds`] the
+//! macros put on a handler's types, and argument decoding.
+
+pub(crate) mod arguments;
+pub mod bounds;
+mod completion;
+mod content;
+mod prompt;
+mod resource;
+mod tool;
+
+pub use self::arguments::decode_arguments;
+pub use self::completion::{Completion, CompletionRequest};
+pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
+pub use self::prompt::{
+    DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
+};
+pub use self::resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
+pub use self::tool::{
+    DynTool, FormatSample, NoArguments, OutputSample, Tool, ToolAnnotations, ToolDefinition, ToolOutput, run_blocking,
+};
+// A handler's state types, as `required_state` lists them.
+pub use crate::call::StateType;

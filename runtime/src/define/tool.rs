@@ -1,0 +1,413 @@
+//! What a tool is, as a server sees it: its [`ToolDefinition`] (name, schemas,
+//! annotations, scopes and the [`ErrorContract`] of each failure mode) and the
+//! [`Tool`] trait that `#[mcp_tool]` implements.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::arguments::decode_arguments;
+use super::content::Content;
+use crate::call::{BoxFuture, Context, StateType};
+use crate::error::{ErrorContract, JsonObject, McpError};
+
+/// The arguments of a tool whose handler takes no input: an empty object.
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
+/// MCP tool annotations: hints for clients, never guarantees.
+///
+/// ```
+/// use mcp_contract::ToolAnnotations;
+///
+/// const ANNOTATIONS: ToolAnnotations = ToolAnnotations::new().with_read_only_hint(true).with_open_world_hint(false);
+/// assert_eq!(ANNOTATIONS.destructive_hint, None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// A human-readable title for the tool.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'static str>,
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool reaches an open world (the internet) rather than a closed domain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// No annotation set.
+    pub const fn new() -> Self {
+        Self { title: None, read_only_hint: None, destructive_hint: None, idempotent_hint: None, open_world_hint: None }
+    }
+
+    /// Set the human-readable title.
+    #[must_use]
+    pub const fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Say whether the tool leaves its environment unchanged.
+    #[must_use]
+    pub const fn with_read_only_hint(mut self, read_only: bool) -> Self {
+        self.read_only_hint = Some(read_only);
+        self
+    }
+
+    /// Say whether the tool may perform destructive updates.
+    #[must_use]
+    pub const fn with_destructive_hint(mut self, destructive: bool) -> Self {
+        self.destructive_hint = Some(destructive);
+        self
+    }
+
+    /// Say whether calling the tool again with the same arguments has no further effect.
+    #[must_use]
+    pub const fn with_idempotent_hint(mut self, idempotent: bool) -> Self {
+        self.idempotent_hint = Some(idempotent);
+        self
+    }
+
+    /// Say whether the tool reaches an open world (the internet) rather than a closed domain.
+    #[must_use]
+    pub const fn with_open_world_hint(mut self, open_world: bool) -> Self {
+        self.open_world_hint = Some(open_world);
+        self
+    }
+
+    /// Whether no annotation is set (and none needs to be sent).
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// Everything a server publishes about a tool in `tools/list`.
+///
+/// Built once per tool (schemas included) and kept for the life of the process.
+///
+/// ```
+/// use mcp_contract::schema::input_schema;
+/// use mcp_contract::{ToolAnnotations, ToolDefinition};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Input {
+///     /// Words to look for.
+///     query: String,
+/// }
+///
+/// let definition = ToolDefinition::new("search_objects", input_schema::<Input>())
+///     .with_description("Search the collection by keyword.")
+///     .with_annotations(ToolAnnotations::new().with_read_only_hint(true));
+/// assert_eq!(definition.output_schema, None);
+/// assert!(definition.errors.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The tool's name, unique within a server: `^[A-Za-z0-9._-]{1,128}$`.
+    pub name: &'static str,
+    /// A human-readable title.
+    pub title: Option<&'static str>,
+    /// What the tool does, for the model; from the handler's doc comment by default.
+    pub description: Option<&'static str>,
+    /// The JSON Schema of the arguments (always an object schema).
+    pub input_schema: Arc<JsonObject>,
+    /// The JSON Schema of the structured result, for tools that return one.
+    pub output_schema: Option<Arc<JsonObject>>,
+    /// Hints for clients.
+    pub annotations: ToolAnnotations,
+    /// OAuth scopes the caller needs.
+    pub auth_scopes: &'static [&'static str],
+    /// Every declared failure mode.
+    pub errors: &'static [ErrorContract],
+}
+
+impl ToolDefinition {
+    /// A tool without title, description, output schema, annotations, scopes or
+    /// error contract; the `with_*` methods add them.
+    pub fn new(name: &'static str, input_schema: Arc<JsonObject>) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: ToolAnnotations::new(),
+            auth_scopes: &[],
+            errors: &[],
+        }
+    }
+
+    /// Set the human-readable title.
+    #[must_use]
+    pub fn with_title(mut self, title: &'static str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// Set what the tool does, for the model.
+    #[must_use]
+    pub fn with_description(mut self, description: &'static str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// Set the JSON Schema of the structured result.
+    #[must_use]
+    pub fn with_output_schema(mut self, output_schema: Arc<JsonObject>) -> Self {
+        self.output_schema = Some(output_schema);
+        self
+    }
+
+    /// Set the hints for clients.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Set the OAuth scopes the caller needs.
+    #[must_use]
+    pub fn with_auth_scopes(mut self, auth_scopes: &'static [&'static str]) -> Self {
+        self.auth_scopes = auth_scopes;
+        self
+    }
+
+    /// Set the declared failure modes.
+    #[must_use]
+    pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
+        self.errors = errors;
+        self
+    }
+}
+
+/// A successful tool result, before the transport sees it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ToolOutput {
+    /// What the model reads.
+    pub content: Vec<Content>,
+    /// The structured result, matching the tool's output schema.
+    pub structured: Option<Value>,
+}
+
+impl ToolOutput {
+    /// A result of these content blocks and no structured content.
+    pub fn new(content: Vec<Content>) -> Self {
+        Self { content, structured: None }
+    }
+
+    /// A result with text only and no structured content.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self { content: vec![Content::text(text)], structured: None }
+    }
+
+    /// A structured result: `output` serialized, with `content` for the model
+    /// (the JSON text itself when `content` is `None`).
+    pub fn structured<T: Serialize>(output: &T, content: Option<Vec<Content>>) -> Result<Self, McpError> {
+        let value = serde_json::to_value(output).map_err(|err| {
+            McpError::serialization_error("The tool's result could not be serialized.").with_cause(err)
+        })?;
+        let content = match content {
+            Some(content) => content,
+            None => vec![Content::text(value.to_string())],
+        };
+        Ok(Self { content, structured: Some(value) })
+    }
+}
+
+/// A tool: what `#[mcp_tool]` generates for a handler function.
+///
+/// Implement it by hand only for tools a macro cannot describe; the macro also
+/// checks the contract, the names and the handler body at compile time.
+pub trait Tool: Send + Sync + 'static {
+    /// The decoded arguments ([`NoArguments`] for a handler without input).
+    type Input: DeserializeOwned + Send + 'static;
+    /// What the handler returns on success.
+    type Output: Send + 'static;
+
+    /// The definition published in `tools/list`, built once.
+    fn definition(&self) -> &'static ToolDefinition;
+
+    /// Run the handler.
+    fn call(&self, input: Self::Input, ctx: Context) -> impl Future<Output = Result<Self::Output, McpError>> + Send;
+
+    /// Turn the handler's output into the result's content and structured content.
+    fn render(&self, output: Self::Output) -> Result<ToolOutput, McpError>;
+
+    /// The shared state types the handler takes (its `State<T>` parameters).
+    /// [`Server::build`](crate::server::Server::build) refuses a server that
+    /// registered none of one of them.
+    fn required_state(&self) -> &'static [StateType] {
+        &[]
+    }
+
+    /// Decode a sample of the structured result into [`Tool::Output`], so the
+    /// definition linter can [`render`](Tool::render) it and check that the text
+    /// shows every field (rule `format-parity`).
+    ///
+    /// `#[mcp_tool]` implements it for tools with a `format` function. The
+    /// default opts out ([`OutputSample::NotChecked`]); a hand-written tool with
+    /// a `Deserialize` output opts in with `OutputSample::decode(sample)`.
+    fn sample_output(&self, sample: Value) -> OutputSample<Self::Output> {
+        let _ = sample;
+        OutputSample::NotChecked
+    }
+
+    /// Whether `#[mcp_tool]` checked this definition's name, description,
+    /// annotations, scopes and contract at compile time. The definition linter
+    /// checks them again on tools for which this is `false` (the default).
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
+}
+
+/// What [`Tool::sample_output`] made of a sample of the structured result.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum OutputSample<T> {
+    /// The tool does not take part in the format-parity check.
+    NotChecked,
+    /// The output type is not `Deserialize`, so no sample can be built.
+    NotDeserializable,
+    /// The output type refused the sample: why, with the path at fault.
+    Rejected(String),
+    /// The sample, decoded.
+    Decoded(T),
+}
+
+impl<T: DeserializeOwned> OutputSample<T> {
+    /// Decode `sample` into `T`, naming the path at fault when it does not fit.
+    ///
+    /// ```
+    /// use mcp_contract::define::OutputSample;
+    /// let sample = OutputSample::<Vec<u8>>::decode(serde_json::json!([1, 2]));
+    /// assert!(matches!(sample, OutputSample::Decoded(bytes) if bytes == [1, 2]));
+    /// assert!(matches!(OutputSample::<u8>::decode(serde_json::json!("x")), OutputSample::Rejected(_)));
+    /// ```
+    pub fn decode(sample: Value) -> Self {
+        let mut track = serde_path_to_error::Track::new();
+        let deserializer = serde_path_to_error::Deserializer::new(sample, &mut track);
+        match T::deserialize(deserializer) {
+            Ok(output) => Self::Decoded(output),
+            Err(err) => Self::Rejected(format!("at `{}`: {err}", track.path())),
+        }
+    }
+}
+
+/// What [`DynTool::format_sample`] made of a sample of the structured result.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum FormatSample {
+    /// The tool does not take part in the format-parity check.
+    NotChecked,
+    /// The output type is not `Deserialize`, so no sample can be built.
+    NotDeserializable,
+    /// The output type refused the sample: why, with the path at fault.
+    Rejected(String),
+    /// What [`Tool::render`] made of the decoded sample.
+    Rendered(Result<ToolOutput, McpError>),
+}
+
+/// The object-safe face of a [`Tool`], for servers that hold many tools.
+pub trait DynTool: Send + Sync + 'static {
+    /// The definition published in `tools/list`.
+    fn definition(&self) -> &'static ToolDefinition;
+
+    /// Decode the arguments, run the handler and render its output.
+    fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>>;
+
+    /// Decode a sample of the structured result and render it, for the
+    /// format-parity check; see [`Tool::sample_output`].
+    fn format_sample(&self, sample: Value) -> FormatSample {
+        let _ = sample;
+        FormatSample::NotChecked
+    }
+
+    /// See [`Tool::checked_at_compile_time`].
+    fn checked_at_compile_time(&self) -> bool {
+        false
+    }
+
+    /// The shared state types the handler takes; see [`Tool::required_state`].
+    fn required_state(&self) -> &'static [StateType];
+}
+
+impl<T: Tool> DynTool for T {
+    fn definition(&self) -> &'static ToolDefinition {
+        Tool::definition(self)
+    }
+
+    fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>> {
+        Box::pin(async move {
+            let input = decode_arguments::<T::Input>(arguments)?;
+            let output = self.call(input, ctx).await?;
+            self.render(output)
+        })
+    }
+
+    fn required_state(&self) -> &'static [StateType] {
+        Tool::required_state(self)
+    }
+
+    fn format_sample(&self, sample: Value) -> FormatSample {
+        match self.sample_output(sample) {
+            OutputSample::NotChecked => FormatSample::NotChecked,
+            OutputSample::NotDeserializable => FormatSample::NotDeserializable,
+            OutputSample::Rejected(why) => FormatSample::Rejected(why),
+            OutputSample::Decoded(output) => FormatSample::Rendered(self.render(output)),
+        }
+    }
+
+    fn checked_at_compile_time(&self) -> bool {
+        Tool::checked_at_compile_time(self)
+    }
+}
+
+/// Run a plain (`fn`, not `async fn`) handler on tokio's blocking pool, so a
+/// handler that computes for seconds holds no worker thread that reads
+/// requests or runs other calls. `#[mcp_tool]` wraps every `fn` handler in it.
+///
+/// Outside a tokio runtime the handler runs in place. A panic in the handler
+/// resumes in the caller (the server turns it into an internal error result).
+/// A blocking handler cannot be aborted when the client cancels its call: a
+/// long one checks [`Context::is_cancelled`](crate::Context::is_cancelled) now and then.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use mcp_contract::define::run_blocking;
+/// let sum = run_blocking(|| Ok::<_, mcp_contract::McpError>((1..=100u32).sum::<u32>())).await;
+/// assert_eq!(sum.unwrap(), 5050);
+/// # });
+/// ```
+pub async fn run_blocking<T, F>(handler: F) -> Result<T, McpError>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T, McpError> + Send + 'static,
+{
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return handler();
+    };
+    match runtime.spawn_blocking(handler).await {
+        Ok(result) => result,
+        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
+        Err(_) => {
+            Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down."))
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Errors, the lowest layer: [`McpError`] and its [`JsonRpcErrorCode`]s, the
+//! error contract a handler declares ([`ErrorContract`], [`Reason`]), which code
+//! an arbitrary error deserves ([`classify`](classify())), upstream HTTP failures
+//! as errors ([`upstream`]), [`try_catch`](try_catch()) and [`retry`], and
+//! [`render`]ing an error to the two surfaces MCP clients read.
+//!
+//! The codes themselves are the shared table of `mcp-contract-rules`, which the
+//! macros read at compile time.
+
+pub mod classify;
+mod contract;
+mod mcp_error;
+pub mod render;
+pub mod retry;
+pub mod sanitize;
+pub mod try_catch;
+pub mod upstream;
+
+pub use self::classify::{classify, classify_parts};
+pub use self::contract::{ContractDeclared, ErrorContract, NoContract, Reason};
+pub use self::mcp_error::{Cause, JsonObject, McpError};
+pub use self::retry::{RetryPolicy, with_retry};
+pub use self::try_catch::{TryCatch, try_catch, try_catch_sync};
+pub use mcp_contract_rules::codes::{ErrorCategory, JsonRpcErrorCode, http_status_to_error_code};
