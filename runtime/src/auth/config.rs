@@ -5,37 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use super::env::{self, MIN_SECRET_LEN};
+use super::env::{self, AuthMode, MIN_SECRET_LEN};
 use super::error::AuthConfigError;
-
-/// How callers of the Streamable HTTP transport authenticate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum AuthMode {
-    /// No authentication (the default, and always over stdio).
-    #[default]
-    None,
-    /// HS256 bearer tokens signed with a shared secret.
-    Jwt,
-    /// Access tokens of an OAuth authorization server, verified against its JWKS.
-    Oauth,
-}
-
-impl AuthMode {
-    /// The mode's name, as `MCP_AUTH_MODE` spells it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Jwt => "jwt",
-            Self::Oauth => "oauth",
-        }
-    }
-}
-
-impl fmt::Display for AuthMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 impl FromStr for AuthMode {
     type Err = AuthConfigError;

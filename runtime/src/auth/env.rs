@@ -1,5 +1,8 @@
 //! The environment variables [`AuthConfig::from_env`](super::AuthConfig::from_env)
-//! reads (the reference framework's names), and the limits on their values.
+//! reads (the reference framework's names), the modes `MCP_AUTH_MODE` names, and
+//! the limits on the values.
+
+use std::fmt;
 
 /// The shortest HS256 secret accepted, in bytes (the reference's minimum; RFC 7518
 /// asks for a key at least as long as the hash).
@@ -19,3 +22,32 @@ pub const JWKS_URI: &str = "OAUTH_JWKS_URI";
 pub const RESOURCE_IDENTIFIER: &str = "MCP_SERVER_RESOURCE_IDENTIFIER";
 /// `true` to authenticate callers without checking tools' scopes (warned at startup).
 pub const DISABLE_SCOPE_CHECKS: &str = "MCP_AUTH_DISABLE_SCOPE_CHECKS";
+
+/// How callers of the Streamable HTTP transport authenticate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum AuthMode {
+    /// No authentication (the default, and always over stdio).
+    #[default]
+    None,
+    /// HS256 bearer tokens signed with a shared secret.
+    Jwt,
+    /// Access tokens of an OAuth authorization server, verified against its JWKS.
+    Oauth,
+}
+
+impl AuthMode {
+    /// The mode's name, as `MCP_AUTH_MODE` spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Jwt => "jwt",
+            Self::Oauth => "oauth",
+        }
+    }
+}
+
+impl fmt::Display for AuthMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

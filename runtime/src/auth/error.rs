@@ -3,8 +3,7 @@
 
 use std::fmt;
 
-use super::config::AuthMode;
-use super::env::{self, MIN_SECRET_LEN};
+use super::env::{self, AuthMode, MIN_SECRET_LEN};
 #[cfg(feature = "auth")]
 use crate::call::ClaimsError;
 

@@ -31,8 +31,8 @@ mod jwks;
 #[cfg(feature = "auth")]
 mod verify;
 
-pub use self::config::{AuthConfig, AuthMode, Secret};
-pub use self::env::MIN_SECRET_LEN;
+pub use self::config::{AuthConfig, Secret};
+pub use self::env::{AuthMode, MIN_SECRET_LEN};
 pub use self::error::AuthConfigError;
 #[cfg(feature = "auth")]
 pub use self::error::TokenError;

@@ -6,7 +6,8 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
-use super::config::{AuthConfig, AuthMode};
+use super::config::AuthConfig;
+use super::env::AuthMode;
 use super::error::{AuthConfigError, TokenError};
 use super::jwks::JwksCache;
 use crate::call::AuthInfo;

@@ -8,7 +8,6 @@
 //! `data.reason` and the opted-in `data.recovery.hint` as a tool error carries them.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -20,33 +19,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::invoke::{Answer, guarded};
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
-use super::{Server, ServerError};
+use super::{PrimitiveKind, Server, ServerError};
 use crate::call::{BoxFuture, Context, StateMap, StateType};
 use crate::define::arguments::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, UriTemplate};
-
-/// The three kinds of things a server offers, which share one namespace of names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PrimitiveKind {
-    /// A tool.
-    Tool,
-    /// A resource or resource template.
-    Resource,
-    /// A prompt.
-    Prompt,
-}
-
-impl fmt::Display for PrimitiveKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Tool => "tool",
-            Self::Resource => "resource",
-            Self::Prompt => "prompt",
-        })
-    }
-}
 
 /// Resources and prompts registered on a [`Server`], not yet checked.
 #[derive(Default)]

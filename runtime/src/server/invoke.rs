@@ -9,7 +9,7 @@ use futures::FutureExt;
 use rmcp::model::{CallToolResult, ErrorCode, ErrorData};
 use tokio_util::sync::CancellationToken;
 
-use super::catalog::PrimitiveKind;
+use super::PrimitiveKind;
 use super::wire::{envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;

@@ -50,10 +50,30 @@ use crate::call::StateMap;
 use crate::define::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
-pub use catalog::PrimitiveKind;
 pub use handler::ToolServer;
 pub use transport::HttpOptions;
 pub use wire::ERRORS_META_KEY;
+
+/// The three kinds of things a server offers, which share one namespace of names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrimitiveKind {
+    /// A tool.
+    Tool,
+    /// A resource or resource template.
+    Resource,
+    /// A prompt.
+    Prompt,
+}
+
+impl fmt::Display for PrimitiveKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Tool => "tool",
+            Self::Resource => "resource",
+            Self::Prompt => "prompt",
+        })
+    }
+}
 
 /// A server under construction: its identity, instructions, tools and shared state.
 ///
