@@ -74,67 +74,13 @@ impl Handler {
 
 pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     let sig = &item.sig;
-    let mut shape_ok = sig.receiver().is_none() && sig.generics.params.is_empty();
-    if let Some(receiver) = sig.receiver() {
-        diag.error(syn::Error::new_spanned(receiver, "`#[mcp_tool]` handlers are free functions; move the `self` state into a static or a service the handler calls"));
-    }
+    let Signature { params, ctx_name, mut shape_ok } = signature(sig, Kind::Tool, diag);
     if !sig.generics.params.is_empty() {
         diag.error(syn::Error::new_spanned(
             &sig.generics,
             "`#[mcp_tool]` handlers cannot be generic: the tool's schemas need concrete types",
         ));
-    }
-
-    let mut params = Vec::new();
-    let mut ctx_name = None;
-    for arg in &sig.inputs {
-        let FnArg::Typed(arg) = arg else { continue };
-        let (ty, by_ref) = match &*arg.ty {
-            Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
-            ty => (ty, false),
-        };
-        let param = match (ctx_kind(ty), state_type(&arg.ty)) {
-            (Some(kind), _) => {
-                if let syn::Pat::Ident(binding) = &*arg.pat {
-                    ctx_name = Some(binding.ident.clone());
-                }
-                Param::Ctx { kind, by_ref }
-            }
-            (None, Some(state)) => Param::State(Box::new(state.clone())),
-            (None, None) => {
-                if let Type::Reference(reference) = &*arg.ty {
-                    // Without this, rustc reports a missing lifetime in the
-                    // generated `type Input`, far from the `&`.
-                    diag.error(syn::Error::new_spanned(
-                        reference,
-                        format_args!(
-                            "the input is decoded from each call's arguments and handed to the handler by value: take `{}: {}`",
-                            quote::ToTokens::to_token_stream(&arg.pat),
-                            quote::ToTokens::to_token_stream(&reference.elem),
-                        ),
-                    ));
-                    shape_ok = false;
-                }
-                Param::Input(arg.ty.clone())
-            }
-        };
-        // Several `State<T>` parameters are fine, one per type; rustc reports a
-        // type taken twice no more than it would for any other function.
-        let repeated = !matches!(param, Param::State(_))
-            && params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
-        if repeated {
-            let what = match param {
-                Param::Input(_) => {
-                    "one input parameter (a struct deriving `Deserialize` and `JsonSchema`); \
-                     shared state is taken as `State<T>`"
-                }
-                Param::Ctx { .. } | Param::State(_) => "one context parameter",
-            };
-            diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
-            shape_ok = false;
-        } else {
-            params.push(param);
-        }
+        shape_ok = false;
     }
 
     let (output, text_only) = match success_type(&sig.output) {
@@ -160,6 +106,114 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     });
 
     Handler { item, params, output, error, ctx_name, shape_ok, text_only, doc, allow_deprecated }
+}
+
+/// The attribute a handler carries: the parameters mean the same under all
+/// three, only the words of a diagnostic differ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    fn attribute(self) -> &'static str {
+        match self {
+            Self::Tool => "mcp_tool",
+            Self::Resource => "mcp_resource",
+            Self::Prompt => "mcp_prompt",
+        }
+    }
+}
+
+/// A handler's parameters as the call hands them in.
+pub(crate) struct Signature {
+    pub(crate) params: Vec<Param>,
+    /// The context parameter's name, when it is a plain binding (`ctx`).
+    pub(crate) ctx_name: Option<syn::Ident>,
+    /// No parameter was refused.
+    pub(crate) shape_ok: bool,
+}
+
+/// Read the parameters of a tool's, resource's or prompt's handler: one input
+/// (a tool's input, a resource's params, a prompt's arguments), one context
+/// (`Ctx`, `Ctx<R>`, `Context`, by value or by `&`), any `State<T>`s.
+pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics) -> Signature {
+    let mut shape_ok = true;
+    if let Some(receiver) = sig.receiver() {
+        let text = match kind {
+            Kind::Tool => "`#[mcp_tool]` handlers are free functions; move the `self` state into a static or a service the handler calls".to_owned(),
+            Kind::Resource | Kind::Prompt => format!("`#[{}]` handlers are free functions", kind.attribute()),
+        };
+        diag.error(syn::Error::new_spanned(receiver, text));
+        shape_ok = false;
+    }
+    let mut params = Vec::new();
+    let mut ctx_name = None;
+    for arg in &sig.inputs {
+        let FnArg::Typed(arg) = arg else { continue };
+        let (ty, by_ref) = match &*arg.ty {
+            Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
+            ty => (ty, false),
+        };
+        let param = match (ctx_kind(ty), state_type(&arg.ty)) {
+            (Some(kind), _) => {
+                if let syn::Pat::Ident(binding) = &*arg.pat {
+                    ctx_name = Some(binding.ident.clone());
+                }
+                Param::Ctx { kind, by_ref }
+            }
+            (None, Some(state)) => Param::State(Box::new(state.clone())),
+            (None, None) => {
+                if let (Kind::Tool, Type::Reference(reference)) = (kind, &*arg.ty) {
+                    // Without this, rustc reports a missing lifetime in the
+                    // generated `type Input`, far from the `&`.
+                    diag.error(syn::Error::new_spanned(
+                        reference,
+                        format_args!(
+                            "the input is decoded from each call's arguments and handed to the handler by value: take `{}: {}`",
+                            quote::ToTokens::to_token_stream(&arg.pat),
+                            quote::ToTokens::to_token_stream(&reference.elem),
+                        ),
+                    ));
+                    shape_ok = false;
+                }
+                Param::Input(arg.ty.clone())
+            }
+        };
+        // Several `State<T>` parameters are fine, one per type; rustc reports a
+        // type taken twice no more than it would for any other function.
+        let repeated = !matches!(param, Param::State(_))
+            && params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
+        if repeated && kind != Kind::Tool {
+            diag.error(syn::Error::new_spanned(
+                arg,
+                format!(
+                    "a {} handler takes at most one params or arguments struct and one context; shared state is taken as `State<T>`",
+                    match kind {
+                        Kind::Resource => "resource",
+                        Kind::Tool | Kind::Prompt => "prompt",
+                    }
+                ),
+            ));
+            shape_ok = false;
+        } else if repeated {
+            let what = match param {
+                Param::Input(_) => {
+                    "one input parameter (a struct deriving `Deserialize` and `JsonSchema`); \
+                     shared state is taken as `State<T>`"
+                }
+                Param::Ctx { .. } | Param::State(_) => "one context parameter",
+            };
+            diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
+            shape_ok = false;
+        } else {
+            params.push(param);
+        }
+    }
+
+    Signature { params, ctx_name, shape_ok }
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.

@@ -9,11 +9,12 @@ use quote::{format_ident, quote};
 use syn::{Ident, ItemFn, LitStr, Meta, Path};
 
 use crate::ast::doc_paragraph;
+use crate::ast::{self, Param};
 use crate::attr::{self, Keys, keys};
 use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
 use crate::names::to_pascal_case;
-use crate::resource::{Generated, Param, completer, parse_params};
+use crate::resource::{Generated, completer, parse_params};
 use crate::rules;
 
 keys! {
@@ -60,10 +61,10 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
         );
     }
 
-    let params = parse_params(&item, &mut diag, "prompt", "`Result<Vec<PromptMessage>, McpError>`");
+    let params = parse_params(&item, &mut diag, ast::Kind::Prompt, "`Result<Vec<PromptMessage>, McpError>`");
     let arguments_ty = params.iter().find_map(|param| match param {
-        Param::Params(ty) => Some(quote!(#ty)),
-        Param::State(_) | Param::Ctx(_) => None,
+        Param::Input(ty) => Some(quote!(#ty)),
+        Param::State(_) | Param::Ctx { .. } => None,
     });
 
     let type_ident = args

@@ -8,9 +8,10 @@ use darling::util::Flag;
 use mcp_contract_uri_template::UriTemplate;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::{FnArg, GenericArgument, Ident, ItemFn, LitStr, Meta, Path, PathArguments, ReturnType, Type};
+use syn::{Ident, ItemFn, LitStr, Meta, Path, PathArguments, ReturnType, Type};
 
 use crate::ast::doc_paragraph;
+use crate::ast::{self, CtxKind, Param};
 use crate::attr::{self, Keys, keys};
 use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
@@ -38,20 +39,6 @@ keys! {
         /// `template-params-align` is left to `Server::build`, which sees the names.
         params_renamed: Flag,
     }
-}
-
-/// How the handler takes the context.
-pub(crate) enum CtxParam {
-    /// `Context`, `&Context`.
-    Untyped { by_ref: bool },
-    /// `Ctx`, `Ctx<R>`, `&Ctx`.
-    Typed { by_ref: bool },
-}
-
-pub(crate) enum Param {
-    Params(Box<Type>),
-    State(Box<Type>),
-    Ctx(CtxParam),
 }
 
 pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
@@ -122,12 +109,12 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let params = parse_params(
         &item,
         &mut diag,
-        "resource",
+        ast::Kind::Resource,
         "`Result<ResourceContents, McpError>` (or any `Ok` type that converts into `ResourceContents`, such as `String`)",
     );
     let params_ty = params.iter().find_map(|param| match param {
-        Param::Params(ty) => Some(ty.clone()),
-        Param::State(_) | Param::Ctx(_) => None,
+        Param::Input(ty) => Some(ty.clone()),
+        Param::State(_) | Param::Ctx { .. } => None,
     });
 
     // template-params-align: variables need a params struct, a static URI takes
@@ -320,7 +307,7 @@ impl Generated<'_> {
         let private = &self.contract.private;
         let states = self.params.iter().filter_map(|param| match param {
             Param::State(ty) => Some(&**ty),
-            Param::Params(_) | Param::Ctx(_) => None,
+            Param::Input(_) | Param::Ctx { .. } => None,
         });
         quote! {
             fn required_state(&self) -> &'static [#private::StateType] {
@@ -352,11 +339,11 @@ fn call_args(params: &[Param], private: &TokenStream) -> Vec<TokenStream> {
     params
         .iter()
         .map(|param| match param {
-            Param::Params(_) => quote!(params),
+            Param::Input(_) => quote!(params),
             Param::State(ty) => quote!(#private::State::<#ty>::from_context(&ctx)?),
-            Param::Ctx(CtxParam::Untyped { by_ref: false }) => quote!(::core::clone::Clone::clone(&ctx)),
-            Param::Ctx(CtxParam::Untyped { by_ref: true }) => quote!(&ctx),
-            Param::Ctx(CtxParam::Typed { by_ref }) => {
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(::core::clone::Clone::clone(&ctx)),
+            Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
+            Param::Ctx { kind: CtxKind::Typed | CtxKind::TypedExplicit, by_ref } => {
                 let amp = by_ref.then(|| quote!(&));
                 quote!(#amp #private::typed_context(::core::clone::Clone::clone(&ctx)))
             }
@@ -364,44 +351,18 @@ fn call_args(params: &[Param], private: &TokenStream) -> Vec<TokenStream> {
         .collect()
 }
 
-pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: &str, returns: &str) -> Vec<Param> {
-    let mut params = Vec::new();
-    for arg in &item.sig.inputs {
-        let FnArg::Typed(arg) = arg else {
-            diag.error(syn::Error::new_spanned(arg, format!("`#[mcp_{kind}]` handlers are free functions")));
-            continue;
-        };
-        let (ty, by_ref) = match &*arg.ty {
-            Type::Reference(reference) if reference.mutability.is_none() => (&*reference.elem, true),
-            ty => (ty, false),
-        };
-        let param = match last_segment(ty) {
-            Some(("Context", PathArguments::None)) => Param::Ctx(CtxParam::Untyped { by_ref }),
-            Some(("Ctx", _)) => Param::Ctx(CtxParam::Typed { by_ref }),
-            Some(("State", PathArguments::AngleBracketed(args))) if !by_ref => match args.args.first() {
-                Some(GenericArgument::Type(ty)) => Param::State(Box::new(ty.clone())),
-                _ => Param::Params(arg.ty.clone()),
-            },
-            _ => Param::Params(arg.ty.clone()),
-        };
-        let repeated = !matches!(param, Param::State(_))
-            && params.iter().any(|seen| std::mem::discriminant(seen) == std::mem::discriminant(&param));
-        if repeated {
-            diag.error(syn::Error::new_spanned(
-                arg,
-                format!("a {kind} handler takes at most one params or arguments struct and one context; shared state is taken as `State<T>`"),
-            ));
-        } else {
-            params.push(param);
-        }
-    }
+/// The parameters of a resource's or prompt's handler, read as a tool's are
+/// ([`ast::signature`]), and the check of its return type, which differs per kind.
+pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: ast::Kind, returns: &str) -> Vec<Param> {
+    let params = ast::signature(&item.sig, kind, diag).params;
     if !matches!(&item.sig.output, ReturnType::Type(_, ty) if last_segment(ty).is_some_and(|(name, _)| name == "Result"))
     {
         let span = match &item.sig.output {
             ReturnType::Default => item.sig.ident.span(),
             ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
         };
-        diag.error(syn::Error::new(span, format!("a `#[mcp_{kind}]` handler returns {returns}")));
+        let attribute = if kind == ast::Kind::Resource { "mcp_resource" } else { "mcp_prompt" };
+        diag.error(syn::Error::new(span, format!("a `#[{attribute}]` handler returns {returns}")));
     }
     params
 }
