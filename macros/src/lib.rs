@@ -1,7 +1,8 @@
 //! The `#[mcp_tool]` attribute of mcp-contract: parse (`attr`, `ast`) ->
 //! validate (`valid`) -> expand (`expand`), with every diagnostic collected in
 //! `diag` and reported in one build; `#[mcp_resource]` (`resource`) and
-//! `#[mcp_prompt]` (`prompt`) take its error contract through `contract`.
+//! `#[mcp_prompt]` (`prompt`) take its error contract through `contract` and
+//! share what they generate alike in `primitive`.
 
 mod ast;
 mod attr;
@@ -10,6 +11,7 @@ mod diag;
 mod expand;
 mod lint;
 mod names;
+mod primitive;
 mod prompt;
 mod reasons;
 mod resource;

@@ -14,7 +14,7 @@ use crate::attr::{self, Keys, keys};
 use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
 use crate::names::to_pascal_case;
-use crate::resource::{Generated, completer, parse_params};
+use crate::primitive::{Generated, completer, parse_params};
 use crate::rules;
 
 keys! {
