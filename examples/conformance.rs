@@ -179,6 +179,8 @@ async fn test_tool_with_progress(ctx: Ctx) -> Result<String, McpError> {
 /// The input schema of `json_schema_2020_12_tool` as the suite checks it in
 /// `tools/list` (SEP-1613, SEP-2106): `$schema`, `$defs` with an `$anchor`, a
 /// `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties`, untouched.
+/// The definition linter warns about it when the server starts (fields without
+/// a description, `anyOf` branches without a `type`): the schema is the suite's.
 static JSON_SCHEMA_2020_12: LazyLock<ToolDefinition> = LazyLock::new(|| {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
