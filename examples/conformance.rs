@@ -1,0 +1,378 @@
+//! The "everything server" of the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`), written on this crate's public API.
+//!
+//! The suite's scenarios call tools, resources and prompts by the names of its
+//! own TypeScript everything-server (`examples/servers/typescript/everything-server.ts`
+//! in the suite's repository); this server offers them under the same names,
+//! with the same answers, as far as a handler can today. What the API cannot
+//! express yet is marked `// needs: ..` where it would go, and is left out
+//! rather than faked, so the suite reports it.
+//!
+//! ```text
+//! cargo run --example conformance -- --http 127.0.0.1:3001    # then point the suite at http://127.0.0.1:3001/mcp
+//! bash .ci/conformance                                        # the pinned suite against this server
+//! ```
+
+use std::process::ExitCode;
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use mcp_contract::prelude::*;
+use mcp_contract::{
+    EmbeddedResource, JsonObject, NoArguments, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput,
+};
+use serde_json::{Value, json};
+
+/// The suite's 1x1 red PNG pixel, base64 (its everything-server's `TEST_IMAGE_BASE64`).
+const TEST_IMAGE_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+/// The suite's minimal WAV file, base64 (`TEST_AUDIO_BASE64`).
+const TEST_AUDIO_BASE64: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+
+// ---------------------------------------------------------------- tools with a fixed content
+
+/// A tool without arguments whose result is fixed content blocks and no
+/// structured content: `#[mcp_tool]` gives a handler either a `String` (one
+/// text block) or a structured output, so these are written by hand on the
+/// public `Tool` trait.
+// needs: a `#[mcp_tool]` handler returning `Vec<Content>` (content only, no structuredContent).
+struct FixedContent {
+    definition: &'static LazyLock<ToolDefinition>,
+    content: fn() -> Vec<Content>,
+}
+
+impl Tool for FixedContent {
+    type Input = NoArguments;
+    type Output = Vec<Content>;
+
+    fn definition(&self) -> &'static ToolDefinition {
+        self.definition
+    }
+
+    async fn call(&self, _input: NoArguments, _ctx: Context) -> Result<Vec<Content>, McpError> {
+        Ok((self.content)())
+    }
+
+    fn render(&self, output: Vec<Content>) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::new(output))
+    }
+}
+
+/// `{"type": "object", "properties": {}}`: the input schema of a tool without arguments.
+fn no_arguments_schema() -> Arc<JsonObject> {
+    match json!({"type": "object", "properties": {}}) {
+        Value::Object(schema) => Arc::new(schema),
+        _ => unreachable!("a JSON object literal"),
+    }
+}
+
+static IMAGE_CONTENT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("test_image_content", no_arguments_schema()).with_description("Tests image content response")
+});
+static AUDIO_CONTENT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("test_audio_content", no_arguments_schema()).with_description("Tests audio content response")
+});
+static EMBEDDED_RESOURCE: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("test_embedded_resource", no_arguments_schema())
+        .with_description("Tests embedded resource content response")
+});
+static MULTIPLE_CONTENT_TYPES: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("test_multiple_content_types", no_arguments_schema())
+        .with_description("Tests response with multiple content types (text, image, resource)")
+});
+
+fn image_content() -> FixedContent {
+    FixedContent { definition: &IMAGE_CONTENT, content: || vec![Content::image(TEST_IMAGE_BASE64, "image/png")] }
+}
+
+fn audio_content() -> FixedContent {
+    FixedContent { definition: &AUDIO_CONTENT, content: || vec![Content::audio(TEST_AUDIO_BASE64, "audio/wav")] }
+}
+
+fn embedded_resource() -> FixedContent {
+    FixedContent {
+        definition: &EMBEDDED_RESOURCE,
+        content: || {
+            vec![Content::resource(
+                EmbeddedResource::text("test://embedded-resource", "This is an embedded resource content.")
+                    .with_mime_type("text/plain"),
+            )]
+        },
+    }
+}
+
+fn multiple_content_types() -> FixedContent {
+    FixedContent {
+        definition: &MULTIPLE_CONTENT_TYPES,
+        content: || {
+            vec![
+                Content::text("Multiple content types test:"),
+                Content::image(TEST_IMAGE_BASE64, "image/png"),
+                Content::resource(
+                    EmbeddedResource::text(
+                        "test://mixed-content-resource",
+                        json!({"test": "data", "value": 123}).to_string(),
+                    )
+                    .with_mime_type("application/json"),
+                ),
+            ]
+        },
+    }
+}
+
+// ---------------------------------------------------------------- tools through #[mcp_tool]
+
+/// Tests simple text content response
+#[mcp_tool]
+fn test_simple_text() -> Result<String, McpError> {
+    Ok("This is a simple text response for testing.".to_owned())
+}
+
+/// Tests error response handling
+#[mcp_tool(errors(intentional(code = InternalError, when = "Always: this tool exists to fail",
+    recovery = "Nothing to recover: the failure is the test.")))]
+fn test_error_handling(ctx: Ctx) -> Result<String, McpError> {
+    Err(ctx.fail(intentional, "This tool intentionally returns an error for testing"))
+}
+
+/// Tests tool that emits log messages during execution
+#[mcp_tool]
+async fn test_tool_with_logging(ctx: Ctx) -> Result<String, McpError> {
+    ctx.log(LogLevel::Info, "Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LogLevel::Info, "Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.log(LogLevel::Info, "Tool execution completed").await;
+    Ok("Tool with logging executed successfully".to_owned())
+}
+
+/// Tests tool that reports progress notifications
+#[mcp_tool]
+async fn test_tool_with_progress(ctx: Ctx) -> Result<String, McpError> {
+    for step in [0.0, 50.0, 100.0] {
+        if step > 0.0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        ctx.progress(step, Some(100.0), Some(format!("Completed step {step} of 100"))).await;
+    }
+    // needs: the request's progress token on the context; the TypeScript server answers with it.
+    Ok("Progress reported: 0, 50 and 100 of 100".to_owned())
+}
+
+// needs: closing the call's SSE stream from a handler (SEP-1699), with an event
+// store to replay from on `Last-Event-ID`: tool `test_reconnection` (scenario
+// server-sse-polling) closes its stream mid-call, sleeps 100 ms and answers
+// "Reconnection test completed successfully. ..." on the resumed stream.
+
+// needs: sampling from a handler (`sampling/createMessage` to the client): tool
+// `test_sampling` ({prompt: string}) asks for {messages: [user text prompt],
+// maxTokens: 100} and answers "LLM response: <text>".
+
+// needs: elicitation from a handler (`elicitation/create` to the client): tools
+// `test_elicitation` ({message: string}; schema {response: string, required}),
+// `test_elicitation_sep1034_defaults` (defaults on string, integer, number,
+// enum and boolean fields) and `test_elicitation_sep1330_enums` (untitled,
+// titled (`oneOf` const/title), legacy `enumNames`, and multi-select enums),
+// answering "User response: action=.., content=.." / "Elicitation completed: ..".
+
+/// The input schema of `json_schema_2020_12_tool` as the suite checks it in
+/// `tools/list` (SEP-1613, SEP-2106): `$schema`, `$defs` with an `$anchor`, a
+/// `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties`, untouched.
+/// The definition linter warns about it when the server starts (fields without
+/// a description, `anyOf` branches without a `type`): the schema is the suite's.
+static JSON_SCHEMA_2020_12: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "$anchor": "addressDef",
+                "type": "object",
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
+        "additionalProperties": false
+    });
+    let Value::Object(schema) = schema else { unreachable!("a JSON object literal") };
+    ToolDefinition::new("json_schema_2020_12_tool", Arc::new(schema))
+        .with_description("Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)")
+});
+
+/// A tool whose input schema is a JSON Schema written by hand rather than
+/// derived from a Rust type: the public `Tool` trait takes any schema object.
+struct JsonSchema202012Tool;
+
+impl Tool for JsonSchema202012Tool {
+    type Input = JsonObject;
+    type Output = JsonObject;
+
+    fn definition(&self) -> &'static ToolDefinition {
+        &JSON_SCHEMA_2020_12
+    }
+
+    async fn call(&self, input: JsonObject, _ctx: Context) -> Result<JsonObject, McpError> {
+        Ok(input)
+    }
+
+    fn render(&self, output: JsonObject) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(format!("JSON Schema 2020-12 tool called with: {}", Value::Object(output))))
+    }
+}
+
+// ---------------------------------------------------------------- resources
+
+/// A static text resource for testing
+#[mcp_resource(
+    uri = "test://static-text",
+    name = "static-text",
+    title = "Static Text Resource",
+    mime_type = "text/plain"
+)]
+fn static_text() -> Result<String, McpError> {
+    Ok("This is the content of the static text resource.".to_owned())
+}
+
+/// A static binary resource (image) for testing
+#[mcp_resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    title = "Static Binary Resource",
+    mime_type = "image/png"
+)]
+fn static_binary() -> Result<ResourceContents, McpError> {
+    // The suite's pixel as it is, already base64.
+    let pixel = ResourceContent { uri: None, mime_type: None, body: ResourceBody::Blob(TEST_IMAGE_BASE64.to_owned()) };
+    Ok(ResourceContents::from(pixel))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct TemplateParams {
+    /// The ID substituted into the template.
+    id: String,
+}
+
+/// A resource template with parameter substitution
+#[mcp_resource(
+    uri = "test://template/{id}/data",
+    name = "template",
+    title = "Resource Template",
+    mime_type = "application/json"
+)]
+fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
+    let data = format!("Data for ID: {}", params.id);
+    ResourceContents::json(&json!({"id": params.id, "templateTest": true, "data": data}))
+}
+
+/// A resource that auto-updates every 3 seconds
+#[mcp_resource(
+    uri = "test://watched-resource",
+    name = "watched-resource",
+    title = "Watched Resource",
+    mime_type = "text/plain"
+)]
+fn watched_resource() -> Result<String, McpError> {
+    // needs: resources/subscribe and resources/unsubscribe (the `subscribe`
+    // capability) and a handle to send notifications/resources/updated for this
+    // URI to the sessions subscribed to it (scenarios resources-subscribe,
+    // resources-unsubscribe).
+    Ok("Watched resource content".to_owned())
+}
+
+// ---------------------------------------------------------------- prompts
+
+/// A simple prompt without arguments
+#[mcp_prompt(title = "Simple Test Prompt")]
+fn test_simple_prompt() -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::user("This is a simple prompt for testing.")])
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct PromptWithArgumentsArgs {
+    /// First test argument
+    arg1: String,
+    /// Second test argument
+    arg2: String,
+}
+
+/// A prompt with required arguments
+#[mcp_prompt(title = "Prompt With Arguments", complete = complete_nothing)]
+fn test_prompt_with_arguments(args: PromptWithArgumentsArgs) -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::user(format!("Prompt with arguments: arg1='{}', arg2='{}'", args.arg1, args.arg2))])
+}
+
+/// `completion/complete` for `test_prompt_with_arguments`: no suggestions, as
+/// the suite's own server answers (`values: []`); the scenario checks the shape.
+async fn complete_nothing(_request: CompletionRequest, _ctx: Context) -> Result<Completion, McpError> {
+    Ok(Completion::none())
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EmbeddedResourceArgs {
+    /// URI of the resource to embed
+    #[serde(rename = "resourceUri")]
+    resource_uri: String,
+}
+
+/// A prompt that includes an embedded resource
+#[mcp_prompt(title = "Prompt With Embedded Resource")]
+fn test_prompt_with_embedded_resource(args: EmbeddedResourceArgs) -> Result<Vec<PromptMessage>, McpError> {
+    let content = ResourceContent::text("Embedded resource content for testing.").with_mime_type("text/plain");
+    Ok(vec![
+        PromptMessage::resource(Role::User, args.resource_uri, content),
+        PromptMessage::user("Please process the embedded resource above."),
+    ])
+}
+
+/// A prompt that includes image content
+#[mcp_prompt(title = "Prompt With Image")]
+fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
+    let image = PromptContent::Image { data: TEST_IMAGE_BASE64.to_owned(), mime_type: "image/png".to_owned() };
+    Ok(vec![PromptMessage { role: Role::User, content: image }, PromptMessage::user("Please analyze the image above.")])
+}
+
+// ---------------------------------------------------------------- the server
+
+fn server() -> Server {
+    // needs: the tasks extension (SEP-2663) on a tool, input-required results
+    // (SEP-2322) from a handler, a tool requiring a client capability, the
+    // `x-mcp-header` annotation (SEP-2243) on an input field, and the request's
+    // log level on the context (2026-07-28): each scenario that waits for one is
+    // listed, with why, in .ci/conformance-expected-failures.yml.
+    Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
+        .tool(TestSimpleText)
+        .tool(image_content())
+        .tool(audio_content())
+        .tool(embedded_resource())
+        .tool(multiple_content_types())
+        .tool(TestToolWithLogging)
+        .tool(TestToolWithProgress)
+        .tool(TestErrorHandling)
+        .tool(JsonSchema202012Tool)
+        .resource(StaticText)
+        .resource(StaticBinary)
+        .resource(Template)
+        .resource(WatchedResource)
+        .prompt(TestSimplePrompt)
+        .prompt(TestPromptWithArguments)
+        .prompt(TestPromptWithEmbeddedResource)
+        .prompt(TestPromptWithImage)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    mcp_contract::logging::init();
+    // `--http ADDR [--stateless]`: Streamable HTTP at /mcp; no argument: stdio; `lint`.
+    server().run_cli().await
+}
