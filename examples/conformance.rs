@@ -17,10 +17,9 @@ use std::process::ExitCode;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
+use mcp_contract::define::NoArguments;
 use mcp_contract::prelude::*;
-use mcp_contract::{
-    EmbeddedResource, JsonObject, NoArguments, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput,
-};
+use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
 /// The suite's 1x1 red PNG pixel, base64 (its everything-server's `TEST_IMAGE_BASE64`).
