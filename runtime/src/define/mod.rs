@@ -7,6 +7,7 @@ pub(crate) mod arguments;
 pub mod bounds;
 mod completion;
 mod content;
+mod enrichment;
 mod prompt;
 mod resource;
 mod tool;
@@ -14,6 +15,7 @@ mod tool;
 pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
+pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::arguments::decode_arguments;
 use super::content::Content;
+use super::enrichment::EnrichmentDefinition;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
@@ -135,6 +136,8 @@ pub struct ToolDefinition {
     pub auth_scopes: &'static [&'static str],
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+    /// The declared enrichment, merged into successful results.
+    pub enrichment: Option<EnrichmentDefinition>,
 }
 
 impl ToolDefinition {
@@ -150,6 +153,7 @@ impl ToolDefinition {
             annotations: ToolAnnotations::new(),
             auth_scopes: &[],
             errors: &[],
+            enrichment: None,
         }
     }
 
@@ -192,6 +196,13 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Declare the enrichment the handler fills through `ctx.enrich()`.
+    #[must_use]
+    pub fn with_enrichment(mut self, enrichment: EnrichmentDefinition) -> Self {
+        self.enrichment = Some(enrichment);
         self
     }
 }
@@ -356,8 +367,12 @@ impl<T: Tool> DynTool for T {
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>> {
         Box::pin(async move {
             let input = decode_arguments::<T::Input>(arguments)?;
-            let output = self.call(input, ctx).await?;
-            self.render(output)
+            let enrichment = ctx.enrich().clone();
+            let output = self.render(self.call(input, ctx).await?)?;
+            Ok(match &Tool::definition(self).enrichment {
+                Some(declared) => declared.apply(output, &enrichment.snapshot()),
+                None => output,
+            })
         })
     }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::define::{
     Completion, Content, PromptContent, PromptDefinition, PromptMessage, ResourceBody, ResourceContent,
-    ResourceContents, ResourceDefinition, Role, ToolDefinition, ToolOutput,
+    ResourceContents, ResourceDefinition, Role, ToolDefinition, ToolOutput, extend_output_schema,
 };
 use crate::error::{ErrorContract, JsonObject, McpError, render};
 
@@ -66,8 +66,13 @@ pub(super) fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
         tool = tool.with_title(title);
     }
     if let Some(schema) = &definition.output_schema {
+        // The result carries the enrichment fields beside the domain output.
+        let schema = match &definition.enrichment {
+            Some(enrichment) => Cow::Owned(extend_output_schema(schema, enrichment)),
+            None => Cow::Borrowed(&**schema),
+        };
         // Strict clients validate error results against it too; see `schema::widen_for_error_results`.
-        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(schema)));
+        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(&schema)));
     }
     if !definition.annotations.is_empty() {
         let a = definition.annotations;
