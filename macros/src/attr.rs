@@ -52,6 +52,8 @@ keys! {
         annotations: Option<Meta>,
         auth: Option<Meta>,
         format: Option<Path>,
+        /// `enrichment = Type`: what the handler tells the agent beside the result, through `ctx.enrich()`.
+        enrichment: Option<Path>,
         errors: Option<Meta>,
         /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
         tool_type: Option<Ident>,
@@ -330,6 +332,7 @@ pub(crate) struct RawAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) format: Option<Path>,
+    pub(crate) enrichment: Option<Path>,
     pub(crate) tool_type: Option<Ident>,
     pub(crate) reason_type: Option<Ident>,
     pub(crate) krate: Option<Path>,
@@ -375,6 +378,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         title: args.title,
         description: args.description,
         format: args.format,
+        enrichment: args.enrichment,
         tool_type: args.tool_type,
         reason_type: args.reason_type,
         krate: args.krate,

@@ -265,6 +265,11 @@ fn tool_impl(
     if !handler.text_only {
         definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
     }
+    if let Some(enrichment) = &tool.enrichment {
+        definition.extend(quote_spanned!(enrichment.span()=>
+            .with_enrichment(#private::EnrichmentDefinition::new(#private::bounds::enrichment_schema::<#enrichment>()))
+        ));
+    }
     let annotations = &tool.annotations;
     let mut hints = TokenStream::new();
     if let Some(title) = &annotations.title {

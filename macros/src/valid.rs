@@ -31,6 +31,8 @@ pub(crate) struct Tool {
     pub(crate) annotations: Annotations,
     pub(crate) auth: Vec<String>,
     pub(crate) format: Option<Path>,
+    /// `enrichment = Type`.
+    pub(crate) enrichment: Option<Path>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
 }
@@ -78,9 +80,10 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
 
-    let (title, format, tool_type, reason_type, krate) = (
+    let (title, format, enrichment, tool_type, reason_type, krate) = (
         raw.title.as_ref().map(LitStr::value),
         raw.format.clone(),
+        raw.enrichment.clone(),
         raw.tool_type.clone(),
         raw.reason_type.clone(),
         raw.krate.clone(),
@@ -106,7 +109,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
-    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract }
+    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, enrichment, contract }
 }
 
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and

@@ -57,9 +57,9 @@ pub mod __private {
     pub use crate::call::{Context, Ctx, State};
     pub use crate::define::bounds;
     pub use crate::define::{
-        Completion, CompletionRequest, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition,
-        PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, Tool, ToolAnnotations,
-        ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
+        Completion, CompletionRequest, EnrichmentDefinition, IntoContents, NoArguments, OutputSample, Prompt,
+        PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, Tool,
+        ToolAnnotations, ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
     pub use crate::private::{

@@ -50,6 +50,22 @@ pub trait OutputSchema: JsonSchema {}
 
 impl<T: JsonSchema> OutputSchema for T {}
 
+/// A tool's enrichment type is published in its `outputSchema` and filled
+/// through `ctx.enrich()`.
+#[diagnostic::on_unimplemented(
+    message = "the enrichment of an MCP tool must implement `Serialize` and `JsonSchema`: `{Self}` does not",
+    label = "add `#[derive(Serialize, JsonSchema)]` to this type",
+    note = "the tool advertises the enrichment's fields in its `outputSchema`: `#[derive(Serialize, JsonSchema)]` on a struct whose fields are `Option`s with doc comments"
+)]
+pub trait EnrichmentType: Serialize + JsonSchema {}
+
+impl<T: Serialize + JsonSchema> EnrichmentType for T {}
+
+/// The schema of a tool's enrichment type, bounded so a missing derive is reported at `T`.
+pub fn enrichment_schema<T: EnrichmentType>() -> Arc<JsonObject> {
+    crate::schema::output_schema::<T>()
+}
+
 /// The error of a handler becomes an [`McpError`]. The bound sits on `McpError`
 /// (not on the handler's error type) so that rustc reports this trait, whose
 /// self type is the same as that of the `From` it stands for.
