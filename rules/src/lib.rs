@@ -181,6 +181,20 @@ rules! {
         RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
     }
     linter: {
+        /// The enrichment type's schema is no object.
+        ENRICHMENT_TYPE = "enrichment-type", Error;
+        /// The enrichment type has no fields.
+        ENRICHMENT_EMPTY = "enrichment-empty", Warning;
+        /// An enrichment field is also an output field.
+        ENRICHMENT_OUTPUT_COLLISION = "enrichment-output-collision", Error;
+        /// An output field looks like enrichment (notice, effectiveQuery, queryEcho).
+        ENRICHMENT_PREFER_BLOCK = "enrichment-prefer-block", Warning;
+        /// A compound enrichment field without a trailer renderer.
+        ENRICHMENT_TRAILER_RENDER = "enrichment-trailer-render", Error;
+        /// A trailer entry names no enrichment field.
+        ENRICHMENT_TRAILER_UNKNOWN_FIELD = "enrichment-trailer-unknown-field", Error;
+        /// A cap-like input and a list output, with no truncation disclosed.
+        CAPPED_LIST_NO_TRUNCATION = "capped-list-no-truncation", Warning;
         FORMAT_PARITY = "format-parity", Error;
         FORMAT_PARITY_THREW = "format-parity-threw", Warning;
         FORMAT_PARITY_WALK_FAILED = "format-parity-walk-failed", Warning;

@@ -33,6 +33,7 @@
 //! ```
 
 mod definitions;
+mod enrichment;
 mod format_parity;
 mod model;
 mod prompt;
@@ -60,6 +61,7 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
             definitions::check_definition(definition, &mut diagnostics);
         }
         schema::check_tool(definition, &input.options, &mut diagnostics);
+        enrichment::check_tool(definition, &mut diagnostics);
         if input.options.format_parity {
             format_parity::check_tool(*tool, &mut diagnostics);
         }
