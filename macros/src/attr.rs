@@ -54,6 +54,8 @@ keys! {
         format: Option<Path>,
         /// `enrichment = Type`: what the handler tells the agent beside the result, through `ctx.enrich()`.
         enrichment: Option<Path>,
+        /// `app = "ui://.."`: the MCP App resource the tool pairs with.
+        app: Option<LitStr>,
         errors: Option<Meta>,
         /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
         tool_type: Option<Ident>,
@@ -333,6 +335,7 @@ pub(crate) struct RawAttr {
     pub(crate) description: Option<LitStr>,
     pub(crate) format: Option<Path>,
     pub(crate) enrichment: Option<Path>,
+    pub(crate) app: Option<LitStr>,
     pub(crate) tool_type: Option<Ident>,
     pub(crate) reason_type: Option<Ident>,
     pub(crate) krate: Option<Path>,
@@ -379,6 +382,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         description: args.description,
         format: args.format,
         enrichment: args.enrichment,
+        app: args.app,
         tool_type: args.tool_type,
         reason_type: args.reason_type,
         krate: args.krate,

@@ -265,6 +265,9 @@ fn tool_impl(
     if !handler.text_only {
         definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
     }
+    if let Some(app) = &tool.app {
+        definition.extend(quote!(.with_app(#app)));
+    }
     if let Some(enrichment) = &tool.enrichment {
         definition.extend(quote_spanned!(enrichment.span()=>
             .with_enrichment(#private::EnrichmentDefinition::new(#private::bounds::enrichment_schema::<#enrichment>()))

@@ -33,6 +33,8 @@ pub(crate) struct Tool {
     pub(crate) format: Option<Path>,
     /// `enrichment = Type`.
     pub(crate) enrichment: Option<Path>,
+    /// `app = "ui://.."`.
+    pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
 }
@@ -109,7 +111,21 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
-    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, enrichment, contract }
+    let app = raw.app.as_ref().map(|uri| check_app(uri, diag));
+    Tool {
+        name,
+        tool_type,
+        reason_type,
+        krate,
+        title,
+        description,
+        annotations,
+        auth,
+        format,
+        enrichment,
+        app,
+        contract,
+    }
 }
 
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
@@ -137,6 +153,25 @@ pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
         };
         diag.error(syn::Error::new_spanned(&allowed.tokens, text));
     }
+}
+
+/// `meta-ui-resource-uri-required`, `meta-ui-resource-uri-scheme`.
+fn check_app(uri: &LitStr, diag: &mut Diagnostics) -> String {
+    let value = uri.value();
+    match rules::check::app_uri(&value) {
+        Err(rule) if rule == rules::META_UI_RESOURCE_URI_REQUIRED => diag.rule_error(
+            rule,
+            uri.span(),
+            "`app` is empty: name the `ui://` resource that serves the tool's MCP App, e.g. `app = \"ui://museum/object-viewer\"`",
+        ),
+        Err(rule) => diag.rule_warning(
+            rule,
+            uri.span(),
+            format_args!("`app = \"{value}\"` is no `ui://` URI, which MCP Apps hosts expect (SDK hosts refuse others): serve the app at `ui://..`"),
+        ),
+        Ok(()) => {}
+    }
+    value
 }
 
 /// `name-required`, `name-format`.

@@ -149,6 +149,10 @@ rules! {
         AUTH_TYPE = "auth-type", Error;
     }
     both: {
+        /// `app = ""`: an MCP App without its resource URI.
+        META_UI_RESOURCE_URI_REQUIRED = "meta-ui-resource-uri-required", Error;
+        /// An MCP App resource URI that is not `ui://`.
+        META_UI_RESOURCE_URI_SCHEME = "meta-ui-resource-uri-scheme", Warning;
         /// `code = UnknownError`.
         ERROR_CONTRACT_CODE_UNKNOWN_ERROR = "error-contract-code-unknown-error", Warning;
         /// A reason is not snake_case.
@@ -181,6 +185,8 @@ rules! {
         RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
     }
     linter: {
+        /// A tool's MCP App URI matches no resource the server serves.
+        APP_TOOL_RESOURCE_PAIRING = "app-tool-resource-pairing", Error;
         /// The enrichment type's schema is no object.
         ENRICHMENT_TYPE = "enrichment-type", Error;
         /// The enrichment type has no fields.

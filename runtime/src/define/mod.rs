@@ -3,6 +3,7 @@
 //! `*/list` methods publish), [`Content`] blocks, completion, the [`bounds`] the
 //! macros put on a handler's types, and argument decoding.
 
+mod app;
 pub(crate) mod arguments;
 pub mod bounds;
 mod completion;
@@ -12,6 +13,7 @@ mod prompt;
 mod resource;
 mod tool;
 
+pub use self::app::{APP_MIME_TYPE, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};

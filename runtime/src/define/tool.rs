@@ -138,6 +138,8 @@ pub struct ToolDefinition {
     pub errors: &'static [ErrorContract],
     /// The declared enrichment, merged into successful results.
     pub enrichment: Option<EnrichmentDefinition>,
+    /// The `ui://` resource of the tool's MCP App, when it has one.
+    pub app: Option<&'static str>,
 }
 
 impl ToolDefinition {
@@ -154,6 +156,7 @@ impl ToolDefinition {
             auth_scopes: &[],
             errors: &[],
             enrichment: None,
+            app: None,
         }
     }
 
@@ -196,6 +199,14 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Pair the tool with the MCP App at `resource_uri` (a `ui://` resource the
+    /// server serves), published as `_meta.ui.resourceUri`.
+    #[must_use]
+    pub fn with_app(mut self, resource_uri: &'static str) -> Self {
+        self.app = Some(resource_uri);
         self
     }
 

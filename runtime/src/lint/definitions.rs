@@ -250,6 +250,7 @@ mod tests {
                 retryable: false,
             }],
             enrichment: None,
+            app: None,
         }
     }
 

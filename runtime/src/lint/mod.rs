@@ -32,6 +32,7 @@
 //! assert!(first.message.ends_with(&mcp_contract::rules::docs_url(first.rule)));
 //! ```
 
+mod app;
 mod definitions;
 mod enrichment;
 mod format_parity;
@@ -72,6 +73,7 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
     for prompt in &input.prompts {
         prompt::check(*prompt, &input.options, &mut diagnostics);
     }
+    app::check(&input.tools, &input.resources, &mut diagnostics);
     let names = input
         .tools
         .iter()

@@ -349,6 +349,7 @@ mod tests {
             auth_scopes: &[],
             errors: &[],
             enrichment: None,
+            app: None,
         }
     }
 

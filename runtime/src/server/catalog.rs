@@ -254,7 +254,7 @@ impl Catalog {
             definition.name,
         )
         .await?;
-        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition.mime_type)))
+        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
     }
 
     /// `prompts/get`.

@@ -20,8 +20,8 @@ use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
 use crate::call::{AuthInfo, Context, LogLevel, ScopePolicy, StateMap};
-use crate::define::DynTool;
-use crate::error::ErrorContract;
+use crate::define::{DynTool, UI_EXTENSION};
+use crate::error::{ErrorContract, JsonObject};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -65,6 +65,9 @@ impl ToolServer {
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
+        if tools.iter().any(|tool| tool.definition().app.is_some()) {
+            capabilities.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), JsonObject::new());
+        }
         let mut config = ServerConfig::new(capabilities).with_server_info(info);
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
