@@ -192,6 +192,7 @@ rules! {
         SCHEMA_NO_DISCRIMINATOR_KEYWORD = "schema-no-discriminator-keyword", Warning;
         SCHEMA_NO_DEFS = "schema-no-defs", Warning;
         SCHEMA_DIALECT_TAG = "schema-dialect-tag", Warning;
+        SCHEMA_TYPE_ARRAY = "schema-type-array", Warning;
         NAME_UNIQUE = "name-unique", Error;
         ERROR_CONTRACT_REASON_REQUIRED = "error-contract-reason-required", Error;
         RESOURCE_MIME_TYPE_FORMAT = "resource-mime-type-format", Warning;
