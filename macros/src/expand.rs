@@ -242,12 +242,16 @@ fn tool_impl(
     };
     // Format parity (runtime/src/lint) renders samples through `format`; only
     // tools with a `format` and a structured result have something to check.
-    let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
+    let sample_output = tool.format.as_ref().filter(|_| !handler.text_only).map(|format| {
         quote! {
             fn sample_output(&self, sample: #private::SampleValue) -> #private::OutputSample<Self::Output> {
                 #[allow(unused_imports)]
                 use #private::{DecodeSample as _, DecodeSampleFallback as _};
                 (&#private::SampleProbe::<Self::Output>::new()).decode(sample)
+            }
+
+            fn format_function(&self) -> ::core::option::Option<&'static str> {
+                ::core::option::Option::Some(::core::any::type_name_of_val(&#format))
             }
         }
     });
