@@ -50,7 +50,10 @@ async fn run_step(input: Step, ctx: Ctx) -> Result<String, McpError> {
         _ => {}
     }
     // A `?` of a closure keeps the closure's own return type.
-    let first = || -> Option<char> { Some(input.fail.chars().next()?) };
+    let first = || -> Option<char> {
+        let first = input.fail.chars().next()?;
+        Some(first.to_ascii_uppercase())
+    };
     Ok(format!("done {:?}", first()))
 }
 
@@ -114,7 +117,7 @@ async fn question_mark_keeps_mcp_errors_reasons_and_from_conversions_exactly() {
     let via_from = McpError::from(serde_json::from_str::<u32>("{").unwrap_err());
     assert_eq!((json.code(), json.message()), (via_from.code(), via_from.message()));
 
-    assert_eq!(run_step(step("x"), RunStep::test_ctx()).await.unwrap(), "done Some('x')");
+    assert_eq!(run_step(step("x"), RunStep::test_ctx()).await.unwrap(), "done Some('X')");
 }
 
 #[tokio::test]

@@ -530,7 +530,7 @@ mod tests {
         );
         assert_eq!(findings(&hand_written, Profile::Default), Vec::<(&str, String)>::new());
         let at = ("schema-type-array", "/inputSchema/properties/nickname/type".to_owned());
-        assert_eq!(findings(&hand_written, Profile::Gemini), [at.clone()]);
+        assert_eq!(findings(&hand_written, Profile::Gemini), std::slice::from_ref(&at));
         assert_eq!(findings(&hand_written, Profile::Strict), [at, ("schema-dialect-tag", "/inputSchema".to_owned())]);
 
         #[derive(schemars::JsonSchema)]
