@@ -138,7 +138,11 @@ fn a_formatter_shared_by_several_tools_is_reported_once_per_field_naming_it_and_
     let report = lint(&[&BriefExhibit, &ShowExhibit, &SearchExhibits, &RandomExhibit]);
     let findings = of_rule(&report, "format-parity");
     let missing: Vec<&str> = findings.iter().map(|d| d.path.as_deref().unwrap_or_default()).collect();
-    assert_eq!(missing, ["artist", "floor", "height_cm", "loan", "on_view", "size[0]", "size[1]", "tags[]"], "{report}");
+    assert_eq!(
+        missing,
+        ["artist", "floor", "height_cm", "loan", "on_view", "size[0]", "size[1]", "tags[]"],
+        "{report}"
+    );
     let artist = findings[0];
     assert_eq!(artist.name, "brief_exhibit");
     assert!(
