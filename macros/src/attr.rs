@@ -420,7 +420,10 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
     let Ok(items) = list_items(meta) else {
         diag.error(syn::Error::new_spanned(
             meta,
-            "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
+            message(
+                rules::ATTRIBUTE_SYNTAX,
+                "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
+            ),
         ));
         return RawContract { key, entries: Vec::new() };
     };
@@ -429,14 +432,17 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
         let NestedMeta::Meta(meta) = item else {
             diag.error(syn::Error::new_spanned(
                 item,
-                "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
+                message(
+                    rules::ATTRIBUTE_SYNTAX,
+                    "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
+                ),
             ));
             continue;
         };
         let Some(reason) = meta.path().get_ident().cloned() else {
             diag.error(syn::Error::new_spanned(
                 meta.path(),
-                "a reason is a single snake_case name, such as `not_in_collection`",
+                message(rules::ATTRIBUTE_SYNTAX, "a reason is a single snake_case name, such as `not_in_collection`"),
             ));
             continue;
         };
@@ -513,9 +519,9 @@ fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRul
         if id.is_empty() {
             diag.error(syn::Error::new_spanned(
                 &tokens,
-                format!(
-                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see {}",
-                    crate::rules::DOCS_URL
+                message(
+                    rules::ATTRIBUTE_SYNTAX,
+                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`",
                 ),
             ));
         } else {
@@ -546,6 +552,6 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
 fn list_items(meta: &Meta) -> syn::Result<Vec<NestedMeta>> {
     match meta {
         Meta::List(list) => NestedMeta::parse_meta_list(list.tokens.clone()),
-        _ => Err(syn::Error::new_spanned(meta, "expected a list: `key(..)`")),
+        _ => Err(syn::Error::new_spanned(meta, message(rules::ATTRIBUTE_SYNTAX, "expected a list: `key(..)`"))),
     }
 }

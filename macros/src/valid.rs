@@ -102,12 +102,13 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let tool_type = tool_type.unwrap_or_else(|| format_ident!("{pascal}", span = fn_ident.span()));
     let reason_type = reason_type.unwrap_or_else(|| format_ident!("{tool_type}Reason", span = fn_ident.span()));
     if tool_type == reason_type {
-        diag.error(syn::Error::new(
+        diag.rule_error(
+            rules::ATTRIBUTE_SYNTAX,
             reason_type.span(),
             format_args!(
                 "`tool_type` and `reason_type` are both `{tool_type}`: give the two generated types different names"
             ),
-        ));
+        );
     }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
@@ -144,11 +145,13 @@ pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
                 "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
                 rule.url()
             ),
-            None => format!(
-                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
-                allowed.id,
-                rules::warning_ids().join(", "),
-                rules::DOCS_URL
+            None => crate::diag::message(
+                rules::ATTRIBUTE_SYNTAX,
+                format_args!(
+                    "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}",
+                    allowed.id,
+                    rules::warning_ids().join(", "),
+                ),
             ),
         };
         diag.error(syn::Error::new_spanned(&allowed.tokens, text));

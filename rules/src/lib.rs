@@ -147,6 +147,17 @@ rules! {
         ANNOTATION_TYPE = "annotation-type", Error;
         /// `auth` is not a list of strings.
         AUTH_TYPE = "auth-type", Error;
+        /// A key of the attribute that does not parse: an unknown key, a value of the wrong shape.
+        ATTRIBUTE_SYNTAX = "attribute-syntax", Error;
+        /// A handler's shape the call cannot serve: a receiver, generics, the
+        /// return type, an input taken by reference, a parameter taken twice.
+        HANDLER_SIGNATURE = "handler-signature", Error;
+        /// A handler's input, output or state type lacks a trait the call needs.
+        HANDLER_TYPE_TRAITS = "handler-type-traits", Error;
+        /// A handler's error, or an error under `?` in it, has no conversion into `McpError`.
+        HANDLER_ERROR_CONVERSION = "handler-error-conversion", Error;
+        /// `ctx.fail(reason, ..)` names a reason its contract does not declare.
+        ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
     }
     both: {
         /// `app = ""`: an MCP App without its resource URI.
@@ -212,6 +223,7 @@ rules! {
         SCHEMA_NO_DISCRIMINATOR_KEYWORD = "schema-no-discriminator-keyword", Warning;
         SCHEMA_NO_DEFS = "schema-no-defs", Warning;
         SCHEMA_DIALECT_TAG = "schema-dialect-tag", Warning;
+        SCHEMA_TYPE_ARRAY = "schema-type-array", Warning;
         NAME_UNIQUE = "name-unique", Error;
         ERROR_CONTRACT_REASON_REQUIRED = "error-contract-reason-required", Error;
         RESOURCE_MIME_TYPE_FORMAT = "resource-mime-type-format", Warning;

@@ -32,6 +32,10 @@ pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
 
+/// The `http` crate the HTTP helpers take (`http::Response`, `http::HeaderMap`,
+/// `http::StatusCode`), so a server builds their arguments without a
+/// dependency of its own, and always of the same version.
+pub use http;
 pub use mcp_contract_rules as rules;
 pub use mcp_contract_uri_template as uri_template;
 

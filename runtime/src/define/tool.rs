@@ -291,6 +291,14 @@ pub trait Tool: Send + Sync + 'static {
         OutputSample::NotChecked
     }
 
+    /// The path of the function that renders the text (`format = ..` of
+    /// `#[mcp_tool]`), such as `my_server::render_object`: tools that share one
+    /// are reported once per missing field by the format-parity check, naming
+    /// it. `None` (the default) reports each tool on its own.
+    fn format_function(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether `#[mcp_tool]` checked this definition's name, description,
     /// annotations, scopes and contract at compile time. The definition linter
     /// checks them again on tools for which this is `false` (the default).
@@ -366,6 +374,11 @@ pub trait DynTool: Send + Sync + 'static {
         false
     }
 
+    /// See [`Tool::format_function`].
+    fn format_function(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The shared state types the handler takes; see [`Tool::required_state`].
     fn required_state(&self) -> &'static [StateType];
 }
@@ -402,6 +415,10 @@ impl<T: Tool> DynTool for T {
 
     fn checked_at_compile_time(&self) -> bool {
         Tool::checked_at_compile_time(self)
+    }
+
+    fn format_function(&self) -> Option<&'static str> {
+        Tool::format_function(self)
     }
 }
 

@@ -56,6 +56,7 @@ pub use crate::rules::{Rule, Severity};
 /// across the three kinds, then `server.json`.
 pub fn validate(input: &LintInput<'_>) -> LintReport {
     let mut diagnostics = Vec::new();
+    let mut shared_formatters = format_parity::SharedFormatters::default();
     for tool in &input.tools {
         let definition = tool.definition();
         if !tool.checked_at_compile_time() {
@@ -64,9 +65,10 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
         schema::check_tool(definition, &input.options, &mut diagnostics);
         enrichment::check_tool(definition, &mut diagnostics);
         if input.options.format_parity {
-            format_parity::check_tool(*tool, &mut diagnostics);
+            format_parity::check_tool(*tool, &mut shared_formatters, &mut diagnostics);
         }
     }
+    shared_formatters.finish(&mut diagnostics);
     for resource in &input.resources {
         resource::check(*resource, &mut diagnostics);
     }
