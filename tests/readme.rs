@@ -71,7 +71,12 @@ fn path_roots(code: &str) -> BTreeSet<String> {
 fn every_crate_the_readme_examples_name_is_in_the_dependency_block() {
     let listed = dependency_block();
     assert!(listed.contains("mcp_contract") && listed.contains("tokio"), "{listed:?}");
-    let builtin = ["std", "core", "alloc", "crate", "self", "super"];
+    // The standard crates, path keywords, and primitive types, whose associated
+    // functions (`str::to_owned`, `u64::from`) read like a crate's path.
+    let builtin = [
+        "std", "core", "alloc", "crate", "self", "super", "str", "bool", "char", "u8", "u16", "u32", "u64", "u128",
+        "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64",
+    ];
     for (info, code) in blocks(README, "rust") {
         for root in path_roots(code) {
             assert!(
