@@ -147,6 +147,8 @@ rules! {
         ANNOTATION_TYPE = "annotation-type", Error;
         /// `auth` is not a list of strings.
         AUTH_TYPE = "auth-type", Error;
+        /// `requires(..)` names something that is not a client capability.
+        REQUIRES_CAPABILITY = "requires-capability", Error;
     }
     both: {
         /// `code = UnknownError`.

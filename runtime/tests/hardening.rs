@@ -479,11 +479,8 @@ async fn http_methods_removed_at_2026_07_28_are_404_there() {
     });
     for method in ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"] {
         let body = json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": meta}}).to_string();
-        let headers = [
-            ("content-type", "application/json"),
-            ("mcp-protocol-version", "2026-07-28"),
-            ("mcp-method", method),
-        ];
+        let headers =
+            [("content-type", "application/json"), ("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
         let answer = client.request("POST", &headers, body.as_bytes()).await;
         assert_http_error(&answer, method, 404, -32601, &json!(500));
     }

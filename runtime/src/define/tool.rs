@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::arguments::decode_arguments;
 use super::content::Content;
-use crate::call::{BoxFuture, Context, StateType};
+use crate::call::{BoxFuture, Capability, Context, StateType};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
 /// The arguments of a tool whose handler takes no input: an empty object.
@@ -135,6 +135,9 @@ pub struct ToolDefinition {
     pub auth_scopes: &'static [&'static str],
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+    /// The client capabilities the tool needs (`requires(..)`): a call from a
+    /// client without one of them is refused before the handler runs.
+    pub requires: &'static [Capability],
 }
 
 impl ToolDefinition {
@@ -150,6 +153,7 @@ impl ToolDefinition {
             annotations: ToolAnnotations::new(),
             auth_scopes: &[],
             errors: &[],
+            requires: &[],
         }
     }
 
@@ -192,6 +196,13 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Set the client capabilities the tool needs.
+    #[must_use]
+    pub fn with_requires(mut self, requires: &'static [Capability]) -> Self {
+        self.requires = requires;
         self
     }
 }
