@@ -225,3 +225,28 @@ async fn a_client_without_the_capability_is_refused_before_the_handler_and_never
     let answer = client.next_request_or_answer().await;
     assert_eq!((answer["id"].clone(), text(&answer)), (json!(2), "declared=false missing=sampling"), "{answer}");
 }
+
+#[tokio::test]
+async fn cancelling_the_call_withdraws_its_request_to_the_client() {
+    let mut client = Client::start(BOTH(), Duration::from_secs(30)).await;
+    client.call(1, "delete_object").await;
+    let request = client.next_request_or_answer().await;
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    let withdrawn = loop {
+        let message = client.next().await;
+        if message["method"] == "notifications/cancelled" {
+            break message;
+        }
+        assert_ne!(message.get("id"), Some(&json!(1)), "a cancelled call is not answered: {message}");
+    };
+    assert_eq!(withdrawn["params"]["requestId"], request["id"], "{withdrawn}");
+    // The server serves on: the next call asks and is answered.
+    client.call(2, "can_sample").await;
+    let request = client.next_request_or_answer().await;
+    assert_eq!(request["method"], "sampling/createMessage", "{request}");
+    let result = json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m"});
+    client.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": result})).await;
+    let answer = client.next_request_or_answer().await;
+    assert_eq!((answer["id"].clone(), text(&answer)), (json!(2), "declared=true sampled=hello"), "{answer}");
+}
