@@ -164,16 +164,197 @@ async fn test_tool_with_progress(ctx: Ctx) -> Result<String, McpError> {
 // server-sse-polling) closes its stream mid-call, sleeps 100 ms and answers
 // "Reconnection test completed successfully. ..." on the resumed stream.
 
-// needs: sampling from a handler (`sampling/createMessage` to the client): tool
-// `test_sampling` ({prompt: string}) asks for {messages: [user text prompt],
-// maxTokens: 100} and answers "LLM response: <text>".
+#[derive(Deserialize, JsonSchema)]
+struct SamplingInput {
+    /// The prompt to send to the client's model.
+    prompt: String,
+}
 
-// needs: elicitation from a handler (`elicitation/create` to the client): tools
-// `test_elicitation` ({message: string}; schema {response: string, required}),
-// `test_elicitation_sep1034_defaults` (defaults on string, integer, number,
-// enum and boolean fields) and `test_elicitation_sep1330_enums` (untitled,
-// titled (`oneOf` const/title), legacy `enumNames`, and multi-select enums),
-// answering "User response: action=.., content=.." / "Elicitation completed: ..".
+/// Ask the client's model (`sampling/createMessage`) and answer with its text.
+#[mcp_tool(requires(sampling))]
+async fn test_sampling(input: SamplingInput, ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.sample(Sampling::new(100).user(input.prompt)).await?;
+    Ok(format!("LLM response: {}", answer.text))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ElicitationInput {
+    /// The message to show the user.
+    message: String,
+}
+
+/// What `test_elicitation` asks the user for.
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct UserResponse {
+    /// User's response
+    response: String,
+}
+
+/// The text of an elicitation's outcome, as the suite's server writes it.
+fn outcome<T: Serialize>(prefix: &str, answer: Result<Elicitation<T>, ClientRequestError>) -> Result<String, McpError> {
+    Ok(match answer {
+        Ok(Elicitation::Accepted(content)) => {
+            format!("{prefix}: action=accept, content={}", serde_json::to_string(&content).unwrap_or_default())
+        }
+        Ok(Elicitation::Declined) => format!("{prefix}: action=decline, content={{}}"),
+        Ok(Elicitation::Cancelled) => format!("{prefix}: action=cancel, content={{}}"),
+        // An answer that does not fit the form is the client's to fix: said in
+        // the text, as the suite's own server does with any elicitation error.
+        Err(err @ ClientRequestError::Malformed { .. }) => format!("{prefix}: the answer does not fit: {err}"),
+        Err(err) => return Err(err.into()),
+    })
+}
+
+/// Ask the user for a response (`elicitation/create`).
+#[mcp_tool(requires(elicitation))]
+async fn test_elicitation(input: ElicitationInput, ctx: Ctx) -> Result<String, McpError> {
+    outcome("User response", ctx.elicit::<UserResponse>(input.message).await)
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+fn default_name() -> String {
+    "John Doe".to_owned()
+}
+fn default_age() -> i64 {
+    30
+}
+fn default_score() -> f64 {
+    95.5
+}
+fn default_status() -> Status {
+    Status::Active
+}
+fn default_verified() -> bool {
+    true
+}
+
+/// A form whose every field has a default (SEP-1034).
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct WithDefaults {
+    /// User name
+    #[serde(default = "default_name")]
+    name: String,
+    /// User age
+    #[serde(default = "default_age")]
+    age: i64,
+    /// User score
+    #[serde(default = "default_score")]
+    score: f64,
+    /// User status
+    #[serde(default = "default_status")]
+    status: Status,
+    /// Verification status
+    #[serde(default = "default_verified")]
+    verified: bool,
+}
+
+/// Ask for a form with defaults on every kind of field (SEP-1034).
+#[mcp_tool(requires(elicitation))]
+async fn test_elicitation_sep1034_defaults(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.elicit::<WithDefaults>("Please review and update the form fields with defaults").await;
+    outcome("Elicitation completed", answer)
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+enum Titled {
+    /// First Option
+    #[serde(rename = "value1")]
+    First,
+    /// Second Option
+    #[serde(rename = "value2")]
+    Second,
+    /// Third Option
+    #[serde(rename = "value3")]
+    Third,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
+enum Legacy {
+    #[serde(rename = "opt1")]
+    One,
+    #[serde(rename = "opt2")]
+    Two,
+    #[serde(rename = "opt3")]
+    Three,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+enum TitledChoice {
+    /// First Choice
+    #[serde(rename = "value1")]
+    First,
+    /// Second Choice
+    #[serde(rename = "value2")]
+    Second,
+    /// Third Choice
+    #[serde(rename = "value3")]
+    Third,
+}
+
+/// The five enum forms of SEP-1330, none required.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct EnumForms {
+    untitled_single: Option<Untitled>,
+    titled_single: Option<Titled>,
+    legacy_enum: Option<Legacy>,
+    #[schemars(length(min = 1, max = 3))]
+    untitled_multi: Option<Vec<Untitled>>,
+    #[schemars(length(min = 1, max = 3))]
+    titled_multi: Option<Vec<TitledChoice>>,
+}
+
+/// Ask for a form with every enum form of SEP-1330.
+#[mcp_tool(requires(elicitation))]
+async fn test_elicitation_sep1330_enums(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.elicit::<EnumForms>("Please select options from the enum fields").await;
+    outcome("Elicitation completed", answer)
+}
+
+/// Logs one line at info: on 2026-07-28 only when the request's
+/// `_meta["io.modelcontextprotocol/logLevel"]` lets it through (SEP-2575), as
+/// `ctx.log` does for any handler.
+#[mcp_tool]
+async fn test_logging_tool(ctx: Ctx) -> Result<String, McpError> {
+    ctx.log(LogLevel::Info, "Diagnostic trace logging activated").await;
+    Ok("Logging evaluated".to_owned())
+}
+
+/// Reports progress, then asks the user for a response: on 2026-07-28 the
+/// server sends no request on the call's stream (SEP-2575), so the answer says
+/// why it could not ask.
+#[mcp_tool(requires(elicitation))]
+async fn test_streaming_elicitation(ctx: Ctx) -> Result<String, McpError> {
+    ctx.progress(50.0, Some(100.0), None).await;
+    match ctx.elicit::<UserResponse>("Streaming elicitation").await {
+        Ok(_) => Ok("Streaming complete".to_owned()),
+        Err(err @ ClientRequestError::Unavailable { .. }) => Ok(format!("Streaming complete; not asked: {err}")),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Needs the client's `sampling` capability, and does nothing with it: on
+/// 2026-07-28 a client without it gets -32021 naming it (SEP-2575).
+#[mcp_tool(requires(sampling))]
+fn test_missing_capability() -> Result<String, McpError> {
+    Ok("Success".to_owned())
+}
 
 /// The input schema of `json_schema_2020_12_tool` as the suite checks it in
 /// `tools/list` (SEP-1613, SEP-2106): `$schema`, `$defs` with an `$anchor`, a
@@ -345,10 +526,9 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 
 fn server() -> Server {
     // needs: the tasks extension (SEP-2663) on a tool, input-required results
-    // (SEP-2322) from a handler, a tool requiring a client capability, the
-    // `x-mcp-header` annotation (SEP-2243) on an input field, and the request's
-    // log level on the context (2026-07-28): each scenario that waits for one is
-    // listed, with why, in .ci/conformance-expected-failures.yml.
+    // (SEP-2322) from a handler, and the `x-mcp-header` annotation (SEP-2243)
+    // on an input field: each scenario that waits for one is listed, with why,
+    // in .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -359,6 +539,13 @@ fn server() -> Server {
         .tool(TestToolWithProgress)
         .tool(TestErrorHandling)
         .tool(JsonSchema202012Tool)
+        .tool(TestSampling)
+        .tool(TestElicitation)
+        .tool(TestElicitationSep1034Defaults)
+        .tool(TestElicitationSep1330Enums)
+        .tool(TestMissingCapability)
+        .tool(TestLoggingTool)
+        .tool(TestStreamingElicitation)
         .resource(StaticText)
         .resource(StaticBinary)
         .resource(Template)

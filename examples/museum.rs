@@ -64,6 +64,8 @@ pub struct ObjectRecord {
 pub struct Collection {
     /// The records, sorted by ID.
     records: Vec<ObjectRecord>,
+    /// The objects `take_off_view` took off view since the server started.
+    taken_off_view: std::sync::Mutex<std::collections::BTreeSet<u32>>,
 }
 
 impl Collection {
@@ -71,11 +73,21 @@ impl Collection {
     fn bundled() -> Result<Self, serde_json::Error> {
         let mut records: Vec<ObjectRecord> = serde_json::from_str(include_str!("data/collection.json"))?;
         records.sort_by_key(|record| record.id);
-        Ok(Self { records })
+        Ok(Self { records, taken_off_view: std::sync::Mutex::default() })
     }
 
     fn find(&self, id: u32) -> Option<&ObjectRecord> {
         self.records.binary_search_by_key(&id, |record| record.id).ok().map(|index| &self.records[index])
+    }
+
+    /// A record as it stands now: off view once `take_off_view` took it off.
+    fn current(&self, record: &ObjectRecord) -> ObjectRecord {
+        let mut record = record.clone();
+        if self.taken_off_view.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&record.id) {
+            record.on_view = false;
+            record.gallery = None;
+        }
+        record
     }
 
     fn departments(&self) -> Vec<&str> {
@@ -282,7 +294,7 @@ fn render_object(object: &ObjectRecord) -> String {
 )]
 async fn get_object(input: GetObjectInput, collection: State<Collection>, ctx: Ctx) -> Result<ObjectRecord, McpError> {
     match collection.find(input.object_id) {
-        Some(record) => Ok(record.clone()),
+        Some(record) => Ok(collection.current(record)),
         None => Err(ctx
             .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
             .with_data_field("objectId", input.object_id)
@@ -374,6 +386,75 @@ async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<Col
         u32::try_from(collection.records.iter().filter(|record| record.on_view).count()).unwrap_or(u32::MAX);
     ctx.log(LogLevel::Info, format!("collection_stats counted {} departments", names.len())).await;
     Ok(stats)
+}
+
+// ---------------------------------------------------------------- take_off_view and summarize_object
+
+/// What `take_off_view` asks the user before it acts.
+#[derive(Deserialize, JsonSchema)]
+pub struct ConfirmTakeOffView {
+    /// Take the object off view now.
+    pub confirm: bool,
+}
+
+/// Take an object off view, after the user confirms: it leaves its gallery
+/// until a curator puts it back. Needs a client that can ask its user.
+#[mcp_tool(
+    requires(elicitation),
+    annotations(destructive, idempotent, open_world = false),
+    errors(
+        not_in_collection(code = NotFound, when = "No object has this ID",
+            recovery = "Search with search_objects first to find valid object IDs."),
+    ),
+)]
+async fn take_off_view(input: GetObjectInput, collection: State<Collection>, ctx: Ctx) -> Result<String, McpError> {
+    let Some(record) = collection.find(input.object_id) else {
+        return Err(ctx
+            .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
+            .with_data_field("objectId", input.object_id)
+            .with_recovery());
+    };
+    let question = format!("Take \"{}\" ({}) off view?", record.title, record.id);
+    match ctx.elicit::<ConfirmTakeOffView>(question).await? {
+        Elicitation::Accepted(ConfirmTakeOffView { confirm: true }) => {
+            collection.taken_off_view.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(record.id);
+            Ok(format!("\"{}\" is off view.", record.title))
+        }
+        Elicitation::Accepted(_) | Elicitation::Declined | Elicitation::Cancelled => {
+            Ok(format!("\"{}\" stays where it is: the user did not confirm.", record.title))
+        }
+    }
+}
+
+/// Summarize an object's record in one sentence with the client's model.
+#[mcp_tool(
+    requires(sampling),
+    annotations(read_only, open_world = false),
+    errors(
+        not_in_collection(code = NotFound, when = "No object has this ID",
+            recovery = "Search with search_objects first to find valid object IDs."),
+    ),
+)]
+async fn summarize_object(input: GetObjectInput, collection: State<Collection>, ctx: Ctx) -> Result<String, McpError> {
+    let Some(record) = collection.find(input.object_id) else {
+        return Err(ctx
+            .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
+            .with_data_field("objectId", input.object_id)
+            .with_recovery());
+    };
+    let artist = record.artist.as_deref().unwrap_or("an unknown artist");
+    let request = Sampling::new(120)
+        .system_prompt("You write one-sentence summaries of museum records for visitors.")
+        .user(format!(
+            "{} by {artist}, {} {}, {}; {} department. Tags: {}.",
+            record.title,
+            record.culture,
+            record.year,
+            record.medium,
+            record.department,
+            record.tags.join(", ")
+        ));
+    Ok(ctx.sample(request).await?.text)
 }
 
 // ---------------------------------------------------------------- resources and prompts
@@ -510,6 +591,8 @@ fn server(collection: Collection) -> Server {
         .tool(GetObject)
         .tool(GetObjectImage)
         .tool(CollectionStats)
+        .tool(TakeOffView)
+        .tool(SummarizeObject)
         .resource(AboutMuseum)
         .resource(ObjectRecordById)
         .prompt(PlanVisit);

@@ -28,6 +28,7 @@ pub mod lint {
 pub mod prelude {
     pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
     pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
+    pub use mcp_contract_runtime::call::{ClientRequestError, Elicitation, Sampling};
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{

@@ -51,6 +51,7 @@ keys! {
         description: Option<LitStr>,
         annotations: Option<Meta>,
         auth: Option<Meta>,
+        requires: Option<Meta>,
         format: Option<Path>,
         /// `enrichment = Type`: what the handler tells the agent beside the result, through `ctx.enrich()`.
         enrichment: Option<Path>,
@@ -342,6 +343,8 @@ pub(crate) struct RawAttr {
     pub(crate) annotations: Option<AnnotationArgs>,
     /// The scopes of `auth(..)` that are strings; the other items were reported.
     pub(crate) auth: Option<Vec<LitStr>>,
+    /// The client capabilities of `requires(..)`, as their `Capability` variant names.
+    pub(crate) requires: Vec<Ident>,
     pub(crate) contract: Option<RawContract>,
     pub(crate) allow: Vec<AllowedRule>,
 }
@@ -376,6 +379,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
     RawAttr {
         annotations,
         auth: args.auth.as_ref().map(|meta| auth(meta, diag)),
+        requires: args.requires.as_ref().map(|meta| requires(meta, diag)).unwrap_or_default(),
         contract: args.errors.as_ref().map(|meta| contract(meta, diag)),
         name: args.name,
         title: args.title,
@@ -412,6 +416,49 @@ fn auth(meta: &Meta, diag: &mut Diagnostics) -> Vec<LitStr> {
         }
     }
     scopes
+}
+
+/// The capabilities `requires(..)` may name, with their `Capability` variants.
+const CAPABILITIES: &[(&str, &str)] = &[("elicitation", "Elicitation"), ("sampling", "Sampling"), ("roots", "Roots")];
+
+/// `requires(elicitation, sampling)`: the `Capability` variants; anything else
+/// is `requires-capability`.
+fn requires(meta: &Meta, diag: &mut Diagnostics) -> Vec<Ident> {
+    let type_error = "`requires` lists the client capabilities the tool needs: `requires(elicitation, sampling)` \
+                      (one of `elicitation`, `sampling`, `roots`)";
+    let Meta::List(_) = meta else {
+        diag.error(value_error(rules::REQUIRES_CAPABILITY, meta, type_error));
+        return Vec::new();
+    };
+    let items = match list_items(meta) {
+        Ok(items) => items,
+        Err(err) => {
+            diag.error(err);
+            return Vec::new();
+        }
+    };
+    let mut variants = Vec::new();
+    for item in items {
+        let name = match &item {
+            NestedMeta::Meta(Meta::Path(path)) => path.get_ident().cloned(),
+            _ => None,
+        };
+        match name.as_ref().and_then(|name| CAPABILITIES.iter().find(|(known, _)| name == known)) {
+            Some((_, variant)) => variants.push(Ident::new(variant, item.span())),
+            None => {
+                let known: Vec<&str> = CAPABILITIES.iter().map(|(known, _)| *known).collect();
+                let hint = name
+                    .and_then(|name| crate::diag::closest(&name.to_string(), &known))
+                    .map(|known| format!("; did you mean `{known}`?"))
+                    .unwrap_or_default();
+                diag.error(syn::Error::new_spanned(
+                    &item,
+                    message(rules::REQUIRES_CAPABILITY, format!("{type_error}{hint}")),
+                ));
+            }
+        }
+    }
+    variants
 }
 
 /// `errors(reason(..), ..)`: each entry's reason and keys.

@@ -304,6 +304,10 @@ fn tool_impl(
     if !scopes.is_empty() {
         definition.extend(quote!(.with_auth_scopes(&[#(#scopes),*])));
     }
+    let requires = &tool.requires;
+    if !requires.is_empty() {
+        definition.extend(quote!(.with_requires(&[#(#private::Capability::#requires),*])));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),

@@ -30,6 +30,8 @@ pub(crate) struct Tool {
     pub(crate) description: Option<String>,
     pub(crate) annotations: Annotations,
     pub(crate) auth: Vec<String>,
+    /// The `Capability` variants of `requires(..)`.
+    pub(crate) requires: Vec<Ident>,
     pub(crate) format: Option<Path>,
     /// `enrichment = Type`.
     pub(crate) enrichment: Option<Path>,
@@ -77,7 +79,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         );
     }
 
-    let RawAttr { annotations, auth, contract, allow, .. } = raw;
+    let RawAttr { annotations, auth, requires, contract, allow, .. } = raw;
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
@@ -122,6 +124,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         description,
         annotations,
         auth,
+        requires,
         format,
         enrichment,
         app,

@@ -158,6 +158,8 @@ rules! {
         HANDLER_ERROR_CONVERSION = "handler-error-conversion", Error;
         /// `ctx.fail(reason, ..)` names a reason its contract does not declare.
         ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
+        /// `requires(..)` names something that is not a client capability.
+        REQUIRES_CAPABILITY = "requires-capability", Error;
     }
     both: {
         /// `app = ""`: an MCP App without its resource URI.

@@ -58,7 +58,7 @@ pub use error::{
 /// beyond the public API; not a public API. The facade re-exports it whole.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::{Context, Ctx, State};
+    pub use crate::call::{Capability, Context, Ctx, State};
     pub use crate::define::bounds;
     pub use crate::define::{
         Completion, CompletionRequest, EnrichmentDefinition, IntoContents, NoArguments, OutputSample, Prompt,

@@ -467,3 +467,21 @@ async fn http_load_8_sessions_by_250_calls_without_an_error() {
         tokio::time::timeout(Duration::from_secs(60), client).await.expect("in time").expect("no error");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_methods_removed_at_2026_07_28_are_404_there() {
+    let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "hardening", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    for method in ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"] {
+        let body = json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": meta}}).to_string();
+        let headers =
+            [("content-type", "application/json"), ("mcp-protocol-version", "2026-07-28"), ("mcp-method", method)];
+        let answer = client.request("POST", &headers, body.as_bytes()).await;
+        assert_http_error(&answer, method, 404, -32601, &json!(500));
+    }
+}

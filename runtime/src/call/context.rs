@@ -7,11 +7,16 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Deref;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
+use crate::call::client::{
+    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, SampledMessage, Sampling,
+};
+use crate::call::elicit::{ElicitForm, Elicitation, form_schema};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
@@ -37,6 +42,21 @@ pub trait ClientChannel: Send + Sync + 'static {
 
     /// Send a log message (`notifications/message`).
     fn log(&self, level: LogLevel, data: Value) -> super::BoxFuture<'_, ()>;
+
+    /// Send a request to the client (`elicitation/create`, `sampling/createMessage`)
+    /// and wait for its result object. The context bounds the wait, cancels it
+    /// with the call, and checks the client's capabilities before it asks; a
+    /// channel only sends and reads. By default there is nobody to ask.
+    fn request(
+        &self,
+        method: &'static str,
+        params: JsonObject,
+    ) -> super::BoxFuture<'_, Result<JsonObject, ClientRequestError>> {
+        let _ = params;
+        Box::pin(async move {
+            Err(ClientRequestError::Unavailable { detail: format!("this call has no client to send `{method}` to") })
+        })
+    }
 }
 
 /// The untyped context of a tool call: which tool runs, its contract, the
@@ -55,6 +75,8 @@ pub struct Context {
     scope_policy: ScopePolicy,
     states: StateMap,
     enrichment: Enrichment,
+    client: Arc<ClientCapabilities>,
+    client_request_timeout: Duration,
 }
 
 impl Context {
@@ -70,6 +92,121 @@ impl Context {
             scope_policy: ScopePolicy::Open,
             states: StateMap::default(),
             enrichment: Enrichment::default(),
+            client: Arc::default(),
+            client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+        }
+    }
+
+    /// The capabilities the client declared; the server sets them from the
+    /// session's `initialize` or the request's `_meta`.
+    pub fn with_client_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.client = Arc::new(capabilities);
+        self
+    }
+
+    /// How long a request to the client ([`elicit`](Self::elicit), [`sample`](Self::sample))
+    /// waits for its answer.
+    pub fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
+    }
+
+    /// The capabilities the client declared (on 2026-07-28, those of this
+    /// request): what [`elicit`](Self::elicit) and [`sample`](Self::sample) may ask.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.client
+    }
+
+    /// Ask the user for a `T` through a form (`elicitation/create`, form mode).
+    ///
+    /// The form is built from `T`'s schema (see [`ElicitForm`]); the answer
+    /// comes back typed: accepted with the decoded value, declined or
+    /// cancelled. Nothing is sent to a client that did not declare
+    /// `elicitation`; every wait is bounded, and a client that errs, answers
+    /// something else or nothing at all gives a [`ClientRequestError`], which
+    /// `?` turns into a tool error with a `data.reason` to match on.
+    pub async fn elicit<T: ElicitForm>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicitation<T>, ClientRequestError> {
+        if !self.client.elicitation_form() {
+            return Err(ClientRequestError::NotDeclared { capability: "elicitation" });
+        }
+        let schema = form_schema::<T>().map_err(|detail| ClientRequestError::FormInvalid { detail })?;
+        let mut params = JsonObject::new();
+        params.insert("mode".to_owned(), Value::from("form"));
+        params.insert("message".to_owned(), Value::from(message.into()));
+        params.insert("requestedSchema".to_owned(), Value::Object(schema));
+        let answer = self.ask("elicitation/create", params).await?;
+        match action(&answer)? {
+            Action::Accept => {
+                let content = answer.get("content").cloned().ok_or_else(|| ClientRequestError::Malformed {
+                    detail: "the form was accepted without `content`".to_owned(),
+                })?;
+                serde_json::from_value(content).map(Elicitation::Accepted).map_err(|err| {
+                    let detail: String = err.to_string().chars().take(300).collect();
+                    ClientRequestError::Malformed { detail: format!("the form's content does not fit: {detail}") }
+                })
+            }
+            Action::Decline => Ok(Elicitation::Declined),
+            Action::Cancel => Ok(Elicitation::Cancelled),
+        }
+    }
+
+    /// Send the user to `url` (`elicitation/create`, URL mode, SEP-1036): for
+    /// what must not pass through the client, such as credentials or a payment.
+    /// `elicitation_id` names the flow, so the server can tell the client when
+    /// it completed. Accepted means the user agreed to open the URL.
+    pub async fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<Elicitation<()>, ClientRequestError> {
+        if !self.client.elicitation_url() {
+            return Err(ClientRequestError::NotDeclared { capability: "elicitation.url" });
+        }
+        let mut params = JsonObject::new();
+        params.insert("mode".to_owned(), Value::from("url"));
+        params.insert("message".to_owned(), Value::from(message.into()));
+        params.insert("url".to_owned(), Value::from(url.into()));
+        params.insert("elicitationId".to_owned(), Value::from(elicitation_id.into()));
+        let answer = self.ask("elicitation/create", params).await?;
+        Ok(match action(&answer)? {
+            Action::Accept => Elicitation::Accepted(()),
+            Action::Decline => Elicitation::Declined,
+            Action::Cancel => Elicitation::Cancelled,
+        })
+    }
+
+    /// Ask the client's model (`sampling/createMessage`). Nothing is sent to a
+    /// client that did not declare `sampling` (or `sampling.tools`, when the
+    /// request offers tools); bounded and cancelled as [`elicit`](Self::elicit) is.
+    pub async fn sample(&self, request: Sampling) -> Result<SampledMessage, ClientRequestError> {
+        if !self.client.has(Capability::Sampling) {
+            return Err(ClientRequestError::NotDeclared { capability: "sampling" });
+        }
+        if request.has_tools() && !self.client.sampling_tools() {
+            return Err(ClientRequestError::NotDeclared { capability: "sampling.tools" });
+        }
+        let answer = self.ask("sampling/createMessage", request.to_params()).await?;
+        SampledMessage::from_result(&answer)
+    }
+
+    /// One request to the client, bounded by the timeout and cancelled with the call.
+    async fn ask(&self, method: &'static str, params: JsonObject) -> Result<JsonObject, ClientRequestError> {
+        let Some(channel) = &self.channel else {
+            return Err(ClientRequestError::Unavailable {
+                detail: format!("this call has no client to send `{method}` to"),
+            });
+        };
+        let timeout = self.client_request_timeout;
+        tokio::select! {
+            biased;
+            () = self.cancellation.cancelled() => Err(ClientRequestError::Cancelled),
+            answer = tokio::time::timeout(timeout, channel.request(method, params)) => {
+                answer.unwrap_or(Err(ClientRequestError::Timeout { after: timeout }))
+            }
         }
     }
 
@@ -177,6 +314,24 @@ impl Context {
         if let Some(channel) = &self.channel {
             channel.log(level, data.into()).await;
         }
+    }
+}
+
+/// What the user did with an elicitation.
+enum Action {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+fn action(answer: &JsonObject) -> Result<Action, ClientRequestError> {
+    match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => Ok(Action::Accept),
+        Some("decline") => Ok(Action::Decline),
+        Some("cancel") => Ok(Action::Cancel),
+        _ => Err(ClientRequestError::Malformed {
+            detail: "an elicitation result has `action` \"accept\", \"decline\" or \"cancel\"".to_owned(),
+        }),
     }
 }
 

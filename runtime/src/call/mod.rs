@@ -4,16 +4,23 @@
 //! and the [`ScopePolicy`] that decides whether declared scopes are enforced).
 
 mod caller;
+mod client;
 mod context;
 mod enrichment;
+mod elicit;
 mod state;
 
 use std::future::Future;
 use std::pin::Pin;
 
 pub use self::caller::{AuthInfo, ClaimsError, MAX_TENANT_LEN, ScopePolicy, check_scopes, validate_tenant};
+pub use self::client::{
+    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, ModelPreferences,
+    SampledMessage, Sampling,
+};
 pub use self::context::{ClientChannel, Context, Ctx, LogLevel};
 pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
+pub use self::elicit::{ElicitForm, Elicitation, form_schema};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 

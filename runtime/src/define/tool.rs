@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::arguments::decode_arguments;
 use super::content::Content;
 use super::enrichment::EnrichmentDefinition;
-use crate::call::{BoxFuture, Context, StateType};
+use crate::call::{BoxFuture, Capability, Context, StateType};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
 /// The arguments of a tool whose handler takes no input: an empty object.
@@ -140,6 +140,9 @@ pub struct ToolDefinition {
     pub enrichment: Option<EnrichmentDefinition>,
     /// The `ui://` resource of the tool's MCP App, when it has one.
     pub app: Option<&'static str>,
+    /// The client capabilities the tool needs (`requires(..)`): a call from a
+    /// client without one of them is refused before the handler runs.
+    pub requires: &'static [Capability],
 }
 
 impl ToolDefinition {
@@ -157,6 +160,7 @@ impl ToolDefinition {
             errors: &[],
             enrichment: None,
             app: None,
+            requires: &[],
         }
     }
 
@@ -214,6 +218,13 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_enrichment(mut self, enrichment: EnrichmentDefinition) -> Self {
         self.enrichment = Some(enrichment);
+        self
+    }
+
+    /// Set the client capabilities the tool needs.
+    #[must_use]
+    pub fn with_requires(mut self, requires: &'static [Capability]) -> Self {
+        self.requires = requires;
         self
     }
 }

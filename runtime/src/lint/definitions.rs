@@ -251,6 +251,7 @@ mod tests {
             }],
             enrichment: None,
             app: None,
+            requires: &[],
         }
     }
 

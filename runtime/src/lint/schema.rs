@@ -364,6 +364,7 @@ mod tests {
             errors: &[],
             enrichment: None,
             app: None,
+            requires: &[],
         }
     }
 

@@ -10,13 +10,14 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerCapabilities,
-    SetLevelRequestParams,
+    CancelledNotificationParam, ClientResult, GetExtensions, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerRequest, SetLevelRequestParams,
 };
-use rmcp::service::Peer;
-use serde_json::Value;
+use rmcp::service::{OriginatingRequestId, Peer, PeerRequestOptions, ServiceError};
+use serde_json::{Value, json};
 
-use crate::call::{BoxFuture, ClientChannel, LogLevel};
+use crate::call::{BoxFuture, ClientChannel, ClientRequestError, LogLevel};
+use crate::error::JsonObject;
 
 /// The capabilities a tool server declares: tools, and logging for [`PeerChannel::log`].
 pub(super) fn capabilities() -> ServerCapabilities {
@@ -25,7 +26,12 @@ pub(super) fn capabilities() -> ServerCapabilities {
 
 /// The lowest [`LogLevel`] (as its index) a `logging/setLevel` request lets through.
 pub(super) fn min_level(request: &SetLevelRequestParams) -> u8 {
-    match request.level {
+    level_index(request.level)
+}
+
+/// The lowest [`LogLevel`] (as its index) `level` lets through.
+pub(super) fn level_index(level: LoggingLevel) -> u8 {
+    match level {
         LoggingLevel::Debug => LogLevel::Debug as u8,
         LoggingLevel::Info => LogLevel::Info as u8,
         LoggingLevel::Notice => LogLevel::Notice as u8,
@@ -42,9 +48,100 @@ pub(super) struct PeerChannel {
     pub(super) progress_token: Option<ProgressToken>,
     pub(super) log_level: Arc<AtomicU8>,
     pub(super) tool: &'static str,
+    /// The client's request this call answers: a request to the client rides
+    /// its response stream (SEP-2260). rmcp finds it in a task-local, which
+    /// does not cross the `tokio::spawn` a tool call runs on, so it is named here.
+    pub(super) request_id: RequestId,
+    /// The request is of the stateless revision 2026-07-28, which has no
+    /// server-to-client requests: nothing is sent (an input-required result
+    /// is that revision's way to ask).
+    pub(super) stateless: bool,
+    /// On the stateless revision, the level the request's
+    /// `_meta["io.modelcontextprotocol/logLevel"]` asks for (as its index):
+    /// that revision has no `logging/setLevel`, and without the key the
+    /// client wants no logs at all (SEP-2575).
+    pub(super) request_log_level: Option<u8>,
+}
+
+/// Tells the client a request of the server is withdrawn when the wait for
+/// its answer is dropped unanswered (the call's timeout or cancellation), so
+/// the client can close its dialog rather than answer into the void.
+struct WithdrawOnDrop {
+    peer: Peer<RoleServer>,
+    id: Option<RequestId>,
+}
+
+impl Drop for WithdrawOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let reason = "The tool call stopped waiting for this answer.".to_owned();
+                let param = CancelledNotificationParam::new(Some(id), Some(reason));
+                let _ = peer.notify_cancelled(param).await;
+            });
+        }
+    }
+}
+
+/// The client's result for `method`, as JSON, when it is of the kind asked for.
+fn result_of(method: &str, result: ClientResult) -> Result<JsonObject, ClientRequestError> {
+    let fits = matches!(
+        (method, &result),
+        ("sampling/createMessage", ClientResult::CreateMessageResult(_))
+            | ("elicitation/create", ClientResult::ElicitResult(_))
+            | ("roots/list", ClientResult::ListRootsResult(_))
+    );
+    if !fits {
+        return Err(ClientRequestError::Malformed { detail: format!("the answer is not a result of `{method}`") });
+    }
+    match serde_json::to_value(result) {
+        Ok(Value::Object(object)) => Ok(object),
+        _ => Err(ClientRequestError::Malformed { detail: format!("the answer is not a result of `{method}`") }),
+    }
 }
 
 impl ClientChannel for PeerChannel {
+    fn request(
+        &self,
+        method: &'static str,
+        params: JsonObject,
+    ) -> BoxFuture<'_, Result<JsonObject, ClientRequestError>> {
+        Box::pin(async move {
+            if self.stateless {
+                return Err(ClientRequestError::Unavailable {
+                    detail: format!(
+                        "protocol revision 2026-07-28 has no server-to-client requests, so `{method}` cannot be sent \
+                         on this call"
+                    ),
+                });
+            }
+            let mut request: ServerRequest = serde_json::from_value(json!({"method": method, "params": params}))
+                .map_err(|err| ClientRequestError::Unavailable {
+                    detail: format!("the server built a `{method}` request MCP does not accept ({err})"),
+                })?;
+            request.extensions_mut().insert(OriginatingRequestId(self.request_id.clone()));
+            let handle = match self.peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
+                Ok(handle) => handle,
+                Err(err) => return Err(unavailable(method, &err)),
+            };
+            let mut withdraw = WithdrawOnDrop { peer: self.peer.clone(), id: Some(handle.id.clone()) };
+            let answer = handle.await_response().await;
+            withdraw.id = None;
+            match answer {
+                Ok(result) => result_of(method, result),
+                Err(ServiceError::McpError(error)) => {
+                    Err(ClientRequestError::ClientError { code: error.code.0, message: error.message.into_owned() })
+                }
+                Err(err) => {
+                    tracing::debug!(tool = self.tool, method, %err, "a request to the client failed");
+                    Err(unavailable(method, &err))
+                }
+            }
+        })
+    }
+
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             // MCP sends progress only for requests that asked for it with a token.
@@ -60,7 +157,13 @@ impl ClientChannel for PeerChannel {
 
     fn log(&self, level: LogLevel, data: Value) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            if (level as u8) < self.log_level.load(Ordering::Relaxed) {
+            let min = if self.stateless {
+                let Some(min) = self.request_log_level else { return };
+                min
+            } else {
+                self.log_level.load(Ordering::Relaxed)
+            };
+            if (level as u8) < min {
                 return;
             }
             let level = match level {
@@ -76,4 +179,14 @@ impl ClientChannel for PeerChannel {
             }
         })
     }
+}
+
+fn unavailable(method: &str, err: &ServiceError) -> ClientRequestError {
+    let detail = match err {
+        ServiceError::TransportClosed => "the connection to the client is closed".to_owned(),
+        // rmcp refuses server-to-client requests on the stateless revision.
+        ServiceError::McpError(error) => error.message.to_string(),
+        _ => format!("`{method}` could not be sent"),
+    };
+    ClientRequestError::Unavailable { detail }
 }

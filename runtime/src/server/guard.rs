@@ -122,8 +122,12 @@ impl Guard {
                 return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default();
             }
             Inspection::Reject(rejection) => {
-                let status =
-                    if rejection.code == jsonrpc::INVALID_PARAMS { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+                let status = match rejection.code {
+                    jsonrpc::INVALID_PARAMS => StatusCode::OK,
+                    // As rmcp maps -32601 on the stateless revision (SEP-2575).
+                    jsonrpc::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+                    _ => StatusCode::BAD_REQUEST,
+                };
                 return error_response(status, &rejection);
             }
         };

@@ -4,12 +4,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerConfig,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -19,9 +20,11 @@ use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
-use crate::call::{AuthInfo, Context, LogLevel, ScopePolicy, StateMap};
+use crate::call::{
+    AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
+};
 use crate::define::{DynTool, UI_EXTENSION};
-use crate::error::{ErrorContract, JsonObject};
+use crate::error::{ErrorContract, JsonObject, McpError};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -40,6 +43,8 @@ pub struct ToolServer {
     auth_config: Option<Arc<AuthConfig>>,
     /// How the transport serving this copy treats declared scopes.
     scope_policy: ScopePolicy,
+    /// How long a handler's request to the client waits for its answer.
+    client_request_timeout: Duration,
 }
 
 struct Shared {
@@ -76,7 +81,13 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
+            client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
+    }
+
+    pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
     }
 
     pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
@@ -111,6 +122,7 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: self.auth_config.clone(),
             scope_policy: self.scope_policy,
+            client_request_timeout: self.client_request_timeout,
         }
     }
 
@@ -136,16 +148,24 @@ impl ToolServer {
         errors: &'static [ErrorContract],
         context: &RequestContext<RoleServer>,
     ) -> Context {
-        let channel = PeerChannel {
+        Context::new(name, errors)
+            .with_cancellation(context.ct.clone())
+            .with_channel(Arc::new(self.channel(name, context)))
+            .with_client_capabilities(client_capabilities(context))
+            .with_client_request_timeout(self.client_request_timeout)
+            .with_states(self.shared.states.clone())
+    }
+
+    fn channel(&self, name: &'static str, context: &RequestContext<RoleServer>) -> PeerChannel {
+        PeerChannel {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             log_level: Arc::clone(&self.log_level),
             tool: name,
-        };
-        Context::new(name, errors)
-            .with_cancellation(context.ct.clone())
-            .with_channel(Arc::new(channel))
-            .with_states(self.shared.states.clone())
+            request_id: context.id.clone(),
+            stateless: is_stateless(context),
+            request_log_level: context.meta.log_level().map(channel::level_index),
+        }
     }
 }
 
@@ -192,12 +212,17 @@ impl ServerHandler for ToolServer {
             ));
         };
         let definition = tool.definition();
-        let channel = PeerChannel {
-            peer: context.peer.clone(),
-            progress_token: context.meta.get_progress_token(),
-            log_level: Arc::clone(&self.log_level),
-            tool: definition.name,
-        };
+        let capabilities = client_capabilities(&context);
+        // A tool that needs a capability the client lacks is refused before it runs.
+        if let Some(missing) = definition.requires.iter().copied().find(|&needed| !capabilities.has(needed)) {
+            tracing::debug!(
+                tool = definition.name,
+                capability = missing.name(),
+                "tool call refused: capability missing"
+            );
+            return missing_capability(definition.name, missing, is_stateless(&context));
+        }
+        let channel = self.channel(definition.name, &context);
         // The HTTP auth layer put the verified caller into the request's extensions.
         let caller = context
             .extensions
@@ -207,6 +232,8 @@ impl ServerHandler for ToolServer {
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(channel))
+            .with_client_capabilities(capabilities)
+            .with_client_request_timeout(self.client_request_timeout)
             .with_auth(self.scope_policy, caller)
             .with_states(self.shared.states.clone());
         // Declared scopes are checked before the handler runs: a refused call
@@ -298,6 +325,38 @@ impl ServerHandler for ToolServer {
         self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
         Ok(())
     }
+}
+
+/// The capabilities the client declared: the request's own on 2026-07-28, the
+/// session's otherwise (rmcp's rule).
+fn client_capabilities(context: &RequestContext<RoleServer>) -> ClientCapabilities {
+    match context.client_capabilities().map(serde_json::to_value) {
+        Some(Ok(serde_json::Value::Object(declared))) => ClientCapabilities::from_json(declared),
+        _ => ClientCapabilities::default(),
+    }
+}
+
+/// Whether the request is of the stateless revision 2026-07-28 (or later),
+/// where the server never sends the client a request.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+}
+
+/// The refusal of a call whose tool needs a capability the client did not
+/// declare. On 2026-07-28 it is SEP-2575's -32021 (HTTP 400) with
+/// `data.requiredCapabilities` naming it; before, that code does not exist and
+/// the refusal is a tool error, as a refused scope is.
+fn missing_capability(tool: &str, missing: Capability, stateless: bool) -> Result<CallToolResponse, ErrorData> {
+    let message = format!(
+        "The tool `{tool}` needs the client capability `{missing}`, which this client did not declare. \
+         Call it from a client that supports {missing}."
+    );
+    if stateless {
+        let data = serde_json::json!({"requiredCapabilities": {missing.name(): {}}});
+        return Err(ErrorData::new(ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY, message, Some(data)));
+    }
+    let err: McpError = ClientRequestError::NotDeclared { capability: missing.name() }.into();
+    Ok(CallToolResponse::Complete(error_result(&err.with_message(message))))
 }
 
 /// Every list is answered whole, on one page without a `nextCursor`, so no

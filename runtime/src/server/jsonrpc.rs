@@ -21,6 +21,19 @@ pub(crate) const PARSE_ERROR: i32 = -32700;
 pub(crate) const INVALID_REQUEST: i32 = -32600;
 /// JSON-RPC 2.0: the method exists, its params do not fit.
 pub(crate) const INVALID_PARAMS: i32 = -32602;
+/// JSON-RPC 2.0: no such method (on this protocol revision).
+pub(crate) const METHOD_NOT_FOUND: i32 = -32601;
+
+/// The stateless protocol revision, named by a request's
+/// `_meta["io.modelcontextprotocol/protocolVersion"]`.
+const STATELESS_REVISION: &str = "2026-07-28";
+
+/// The methods protocol revision 2026-07-28 removed: on a request of that
+/// revision they do not exist, whatever their params (SEP-2575 wants 404 and
+/// -32601 over HTTP), so the guard answers before reading their params, which
+/// would call a bare `{_meta}` invalid params instead.
+const REMOVED_IN_STATELESS: &[&str] =
+    &["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"];
 
 /// The methods whose params rmcp reads into a type of its own: a request for
 /// one of them that rmcp could only read as a custom request has bad params.
@@ -170,6 +183,13 @@ fn inspect_object(object: Map<String, Value>) -> Inspection {
         return reject(INVALID_REQUEST, "Invalid Request: `method` must be a string.");
     };
     let method = method.clone();
+    if !is_notification && REMOVED_IN_STATELESS.contains(&method.as_str()) && is_stateless(object.get("params")) {
+        return Inspection::Reject(Rejection::new(
+            id,
+            METHOD_NOT_FOUND,
+            format!("Method not found: protocol revision {STATELESS_REVISION} has no `{method}`."),
+        ));
+    }
     if !is_notification && let Err(message) = check_params(&method, object.get("params")) {
         return reject(INVALID_PARAMS, &message);
     }
@@ -198,6 +218,14 @@ fn forward_or(object: Map<String, Value>, otherwise: Inspection) -> Inspection {
         Ok(message) => Inspection::Forward(Box::new(message)),
         Err(_) => otherwise,
     }
+}
+
+/// Whether a request's `_meta` says it is of the stateless revision.
+fn is_stateless(params: Option<&Value>) -> bool {
+    params
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
+        .is_some_and(|version| version == STATELESS_REVISION)
 }
 
 /// The checks rmcp would turn into a confusing answer: params that are not an
@@ -450,6 +478,22 @@ mod tests {
         assert!(matches!(inspect(br#"{"jsonrpc":"2.0","id":1,"result":{"x":[}"#), Inspection::Reject(_)));
         assert!(matches!(inspect(br#"{"jsonrpc":"2.0","id":{},"result":1}"#), Inspection::Reject(_)));
         assert!(matches!(inspect(b"  \r"), Inspection::Ignore));
+    }
+
+    #[test]
+    fn methods_the_stateless_revision_removed_are_not_found_there_only() {
+        for method in ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "ping"] {
+            let message = format!(
+                r#"{{"jsonrpc":"2.0","id":500,"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            );
+            let err = rejection(message.as_bytes());
+            assert_eq!((err.id, err.code), (Some(RequestId::Number(500)), METHOD_NOT_FOUND), "{method}");
+            assert!(err.message.contains(method), "{}", err.message);
+        }
+        let legacy = br#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
+        assert_eq!(rejection(legacy).code, INVALID_PARAMS, "a 2025 request with bad params keeps -32602");
+        let subscribe = br#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://x"}}"#;
+        assert!(matches!(inspect(subscribe), Inspection::Forward(_)));
     }
 
     #[test]

@@ -92,6 +92,7 @@ pub struct Server {
     lint: Option<LintOptions>,
     states: StateMap,
     catalog: catalog::Registered,
+    client_request_timeout: std::time::Duration,
 }
 
 impl Server {
@@ -107,7 +108,17 @@ impl Server {
             states: StateMap::default(),
             auth: None,
             catalog: catalog::Registered::default(),
+            client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
         }
+    }
+
+    /// How long a request a handler sends to the client (`ctx.elicit(..)`,
+    /// `ctx.sample(..)`) waits for the answer before the handler gets
+    /// [`ClientRequestError::Timeout`](crate::call::ClientRequestError::Timeout);
+    /// [`DEFAULT_CLIENT_REQUEST_TIMEOUT`](crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT) unless set.
+    pub fn client_request_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.client_request_timeout = timeout;
+        self
     }
 
     /// A human-readable title for clients' UIs.
@@ -264,7 +275,8 @@ impl Server {
         }
         let catalog = self.catalog.build(&self.states)?;
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
-            .with_auth_config(self.auth))
+            .with_auth_config(self.auth)
+            .with_client_request_timeout(self.client_request_timeout))
     }
 }
 

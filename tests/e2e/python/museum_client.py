@@ -53,7 +53,65 @@ def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
         ("get_object", "not_in_collection"): {"object_id": 5},
         ("get_object_image", "not_in_collection"): {"object_id": 5},
         ("get_object_image", "image_service_busy"): {"object_id": throttled},
+        ("take_off_view", "not_in_collection"): {"object_id": 5},
+        ("summarize_object", "not_in_collection"): {"object_id": 5},
     }
+
+
+ASKED: list[dict] = []
+STATELESS = False
+
+
+async def on_elicitation(context, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """The user: confirms what take_off_view asks, after reading the form."""
+    ASKED.append(wire(params))
+    return types.ElicitResult(action="accept", content={"confirm": True})
+
+
+async def on_sampling(context, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    """The model: a fixed summary, echoing the record's title so the check can see it was sent."""
+    ASKED.append(wire(params))
+    prompt = params.messages[0].content.text
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text=f"In short: {prompt.split(' by ')[0]}."),
+        model="e2e-model",
+        stop_reason="endTurn",
+    )
+
+
+async def client_requests(session: ClientSession, records: list[dict]) -> None:
+    """take_off_view asks the user through elicitation, summarize_object the model through sampling.
+
+    A server without sessions knows no client capabilities (nothing remembers
+    `initialize`) and has no stream to carry an answer back: it refuses both
+    tools before they run, naming the capability."""
+    on_view = next(r for r in records if r["on_view"])
+    if STATELESS:
+        for tool, capability in [("take_off_view", "elicitation"), ("summarize_object", "sampling")]:
+            result = await session.call_tool(tool, {"object_id": on_view["id"]})
+            error = (result.structured_content or {}).get("error", {})
+            check(result.is_error is True, f"{tool} is refused without a session", wire(result))
+            check(error.get("data") == {"capability": capability, "reason": "client_capability_missing"}, f"{tool}: why", error)
+        return
+    result = await session.call_tool("take_off_view", {"object_id": on_view["id"]})
+    check(result.is_error is not True, "take_off_view succeeds once confirmed", wire(result))
+    check(result.content[0].text == f'"{on_view["title"]}" is off view.', "the confirmed answer", wire(result))
+    form = ASKED[-1]
+    check(on_view["title"] in form["message"], "the elicitation names the object", form)
+    check(
+        form["requestedSchema"]["properties"]["confirm"]["type"] == "boolean"
+        and form["requestedSchema"]["required"] == ["confirm"],
+        "the form asks for a boolean confirm",
+        form,
+    )
+    record = (await session.call_tool("get_object", {"object_id": on_view["id"]})).structured_content
+    check(record["on_view"] is False and record.get("gallery") is None, "the object is off view afterwards", record)
+
+    result = await session.call_tool("summarize_object", {"object_id": records[0]["id"]})
+    check(result.content[0].text == f"In short: {records[0]['title']}.", "the model's text is the answer", wire(result))
+    sampled = ASKED[-1]
+    check(sampled["maxTokens"] == 120 and "systemPrompt" in sampled, "the sampling request's limits", sampled)
 
 
 async def exercise(session: ClientSession, records: list[dict]) -> None:
@@ -62,11 +120,22 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
     check(init.capabilities.tools is not None, "the tools capability is declared")
     check(init.capabilities.resources is not None and init.capabilities.prompts is not None, "resources, prompts")
     await resources_and_prompts(session, records)
+    await client_requests(session, records)
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
         set(listed)
-        == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic", "debug_busy", "debug_spin"},
+        == {
+            "search_objects",
+            "get_object",
+            "get_object_image",
+            "collection_stats",
+            "take_off_view",
+            "summarize_object",
+            "debug_panic",
+            "debug_busy",
+            "debug_spin",
+        },
         "tools/list names every tool",
         sorted(listed),
     )
@@ -111,6 +180,8 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
         for entry in tool.get("_meta", {}).get(ERRORS_META_KEY, []):
             key = (name, entry["reason"])
             check(key in triggers, "every declared reason has a trigger in this test", key)
+            if STATELESS and name in ("take_off_view", "summarize_object"):
+                continue  # refused before the handler without a session: see client_requests
             result = await session.call_tool(name, triggers[key])
             body = wire(result)
             check(result.is_error is True, f"{key} is an error result", body)
@@ -253,7 +324,10 @@ async def main() -> None:
     parser.add_argument("--stdio")
     parser.add_argument("--url")
     parser.add_argument("--jwt-secret")
+    parser.add_argument("--stateless", action="store_true", help="the server runs without sessions")
     args = parser.parse_args()
+    global STATELESS
+    STATELESS = args.stateless
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
 
@@ -266,14 +340,22 @@ async def main() -> None:
         env = {"MUSEUM_TEST_TOOLS": "1", "PATH": os.environ.get("PATH", "")}
         params = StdioServerParameters(command=args.stdio, env=env)
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, logging_callback=on_log) as session:
+            async with ClientSession(
+                read, write, logging_callback=on_log, sampling_callback=on_sampling, elicitation_callback=on_elicitation
+            ) as session:
                 await exercise(session, records)
     else:
         # With a secret, the whole exercise runs with a bearer token holding the museum's scope.
         headers = {"Authorization": f"Bearer {mint(args.jwt_secret, ['images:read'])}"} if args.jwt_secret else {}
         async with httpx2.AsyncClient(headers=headers) as http:
             async with streamable_http_client(args.url, http_client=http) as (read, write, *_):
-                async with ClientSession(read, write, logging_callback=on_log) as session:
+                async with ClientSession(
+                    read,
+                    write,
+                    logging_callback=on_log,
+                    sampling_callback=on_sampling,
+                    elicitation_callback=on_elicitation,
+                ) as session:
                     await exercise(session, records)
         if args.jwt_secret:
             await auth_checks(args.url, args.jwt_secret, records[0]["id"])

@@ -1,0 +1,362 @@
+//! Elicitation forms from Rust types: the `requestedSchema` of an
+//! `elicitation/create` request, and the typed answer.
+//!
+//! MCP lets a form ask only for flat primitives: strings (with the formats
+//! `email`, `uri`, `date`, `date-time`), numbers, integers, booleans, and
+//! enums, single- or multi-select, untitled (`enum`) or titled (`oneOf` /
+//! `anyOf` of `{const, title}`, SEP-1330), each with an optional `default`
+//! (SEP-1034). schemars writes other shapes for the same types (`$ref` to a
+//! `$defs` entry, `oneOf` of `{const, description}`, `["string", "null"]` for
+//! an `Option`), so the schema it generates is reshaped into these forms, and
+//! anything else is refused with the field's name and the fix.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::error::JsonObject;
+
+/// A type a form can ask for: a flat struct deriving `JsonSchema` and
+/// `Deserialize`, whose fields are strings, numbers, booleans, enums of unit
+/// variants, `Vec`s of such enums (a multi-select), or `Option`s of these.
+///
+/// Whether the fields fit is checked when the form is built, before anything
+/// is sent ([`form_schema`] checks it in a unit test of yours).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be asked for in an elicitation form",
+    label = "not a form type",
+    note = "derive both on a flat struct: `#[derive(Deserialize, JsonSchema)] struct {Self} {{ name: String, age: u32 }}`"
+)]
+pub trait ElicitForm: DeserializeOwned + JsonSchema {}
+
+impl<T: DeserializeOwned + JsonSchema> ElicitForm for T {}
+
+/// The user's answer to an elicitation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form (or, in URL mode, completed the flow).
+    Accepted(T),
+    /// The user explicitly declined.
+    Declined,
+    /// The user dismissed the request without choosing.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The accepted value, if the user accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accepted(value) => Some(value),
+            Self::Declined | Self::Cancelled => None,
+        }
+    }
+}
+
+/// The string formats an elicitation form may carry.
+const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+
+/// The `requestedSchema` for `T`, or why `T` cannot be a form (naming the
+/// field and what to write instead).
+pub fn form_schema<T: ElicitForm>() -> Result<JsonObject, String> {
+    let settings = SchemaSettings::draft2020_12().for_deserialize();
+    let root = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>())
+        .map_err(|err| format!("the schema of `{}` does not serialize: {err}", std::any::type_name::<T>()))?;
+    let type_name = std::any::type_name::<T>();
+    let defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    if root.get("type") != Some(&json!("object")) {
+        return Err(format!(
+            "`{type_name}` is not a struct with named fields: an elicitation form asks for an object. \
+             Wrap the value in a struct: `struct Answer {{ value: .. }}`."
+        ));
+    }
+    let mut properties = Map::new();
+    for (field, property) in root.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let reshaped = primitive(property, &defs).map_err(|why| {
+            format!(
+                "field `{field}` of `{type_name}` {why}. An elicitation form holds only strings, numbers, booleans \
+                 and enums of unit variants (one, or a `Vec` of them): ask for a nested value in a second \
+                 elicitation, or flatten it into fields of its own."
+            )
+        })?;
+        properties.insert(field.clone(), reshaped);
+    }
+    let mut schema = JsonObject::new();
+    schema.insert("type".to_owned(), json!("object"));
+    schema.insert("properties".to_owned(), Value::Object(properties));
+    if let Some(required) = root.get("required") {
+        schema.insert("required".to_owned(), required.clone());
+    }
+    Ok(schema)
+}
+
+/// One property reshaped into an MCP primitive schema.
+fn primitive(property: &Value, defs: &Map<String, Value>) -> Result<Value, String> {
+    let property = property.as_object().ok_or("has a schema that is not an object")?;
+    let mut own = Map::new();
+    for key in ["title", "description", "default"] {
+        if let Some(value) = property.get(key) {
+            own.insert(key.to_owned(), value.clone());
+        }
+    }
+    let target = resolve(property, defs)?;
+    let mut shaped = match types_of(&target).as_slice() {
+        _ if enum_options(&target).is_some() => single_select(&target)?,
+        ["string"] => {
+            let mut shaped = json!({"type": "string"});
+            copy(&target, &mut shaped, &["minLength", "maxLength"]);
+            if let Some(format) = target.get("format").and_then(Value::as_str)
+                && STRING_FORMATS.contains(&format)
+            {
+                shaped["format"] = json!(format);
+            }
+            shaped
+        }
+        [kind @ ("integer" | "number")] => {
+            let mut shaped = json!({"type": kind});
+            copy(&target, &mut shaped, &["minimum", "maximum"]);
+            shaped
+        }
+        ["boolean"] => json!({"type": "boolean"}),
+        ["array"] => {
+            let items = target.get("items").and_then(Value::as_object).ok_or("is an array without items")?;
+            let items = resolve(items, defs)?;
+            if enum_options(&items).is_none() {
+                return Err("is an array of something other than enum values".to_owned());
+            }
+            let mut shaped = json!({"type": "array", "items": multi_select_items(&items)?});
+            copy(&target, &mut shaped, &["minItems", "maxItems"]);
+            shaped
+        }
+        ["object"] => return Err("is an object".to_owned()),
+        [] => return Err("has no type a form can show".to_owned()),
+        other => return Err(format!("is of type {}", other.join(" or "))),
+    };
+    // What the field says of itself wins over what its type's definition says.
+    for (key, value) in own {
+        shaped[key] = value;
+    }
+    for key in ["title", "description"] {
+        if shaped.get(key).is_none()
+            && let Some(value) = target.get(key)
+        {
+            shaped[key] = value.clone();
+        }
+    }
+    Ok(shaped)
+}
+
+/// Follow `$ref`, and drop the `null` an `Option` adds (`anyOf [T, null]` or
+/// `type: [T, "null"]`): a form field is optional by not being required.
+fn resolve(schema: &Map<String, Value>, defs: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let name = reference.strip_prefix("#/$defs/").ok_or_else(|| format!("refers to `{reference}`"))?;
+        let target = defs.get(name).and_then(Value::as_object).ok_or_else(|| format!("refers to `{reference}`"))?;
+        return resolve(target, defs);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(options)) = schema.get(key) {
+            let not_null: Vec<&Value> =
+                options.iter().filter(|option| option.get("type") != Some(&json!("null"))).collect();
+            if not_null.len() == 1 && not_null.len() < options.len() {
+                let inner = not_null[0].as_object().ok_or("has an option that is not an object")?;
+                let mut resolved = resolve(inner, defs)?;
+                for key in ["title", "description", "default"] {
+                    if let Some(value) = schema.get(key) {
+                        resolved.insert(key.to_owned(), value.clone());
+                    }
+                }
+                return Ok(resolved);
+            }
+        }
+    }
+    let mut schema = schema.clone();
+    if let Some(Value::Array(types)) = schema.get("type") {
+        let types: Vec<Value> = types.iter().filter(|kind| *kind != "null").cloned().collect();
+        if types.len() == 1 {
+            schema.insert("type".to_owned(), types[0].clone());
+        }
+    }
+    Ok(schema)
+}
+
+fn types_of(schema: &Map<String, Value>) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The values of an enum of strings with their titles (`None` for untitled):
+/// `enum: [..]`, or `oneOf` of `const` strings, titled by `title` (or, as
+/// schemars writes a documented variant, `description`).
+fn enum_options(schema: &Map<String, Value>) -> Option<Vec<(String, Option<String>)>> {
+    if let Some(Value::Array(values)) = schema.get("enum") {
+        return values.iter().map(|value| Some((value.as_str()?.to_owned(), None))).collect();
+    }
+    let Some(Value::Array(options)) = schema.get("oneOf").or_else(|| schema.get("anyOf")) else { return None };
+    options
+        .iter()
+        .map(|option| {
+            let value = option.get("const").or_else(|| option.get("enum")?.get(0))?.as_str()?.to_owned();
+            let title = option.get("title").or_else(|| option.get("description")).and_then(Value::as_str);
+            Some((value, title.map(str::to_owned)))
+        })
+        .collect()
+}
+
+fn single_select(schema: &Map<String, Value>) -> Result<Value, String> {
+    let options = enum_options(schema).ok_or("is an enum of something other than strings")?;
+    // The legacy form (`enum` with `enumNames`, before SEP-1330), kept when the
+    // type writes it: `#[schemars(extend("enumNames" = [..]))]`.
+    if let Some(Value::Array(names)) = schema.get("enumNames") {
+        if names.len() != options.len() || !names.iter().all(Value::is_string) {
+            return Err("has `enumNames` that do not name each value once".to_owned());
+        }
+        let values: Vec<String> = options.into_iter().map(|(value, _)| value).collect();
+        return Ok(json!({"type": "string", "enum": values, "enumNames": names}));
+    }
+    Ok(if options.iter().any(|(_, title)| title.is_some()) {
+        json!({"type": "string", "oneOf": titled(&options)})
+    } else {
+        json!({"type": "string", "enum": options.into_iter().map(|(value, _)| value).collect::<Vec<_>>()})
+    })
+}
+
+fn multi_select_items(schema: &Map<String, Value>) -> Result<Value, String> {
+    let options = enum_options(schema).ok_or("is an array of something other than string enums")?;
+    Ok(if options.iter().any(|(_, title)| title.is_some()) {
+        json!({"anyOf": titled(&options)})
+    } else {
+        json!({"type": "string", "enum": options.into_iter().map(|(value, _)| value).collect::<Vec<_>>()})
+    })
+}
+
+fn titled(options: &[(String, Option<String>)]) -> Vec<Value> {
+    options.iter().map(|(value, title)| json!({"const": value, "title": title.as_deref().unwrap_or(value)})).collect()
+}
+
+fn copy(from: &Map<String, Value>, to: &mut Value, keys: &[&str]) {
+    for key in keys {
+        if let Some(value) = from.get(*key) {
+            to[*key] = value.clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    use super::*;
+
+    fn john() -> String {
+        "John Doe".to_owned()
+    }
+    fn thirty() -> i64 {
+        30
+    }
+    fn yes() -> bool {
+        true
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Status {
+        Active,
+        Inactive,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    enum Choice {
+        /// First Option
+        #[serde(rename = "value1")]
+        One,
+        /// Second Option
+        #[serde(rename = "value2")]
+        Two,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[schemars(extend("enumNames" = ["Option One", "Option Two"]))]
+    #[allow(dead_code)]
+    enum Legacy {
+        #[serde(rename = "opt1")]
+        One,
+        #[serde(rename = "opt2")]
+        Two,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Profile {
+        #[serde(default = "john")]
+        name: String,
+        #[serde(default = "thirty")]
+        age: i64,
+        score: Option<f64>,
+        #[serde(default = "yes")]
+        verified: bool,
+        status: Status,
+        choice: Choice,
+        choices: Vec<Choice>,
+        email: Option<String>,
+        legacy: Option<Legacy>,
+    }
+
+    #[test]
+    fn a_flat_struct_becomes_the_mcp_primitive_forms_with_defaults_and_titles() {
+        let schema = Value::Object(form_schema::<Profile>().unwrap());
+        let properties = &schema["properties"];
+        assert_eq!(properties["name"], json!({"type": "string", "default": "John Doe"}));
+        assert_eq!(properties["age"]["type"], "integer");
+        assert_eq!(properties["age"]["default"], 30);
+        assert_eq!(properties["score"]["type"], "number");
+        assert_eq!(properties["verified"], json!({"type": "boolean", "default": true}));
+        assert_eq!(properties["status"], json!({"type": "string", "enum": ["active", "inactive"]}));
+        assert_eq!(
+            properties["choice"],
+            json!({"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}]})
+        );
+        assert_eq!(properties["choices"]["type"], "array");
+        assert_eq!(properties["choices"]["items"]["anyOf"][1], json!({"const": "value2", "title": "Second Option"}));
+        assert_eq!(properties["email"], json!({"type": "string"}));
+        assert_eq!(
+            properties["legacy"],
+            json!({"type": "string", "enum": ["opt1", "opt2"], "enumNames": ["Option One", "Option Two"]})
+        );
+        let required: Vec<&str> = schema["required"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        assert_eq!(required, ["status", "choice", "choices"]);
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Address {
+        street: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Nested {
+        name: String,
+        address: Address,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Listed {
+        addresses: Vec<Address>,
+    }
+
+    #[test]
+    fn a_nested_object_or_an_array_of_objects_is_refused_with_the_field_and_the_fix() {
+        let err = form_schema::<Nested>().unwrap_err();
+        assert!(err.contains("field `address`") && err.contains("is an object"), "{err}");
+        assert!(err.contains("flatten it"), "{err}");
+        let err = form_schema::<Listed>().unwrap_err();
+        assert!(err.contains("field `addresses`") && err.contains("array of something other than enum"), "{err}");
+        let err = form_schema::<String>().unwrap_err();
+        assert!(err.contains("Wrap the value in a struct"), "{err}");
+    }
+}
