@@ -226,8 +226,9 @@ impl ValueRule for Recovery {
 }
 
 /// `code = NotFound` or `code = JsonRpcErrorCode::NotFound`: the variant name,
-/// spanned at the author's value. A number or a string gets a message that
-/// names what was written and the fix (`error-contract-code-unknown`).
+/// spanned at the author's value. An unknown name is `error-contract-code-unknown`;
+/// a number or a string is `error-contract-code-type`, with a message that
+/// names what was written and the fix.
 pub(crate) struct CodeName(pub(crate) Ident);
 
 impl ParseValue for CodeName {
@@ -241,6 +242,7 @@ impl ParseValue for CodeName {
                 format!("`code` takes the name of a JSON-RPC error code: `code = NotFound`; valid codes are {valid}"),
             ));
         };
+        let mut rule = rule;
         let text = match &nv.value {
             Expr::Path(path) if path.qself.is_none() && !path.path.segments.is_empty() => {
                 let last = path.path.segments.last().map(|segment| segment.ident.clone()).expect("not empty");
@@ -253,6 +255,7 @@ impl ParseValue for CodeName {
                 format!("unknown error code `{last}`: {hint}valid codes are {valid}")
             }
             Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => {
+                rule = rules::ERROR_CONTRACT_CODE_TYPE;
                 let written = text.value();
                 match CODE_NAMES.iter().copied().find(|name| *name == written).or_else(|| closest(&written, CODE_NAMES))
                 {
@@ -265,6 +268,7 @@ impl ParseValue for CodeName {
                 }
             }
             number @ (Expr::Lit(_) | Expr::Unary(_)) => {
+                rule = rules::ERROR_CONTRACT_CODE_TYPE;
                 let written = quote::ToTokens::to_token_stream(number).to_string().replace(' ', "");
                 match written.parse::<i64>().ok().and_then(JsonRpcErrorCode::from_number).map(JsonRpcErrorCode::name) {
                     Some(name) => {
@@ -354,6 +358,9 @@ pub(crate) struct RawContract {
     /// The `errors` key, where an empty contract is reported.
     pub(crate) key: Span,
     pub(crate) entries: Vec<RawEntry>,
+    /// `errors` was no list (`error-contract-type`, reported): an empty
+    /// contract is then no second finding.
+    pub(crate) malformed: bool,
 }
 
 /// One `reason(code = .., when = .., recovery = .., retryable)`.
@@ -468,11 +475,11 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
         diag.error(syn::Error::new_spanned(
             meta,
             message(
-                rules::ATTRIBUTE_SYNTAX,
+                rules::ERROR_CONTRACT_TYPE,
                 "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
             ),
         ));
-        return RawContract { key, entries: Vec::new() };
+        return RawContract { key, entries: Vec::new(), malformed: true };
     };
     let mut entries = Vec::new();
     for item in &items {
@@ -480,7 +487,7 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
             diag.error(syn::Error::new_spanned(
                 item,
                 message(
-                    rules::ATTRIBUTE_SYNTAX,
+                    rules::ERROR_CONTRACT_ENTRY_TYPE,
                     "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
                 ),
             ));
@@ -501,12 +508,24 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
                     (EntryArgs::default(), false)
                 }
             },
+            Meta::NameValue(value) => {
+                diag.error(syn::Error::new_spanned(
+                    value,
+                    message(
+                        rules::ERROR_CONTRACT_ENTRY_TYPE,
+                        format_args!(
+                            "a failure mode is a list of keys, not a value: `{reason}(code = .., when = .., recovery = ..)`"
+                        ),
+                    ),
+                ));
+                continue;
+            }
             // `reason` alone: every key is missing, and reported so.
-            _ => (EntryArgs::default(), false),
+            Meta::Path(_) => (EntryArgs::default(), false),
         };
         entries.push(RawEntry { reason, args, misspelled });
     }
-    RawContract { key, entries }
+    RawContract { key, entries, malformed: false }
 }
 
 /// Take `allow(..)` out of an attribute's tokens: the rest, and the rule ids it names.

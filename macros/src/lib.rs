@@ -42,7 +42,10 @@ use proc_macro::TokenStream;
 /// documented in the README and in the lint reference, `mcp_contract::rules`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    let item = match handler_fn(item, "mcp_tool") {
+        Ok(item) => item,
+        Err(error) => return error,
+    };
     let mut diag = diag::Diagnostics::default();
     let raw = attr::parse(args.into(), &mut diag);
     let mut handler = ast::parse(item, &mut diag);
@@ -93,7 +96,10 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `resource_type = Name` renames the generated type, as `tool_type` does.
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    let item = match handler_fn(item, "mcp_resource") {
+        Ok(item) => item,
+        Err(error) => return error,
+    };
     resource::expand(args.into(), item).into()
 }
 
@@ -124,6 +130,23 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `prompt_type = Name` renames the generated type, as `tool_type` does.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = syn::parse_macro_input!(item as syn::ItemFn);
+    let item = match handler_fn(item, "mcp_prompt") {
+        Ok(item) => item,
+        Err(error) => return error,
+    };
     prompt::expand(args.into(), item).into()
+}
+
+/// The handler function an attribute sits on; on anything else, the error of
+/// `handler-required` (syn's own "expected `fn`" names no fix).
+fn handler_fn(item: TokenStream, attribute: &str) -> Result<syn::ItemFn, TokenStream> {
+    syn::parse::<syn::ItemFn>(item).map_err(|err| {
+        let text = diag::message(
+            rules::HANDLER_REQUIRED,
+            format_args!(
+                "`#[{attribute}]` goes on the handler function it serves, such as `async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<GetObjectOutput, McpError>`"
+            ),
+        );
+        syn::Error::new(err.span(), text).to_compile_error().into()
+    })
 }

@@ -242,7 +242,7 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
 /// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
 /// `error-contract-*` rules over what `attr` read.
 pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
-    if raw.entries.is_empty() {
+    if raw.entries.is_empty() && !raw.malformed {
         diag.rule_warning(
             rules::ERROR_CONTRACT_EMPTY,
             raw.key,

@@ -121,6 +121,16 @@ macro_rules! rules {
 
 rules! {
     compile_time: {
+        /// `errors = ..` is no list of failure modes.
+        ERROR_CONTRACT_TYPE = "error-contract-type", Error;
+        /// An entry of `errors(..)` is no `reason(..)`.
+        ERROR_CONTRACT_ENTRY_TYPE = "error-contract-entry-type", Error;
+        /// `code = "NotFound"` or `code = 404`: a string or a number, not a code's name.
+        ERROR_CONTRACT_CODE_TYPE = "error-contract-code-type", Error;
+        /// The attribute sits on something that is no function.
+        HANDLER_REQUIRED = "handler-required", Error;
+        /// An input or output type whose JSON Schema cannot be generated (no `JsonSchema`).
+        SCHEMA_SERIALIZABLE = "schema-serializable", Error;
         /// `errors()` declares no failure mode.
         ERROR_CONTRACT_EMPTY = "error-contract-empty", Warning;
         /// `code = ..` names no `JsonRpcErrorCode`, or is missing.

@@ -24,7 +24,7 @@ use crate::error::{JsonObject, McpError};
 #[diagnostic::on_unimplemented(
     message = "the input of an MCP tool must implement `JsonSchema`: `{Self}` does not",
     label = "add `#[derive(JsonSchema)]` to this type",
-    note = "the tool publishes the input's JSON Schema in `tools/list`: `#[derive(Deserialize, JsonSchema)]` on the input struct; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
+    note = "the tool publishes the input's JSON Schema in `tools/list`: `#[derive(Deserialize, JsonSchema)]` on the input struct; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#schema-serializable"
 )]
 pub trait InputSchema: JsonSchema {}
 
@@ -44,7 +44,7 @@ impl<T: Serialize> OutputSerialize for T {}
 #[diagnostic::on_unimplemented(
     message = "the output of an MCP tool must implement `JsonSchema`: `{Self}` does not",
     label = "add `#[derive(JsonSchema)]` to this type",
-    note = "the tool publishes the output's JSON Schema in `tools/list`: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
+    note = "the tool publishes the output's JSON Schema in `tools/list`: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#schema-serializable"
 )]
 pub trait OutputSchema: JsonSchema {}
 
@@ -55,7 +55,7 @@ impl<T: JsonSchema> OutputSchema for T {}
 #[diagnostic::on_unimplemented(
     message = "the enrichment of an MCP tool must implement `Serialize` and `JsonSchema`: `{Self}` does not",
     label = "add `#[derive(Serialize, JsonSchema)]` to this type",
-    note = "the tool advertises the enrichment's fields in its `outputSchema`: `#[derive(Serialize, JsonSchema)]` on a struct whose fields are `Option`s with doc comments"
+    note = "the tool advertises the enrichment's fields in its `outputSchema`: `#[derive(Serialize, JsonSchema)]` on a struct whose fields are `Option`s with doc comments; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#schema-serializable"
 )]
 pub trait EnrichmentType: Serialize + JsonSchema {}
 
