@@ -9,6 +9,15 @@ use tokio::net::TcpListener;
 use super::{HttpOptions, Server};
 use crate::lint::Profile;
 
+/// `std::eprintln!` panics when stderr cannot be written (`2>/dev/full`, a
+/// closed pipe), which ended a server before it served. What the command line
+/// says on stderr is for a person; when nobody can read it, it is dropped.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
@@ -97,6 +106,14 @@ impl Server {
 
     /// [`Server::run_cli`] with the arguments given (without the program name).
     pub async fn run_cli_with(self, args: impl IntoIterator<Item = String>) -> ExitCode {
+        let code = self.run_command(args).await;
+        // The log thread ends with the process: let it write what is queued.
+        #[cfg(feature = "logging")]
+        crate::logging::flush(std::time::Duration::from_secs(1));
+        code
+    }
+
+    async fn run_command(self, args: impl IntoIterator<Item = String>) -> ExitCode {
         let name = self.info.name.clone();
         let command = match parse(args) {
             Ok(command) => command,
