@@ -10,7 +10,7 @@ use rmcp::model::{CallToolResult, ErrorCode, ErrorData};
 use tokio_util::sync::CancellationToken;
 
 use super::PrimitiveKind;
-use super::wire::{envelope, error_result, success_result};
+use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
 use crate::error::{JsonObject, McpError};
@@ -50,7 +50,7 @@ pub(super) async fn run_tool(
     Ok(match outcome {
         Ok(Ok(output)) => success_result(output),
         Ok(Err(err)) => {
-            tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
+            tracing::debug!(tool = name, code = %err.code(), message = bounded(&err).message(), "tool call failed");
             error_result(&err)
         }
         Err(failure) => {
@@ -117,7 +117,7 @@ pub(super) async fn guarded<T>(
     match outcome {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(err)) => {
-            tracing::debug!(%kind, name, code = %err.code(), message = err.message(), "request failed");
+            tracing::debug!(%kind, name, code = %err.code(), message = bounded(&err).message(), "request failed");
             Err(envelope(&err))
         }
         Err(panic) => {

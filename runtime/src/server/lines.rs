@@ -20,14 +20,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::jsonrpc::{self, Inspection, Rejection};
+use super::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
 /// The same bound as rmcp's stdio transport.
 pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// The most characters of an error message sent to the client; longer ones
-/// (only an error that quotes client input at length could be) are cut.
-pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
 
 /// How many requests the transport remembers before forgetting the oldest cancelled ones.
 const MAX_REMEMBERED: usize = 4096;
@@ -189,12 +186,6 @@ fn encode(mut item: ServerJsonRpcMessage) -> Vec<u8> {
     serde_json::to_vec(&item).unwrap_or_else(|_| {
         Rejection::new(None, -32603, "Internal error: the answer could not be serialized.").to_bytes()
     })
-}
-
-/// `text` cut to `max` characters plus "…", or `None` when it is short enough.
-pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(max)?;
-    Some(format!("{}…", &text[..cut]))
 }
 
 async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
