@@ -154,6 +154,24 @@ async fn stdio_errors_quote_client_input_at_most_200_characters() {
     assert!(answer.to_string().len() < 600, "a {} byte answer to a long method name", answer.to_string().len());
 }
 
+/// Regression: a handler that formats a 10 MB argument into its error message
+/// answered 20 MB (the text and the structured error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_a_handler_message_quoting_huge_input_is_bounded() {
+    let mut client = LineClient::start().await;
+    client.send(&call(1, "refuse", json!({"text": "y".repeat(10 * 1024 * 1024)}))).await;
+    let answer = client.next().await;
+    assert_bounded_refusal(&answer);
+}
+
+fn assert_bounded_refusal(answer: &Value) {
+    assert_eq!(answer["result"]["isError"], true, "{}", support::cut(&answer.to_string()));
+    let text = answer.to_string();
+    assert!(text.len() < 4000, "a {} byte answer", text.len());
+    let message = answer["result"]["structuredContent"]["error"]["message"].as_str().expect("a message");
+    assert!(message.starts_with("`yyy") && message.ends_with('…'), "{}", support::cut(message));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_a_panic_stays_in_the_server() {
     let mut client = LineClient::start().await;
@@ -324,9 +342,87 @@ async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
     client.session = Some("no-such-session".to_owned());
     let answer = client.post(&call(5, "echo", json!({"text": "a"}))).await;
     assert_http_error(&answer, "an unknown session", 404, INVALID_REQUEST, &json!(5));
+    // Regression: a wrong or missing Content-Type got rmcp's 415 as plain text.
     let answer =
         client.request("POST", &[("content-type", "text/plain")], &call(6, "echo", json!({"text": "a"}))).await;
-    assert_eq!(answer.status, 415, "{}", answer.text());
+    assert_http_error(&answer, "a text/plain body", 415, INVALID_REQUEST, &json!(6));
+    let answer = client.request("POST", &[], b"not json at all").await;
+    assert_http_error(&answer, "no Content-Type", 415, INVALID_REQUEST, &Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_415_refusals_are_json_rpc_errors_in_stateless_mode_too() {
+    let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    let answer =
+        client.request("POST", &[("content-type", "text/plain")], &call(7, "echo", json!({"text": "a"}))).await;
+    assert_http_error(&answer, "a text/plain body", 415, INVALID_REQUEST, &json!(7));
+}
+
+/// Regression (slow-body hold): a head with `Content-Length: 1000` and no
+/// body, or a body trickled a byte at a time, held its connection forever:
+/// the header timeout ends with the head, and the idle watchdog waits while a
+/// request is in progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_bounds_the_time_to_read_a_whole_request() {
+    for stateless in [false, true] {
+        let options = HttpOptions::default().stateless(stateless).request_read_timeout(Duration::from_millis(500));
+        let server = HttpServer::start(options).await;
+        let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+                    accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n";
+
+        let mut silent = HttpClient::connect(server.addr).await;
+        silent.write_raw(head.as_bytes()).await;
+        let started = Instant::now();
+        let answer = String::from_utf8_lossy(&silent.read_to_end_within(Duration::from_secs(5)).await).into_owned();
+        assert!(started.elapsed() < Duration::from_secs(3), "stateless={stateless}: answered by the deadline");
+        assert_timed_out(&answer, stateless);
+
+        let (mut read, mut write) = tokio::net::TcpStream::connect(server.addr).await.expect("connects").into_split();
+        tokio::io::AsyncWriteExt::write_all(&mut write, head.as_bytes()).await.expect("writable");
+        let started = Instant::now();
+        // A byte every 100 ms: the connection is never idle, the request still has its deadline.
+        let trickle = tokio::spawn(async move {
+            for _ in 0..50 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if tokio::io::AsyncWriteExt::write_all(&mut write, b" ").await.is_err() {
+                    break;
+                }
+            }
+        });
+        let mut answer = Vec::new();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_to_end(&mut read, &mut answer))
+                .await;
+        trickle.abort();
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(started.elapsed() < Duration::from_secs(5), "stateless={stateless}");
+        assert_timed_out(&answer, stateless);
+
+        let mut fresh = HttpClient::connect(server.addr).await;
+        assert_eq!(fresh.post(&support::initialize(2)).await.status, 200, "the server still serves");
+    }
+}
+
+fn assert_timed_out(answer: &str, stateless: bool) {
+    assert!(answer.starts_with("HTTP/1.1 408"), "stateless={stateless}: {answer:?}");
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+    let error: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("a JSON-RPC body: {answer:?}"));
+    assert_eq!(error["error"]["code"], INVALID_REQUEST, "{error}");
+    assert_eq!(error["jsonrpc"], "2.0");
+}
+
+/// Regression: over HTTP a handler's huge message went out whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_handler_message_quoting_huge_input_is_bounded() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let mut client =
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
+        let answer = client.post(&call(1, "refuse", json!({"text": "y".repeat(3 * 1024 * 1024)}))).await;
+        assert_eq!(answer.status, 200);
+        assert_bounded_refusal(&answer.message());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -380,6 +476,26 @@ async fn http_caps_sessions_by_closing_the_one_idle_longest_or_with_503() {
     for call in busy {
         assert_eq!(call.await.expect("answered").status, 200);
     }
+}
+
+/// Regression: at the session cap, an `initialize` that rmcp then refuses for
+/// its `Host` (403) closed the session idle the longest first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_refused_initialize_evicts_no_session() {
+    let server = HttpServer::start(HttpOptions::default().max_sessions(1)).await;
+    let mut live = HttpClient::session(server.addr).await;
+    let mut stranger = HttpClient::connect(server.addr).await;
+    let body = support::initialize(1);
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: evil.example\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stranger.write_raw(request.as_bytes()).await;
+    stranger.write_raw(&body).await;
+    let answer = String::from_utf8_lossy(&stranger.read_to_end_within(Duration::from_secs(5)).await).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer:?}");
+    assert_http_still_serves(&mut live, 1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -31,6 +31,9 @@ pub(crate) struct Guard {
     /// Normalized `scheme://host[:port]`, besides the server's own origin.
     allowed_origins: Vec<String>,
     max_body_bytes: usize,
+    /// rmcp's `allowed_hosts`, checked here too before a new session may
+    /// close another to make room.
+    allowed_hosts: Vec<String>,
     /// `None` in stateless mode.
     sessions: Option<Arc<Sessions>>,
 }
@@ -50,11 +53,13 @@ impl Guard {
     pub(crate) fn new(
         allowed_origins: &[String],
         max_body_bytes: usize,
+        allowed_hosts: Vec<String>,
         sessions: Option<(Arc<LocalSessionManager>, usize)>,
     ) -> Self {
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
+            allowed_hosts,
             sessions: sessions
                 .map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
         }
@@ -85,6 +90,7 @@ impl Guard {
         match *request.method() {
             Method::DELETE => self.delete(request, next, session).await,
             Method::POST if is_json(request.headers()) => self.post(request, next, session).await,
+            Method::POST => self.post_not_json(request, next).await,
             _ => next.run(request).await,
         }
     }
@@ -103,15 +109,9 @@ impl Guard {
 
     async fn post(&self, request: Request<Body>, next: Next, session: Option<String>) -> Response<Body> {
         let (parts, body) = request.into_parts();
-        let Ok(bytes) = axum::body::to_bytes(body, self.max_body_bytes).await else {
-            return error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &Rejection::new(
-                    None,
-                    jsonrpc::INVALID_REQUEST,
-                    format!("Invalid Request: the body is larger than {} bytes.", self.max_body_bytes),
-                ),
-            );
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return *refused,
         };
         let message = match jsonrpc::inspect(&bytes) {
             Inspection::Forward(message) => message,
@@ -140,9 +140,46 @@ impl Guard {
         };
         let response = self.forward(request, next, session, &message).await;
         match request_id {
-            Some(id) => answer_in_json_rpc(response, id).await,
+            Some(id) => answer_in_json_rpc(response, Some(id)),
             None => response,
         }
+    }
+
+    /// The whole body, or the refusal of one too large (413) or too slow (408).
+    async fn read_body(&self, body: Body) -> Result<Bytes, Box<Response<Body>>> {
+        let err = match axum::body::to_bytes(body, self.max_body_bytes).await {
+            Ok(bytes) => return Ok(bytes),
+            Err(err) => err,
+        };
+        let (status, message) = if super::listener::RequestTimedOut::caused(&err) {
+            tracing::info!("refused a request whose body did not arrive within the request read timeout");
+            (StatusCode::REQUEST_TIMEOUT, "Request Timeout: the request's body did not arrive in time.".to_owned())
+        } else if is_length_limit(&err) {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Invalid Request: the body is larger than {} bytes.", self.max_body_bytes),
+            )
+        } else {
+            (StatusCode::BAD_REQUEST, "Invalid Request: the body could not be read.".to_owned())
+        };
+        let mut refused = error_response(status, &Rejection::new(None, jsonrpc::INVALID_REQUEST, message));
+        // The rest of the body may still be on its way: the connection cannot carry another request.
+        refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        Err(Box::new(refused))
+    }
+
+    /// A POST whose `Content-Type` is not JSON: rmcp refuses it (415) as
+    /// plain text; the refusal goes out as a JSON-RPC error, under the
+    /// request's id when the body has a readable one.
+    async fn post_not_json(&self, request: Request<Body>, next: Next) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return *refused,
+        };
+        let id = jsonrpc::top_level_id(&bytes);
+        let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+        answer_in_json_rpc(response, id)
     }
 
     async fn forward(
@@ -169,6 +206,12 @@ impl Guard {
                 Response::from_parts(parts, Body::new(Guarded::new(body, in_flight)))
             }
             None if matches!(call.request, ClientRequest::InitializeRequest(_)) => {
+                // rmcp refuses a Host it does not allow after this point; such
+                // a request must not close a live session first. (The bearer
+                // token is checked before this layer.)
+                if !host_allowed(request.headers(), &self.allowed_hosts) {
+                    return next.run(request).await;
+                }
                 if let Err(busy) = sessions.make_room().await {
                     return *busy;
                 }
@@ -188,7 +231,7 @@ impl Guard {
 /// 406 for a missing `Accept`, 415 for another content type): the request
 /// gets a JSON-RPC error under its id instead, with the same status, so a
 /// client matches the refusal to its request rather than wait.
-async fn answer_in_json_rpc(response: Response<Body>, id: RequestId) -> Response<Body> {
+fn answer_in_json_rpc(response: Response<Body>, id: Option<RequestId>) -> Response<Body> {
     let status = response.status();
     let is_json = is_json(response.headers())
         || response
@@ -207,7 +250,7 @@ async fn answer_in_json_rpc(response: Response<Body>, id: RequestId) -> Response
     };
     let code = if status.is_server_error() { -32603 } else { jsonrpc::INVALID_REQUEST };
     tracing::debug!(%status, "answered an HTTP refusal as a JSON-RPC error");
-    let mut answer = error_response(status, &Rejection::new(Some(id), code, message));
+    let mut answer = error_response(status, &Rejection::new(id, code, message));
     for name in [header::ALLOW, header::RETRY_AFTER] {
         if let Some(value) = response.headers().get(&name) {
             answer.headers_mut().insert(name, value.clone());
@@ -225,8 +268,13 @@ enum Origin {
     Forbidden,
 }
 
-/// The middleware: `Origin` first, CORS preflight, then the JSON-RPC checks.
-pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response<Body> {
+/// The outer middleware, over every route: `Origin` first, then CORS
+/// preflight, and CORS headers on the answers of allowed origins.
+pub(crate) async fn check_origin(
+    State(guard): State<Arc<Guard>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response<Body> {
     let cors_origin = match guard.check_origin(request.headers()) {
         Origin::SameOrNone => None,
         Origin::Allowed(origin) => Some(origin),
@@ -246,7 +294,7 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body
     {
         return preflight(origin, request.headers());
     }
-    let mut response = guard.route(request, next).await;
+    let mut response = next.run(request).await;
     if let Some(origin) = cors_origin {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
@@ -254,6 +302,17 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body
         headers.append(header::VARY, HeaderValue::from_static("Origin"));
     }
     response
+}
+
+/// The inner middleware, on the MCP endpoint behind the bearer check (so no
+/// body is read for a caller without a valid token): the JSON-RPC checks, the
+/// session cap and the refusals as JSON-RPC errors.
+pub(crate) async fn check_messages(
+    State(guard): State<Arc<Guard>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response<Body> {
+    guard.route(request, next).await
 }
 
 const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
@@ -273,6 +332,37 @@ fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
         .header(header::VARY, "Origin")
         .body(Body::empty())
         .unwrap_or_default()
+}
+
+/// Whether the request's `Host` passes rmcp's check against `allowed` (an
+/// empty list allows every host), compared as rmcp compares them: host names
+/// case-insensitively, a port only when the allowed entry names one.
+fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let authority = |text: &str| {
+        http::uri::Authority::try_from(text.trim())
+            .ok()
+            .map(|authority| (authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), authority.port_u16()))
+    };
+    let Some((host, port)) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(authority) else {
+        return false;
+    };
+    allowed.iter().filter_map(|entry| authority(entry)).any(|(allowed_host, allowed_port)| {
+        allowed_host == host && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
+    })
+}
+
+fn is_length_limit(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(err);
+    while let Some(err) = cause {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
 }
 
 fn is_json(headers: &HeaderMap) -> bool {

@@ -42,6 +42,7 @@ pub struct HttpOptions {
     max_connections: usize,
     header_read_timeout: Duration,
     idle_timeout: Duration,
+    request_read_timeout: Duration,
     max_sessions: usize,
     session_idle_timeout: Duration,
     max_body_bytes: usize,
@@ -60,6 +61,7 @@ impl Default for HttpOptions {
             max_connections: 512,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
+            request_read_timeout: Duration::from_secs(30),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(300),
             max_body_bytes: 4 * 1024 * 1024,
@@ -126,6 +128,15 @@ impl HttpOptions {
     /// How long a keep-alive connection may stay idle between requests; 60 s by default.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a whole request, head and body,
+    /// from its first byte; 30 s by default. A body still incomplete then is
+    /// answered 408 with a JSON-RPC error and its connection closed, so a
+    /// client announcing a `Content-Length` it never sends holds nothing.
+    pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
+        self.request_read_timeout = timeout;
         self
     }
 
@@ -277,6 +288,7 @@ impl ToolServer {
             max_connections: options.max_connections,
             header_read_timeout: options.header_read_timeout,
             idle_timeout: options.idle_timeout,
+            request_read_timeout: options.request_read_timeout,
         };
         // Cancelling `shutdown` also ends the sessions, whose open SSE streams
         // would otherwise hold the graceful shutdown forever.
@@ -290,12 +302,14 @@ impl ToolServer {
     /// The HTTP application: rmcp's Streamable HTTP service at `options.path`,
     /// behind the layers every request passes, outermost first:
     ///
-    /// 1. [`guard::check`]: `Origin` (403) and CORS preflight, then a JSON-RPC
-    ///    error for a body that is not a valid message, one request per id and
-    ///    session, the session cap, and 404 for an unknown session.
+    /// 1. [`guard::check_origin`]: `Origin` (403) and CORS preflight.
     ///
     /// 2. [`auth::protect`](super::auth::protect): the bearer token of the
     ///    MCP endpoint, when auth is on; its metadata document stays open.
+    ///
+    /// 3. [`guard::check_messages`]: the body read within its deadline, a
+    ///    JSON-RPC error for a body that is not a valid message, one request
+    ///    per id and session, the session cap, and 404 for an unknown session.
     fn http_router(self, options: &HttpOptions) -> Result<axum::Router, ServerError> {
         let shutdown = options.shutdown.clone();
         let mut config = StreamableHttpServerConfig::default()
@@ -310,14 +324,23 @@ impl ToolServer {
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let (template, auth) = super::auth::prepare(self, &options.path)?;
+        let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
+        let guard = Arc::new(Guard::new(
+            &options.allowed_origins,
+            options.max_body_bytes,
+            config.allowed_hosts.clone(),
+            sessions,
+        ));
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
-        let sessions = (!options.stateless).then_some((manager, options.max_sessions));
-        let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
-        let router = axum::Router::new().route_service(&options.path, service);
-        // Auth covers only the MCP endpoint (its metadata routes stay open);
-        // the guard sits outside it, so Origin and CORS hold for every route.
+        let router = axum::Router::new()
+            .route_service(&options.path, service)
+            .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));
+        // Auth covers only the MCP endpoint (its metadata routes stay open),
+        // and sits outside the message checks, so a caller without a valid
+        // token gets its 401 before any of its body is read; the Origin check
+        // is outside both, and holds for every route.
         let router = super::auth::protect(router, auth);
-        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check)))
+        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
     }
 }
 

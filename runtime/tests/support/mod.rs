@@ -124,9 +124,28 @@ impl Tool for Explode {
     }
 }
 
+/// Refuses its input by quoting it whole in the message, as a careless handler does.
+pub struct Refuse;
+static REFUSE: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<EchoInput>("refuse"));
+
+impl Tool for Refuse {
+    type Input = EchoInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &REFUSE
+    }
+    async fn call(&self, input: EchoInput, _ctx: Context) -> Result<String, McpError> {
+        Err(McpError::validation_error(format!("`{}` is not a word this tool knows", input.text)))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 pub fn server() -> ToolServer {
     Server::new("hardening", "1.0.0")
         .tool(Echo)
+        .tool(Refuse)
         .tool(Spin)
         .tool(Grind)
         .tool(Explode)
