@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use mcp_contract_runtime::server::HttpOptions;
 use serde_json::{Value, json};
 use support::{Answer, HttpClient, HttpServer, LineClient, call};
+use tokio::io::AsyncWriteExt;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -93,6 +94,48 @@ async fn stdio_answers_a_line_over_16_mib() {
     let answer = client.next().await;
     assert_error(&answer, "a 17 MiB line", INVALID_REQUEST, &json!("big"));
     assert_still_serves(&mut client, 1).await;
+}
+
+/// Regression: refusals were each written by a task of their own, so a client
+/// sending bad lines without reading the answers grew the server without bound
+/// (200,000 lines, 147 MB); valid requests already waited in a 64-slot queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_refusals_wait_for_a_client_that_does_not_read() {
+    let (mut to_server, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, _unread) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(support::server().serve_io(server_in, server_out));
+    // Lines go in batches until the server stops taking them for a second.
+    let batch = b"{\n".repeat(1000);
+    let mut sent = 0;
+    while sent < 200_000 {
+        match tokio::time::timeout(Duration::from_secs(1), to_server.write_all(&batch)).await {
+            Ok(written) => written.expect("the server's input is open"),
+            Err(_) => break,
+        }
+        sent += 1000;
+    }
+    // What the pipes, the reader's buffer and the queue hold: tens of thousands of lines.
+    assert!(sent < 64_000, "the server read {sent} bad lines nobody read the answers of");
+}
+
+/// Regression: a server whose stdout was closed kept executing every request
+/// (logging a broken pipe for each) until stdin ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_ends_when_its_output_is_closed() {
+    let (mut to_server, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, from_server) = tokio::io::duplex(64 * 1024);
+    let served = tokio::spawn(support::server().serve_io(server_in, server_out));
+    let mut answers = tokio::io::BufReader::new(from_server);
+    to_server.write_all(&[support::initialize(0), b"\n".to_vec()].concat()).await.unwrap();
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut answers, &mut line).await.unwrap();
+    assert!(line.contains("\"id\":0"), "{line}");
+    to_server.write_all(&[support::INITIALIZED, b"\n"].concat()).await.unwrap();
+    drop(answers);
+    to_server.write_all(&[call(1, "echo", json!({"text": "a"})), b"\n".to_vec()].concat()).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), served).await;
+    assert!(ended.is_ok(), "the server stops once nothing it writes can reach the client");
+    drop(to_server);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
