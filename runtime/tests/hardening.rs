@@ -6,14 +6,16 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcp_contract_runtime::server::HttpOptions;
+use mcp_contract_runtime::server::{HttpOptions, StdioOptions};
 use serde_json::{Value, json};
 use support::{Answer, HttpClient, HttpServer, LineClient, call};
 use tokio::io::AsyncWriteExt;
+use tokio_util::sync::CancellationToken;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+const SHUTTING_DOWN: i64 = -32000;
 
 fn nested(depth: usize) -> Vec<u8> {
     format!(
@@ -101,8 +103,8 @@ async fn stdio_answers_a_line_over_16_mib() {
 /// (200,000 lines, 147 MB); valid requests already waited in a 64-slot queue.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_refusals_wait_for_a_client_that_does_not_read() {
-    let (mut to_server, server_in) = tokio::io::duplex(64 * 1024);
-    let (server_out, _unread) = tokio::io::duplex(64 * 1024);
+    let (mut to_server, server_in) = tokio::io::duplex(4 * 1024);
+    let (server_out, _unread) = tokio::io::duplex(4 * 1024);
     tokio::spawn(support::server().serve_io(server_in, server_out));
     // Lines go in batches until the server stops taking them for a second.
     let batch = b"{\n".repeat(1000);
@@ -114,8 +116,8 @@ async fn stdio_refusals_wait_for_a_client_that_does_not_read() {
         }
         sent += 1000;
     }
-    // What the pipes, the reader's buffer and the queue hold: tens of thousands of lines.
-    assert!(sent < 64_000, "the server read {sent} bad lines nobody read the answers of");
+    // What the pipes, the reader's 64 KiB buffer and the queue hold: about 35,000 lines.
+    assert!(sent < 50_000, "the server read {sent} bad lines nobody read the answers of");
 }
 
 /// Regression: a server whose stdout was closed kept executing every request
@@ -136,6 +138,39 @@ async fn stdio_ends_when_its_output_is_closed() {
     let ended = tokio::time::timeout(Duration::from_secs(5), served).await;
     assert!(ended.is_ok(), "the server stops once nothing it writes can reach the client");
     drop(to_server);
+}
+
+/// Regression: on SIGTERM the server ended at once, dropping the calls in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryable_error() {
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (mut client, served) = LineClient::start_with(options.shutdown_grace(Duration::from_secs(5))).await;
+    client.send(&call(1, "grind", json!({"millis": 400}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.cancel();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.send(&call(2, "echo", json!({"text": "late"}))).await;
+    let refused = client.next().await;
+    assert_error(&refused, "a request after shutdown began", SHUTTING_DOWN, &json!(2));
+    let finished = client.next().await;
+    assert_eq!(finished["id"], 1, "{finished}");
+    assert_eq!(finished["result"]["content"][0]["text"], "ground", "finished within the grace period: {finished}");
+    let ended = tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server ends once idle");
+    assert!(ended.expect("the serving task").is_ok());
+
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (mut client, served) = LineClient::start_with(options.shutdown_grace(Duration::from_millis(300))).await;
+    client.send(&call("slow", "grind", json!({"millis": 5000}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    stop.cancel();
+    let cut = client.next().await;
+    assert_error(&cut, "a call past the grace period", SHUTTING_DOWN, &json!("slow"));
+    assert!(started.elapsed() < Duration::from_secs(2), "cut at the end of the grace period");
+    let ended = tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server ends");
+    assert!(ended.expect("the serving task").is_ok());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

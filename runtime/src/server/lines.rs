@@ -48,6 +48,10 @@ struct InFlight {
     /// Whether rmcp's lifecycle has begun: before it, rmcp ends the whole
     /// session on a notification or a response, so those are dropped.
     started: AtomicBool,
+    /// Shutting down: new requests are refused, those in flight may finish.
+    draining: AtomicBool,
+    /// Woken each time a request is answered, for [`Drainer::idle`].
+    answered: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -133,6 +137,71 @@ impl LineTransport {
     }
 }
 
+impl LineTransport {
+    /// What shuts the transport down gracefully while rmcp owns it.
+    pub(crate) fn drainer(&self) -> Drainer {
+        Drainer {
+            in_flight: Arc::clone(&self.in_flight),
+            writer: Arc::clone(&self.writer),
+            closed: self.closed.clone(),
+        }
+    }
+}
+
+/// Graceful shutdown of a [`LineTransport`]: refuse new requests, wait for
+/// those in flight, then answer the ones left with a retryable error.
+pub(crate) struct Drainer {
+    in_flight: Arc<InFlight>,
+    writer: Writer,
+    closed: CancellationToken,
+}
+
+impl Drainer {
+    /// Refuse every request from now on (-32000, retryable).
+    pub(crate) fn begin(&self) {
+        self.in_flight.draining.store(true, Ordering::Release);
+    }
+
+    /// Resolves once no request is waiting for its answer.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let answered = self.in_flight.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if !self.in_flight.lock().ours.values().any(|pending| !pending.cancelled) {
+                return;
+            }
+            answered.await;
+        }
+    }
+
+    /// Answer every request still in flight with the shutdown error; whatever
+    /// rmcp sends for them later is dropped.
+    pub(crate) async fn cut(&self) {
+        let cut: Vec<RequestId> = {
+            let mut ids = self.in_flight.lock();
+            let Ids { ours, theirs, .. } = &mut *ids;
+            ours.values_mut()
+                .filter(|pending| !pending.cancelled)
+                .map(|pending| {
+                    pending.cancelled = true;
+                    theirs.remove(&pending.client_id);
+                    pending.client_id.clone()
+                })
+                .collect()
+        };
+        if !cut.is_empty() {
+            tracing::warn!(requests = cut.len(), "shutting down: answered the requests still in flight with an error");
+        }
+        for id in cut {
+            let line = jsonrpc::shutting_down(Some(id)).to_bytes();
+            if write_or_close(&self.writer, &line, &self.closed).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
 impl Drop for LineTransport {
     fn drop(&mut self) {
         if let Some(reader) = &self.reader {
@@ -168,6 +237,8 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
                     self.in_flight.started.store(true, Ordering::Relaxed);
                 }
                 *id = pending.client_id;
+                drop(ids);
+                self.in_flight.answered.notify_waiters();
             }
         }
         let line = encode(item);
@@ -420,6 +491,9 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
     };
     let in_flight = &reader.in_flight;
     match &mut message {
+        ClientJsonRpcMessage::Request(request) if in_flight.draining.load(Ordering::Acquire) => {
+            return refuse(&jsonrpc::shutting_down(Some(request.id.clone())));
+        }
         ClientJsonRpcMessage::Request(request) => {
             let bootstrap =
                 matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));

@@ -173,6 +173,55 @@ impl HttpOptions {
     }
 }
 
+/// How [`Server::serve_stdio_with`] and [`ToolServer::serve_io_with`] shut
+/// down: on SIGINT/SIGTERM (unless [`Self::without_signal_handling`]) or when
+/// [`Self::shutdown_token`] is cancelled, the server refuses new requests with
+/// a retryable -32000, lets the calls in flight finish for the grace period,
+/// answers the ones still running with the same error, and returns.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_contract::server::StdioOptions;
+/// let options = StdioOptions::default().shutdown_grace(Duration::from_secs(30));
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct StdioOptions {
+    shutdown: CancellationToken,
+    handle_signals: bool,
+    shutdown_grace: Duration,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        Self { shutdown: CancellationToken::new(), handle_signals: true, shutdown_grace: DEFAULT_SHUTDOWN_GRACE }
+    }
+}
+
+/// How long calls in flight may finish after a shutdown signal, by default.
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+impl StdioOptions {
+    /// How long the calls in flight may take to finish once shutdown begins;
+    /// 10 s by default. Those still running then get a retryable -32000.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Shut down (gracefully) when `token` is cancelled, besides on SIGINT/SIGTERM.
+    pub fn shutdown_token(mut self, token: CancellationToken) -> Self {
+        self.shutdown = token;
+        self
+    }
+
+    /// Do not install SIGINT/SIGTERM handlers; stop only through [`Self::shutdown_token`].
+    pub fn without_signal_handling(mut self) -> Self {
+        self.handle_signals = false;
+        self
+    }
+}
+
 impl Server {
     /// Serve over stdio until the client closes stdin or the process gets
     /// SIGINT/SIGTERM. Logs must go to stderr: stdout carries the protocol.
@@ -183,6 +232,15 @@ impl Server {
     /// fails, or the serving task dies.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
         self.build()?.serve_stdio().await
+    }
+
+    /// [`Server::serve_stdio`] with the shutdown of `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::serve_stdio`].
+    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
+        self.build()?.serve_stdio_with(options).await
     }
 
     /// Serve Streamable HTTP at `addr` (endpoint `/mcp`) until SIGINT/SIGTERM.
@@ -213,16 +271,21 @@ impl ToolServer {
     ///
     /// A [`ServerError`] when the handshake fails or the serving task dies.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
-        let shutdown = CancellationToken::new();
-        let signals = tokio::spawn(cancel_on_signal(shutdown.clone()));
+        self.serve_stdio_with(StdioOptions::default()).await
+    }
+
+    /// Serve over stdio with the shutdown of `options`; see [`Server::serve_stdio_with`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::serve_stdio`].
+    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
         // Only the writer: stdin is read on a thread (see `LineTransport::stdin`).
         let (_, write) = rmcp::transport::stdio_pipes();
-        let outcome = match LineTransport::stdin(write) {
-            Ok(transport) => self.serve_transport(transport, shutdown).await,
+        match LineTransport::stdin(write) {
+            Ok(transport) => self.serve_transport(transport, options).await,
             Err(err) => Err(ServerError::Io(err)),
-        };
-        signals.abort();
-        outcome
+        }
     }
 
     /// Serve one client over a byte stream pair (a socket, a pipe, an in-process
@@ -257,13 +320,50 @@ impl ToolServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        self.serve_transport(LineTransport::new(read, write), CancellationToken::new()).await
+        self.serve_io_with(read, write, StdioOptions::default().without_signal_handling()).await
     }
 
-    async fn serve_transport(self, transport: LineTransport, shutdown: CancellationToken) -> Result<(), ServerError> {
+    /// [`Self::serve_io`] with the graceful shutdown of `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::serve_io`].
+    pub async fn serve_io_with<R, W>(self, read: R, write: W, options: StdioOptions) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        self.serve_transport(LineTransport::new(read, write), options).await
+    }
+
+    async fn serve_transport(self, transport: LineTransport, options: StdioOptions) -> Result<(), ServerError> {
+        let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(options.shutdown.clone())));
+        // rmcp's own token ends the service at once; it is cancelled only once
+        // the calls in flight had their grace period.
+        let shutdown = CancellationToken::new();
+        let drainer = transport.drainer();
+        let drain = tokio::spawn({
+            let (requested, shutdown, grace) = (options.shutdown.clone(), shutdown.clone(), options.shutdown_grace);
+            async move {
+                requested.cancelled().await;
+                drainer.begin();
+                if tokio::time::timeout(grace, drainer.idle()).await.is_err() {
+                    drainer.cut().await;
+                }
+                shutdown.cancel();
+            }
+        });
         let served = self.serve_with_ct(transport, shutdown.clone()).await;
+        let served = match served {
+            Ok(running) => Ok(running.waiting().await),
+            Err(err) => Err(err),
+        };
+        drain.abort();
+        if let Some(signals) = signals {
+            signals.abort();
+        }
         match served {
-            Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
+            Ok(waited) => waited.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
             // The client went away before it said anything (a host probing the
             // command, a closed terminal): nothing failed, nothing to report.

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use mcp_contract_runtime::define::{ToolDefinition, ToolOutput, run_blocking};
-use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
+use mcp_contract_runtime::server::{HttpOptions, Server, StdioOptions, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -217,18 +217,23 @@ pub struct LineClient {
 impl LineClient {
     /// A served connection, initialized.
     pub async fn start() -> Self {
+        Self::start_with(StdioOptions::default().without_signal_handling()).await.0
+    }
+
+    /// A served connection with `options`, initialized, and the task serving it.
+    pub async fn start_with(
+        options: StdioOptions,
+    ) -> (Self, tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>) {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_side);
-        tokio::spawn(async move {
-            let _ = server().serve_io(read, write).await;
-        });
+        let served = tokio::spawn(server().serve_io_with(read, write, options));
         let (read, write) = tokio::io::split(client);
         let mut client = Self { write, read: BufReader::new(read), echo: Vec::new() };
         client.send(&initialize("init")).await;
         let answer = client.next().await;
         assert_eq!(answer["id"], "init", "{answer}");
         client.send(INITIALIZED).await;
-        client
+        (client, served)
     }
 
     /// Send `bytes` and a newline.
