@@ -556,6 +556,55 @@ async fn http_caps_sessions_by_closing_the_one_idle_longest_or_with_503() {
     }
 }
 
+/// Regression: on SIGTERM, calls in flight were answered 200 with an SSE
+/// stream holding only the priming event (sessions) or an empty body
+/// (stateless), 0.4 s after the signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryable_error() {
+    for (stateless, json_response) in [(false, false), (true, false), (true, true)] {
+        let what = format!("stateless={stateless} json={json_response}");
+        let options = HttpOptions::default().stateless(stateless).json_response(json_response);
+        let mut server = HttpServer::start(options.shutdown_grace(Duration::from_millis(800))).await;
+        let connect = || async {
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await }
+        };
+        let (mut quick, mut slow, mut late) = (connect().await, connect().await, connect().await);
+        let finishes = tokio::spawn(async move { quick.post(&call(1, "grind", json!({"millis": 300}))).await });
+        let cut = tokio::spawn(async move { slow.post(&call(2, "grind", json!({"millis": 5000}))).await });
+        // A request whose head is in when shutdown begins, and its body after.
+        let body = call(3, "echo", json!({"text": "late"}));
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+            body.len()
+        );
+        if let Some(session) = &late.session {
+            head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
+        }
+        late.write_raw(format!("{head}\r\n").as_bytes()).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = Instant::now();
+        server.stop.cancel();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        late.write_raw(&body).await;
+        let refused = String::from_utf8_lossy(&late.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+        assert!(refused.starts_with("HTTP/1.1 503"), "{what}: {refused:?}");
+        assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{what}: {refused}");
+        let error: Value = serde_json::from_str(refused.split_once("\r\n\r\n").expect("a body").1).expect("JSON");
+        assert_error(&error, &what, SHUTTING_DOWN, &json!(3));
+        let finished = finishes.await.expect("answered").message();
+        assert_eq!(finished["result"]["content"][0]["text"], "ground", "{what}: {finished}");
+        let cut = cut.await.expect("answered");
+        let answer = cut.messages().into_iter().find(|message| message.get("id").is_some()).expect("an answer");
+        assert_error(&answer, &what, SHUTTING_DOWN, &json!(2));
+        assert!(started.elapsed() < Duration::from_secs(3), "{what}: cut at the end of the grace period");
+        let served = server.served.take().expect("serving");
+        let ended = tokio::time::timeout(Duration::from_secs(4), served).await;
+        assert!(ended.is_ok_and(|served| served.is_ok_and(|served| served.is_ok())), "{what}: the server returns");
+        assert!(tokio::net::TcpStream::connect(server.addr).await.is_err(), "{what}: no connection accepted");
+    }
+}
+
 /// Regression: at the session cap, an `initialize` that rmcp then refuses for
 /// its `Host` (403) closed the session idle the longest first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,9 +46,16 @@ fn busy_response() -> String {
     )
 }
 
-/// Accept and serve connections until `stop` is cancelled, then wait (a bounded
-/// time) for the open ones to finish.
-pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+/// Accept and serve connections until `stop` is cancelled, then let the open
+/// ones finish their requests until `cut` is, and a moment more for the
+/// answers to go out.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: ConnectionLimits,
+    stop: CancellationToken,
+    cut: CancellationToken,
+) {
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         let accepted = tokio::select! {
@@ -75,18 +82,36 @@ pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: Conn
             tracing::debug!(%err, "could not set TCP_NODELAY");
         }
         let app = app.clone();
-        let stop = stop.clone();
+        let (stop, cut) = (stop.clone(), cut.clone());
         tokio::spawn(async move {
-            serve_connection(stream, app, limits, stop).await;
+            serve_connection(stream, app, limits, stop, cut).await;
             drop(permit);
         });
     }
-    // Open connections see `stop` too; give them a moment to finish their answers.
+    // A client connecting now is refused by the system, not left waiting.
+    drop(listener);
     let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
-    let _ = tokio::time::timeout(Duration::from_secs(5), permits.acquire_many(all)).await;
+    let finished = async {
+        let _ = permits.acquire_many(all).await;
+    };
+    tokio::pin!(finished);
+    tokio::select! {
+        () = finished.as_mut() => return,
+        () = cut.cancelled() => {}
+    }
+    let _ = tokio::time::timeout(CUT_LINGER, finished).await;
 }
 
-async fn serve_connection(stream: TcpStream, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+/// How long connections may take to send their last answers once calls are cut.
+const CUT_LINGER: Duration = Duration::from_secs(2);
+
+async fn serve_connection(
+    stream: TcpStream,
+    app: axum::Router,
+    limits: ConnectionLimits,
+    stop: CancellationToken,
+    cut: CancellationToken,
+) {
     let watch = Arc::new(Watch::new());
     let io = TokioIo::new(WatchedIo { inner: stream, watch: Arc::clone(&watch) });
     let service = {
@@ -120,8 +145,14 @@ async fn serve_connection(stream: TcpStream, app: axum::Router, limits: Connecti
         }
         () = watch.expired(limits) => tracing::debug!("closed a slow or idle connection"),
         () = stop.cancelled() => {
+            // Idle connections close; requests in progress finish, until the cut.
             connection.as_mut().graceful_shutdown();
-            let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = cut.cancelled() => {
+                    let _ = tokio::time::timeout(CUT_LINGER, connection).await;
+                }
+            }
         }
     }
 }

@@ -48,6 +48,7 @@ pub struct HttpOptions {
     max_body_bytes: usize,
     shutdown: CancellationToken,
     handle_signals: bool,
+    shutdown_grace: Duration,
 }
 
 impl Default for HttpOptions {
@@ -67,11 +68,21 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             shutdown: CancellationToken::new(),
             handle_signals: true,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 }
 
 impl HttpOptions {
+    /// How long the calls in flight may take to finish once shutdown begins;
+    /// 10 s by default. Meanwhile the server accepts no connection and answers
+    /// new requests 503 with a retryable -32000; the calls still running at
+    /// the end get the same error, in their SSE stream or as a 503.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
     /// The URL path of the MCP endpoint; `/mcp` by default.
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
@@ -382,7 +393,8 @@ impl ToolServer {
     /// cannot be honoured.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), ServerError> {
         let shutdown = options.shutdown.clone();
-        let router = self.http_router(&options)?;
+        let drain = Arc::new(guard::Drain::default());
+        let router = self.http_router(&options, &drain)?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
         let limits = ConnectionLimits {
             max_connections: options.max_connections,
@@ -390,9 +402,24 @@ impl ToolServer {
             idle_timeout: options.idle_timeout,
             request_read_timeout: options.request_read_timeout,
         };
-        // Cancelling `shutdown` also ends the sessions, whose open SSE streams
-        // would otherwise hold the graceful shutdown forever.
-        listener::serve(listener, router, limits, shutdown).await;
+        // Once `shutdown` is cancelled no connection is accepted; the calls in
+        // flight have the grace period, then `cut` ends the sessions too,
+        // whose open SSE streams would otherwise hold the shutdown forever.
+        let grace = tokio::spawn({
+            let (drain, shutdown, grace) = (Arc::clone(&drain), shutdown.clone(), options.shutdown_grace);
+            async move {
+                shutdown.cancelled().await;
+                drain.begin();
+                if tokio::time::timeout(grace, drain.idle()).await.is_err() {
+                    tracing::warn!(
+                        "shutting down: the grace period ended with calls in flight; they are answered with an error"
+                    );
+                }
+                drain.cut.cancel();
+            }
+        });
+        listener::serve(listener, router, limits, shutdown, drain.cut.clone()).await;
+        grace.abort();
         if let Some(signals) = signals {
             signals.abort();
         }
@@ -410,13 +437,12 @@ impl ToolServer {
     /// 3. [`guard::check_messages`]: the body read within its deadline, a
     ///    JSON-RPC error for a body that is not a valid message, one request
     ///    per id and session, the session cap, and 404 for an unknown session.
-    fn http_router(self, options: &HttpOptions) -> Result<axum::Router, ServerError> {
-        let shutdown = options.shutdown.clone();
+    fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
             .with_max_request_body_bytes(options.max_body_bytes)
-            .with_cancellation_token(shutdown.child_token());
+            .with_cancellation_token(drain.cut.child_token());
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
@@ -430,6 +456,7 @@ impl ToolServer {
             options.max_body_bytes,
             config.allowed_hosts.clone(),
             sessions,
+            Arc::clone(drain),
         ));
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
         let router = axum::Router::new()

@@ -268,7 +268,8 @@ impl LineClient {
 /// An HTTP server on a loopback port the system chose; stopped when dropped.
 pub struct HttpServer {
     pub addr: std::net::SocketAddr,
-    stop: CancellationToken,
+    pub stop: CancellationToken,
+    pub served: Option<tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>>,
 }
 
 impl HttpServer {
@@ -277,8 +278,8 @@ impl HttpServer {
         let addr = listener.local_addr().expect("bound");
         let stop = CancellationToken::new();
         let options = options.shutdown_token(stop.clone()).without_signal_handling();
-        tokio::spawn(server().serve_http_on(listener, options));
-        Self { addr, stop }
+        let served = Some(tokio::spawn(server().serve_http_on(listener, options)));
+        Self { addr, stop, served }
     }
 }
 
