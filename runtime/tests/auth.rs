@@ -662,23 +662,28 @@ async fn the_bearer_token_is_checked_before_the_body_is_read() {
     assert_eq!(&status, b"HTTP/1.1 401");
 }
 
-/// Regression: at the session cap, an `initialize` without a token closed the
-/// session idle the longest before auth refused it with 401.
-#[tokio::test]
-async fn a_refused_initialize_evicts_no_session() {
-    capture_logs();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let stop = CancellationToken::new();
-    let _stop = stop.clone().drop_guard();
-    let options = HttpOptions::default().max_sessions(1).shutdown_token(stop).without_signal_handling();
-    let server = Server::new("notes", "1.0.0").tool(Whoami).auth(AuthConfig::jwt(SECRET)).build().unwrap();
-    tokio::spawn(server.serve_http_on(listener, options));
-    let http = reqwest::Client::new();
-    let token = hs256(SECRET, &jwt_claims(json!({})));
-    let post = |token: Option<String>, session: Option<String>, body: Value| {
-        let mut request = http
-            .post(format!("{base}/mcp"))
+/// A server with sessions and JWT auth, and a way to post to it.
+struct SessionServer {
+    base: String,
+    http: reqwest::Client,
+    _stop: tokio_util::sync::DropGuard,
+}
+
+impl SessionServer {
+    async fn start(options: HttpOptions) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let options = options.shutdown_token(stop.clone()).without_signal_handling();
+        let server = Server::new("notes", "1.0.0").tool(Whoami).auth(AuthConfig::jwt(SECRET)).build().unwrap();
+        tokio::spawn(server.serve_http_on(listener, options));
+        Self { base, http: reqwest::Client::new(), _stop: stop.drop_guard() }
+    }
+
+    async fn post(&self, token: Option<&str>, session: Option<&str>, body: &Value) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(format!("{}/mcp", self.base))
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", "2025-06-18")
@@ -689,19 +694,53 @@ async fn a_refused_initialize_evicts_no_session() {
         if let Some(session) = session {
             request = request.header("mcp-session-id", session);
         }
-        request.send()
-    };
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let opened = post(Some(token.clone()), None, initialize.clone()).await.unwrap();
-    assert_eq!(opened.status(), 200);
-    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(post(Some(token.clone()), Some(session.clone()), initialized).await.unwrap().status(), 202);
+        request.send().await.expect("the server answers")
+    }
 
-    assert_eq!(post(None, None, initialize).await.unwrap().status(), 401);
-    let still = post(Some(token), Some(session), ping()).await.unwrap();
+    fn initialize() -> Value {
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    }
+
+    /// A session opened with `token`.
+    async fn open(&self, token: &str) -> String {
+        let opened = self.post(Some(token), None, &Self::initialize()).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(self.post(Some(token), Some(&session), &initialized).await.status(), 202);
+        session
+    }
+}
+
+/// Regression: at the session cap, an `initialize` without a token closed the
+/// session idle the longest before auth refused it with 401.
+#[tokio::test]
+async fn a_refused_initialize_evicts_no_session() {
+    capture_logs();
+    let server = SessionServer::start(HttpOptions::default().max_sessions(1)).await;
+    let token = hs256(SECRET, &jwt_claims(json!({})));
+    let session = server.open(&token).await;
+    assert_eq!(server.post(None, None, &SessionServer::initialize()).await.status(), 401);
+    let still = server.post(Some(&token), Some(&session), &ping()).await;
     assert_eq!(still.status(), 200, "the live session survives a refused initialize");
+}
+
+/// Regression: another user's valid token could use a session it did not
+/// open; the MCP transport spec binds a session id to its user.
+#[tokio::test]
+async fn a_session_serves_only_the_caller_who_opened_it() {
+    capture_logs();
+    let server = SessionServer::start(HttpOptions::default()).await;
+    let owner = hs256(SECRET, &jwt_claims(json!({})));
+    let session = server.open(&owner).await;
+    let other = hs256(SECRET, &jwt_claims(json!({"sub": "user-8"})));
+    let refused = server.post(Some(&other), Some(&session), &ping()).await;
+    assert_eq!(refused.status(), 404, "to another caller the session does not exist");
+    let body: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let renewed = hs256(SECRET, &jwt_claims(json!({"exp": now() + 1200})));
+    assert_eq!(server.post(Some(&renewed), Some(&session), &ping()).await.status(), 200, "a new token of the owner");
 }
 
 #[tokio::test]

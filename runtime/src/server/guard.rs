@@ -103,6 +103,15 @@ struct Sessions {
 struct SessionUse {
     last_seen: Instant,
     in_flight: HashSet<RequestId>,
+    /// Who opened the session (with auth on): no one else may use it.
+    caller: Option<String>,
+}
+
+/// The caller of a request that passed the bearer check: its subject, else
+/// its client id; `None` without auth.
+fn caller_of(extensions: &http::Extensions) -> Option<String> {
+    let caller = extensions.get::<Arc<crate::call::AuthInfo>>()?;
+    caller.subject.clone().or_else(|| caller.client_id.clone()).or_else(|| Some(String::new()))
 }
 
 impl Guard {
@@ -143,7 +152,12 @@ impl Guard {
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
         let session = request.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
         if let (Some(sessions), Some(session)) = (&self.sessions, &session) {
-            sessions.touch(session);
+            // The MCP transport spec: a session id is bound to its user. To
+            // another caller the session does not exist, as an unknown id.
+            if !sessions.touch(session, caller_of(request.extensions()).as_deref()) {
+                tracing::warn!("refused a request for a session another caller opened");
+                return session_not_found();
+            }
         }
         match *request.method() {
             Method::DELETE => self.delete(request, next, session).await,
@@ -286,9 +300,10 @@ impl Guard {
                 if let Err(busy) = sessions.make_room().await {
                     return *busy;
                 }
+                let caller = caller_of(request.extensions());
                 let response = next.run(request).await;
                 if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
-                    sessions.touch_new(id);
+                    sessions.touch_new(id, caller);
                     sessions.prune().await;
                 }
                 response
@@ -545,14 +560,20 @@ impl Sessions {
         self.uses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn touch(&self, session: &str) {
-        if let Some(used) = self.lock().get_mut(session) {
-            used.last_seen = Instant::now();
+    /// Note a request of `caller` in `session`; `false` when another caller opened it.
+    fn touch(&self, session: &str, caller: Option<&str>) -> bool {
+        let mut uses = self.lock();
+        let Some(used) = uses.get_mut(session) else { return true };
+        if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
+            return false;
         }
+        used.last_seen = Instant::now();
+        true
     }
 
-    fn touch_new(&self, session: &str) {
-        self.lock().insert(session.to_owned(), SessionUse { last_seen: Instant::now(), in_flight: HashSet::new() });
+    fn touch_new(&self, session: &str, caller: Option<String>) {
+        let used = SessionUse { last_seen: Instant::now(), in_flight: HashSet::new(), caller };
+        self.lock().insert(session.to_owned(), used);
     }
 
     /// Mark `id` in flight in `session`: `Some(false)` when it already is,
