@@ -95,7 +95,7 @@ fn serves_stdio_then_logs_a_lot() {
     for n in 0..5000 {
         tracing::info!(n, "{filler}");
     }
-    println!("served");
+    std::io::Write::write_all(&mut std::io::stdout(), b"served\n").expect("stdout is the parent's pipe");
 }
 
 fn spawn_child(case: &str, stderr: std::process::Stdio) -> std::process::Child {

@@ -348,7 +348,7 @@ enum Step {
     Done,
     /// Answer the line with this refusal.
     Refuse(Vec<u8>),
-    Forward(ClientJsonRpcMessage),
+    Forward(Box<ClientJsonRpcMessage>),
 }
 
 fn refuse(rejection: &Rejection) -> Step {
@@ -442,7 +442,7 @@ where
             Step::Stop => return,
             Step::Done => Ok(()),
             Step::Refuse(answer) => reader.refusals.send(answer).await.map_err(drop),
-            Step::Forward(message) => tx.send(message).await.map_err(drop),
+            Step::Forward(message) => tx.send(*message).await.map_err(drop),
         };
         if sent.is_err() {
             return;
@@ -459,7 +459,7 @@ fn read_stdin(reader: &Reader, tx: &mpsc::Sender<ClientJsonRpcMessage>) {
             Step::Stop => return,
             Step::Done => Ok(()),
             Step::Refuse(answer) => reader.refusals.blocking_send(answer).map_err(drop),
-            Step::Forward(message) => tx.blocking_send(message).map_err(drop),
+            Step::Forward(message) => tx.blocking_send(*message).map_err(drop),
         };
         if sent.is_err() || reader.closed.is_cancelled() {
             return;
@@ -533,5 +533,5 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
             }
         }
     }
-    Step::Forward(message)
+    Step::Forward(Box::new(message))
 }
