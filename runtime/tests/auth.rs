@@ -726,6 +726,15 @@ async fn a_refused_initialize_evicts_no_session() {
     assert_eq!(still.status(), 200, "the live session survives a refused initialize");
 }
 
+#[tokio::test]
+async fn health_checks_need_no_token() {
+    capture_logs();
+    let served = serve(AuthConfig::jwt(SECRET)).await;
+    assert_eq!(served.get("/healthz").await.status(), 200);
+    assert_eq!(served.get("/readyz").await.status(), 200);
+    assert_eq!(served.post(None, ping()).await.status(), 401, "the MCP endpoint still needs one");
+}
+
 /// Regression: another user's valid token could use a session it did not
 /// open; the MCP transport spec binds a session id to its user.
 #[tokio::test]

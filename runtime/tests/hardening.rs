@@ -582,13 +582,25 @@ async fn http_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryab
             head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
         }
         late.write_raw(format!("{head}\r\n").as_bytes()).await;
+        // And a readiness probe whose head is half in.
+        let mut readiness_probe = Some(HttpClient::connect(server.addr).await);
+        if let Some(probe) = &mut readiness_probe {
+            probe.write_raw(b"GET /readyz HTTP/1.1\r\nhost: 127.0.0.1\r\n").await;
+        }
         tokio::time::sleep(Duration::from_millis(100)).await;
         let started = Instant::now();
         server.stop.cancel();
         tokio::time::sleep(Duration::from_millis(50)).await;
         late.write_raw(&body).await;
+        if let Some(probe) = &mut readiness_probe {
+            probe.write_raw(b"connection: close\r\n\r\n").await;
+        }
         let refused = String::from_utf8_lossy(&late.read_to_end_within(Duration::from_secs(3)).await).into_owned();
         assert!(refused.starts_with("HTTP/1.1 503"), "{what}: {refused:?}");
+        if let Some(mut probe) = readiness_probe.take() {
+            let answer = String::from_utf8_lossy(&probe.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+            assert!(answer.starts_with("HTTP/1.1 503") && answer.contains("shutting_down"), "{answer}");
+        }
         assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{what}: {refused}");
         let error: Value = serde_json::from_str(refused.split_once("\r\n\r\n").expect("a body").1).expect("JSON");
         assert_error(&error, &what, SHUTTING_DOWN, &json!(3));
@@ -603,6 +615,30 @@ async fn http_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryab
         assert!(ended.is_ok_and(|served| served.is_ok_and(|served| served.is_ok())), "{what}: the server returns");
         assert!(tokio::net::TcpStream::connect(server.addr).await.is_err(), "{what}: no connection accepted");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_serves_liveness_and_a_readiness_check_the_server_extends() {
+    let ready = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let check = std::sync::Arc::clone(&ready);
+    let options = HttpOptions::default().readiness_check(move || {
+        let ready = check.load(std::sync::atomic::Ordering::SeqCst);
+        async move { if ready { Ok(()) } else { Err("the database at db.internal:5432 does not answer".to_owned()) } }
+    });
+    let server = HttpServer::start(options).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    client.path = "/healthz".to_owned();
+    let live = client.request("GET", &[], b"").await;
+    assert_eq!((live.status, live.text()), (200, r#"{"status":"ok"}"#.to_owned()));
+    client.path = "/readyz".to_owned();
+    let answer = client.request("GET", &[], b"").await;
+    assert_eq!((answer.status, answer.text()), (200, r#"{"status":"ready"}"#.to_owned()));
+    ready.store(false, std::sync::atomic::Ordering::SeqCst);
+    let answer = client.request("GET", &[], b"").await;
+    assert_eq!(answer.status, 503);
+    assert_eq!(answer.text(), r#"{"status":"not_ready"}"#, "why stays in the log");
+    client.path = "/healthz".to_owned();
+    assert_eq!(client.request("GET", &[], b"").await.status, 200, "alive, though not ready");
 }
 
 /// Regression: at the session cap, an `initialize` that rmcp then refuses for

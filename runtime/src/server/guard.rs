@@ -58,7 +58,7 @@ impl Drain {
         self.draining.store(true, std::sync::atomic::Ordering::Release);
     }
 
-    fn is_draining(&self) -> bool {
+    pub(crate) fn is_draining(&self) -> bool {
         self.draining.load(std::sync::atomic::Ordering::Acquire)
     }
 

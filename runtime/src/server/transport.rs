@@ -14,6 +14,7 @@ use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
+use crate::call::BoxFuture;
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
@@ -49,7 +50,21 @@ pub struct HttpOptions {
     shutdown: CancellationToken,
     handle_signals: bool,
     shutdown_grace: Duration,
+    readiness: Option<Readiness>,
 }
+
+/// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
+#[derive(Clone)]
+struct Readiness(Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>);
+
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Readiness(..)")
+    }
+}
+
+/// How long a readiness check may take before it counts as failed.
+const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -69,11 +84,34 @@ impl Default for HttpOptions {
             shutdown: CancellationToken::new(),
             handle_signals: true,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            readiness: None,
         }
     }
 }
 
 impl HttpOptions {
+    /// What `GET /readyz` checks besides the server not shutting down: `check`
+    /// resolves `Ok(())` when the server can serve (its database answers, its
+    /// upstream is reachable), or `Err(why)`, which goes to the log, never to
+    /// the prober. A check slower than 5 s fails. `GET /healthz` (liveness)
+    /// answers 200 whenever the server runs. Neither needs a bearer token.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().readiness_check(|| async {
+    ///     // e.g. `pool.ping().await.map_err(|err| err.to_string())`
+    ///     Ok(())
+    /// });
+    /// ```
+    pub fn readiness_check<F, Fut>(mut self, check: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.readiness = Some(Readiness(Arc::new(move || Box::pin(check()))));
+        self
+    }
+
     /// How long the calls in flight may take to finish once shutdown begins;
     /// 10 s by default. Meanwhile the server accepts no connection and answers
     /// new requests 503 with a retryable -32000; the calls still running at
@@ -467,8 +505,50 @@ impl ToolServer {
         // token gets its 401 before any of its body is read; the Origin check
         // is outside both, and holds for every route.
         let router = super::auth::protect(router, auth);
+        let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
         Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
     }
+}
+
+/// `GET /healthz`, liveness: 200 while the server runs. `GET /readyz`,
+/// readiness: 503 while shutting down or when the check fails, 200 otherwise.
+/// Outside the bearer check: a load balancer's prober holds no token, and the
+/// answers say nothing about the server beyond up or not.
+fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<guard::Drain>) -> axum::Router {
+    use axum::routing::get;
+    let status = |code: http::StatusCode, status: &str| {
+        let body = serde_json::json!({ "status": status }).to_string();
+        let mut response = axum::response::Response::new(axum::body::Body::from(body));
+        *response.status_mut() = code;
+        let headers = response.headers_mut();
+        headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+        response
+    };
+    let ready = move || {
+        let (readiness, drain) = (readiness.clone(), Arc::clone(&drain));
+        async move {
+            if drain.is_draining() {
+                return status(http::StatusCode::SERVICE_UNAVAILABLE, "shutting_down");
+            }
+            let Some(Readiness(check)) = readiness else { return status(http::StatusCode::OK, "ready") };
+            match tokio::time::timeout(READINESS_TIMEOUT, check()).await {
+                Ok(Ok(())) => status(http::StatusCode::OK, "ready"),
+                Ok(Err(why)) => {
+                    let why = super::wire::cap_chars(&why, super::wire::MAX_ERROR_MESSAGE_CHARS).unwrap_or(why);
+                    tracing::warn!(reason = why, "the readiness check failed");
+                    status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
+                }
+                Err(_) => {
+                    tracing::warn!(timeout = ?READINESS_TIMEOUT, "the readiness check did not answer in time");
+                    status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
+                }
+            }
+        }
+    };
+    router
+        .route("/healthz", get(move || async move { status(http::StatusCode::OK, "ok") }))
+        .route("/readyz", get(ready))
 }
 
 async fn cancel_on_signal(token: CancellationToken) {
