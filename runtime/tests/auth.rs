@@ -727,6 +727,21 @@ async fn a_refused_initialize_evicts_no_session() {
 }
 
 #[tokio::test]
+async fn each_call_is_a_span_naming_the_tool_and_its_caller_with_one_line_when_it_ends() {
+    capture_logs();
+    let served = serve(AuthConfig::jwt(SECRET)).await;
+    let token = hs256(SECRET, &jwt_claims(json!({"sub": "observer-42"})));
+    served.call(&token, "whoami", json!({})).await;
+    let log = LOG.lock().unwrap().clone();
+    assert!(
+        log.contains(r#"span mcp_call kind=tool name="whoami" caller="observer-42""#),
+        "the call's span names the tool and the caller:\n{log}"
+    );
+    let finished = log.lines().find(|line| line.contains("message=call finished")).expect("one line when it ends");
+    assert!(finished.starts_with("INFO") && finished.contains("outcome=\"ok\"") && finished.contains("duration_ms="));
+}
+
+#[tokio::test]
 async fn health_checks_need_no_token() {
     capture_logs();
     let served = serve(AuthConfig::jwt(SECRET)).await;
