@@ -654,12 +654,15 @@ async fn the_bearer_token_is_checked_before_the_body_is_read() {
     let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
                 accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n";
     tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await.unwrap();
-    let mut status = [0u8; 12];
-    tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_exact(&mut stream, &mut status))
-        .await
-        .expect("answered before the body arrives")
-        .unwrap();
-    assert_eq!(&status, b"HTTP/1.1 401");
+    let mut answer = Vec::new();
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer))
+            .await
+            .expect("answered before the body arrives, and closed");
+    let answer = String::from_utf8_lossy(&answer).to_ascii_lowercase();
+    assert!(answer.starts_with("http/1.1 401"), "{answer}");
+    // The body stays unread: a client must not reuse the connection.
+    assert!(answer.contains("connection: close"), "{answer}");
 }
 
 /// A server with sessions and JWT auth, and a way to post to it.
