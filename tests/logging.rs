@@ -42,6 +42,8 @@ fn logs_at_every_level() {
     tracing::debug!("a debug event");
     // A second init is harmless: the first subscriber stays.
     mcp_contract::logging::init();
+    // Lines are written by a thread that ends with the process.
+    assert!(mcp_contract::logging::flush(std::time::Duration::from_secs(5)));
 }
 
 fn stderr_of(output: &Output) -> String {
@@ -75,4 +77,78 @@ fn rust_log_chooses_the_levels() {
     let stderr = stderr_of(&child("logs_at_every_level", Some("error")));
     assert!(!stderr.contains("an info event"), "{stderr}");
     assert!(stderr.contains("catalogue.load"), "a failure logged by try_catch is an error event: {stderr}");
+}
+
+/// In the child: serve stdio through the command line, whose banner goes to
+/// stderr (stdin is empty, so serving ends at once), then log 5 MB, far more
+/// than a pipe holds.
+#[test]
+fn serves_stdio_then_logs_a_lot() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
+    mcp_contract::logging::init();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    let code = runtime.block_on(mcp_contract::server::Server::new("t", "1.0.0").run_cli_with(Vec::new()));
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let filler = "x".repeat(1000);
+    for n in 0..5000 {
+        tracing::info!(n, "{filler}");
+    }
+    std::io::Write::write_all(&mut std::io::stdout(), b"served\n").expect("stdout is the parent's pipe");
+}
+
+fn spawn_child(case: &str, stderr: std::process::Stdio) -> std::process::Child {
+    Command::new(std::env::current_exe().expect("the test binary has a path"))
+        .args(["--exact", case, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("the test binary runs again")
+}
+
+/// The child's stdout once it exits, or `None` when it is still running after 20 s.
+fn stdout_within_20s(mut child: std::process::Child) -> Option<(bool, String)> {
+    let (done, outcome) = std::sync::mpsc::channel();
+    let mut stdout = child.stdout.take().expect("piped");
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+        let _ = done.send(text);
+    });
+    let text = outcome.recv_timeout(std::time::Duration::from_secs(20)).ok();
+    if text.is_none() {
+        let _ = child.kill();
+    }
+    let status = child.wait().expect("the child ends");
+    text.map(|text| (status.success(), text))
+}
+
+/// Regression: the command line's banner used `eprintln!`, so `2>/dev/full`
+/// exited 101 before serving.
+#[test]
+fn an_unwritable_stderr_neither_panics_nor_stops_the_server() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").expect("/dev/full exists on Linux");
+    let (success, stdout) =
+        stdout_within_20s(spawn_child("serves_stdio_then_logs_a_lot", full.into())).expect("the child ends");
+    assert!(success && stdout.contains("served"), "{stdout}");
+}
+
+/// Regression: logs were written on the request's thread, so a stderr pipe
+/// nobody drains blocked the server once the pipe was full (about 64 KB).
+#[test]
+fn a_stderr_nobody_reads_never_blocks_the_server() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let child = spawn_child("serves_stdio_then_logs_a_lot", std::process::Stdio::piped());
+    // The child's stderr pipe stays open and unread until the child ends.
+    let (success, stdout) = stdout_within_20s(child).expect("logging never waits for stderr");
+    assert!(success && stdout.contains("served"), "{stdout}");
 }

@@ -243,6 +243,35 @@ async fn jwt_mode_refuses_bad_tokens() {
     assert!(matches!(refuse(bad_tenant).await, TokenError::Claims(_)));
 }
 
+/// Regression: jsonwebtoken checks `aud` and `iss` only when a token carries
+/// them, so a configured audience or issuer let a token without either pass.
+#[tokio::test]
+async fn jwt_mode_requires_the_audience_and_issuer_it_is_configured_with() {
+    capture_logs();
+    let vars = [
+        ("MCP_AUTH_MODE", "jwt"),
+        ("MCP_AUTH_SECRET_KEY", SECRET),
+        ("OAUTH_AUDIENCE", "notes-api"),
+        ("OAUTH_ISSUER_URL", "https://auth.example.org/"),
+    ];
+    let lookup = |name: &str| vars.iter().find(|(key, _)| *key == name).map(|(_, value)| (*value).to_owned());
+    let verifier = TokenVerifier::new(&AuthConfig::from_lookup(lookup).unwrap()).unwrap().unwrap();
+    let both = json!({"aud": "notes-api", "iss": "https://auth.example.org/"});
+    assert!(verifier.verify(&hs256(SECRET, &jwt_claims(both))).await.is_ok(), "a token with both claims passes");
+    for (what, claims) in [
+        ("neither claim", json!({})),
+        ("no aud", json!({"iss": "https://auth.example.org/"})),
+        ("no iss", json!({"aud": "notes-api"})),
+    ] {
+        let refused = verifier.verify(&hs256(SECRET, &jwt_claims(claims))).await.unwrap_err();
+        assert_eq!(refused, TokenError::MissingClaim, "{what}");
+    }
+    let other = json!({"aud": "another-api", "iss": "https://auth.example.org/"});
+    assert_eq!(verifier.verify(&hs256(SECRET, &jwt_claims(other))).await.unwrap_err(), TokenError::WrongAudience);
+    // Without a configured audience or issuer, neither is asked for.
+    assert!(jwt_verifier().await.verify(&hs256(SECRET, &jwt_claims(json!({})))).await.is_ok());
+}
+
 #[tokio::test]
 async fn oauth_mode_accepts_rs256_and_es256_tokens_from_the_jwks() {
     capture_logs();
@@ -599,6 +628,146 @@ async fn a_request_without_a_token_gets_401_with_the_metadata_url() {
 
     let valid = hs256(SECRET, &jwt_claims(json!({})));
     assert_eq!(served.post(Some(&valid), ping()).await.status(), 200);
+}
+
+/// Regression: the body of a request without a valid token was read, parsed
+/// and answered (-32700 for a malformed one) before the 401, and a slow body
+/// held the connection before it.
+#[tokio::test]
+async fn the_bearer_token_is_checked_before_the_body_is_read() {
+    capture_logs();
+    let served = serve(AuthConfig::jwt(SECRET)).await;
+    let response = served
+        .http
+        .post(format!("{}/mcp", served.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{\"jsonrpc\":\"2.0\",\"id\":")
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status(), 401, "a malformed body without a token is refused for the token");
+
+    // A head announcing a body that never comes is refused at once, not after the body.
+    let addr = served.base.strip_prefix("http://").unwrap().to_owned();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+                accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n";
+    tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ =
+        tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut answer))
+            .await
+            .expect("answered before the body arrives, and closed");
+    let answer = String::from_utf8_lossy(&answer).to_ascii_lowercase();
+    assert!(answer.starts_with("http/1.1 401"), "{answer}");
+    // The body stays unread: a client must not reuse the connection.
+    assert!(answer.contains("connection: close"), "{answer}");
+}
+
+/// A server with sessions and JWT auth, and a way to post to it.
+struct SessionServer {
+    base: String,
+    http: reqwest::Client,
+    _stop: tokio_util::sync::DropGuard,
+}
+
+impl SessionServer {
+    async fn start(options: HttpOptions) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let options = options.shutdown_token(stop.clone()).without_signal_handling();
+        let server = Server::new("notes", "1.0.0").tool(Whoami).auth(AuthConfig::jwt(SECRET)).build().unwrap();
+        tokio::spawn(server.serve_http_on(listener, options));
+        Self { base, http: reqwest::Client::new(), _stop: stop.drop_guard() }
+    }
+
+    async fn post(&self, token: Option<&str>, session: Option<&str>, body: &Value) -> reqwest::Response {
+        let mut request = self
+            .http
+            .post(format!("{}/mcp", self.base))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(body.to_string());
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send().await.expect("the server answers")
+    }
+
+    fn initialize() -> Value {
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    }
+
+    /// A session opened with `token`.
+    async fn open(&self, token: &str) -> String {
+        let opened = self.post(Some(token), None, &Self::initialize()).await;
+        assert_eq!(opened.status(), 200);
+        let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        assert_eq!(self.post(Some(token), Some(&session), &initialized).await.status(), 202);
+        session
+    }
+}
+
+/// Regression: at the session cap, an `initialize` without a token closed the
+/// session idle the longest before auth refused it with 401.
+#[tokio::test]
+async fn a_refused_initialize_evicts_no_session() {
+    capture_logs();
+    let server = SessionServer::start(HttpOptions::default().max_sessions(1)).await;
+    let token = hs256(SECRET, &jwt_claims(json!({})));
+    let session = server.open(&token).await;
+    assert_eq!(server.post(None, None, &SessionServer::initialize()).await.status(), 401);
+    let still = server.post(Some(&token), Some(&session), &ping()).await;
+    assert_eq!(still.status(), 200, "the live session survives a refused initialize");
+}
+
+#[tokio::test]
+async fn each_call_is_a_span_naming_the_tool_and_its_caller_with_one_line_when_it_ends() {
+    capture_logs();
+    let served = serve(AuthConfig::jwt(SECRET)).await;
+    let token = hs256(SECRET, &jwt_claims(json!({"sub": "observer-42"})));
+    served.call(&token, "whoami", json!({})).await;
+    let log = LOG.lock().unwrap().clone();
+    assert!(
+        log.contains(r#"span mcp_call kind=tool name="whoami" caller="observer-42""#),
+        "the call's span names the tool and the caller:\n{log}"
+    );
+    let finished = log.lines().find(|line| line.contains("message=call finished")).expect("one line when it ends");
+    assert!(finished.starts_with("INFO") && finished.contains("outcome=\"ok\"") && finished.contains("duration_ms="));
+}
+
+#[tokio::test]
+async fn health_checks_need_no_token() {
+    capture_logs();
+    let served = serve(AuthConfig::jwt(SECRET)).await;
+    assert_eq!(served.get("/healthz").await.status(), 200);
+    assert_eq!(served.get("/readyz").await.status(), 200);
+    assert_eq!(served.post(None, ping()).await.status(), 401, "the MCP endpoint still needs one");
+}
+
+/// Regression: another user's valid token could use a session it did not
+/// open; the MCP transport spec binds a session id to its user.
+#[tokio::test]
+async fn a_session_serves_only_the_caller_who_opened_it() {
+    capture_logs();
+    let server = SessionServer::start(HttpOptions::default()).await;
+    let owner = hs256(SECRET, &jwt_claims(json!({})));
+    let session = server.open(&owner).await;
+    let other = hs256(SECRET, &jwt_claims(json!({"sub": "user-8"})));
+    let refused = server.post(Some(&other), Some(&session), &ping()).await;
+    assert_eq!(refused.status(), 404, "to another caller the session does not exist");
+    let body: Value = serde_json::from_slice(&refused.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let renewed = hs256(SECRET, &jwt_claims(json!({"exp": now() + 1200})));
+    assert_eq!(server.post(Some(&renewed), Some(&session), &ping()).await.status(), 200, "a new token of the owner");
 }
 
 #[tokio::test]

@@ -6,13 +6,16 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcp_contract_runtime::server::HttpOptions;
+use mcp_contract_runtime::server::{HttpOptions, StdioOptions};
 use serde_json::{Value, json};
 use support::{Answer, HttpClient, HttpServer, LineClient, call};
+use tokio::io::AsyncWriteExt;
+use tokio_util::sync::CancellationToken;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
 const INVALID_PARAMS: i64 = -32602;
+const SHUTTING_DOWN: i64 = -32000;
 
 fn nested(depth: usize) -> Vec<u8> {
     format!(
@@ -95,6 +98,81 @@ async fn stdio_answers_a_line_over_16_mib() {
     assert_still_serves(&mut client, 1).await;
 }
 
+/// Regression: refusals were each written by a task of their own, so a client
+/// sending bad lines without reading the answers grew the server without bound
+/// (200,000 lines, 147 MB); valid requests already waited in a 64-slot queue.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_refusals_wait_for_a_client_that_does_not_read() {
+    let (mut to_server, server_in) = tokio::io::duplex(4 * 1024);
+    let (server_out, _unread) = tokio::io::duplex(4 * 1024);
+    tokio::spawn(support::server().serve_io(server_in, server_out));
+    // Lines go in batches until the server stops taking them for a second.
+    let batch = b"{\n".repeat(1000);
+    let mut sent = 0;
+    while sent < 200_000 {
+        match tokio::time::timeout(Duration::from_secs(1), to_server.write_all(&batch)).await {
+            Ok(written) => written.expect("the server's input is open"),
+            Err(_) => break,
+        }
+        sent += 1000;
+    }
+    // What the pipes, the reader's 64 KiB buffer and the queue hold: about 35,000 lines.
+    assert!(sent < 50_000, "the server read {sent} bad lines nobody read the answers of");
+}
+
+/// Regression: a server whose stdout was closed kept executing every request
+/// (logging a broken pipe for each) until stdin ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_ends_when_its_output_is_closed() {
+    let (mut to_server, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, from_server) = tokio::io::duplex(64 * 1024);
+    let served = tokio::spawn(support::server().serve_io(server_in, server_out));
+    let mut answers = tokio::io::BufReader::new(from_server);
+    to_server.write_all(&[support::initialize(0), b"\n".to_vec()].concat()).await.unwrap();
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut answers, &mut line).await.unwrap();
+    assert!(line.contains("\"id\":0"), "{line}");
+    to_server.write_all(&[support::INITIALIZED, b"\n"].concat()).await.unwrap();
+    drop(answers);
+    to_server.write_all(&[call(1, "echo", json!({"text": "a"})), b"\n".to_vec()].concat()).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), served).await;
+    assert!(ended.is_ok(), "the server stops once nothing it writes can reach the client");
+    drop(to_server);
+}
+
+/// Regression: on SIGTERM the server ended at once, dropping the calls in flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryable_error() {
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (mut client, served) = LineClient::start_with(options.shutdown_grace(Duration::from_secs(5))).await;
+    client.send(&call(1, "grind", json!({"millis": 400}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stop.cancel();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.send(&call(2, "echo", json!({"text": "late"}))).await;
+    let refused = client.next().await;
+    assert_error(&refused, "a request after shutdown began", SHUTTING_DOWN, &json!(2));
+    let finished = client.next().await;
+    assert_eq!(finished["id"], 1, "{finished}");
+    assert_eq!(finished["result"]["content"][0]["text"], "ground", "finished within the grace period: {finished}");
+    let ended = tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server ends once idle");
+    assert!(ended.expect("the serving task").is_ok());
+
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (mut client, served) = LineClient::start_with(options.shutdown_grace(Duration::from_millis(300))).await;
+    client.send(&call("slow", "grind", json!({"millis": 5000}))).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    stop.cancel();
+    let cut = client.next().await;
+    assert_error(&cut, "a call past the grace period", SHUTTING_DOWN, &json!("slow"));
+    assert!(started.elapsed() < Duration::from_secs(2), "cut at the end of the grace period");
+    let ended = tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server ends");
+    assert!(ended.expect("the serving task").is_ok());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_notifications_get_no_answer() {
     let mut client = LineClient::start().await;
@@ -152,6 +230,24 @@ async fn stdio_errors_quote_client_input_at_most_200_characters() {
     let answer = client.next().await;
     assert_eq!(answer["error"]["code"], -32601, "{}", support::cut(&answer.to_string()));
     assert!(answer.to_string().len() < 600, "a {} byte answer to a long method name", answer.to_string().len());
+}
+
+/// Regression: a handler that formats a 10 MB argument into its error message
+/// answered 20 MB (the text and the structured error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_a_handler_message_quoting_huge_input_is_bounded() {
+    let mut client = LineClient::start().await;
+    client.send(&call(1, "refuse", json!({"text": "y".repeat(10 * 1024 * 1024)}))).await;
+    let answer = client.next().await;
+    assert_bounded_refusal(&answer);
+}
+
+fn assert_bounded_refusal(answer: &Value) {
+    assert_eq!(answer["result"]["isError"], true, "{}", support::cut(&answer.to_string()));
+    let text = answer.to_string();
+    assert!(text.len() < 4000, "a {} byte answer", text.len());
+    let message = answer["result"]["structuredContent"]["error"]["message"].as_str().expect("a message");
+    assert!(message.starts_with("`yyy") && message.ends_with('…'), "{}", support::cut(message));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -324,9 +420,87 @@ async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
     client.session = Some("no-such-session".to_owned());
     let answer = client.post(&call(5, "echo", json!({"text": "a"}))).await;
     assert_http_error(&answer, "an unknown session", 404, INVALID_REQUEST, &json!(5));
+    // Regression: a wrong or missing Content-Type got rmcp's 415 as plain text.
     let answer =
         client.request("POST", &[("content-type", "text/plain")], &call(6, "echo", json!({"text": "a"}))).await;
-    assert_eq!(answer.status, 415, "{}", answer.text());
+    assert_http_error(&answer, "a text/plain body", 415, INVALID_REQUEST, &json!(6));
+    let answer = client.request("POST", &[], b"not json at all").await;
+    assert_http_error(&answer, "no Content-Type", 415, INVALID_REQUEST, &Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_415_refusals_are_json_rpc_errors_in_stateless_mode_too() {
+    let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    let answer =
+        client.request("POST", &[("content-type", "text/plain")], &call(7, "echo", json!({"text": "a"}))).await;
+    assert_http_error(&answer, "a text/plain body", 415, INVALID_REQUEST, &json!(7));
+}
+
+/// Regression (slow-body hold): a head with `Content-Length: 1000` and no
+/// body, or a body trickled a byte at a time, held its connection forever:
+/// the header timeout ends with the head, and the idle watchdog waits while a
+/// request is in progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_bounds_the_time_to_read_a_whole_request() {
+    for stateless in [false, true] {
+        let options = HttpOptions::default().stateless(stateless).request_read_timeout(Duration::from_millis(500));
+        let server = HttpServer::start(options).await;
+        let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+                    accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n";
+
+        let mut silent = HttpClient::connect(server.addr).await;
+        silent.write_raw(head.as_bytes()).await;
+        let started = Instant::now();
+        let answer = String::from_utf8_lossy(&silent.read_to_end_within(Duration::from_secs(5)).await).into_owned();
+        assert!(started.elapsed() < Duration::from_secs(3), "stateless={stateless}: answered by the deadline");
+        assert_timed_out(&answer, stateless);
+
+        let (mut read, mut write) = tokio::net::TcpStream::connect(server.addr).await.expect("connects").into_split();
+        tokio::io::AsyncWriteExt::write_all(&mut write, head.as_bytes()).await.expect("writable");
+        let started = Instant::now();
+        // A byte every 100 ms: the connection is never idle, the request still has its deadline.
+        let trickle = tokio::spawn(async move {
+            for _ in 0..50 {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if tokio::io::AsyncWriteExt::write_all(&mut write, b" ").await.is_err() {
+                    break;
+                }
+            }
+        });
+        let mut answer = Vec::new();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_to_end(&mut read, &mut answer))
+                .await;
+        trickle.abort();
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(started.elapsed() < Duration::from_secs(5), "stateless={stateless}");
+        assert_timed_out(&answer, stateless);
+
+        let mut fresh = HttpClient::connect(server.addr).await;
+        assert_eq!(fresh.post(&support::initialize(2)).await.status, 200, "the server still serves");
+    }
+}
+
+fn assert_timed_out(answer: &str, stateless: bool) {
+    assert!(answer.starts_with("HTTP/1.1 408"), "stateless={stateless}: {answer:?}");
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+    let error: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("a JSON-RPC body: {answer:?}"));
+    assert_eq!(error["error"]["code"], INVALID_REQUEST, "{error}");
+    assert_eq!(error["jsonrpc"], "2.0");
+}
+
+/// Regression: over HTTP a handler's huge message went out whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_handler_message_quoting_huge_input_is_bounded() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let mut client =
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await };
+        let answer = client.post(&call(1, "refuse", json!({"text": "y".repeat(3 * 1024 * 1024)}))).await;
+        assert_eq!(answer.status, 200);
+        assert_bounded_refusal(&answer.message());
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -380,6 +554,111 @@ async fn http_caps_sessions_by_closing_the_one_idle_longest_or_with_503() {
     for call in busy {
         assert_eq!(call.await.expect("answered").status, 200);
     }
+}
+
+/// Regression: on SIGTERM, calls in flight were answered 200 with an SSE
+/// stream holding only the priming event (sessions) or an empty body
+/// (stateless), 0.4 s after the signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_shutdown_lets_calls_in_flight_finish_then_cuts_them_with_a_retryable_error() {
+    for (stateless, json_response) in [(false, false), (true, false), (true, true)] {
+        let what = format!("stateless={stateless} json={json_response}");
+        let options = HttpOptions::default().stateless(stateless).json_response(json_response);
+        let mut server = HttpServer::start(options.shutdown_grace(Duration::from_millis(800))).await;
+        let connect = || async {
+            if stateless { HttpClient::connect(server.addr).await } else { HttpClient::session(server.addr).await }
+        };
+        let (mut quick, mut slow, mut late) = (connect().await, connect().await, connect().await);
+        let finishes = tokio::spawn(async move { quick.post(&call(1, "grind", json!({"millis": 300}))).await });
+        let cut = tokio::spawn(async move { slow.post(&call(2, "grind", json!({"millis": 5000}))).await });
+        // A request whose head is in when shutdown begins, and its body after.
+        let body = call(3, "echo", json!({"text": "late"}));
+        let mut head = format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+            body.len()
+        );
+        if let Some(session) = &late.session {
+            head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
+        }
+        late.write_raw(format!("{head}\r\n").as_bytes()).await;
+        // And a readiness probe whose head is half in.
+        let mut readiness_probe = Some(HttpClient::connect(server.addr).await);
+        if let Some(probe) = &mut readiness_probe {
+            probe.write_raw(b"GET /readyz HTTP/1.1\r\nhost: 127.0.0.1\r\n").await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let started = Instant::now();
+        server.stop.cancel();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        late.write_raw(&body).await;
+        if let Some(probe) = &mut readiness_probe {
+            probe.write_raw(b"connection: close\r\n\r\n").await;
+        }
+        let refused = String::from_utf8_lossy(&late.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+        assert!(refused.starts_with("HTTP/1.1 503"), "{what}: {refused:?}");
+        if let Some(mut probe) = readiness_probe.take() {
+            let answer = String::from_utf8_lossy(&probe.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+            assert!(answer.starts_with("HTTP/1.1 503") && answer.contains("shutting_down"), "{answer}");
+        }
+        assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{what}: {refused}");
+        let error: Value = serde_json::from_str(refused.split_once("\r\n\r\n").expect("a body").1).expect("JSON");
+        assert_error(&error, &what, SHUTTING_DOWN, &json!(3));
+        let finished = finishes.await.expect("answered").message();
+        assert_eq!(finished["result"]["content"][0]["text"], "ground", "{what}: {finished}");
+        let cut = cut.await.expect("answered");
+        let answer = cut.messages().into_iter().find(|message| message.get("id").is_some()).expect("an answer");
+        assert_error(&answer, &what, SHUTTING_DOWN, &json!(2));
+        assert!(started.elapsed() < Duration::from_secs(3), "{what}: cut at the end of the grace period");
+        let served = server.served.take().expect("serving");
+        let ended = tokio::time::timeout(Duration::from_secs(4), served).await;
+        assert!(ended.is_ok_and(|served| served.is_ok_and(|served| served.is_ok())), "{what}: the server returns");
+        assert!(tokio::net::TcpStream::connect(server.addr).await.is_err(), "{what}: no connection accepted");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_serves_liveness_and_a_readiness_check_the_server_extends() {
+    let ready = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let check = std::sync::Arc::clone(&ready);
+    let options = HttpOptions::default().readiness_check(move || {
+        let ready = check.load(std::sync::atomic::Ordering::SeqCst);
+        async move { if ready { Ok(()) } else { Err("the database at db.internal:5432 does not answer".to_owned()) } }
+    });
+    let server = HttpServer::start(options).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    client.path = "/healthz".to_owned();
+    let live = client.request("GET", &[], b"").await;
+    assert_eq!((live.status, live.text()), (200, r#"{"status":"ok"}"#.to_owned()));
+    client.path = "/readyz".to_owned();
+    let answer = client.request("GET", &[], b"").await;
+    assert_eq!((answer.status, answer.text()), (200, r#"{"status":"ready"}"#.to_owned()));
+    ready.store(false, std::sync::atomic::Ordering::SeqCst);
+    let answer = client.request("GET", &[], b"").await;
+    assert_eq!(answer.status, 503);
+    assert_eq!(answer.text(), r#"{"status":"not_ready"}"#, "why stays in the log");
+    client.path = "/healthz".to_owned();
+    assert_eq!(client.request("GET", &[], b"").await.status, 200, "alive, though not ready");
+}
+
+/// Regression: at the session cap, an `initialize` that rmcp then refuses for
+/// its `Host` (403) closed the session idle the longest first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_refused_initialize_evicts_no_session() {
+    let server = HttpServer::start(HttpOptions::default().max_sessions(1)).await;
+    let mut live = HttpClient::session(server.addr).await;
+    let mut stranger = HttpClient::connect(server.addr).await;
+    let body = support::initialize(1);
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: evil.example\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    );
+    stranger.write_raw(request.as_bytes()).await;
+    stranger.write_raw(&body).await;
+    let answer = String::from_utf8_lossy(&stranger.read_to_end_within(Duration::from_secs(5)).await).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer:?}");
+    assert_http_still_serves(&mut live, 1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -75,6 +75,13 @@ impl TokenVerifier {
                 if let Some(issuer) = config.issuer() {
                     validation.set_issuer(&[issuer]);
                 }
+                // jsonwebtoken checks `aud` and `iss` only when present unless
+                // they are required: a configured one must be in the token.
+                let required: Vec<&str> = std::iter::once("exp")
+                    .chain(config.issuer().map(|_| "iss"))
+                    .chain(config.audience().map(|_| "aud"))
+                    .collect();
+                validation.set_required_spec_claims(&required);
                 Self { keys: Keys::Secret(key), validation, resource: None }
             }
             AuthMode::Oauth => {

@@ -2,6 +2,10 @@
 //! (passwords, tokens, keys) are replaced before [`try_catch`](super::try_catch())
 //! logs an operation's input, wherever a log carries client text.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
 use serde_json::Value;
 
 /// What replaces the value of a sensitive key in logged input and context.
@@ -116,6 +120,48 @@ fn key_words(key: &str) -> Vec<String> {
 /// ```
 pub fn sanitize_for_logging(value: Value) -> Value {
     sanitize_at(value, 0)
+}
+
+/// `text` with the secrets it shows replaced by [`REDACTED`]: the values of
+/// [sensitive keys](is_sensitive_key) as a JSON document holds them (walked as
+/// [`sanitize_for_logging`] walks input) or as `key=value` / `"key": value`
+/// pairs of a form, a query, a header dump or a cut JSON excerpt; and the
+/// credential after `Bearer` or `Basic`. What upstream services answered
+/// (captured by the HTTP error helpers) goes through it.
+///
+/// ```
+/// use mcp_contract::error::sanitize::redact_text;
+/// assert_eq!(redact_text("user=ada&password=hunter2&page=3"), "user=ada&password=[REDACTED]&page=3");
+/// let json = redact_text(r#"{"error":"denied","api_key":"k-123"}"#);
+/// assert!(json.contains(r#""api_key":"[REDACTED]""#) && json.contains(r#""error":"denied""#) && !json.contains("k-123"));
+/// assert_eq!(redact_text("invalid header Authorization: Bearer abc.def"), "invalid header Authorization: [REDACTED]");
+/// assert_eq!(redact_text("rejected Bearer abc.def for /v1"), "rejected [REDACTED] for /v1");
+/// assert_eq!(redact_text("max_tokens=100"), "max_tokens=100");
+/// ```
+pub fn redact_text(text: &str) -> Cow<'_, str> {
+    if let Ok(document @ (Value::Object(_) | Value::Array(_))) = serde_json::from_str::<Value>(text) {
+        return Cow::Owned(sanitize_for_logging(document).to_string());
+    }
+    static PAIR: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?P<key>"?[A-Za-z0-9_.\-]+"?)(?P<sep>\s*[=:]\s*)(?P<value>"(?:[^"\\]|\\.)*"?|(?:(?i:bearer|basic)\s+)?[^\s&,;"}\]]+)"#)
+            .expect("a valid pattern")
+    });
+    static SCHEME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)\b(?:bearer|basic)\s+[A-Za-z0-9._~+/=\-]+").expect("a valid pattern"));
+    let pairs = PAIR.replace_all(text, |pair: &Captures<'_>| {
+        let key = &pair["key"];
+        if is_sensitive_key(key.trim_matches('"')) {
+            let quoted = pair["value"].starts_with('"');
+            let value = if quoted { format!("\"{REDACTED}\"") } else { REDACTED.to_owned() };
+            format!("{key}{}{value}", &pair["sep"])
+        } else {
+            pair[0].to_owned()
+        }
+    });
+    match SCHEME.replace_all(&pairs, REDACTED) {
+        Cow::Borrowed(_) => pairs,
+        Cow::Owned(redacted) => Cow::Owned(redacted),
+    }
 }
 
 fn sanitize_at(value: Value, depth: usize) -> Value {

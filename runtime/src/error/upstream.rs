@@ -289,7 +289,12 @@ fn build_error(
         data.insert("statusText".to_owned(), Value::from(reason));
     }
     if options.capture_body && !body.is_empty() {
-        let (text, truncated) = body_excerpt(body, options.body_limit);
+        // An upstream echoes what it was sent, and its errors name keys and
+        // tokens: none of that goes on to the client or the log. Redacted
+        // before the cut, so a secret the limit splits is not half shown.
+        let whole = String::from_utf8_lossy(body);
+        let redacted = super::sanitize::redact_text(&whole);
+        let (text, truncated) = body_excerpt(redacted.as_bytes(), options.body_limit);
         data.insert("body".to_owned(), Value::String(text));
         if truncated {
             data.insert("bodyTruncated".to_owned(), Value::Bool(true));
@@ -458,6 +463,24 @@ mod tests {
             &HttpErrorOptions::new().request_uri(uri).include_url(true),
         );
         assert_eq!(loud.data().unwrap()["url"], "https://api.example.com/v1/x?key=s3cret");
+    }
+
+    /// Regression: an upstream's body went into `data.body` (and the log) as it
+    /// came, secrets included, though `try_catch` redacts logged input.
+    #[test]
+    fn captured_bodies_are_redacted_like_logged_input() {
+        let body = br#"{"error":"invalid credentials","password":"hunter2","echo":{"api_key":"k-123"}}"#;
+        let err = http_error_from_response(&response(401, &[], body), &HttpErrorOptions::new());
+        let captured = err.data().unwrap()["body"].as_str().unwrap().to_owned();
+        assert!(!captured.contains("hunter2") && !captured.contains("k-123"), "{captured}");
+        assert!(captured.contains("invalid credentials"), "{captured}");
+        let form = b"grant_type=client_credentials&client_secret=s3cr3t&scope=read";
+        let err = http_error_from_response(&response(400, &[], form), &HttpErrorOptions::new());
+        assert_eq!(err.data().unwrap()["body"], "grant_type=client_credentials&client_secret=[REDACTED]&scope=read");
+        // A secret the limit cuts is not half shown.
+        let long = format!("{}token=abcdefghijklmnopqrstuvwxyz", "x ".repeat(240));
+        let err = http_error_from_response(&response(500, &[], long.as_bytes()), &HttpErrorOptions::new());
+        assert!(!err.data().unwrap()["body"].as_str().unwrap().contains("abcdef"));
     }
 
     #[test]

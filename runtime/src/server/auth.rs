@@ -85,7 +85,7 @@ mod enabled {
     use axum::middleware::{self, Next};
     use axum::response::Response;
     use axum::routing::get;
-    use http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
+    use http::header::{AUTHORIZATION, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
     use http::{HeaderMap, HeaderValue, Method, StatusCode};
     use serde_json::{Value, json};
 
@@ -190,13 +190,30 @@ mod enabled {
         if request.method() == Method::OPTIONS {
             return next.run(request).await;
         }
+        // A refusal leaves the body unread, so the connection cannot carry
+        // another request: say so, or a client reusing it finds it closed.
+        let unread_body = !http_body::Body::is_end_stream(request.body());
+        match refuse_bearer(&auth, &mut request).await {
+            None => next.run(request).await,
+            Some(mut response) => {
+                if unread_body {
+                    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+                }
+                response
+            }
+        }
+    }
+
+    /// The refusal of a request without a valid bearer token, or `None` once
+    /// its caller is in the request's extensions.
+    async fn refuse_bearer(auth: &HttpAuth, request: &mut Request) -> Option<Response> {
         let Some(token) = bearer_token(request.headers()) else {
-            return unauthorized(&auth, request.headers(), None);
+            return Some(unauthorized(auth, request.headers(), None));
         };
         match auth.verifier.verify(token).await {
             Ok(caller) => {
                 request.extensions_mut().insert(Arc::new(caller));
-                next.run(request).await
+                None
             }
             Err(TokenError::KeysUnavailable) => {
                 let body = json!({
@@ -206,11 +223,11 @@ mod enabled {
                 let mut response = Response::new(Body::from(body.to_string()));
                 *response.status_mut() = StatusCode::SERVICE_UNAVAILABLE;
                 response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                response
+                Some(response)
             }
             Err(err) => {
                 tracing::debug!(reason = %err, "bearer token refused");
-                unauthorized(&auth, request.headers(), Some(&err))
+                Some(unauthorized(auth, request.headers(), Some(&err)))
             }
         }
     }

@@ -17,7 +17,7 @@ use rmcp::model::{
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::invoke::{Answer, guarded};
+use super::invoke::{Answer, Call, guarded};
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
 use crate::call::{BoxFuture, Context, StateMap, StateType};
@@ -247,13 +247,8 @@ impl Catalog {
         let resource = &self.resources[index];
         let definition = resource.definition();
         let ctx = context(definition.name, definition.errors);
-        let contents = guarded(
-            resource.read_captures(&uri, variables, ctx),
-            cancellation,
-            PrimitiveKind::Resource,
-            definition.name,
-        )
-        .await?;
+        let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx);
+        let contents = guarded(resource.read_captures(&uri, variables, ctx), cancellation, log).await?;
         Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
     }
 
@@ -273,9 +268,9 @@ impl Catalog {
         };
         let definition = prompt.definition();
         let ctx = context(definition.name, definition.errors);
+        let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx);
         let arguments = request.arguments.unwrap_or_default();
-        let messages =
-            guarded(prompt.get_json(arguments, ctx), cancellation, PrimitiveKind::Prompt, definition.name).await?;
+        let messages = guarded(prompt.get_json(arguments, ctx), cancellation, log).await?;
         let mut result = GetPromptResult::new(messages.into_iter().map(wire_message).collect());
         result.description = definition.description.map(str::to_owned);
         Ok(result)
@@ -293,7 +288,7 @@ impl Catalog {
             completion_request.resolved = arguments.into_iter().collect();
         }
         let argument = completion_request.argument.clone();
-        let (kind, name, future): (_, _, BoxFuture<'_, Result<Completion, McpError>>) = match &request.r#ref {
+        let (log, future): (_, BoxFuture<'_, Result<Completion, McpError>>) = match &request.r#ref {
             Reference::Resource(reference) => {
                 let Some(index) = self.templates.iter().position(|template| template.as_str() == reference.uri) else {
                     return Err(unknown_reference(format!(
@@ -307,7 +302,8 @@ impl Catalog {
                 let resource = &self.resources[index];
                 let definition = resource.definition();
                 let ctx = context(definition.name, definition.errors);
-                (PrimitiveKind::Resource, definition.name, resource.complete_dyn(completion_request, ctx))
+                let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx).completion();
+                (log, resource.complete_dyn(completion_request, ctx))
             }
             Reference::Prompt(reference) => {
                 let Some(prompt) = self.prompt(&reference.name) else {
@@ -321,7 +317,8 @@ impl Catalog {
                     return Err(unknown_argument(&argument, "the prompt", definition.name));
                 }
                 let ctx = context(definition.name, definition.errors);
-                (PrimitiveKind::Prompt, definition.name, prompt.complete_dyn(completion_request, ctx))
+                let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx).completion();
+                (log, prompt.complete_dyn(completion_request, ctx))
             }
             other => {
                 return Err(unknown_reference(format!(
@@ -330,7 +327,7 @@ impl Catalog {
                 )));
             }
         };
-        let completion = guarded(future, cancellation, kind, name).await?;
+        let completion = guarded(future, cancellation, log).await?;
         Ok(CompleteResult::new(wire_completion(completion)))
     }
 

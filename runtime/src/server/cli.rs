@@ -9,6 +9,15 @@ use tokio::net::TcpListener;
 use super::{HttpOptions, Server};
 use crate::lint::Profile;
 
+/// `std::eprintln!` panics when stderr cannot be written (`2>/dev/full`, a
+/// closed pipe), which ended a server before it served. What the command line
+/// says on stderr is for a person; when nobody can read it, it is dropped.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 /// What the command line asks for.
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
@@ -180,6 +189,14 @@ impl Server {
     }
 
     async fn run_cli_as(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
+        let code = self.run_command(program, args).await;
+        // The log thread ends with the process: let it write what is queued.
+        #[cfg(feature = "logging")]
+        crate::logging::flush(std::time::Duration::from_secs(1));
+        code
+    }
+
+    async fn run_command(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
         let name = self.info.name.clone();
         let usage = usage(program.as_deref().unwrap_or(&name));
         let command = match parse(args, |name| std::env::var(name).ok()) {

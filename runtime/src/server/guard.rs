@@ -8,6 +8,7 @@
 //! number of sessions, and answers the DELETE of an unknown session with 202.
 
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
@@ -31,8 +32,66 @@ pub(crate) struct Guard {
     /// Normalized `scheme://host[:port]`, besides the server's own origin.
     allowed_origins: Vec<String>,
     max_body_bytes: usize,
+    /// rmcp's `allowed_hosts`, checked here too before a new session may
+    /// close another to make room.
+    allowed_hosts: Vec<String>,
     /// `None` in stateless mode.
     sessions: Option<Arc<Sessions>>,
+    drain: Arc<Drain>,
+}
+
+/// Graceful shutdown: the requests in flight, and the moment the ones still
+/// running are cut.
+#[derive(Default)]
+pub(crate) struct Drain {
+    draining: std::sync::atomic::AtomicBool,
+    in_flight: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+    /// Cancelled when the grace period ends (or nothing is in flight): rmcp's
+    /// services end, and the calls cut get their error.
+    pub(crate) cut: tokio_util::sync::CancellationToken,
+}
+
+impl Drain {
+    /// Refuse new requests from now on.
+    pub(crate) fn begin(&self) {
+        self.draining.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Resolves once no request is in flight.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if self.in_flight.load(std::sync::atomic::Ordering::Acquire) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
+}
+
+/// A request in flight, until its answer is sent or dropped.
+struct Call(Arc<Drain>);
+
+impl Call {
+    fn start(drain: &Arc<Drain>) -> Self {
+        drain.in_flight.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Self(Arc::clone(drain))
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if self.0.in_flight.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 struct Sessions {
@@ -44,19 +103,32 @@ struct Sessions {
 struct SessionUse {
     last_seen: Instant,
     in_flight: HashSet<RequestId>,
+    /// Who opened the session (with auth on): no one else may use it.
+    caller: Option<String>,
+}
+
+/// The caller of a request that passed the bearer check: its subject, else
+/// its client id; `None` without auth.
+fn caller_of(extensions: &http::Extensions) -> Option<String> {
+    let caller = extensions.get::<Arc<crate::call::AuthInfo>>()?;
+    caller.subject.clone().or_else(|| caller.client_id.clone()).or_else(|| Some(String::new()))
 }
 
 impl Guard {
     pub(crate) fn new(
         allowed_origins: &[String],
         max_body_bytes: usize,
+        allowed_hosts: Vec<String>,
         sessions: Option<(Arc<LocalSessionManager>, usize)>,
+        drain: Arc<Drain>,
     ) -> Self {
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
+            allowed_hosts,
             sessions: sessions
                 .map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
+            drain,
         }
     }
 
@@ -83,11 +155,17 @@ impl Guard {
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
         let session = request.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
         if let (Some(sessions), Some(session)) = (&self.sessions, &session) {
-            sessions.touch(session);
+            // The MCP transport spec: a session id is bound to its user. To
+            // another caller the session does not exist, as an unknown id.
+            if !sessions.touch(session, caller_of(request.extensions()).as_deref()) {
+                tracing::warn!("refused a request for a session another caller opened");
+                return session_not_found();
+            }
         }
         match *request.method() {
             Method::DELETE => self.delete(request, next, session).await,
             Method::POST if is_json(request.headers()) => self.post(request, next, session).await,
+            Method::POST => self.post_not_json(request, next).await,
             _ => next.run(request).await,
         }
     }
@@ -106,15 +184,9 @@ impl Guard {
 
     async fn post(&self, request: Request<Body>, next: Next, session: Option<String>) -> Response<Body> {
         let (parts, body) = request.into_parts();
-        let Ok(bytes) = axum::body::to_bytes(body, self.max_body_bytes).await else {
-            return error_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &Rejection::new(
-                    None,
-                    jsonrpc::INVALID_REQUEST,
-                    format!("Invalid Request: the body is larger than {} bytes.", self.max_body_bytes),
-                ),
-            );
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return *refused,
         };
         let message = match jsonrpc::inspect(&bytes) {
             Inspection::Forward(message) => message,
@@ -145,11 +217,61 @@ impl Guard {
             ClientJsonRpcMessage::Request(call) => Some(call.id.clone()),
             _ => None,
         };
-        let response = self.forward(request, next, session, &message).await;
-        match request_id {
-            Some(id) => answer_in_json_rpc(response, id).await,
-            None => response,
+        let Some(id) = request_id else { return self.forward(request, next, session, &message).await };
+        if self.drain.is_draining() {
+            return shutting_down(Some(id));
         }
+        let call = Call::start(&self.drain);
+        let response = tokio::select! {
+            response = self.forward(request, next, session, &message) => response,
+            // A plain JSON answer comes only when the call is done: past the grace period, this is it.
+            () = self.drain.cut.cancelled() => return shutting_down(Some(id)),
+        };
+        let response = answer_in_json_rpc(response, Some(id.clone()));
+        let (parts, body) = response.into_parts();
+        let is_stream = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+        let body = if is_stream { Body::new(CutOnShutdown::new(body, id, self.drain.cut.clone())) } else { body };
+        Response::from_parts(parts, Body::new(Guarded::new(body, call)))
+    }
+
+    /// The whole body, or the refusal of one too large (413) or too slow (408).
+    async fn read_body(&self, body: Body) -> Result<Bytes, Box<Response<Body>>> {
+        let err = match axum::body::to_bytes(body, self.max_body_bytes).await {
+            Ok(bytes) => return Ok(bytes),
+            Err(err) => err,
+        };
+        let (status, message) = if super::listener::RequestTimedOut::caused(&err) {
+            tracing::info!("refused a request whose body did not arrive within the request read timeout");
+            (StatusCode::REQUEST_TIMEOUT, "Request Timeout: the request's body did not arrive in time.".to_owned())
+        } else if is_length_limit(&err) {
+            (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Invalid Request: the body is larger than {} bytes.", self.max_body_bytes),
+            )
+        } else {
+            (StatusCode::BAD_REQUEST, "Invalid Request: the body could not be read.".to_owned())
+        };
+        let mut refused = error_response(status, &Rejection::new(None, jsonrpc::INVALID_REQUEST, message));
+        // The rest of the body may still be on its way: the connection cannot carry another request.
+        refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+        Err(Box::new(refused))
+    }
+
+    /// A POST whose `Content-Type` is not JSON: rmcp refuses it (415) as
+    /// plain text; the refusal goes out as a JSON-RPC error, under the
+    /// request's id when the body has a readable one.
+    async fn post_not_json(&self, request: Request<Body>, next: Next) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return *refused,
+        };
+        let id = jsonrpc::top_level_id(&bytes);
+        let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+        answer_in_json_rpc(response, id)
     }
 
     async fn forward(
@@ -176,12 +298,19 @@ impl Guard {
                 Response::from_parts(parts, Body::new(Guarded::new(body, in_flight)))
             }
             None if matches!(call.request, ClientRequest::InitializeRequest(_)) => {
+                // rmcp refuses a Host it does not allow after this point; such
+                // a request must not close a live session first. (The bearer
+                // token is checked before this layer.)
+                if !host_allowed(request.headers(), &self.allowed_hosts) {
+                    return next.run(request).await;
+                }
                 if let Err(busy) = sessions.make_room().await {
                     return *busy;
                 }
+                let caller = caller_of(request.extensions());
                 let response = next.run(request).await;
                 if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
-                    sessions.touch_new(id);
+                    sessions.touch_new(id, caller);
                     sessions.prune().await;
                 }
                 response
@@ -195,7 +324,7 @@ impl Guard {
 /// 406 for a missing `Accept`, 415 for another content type): the request
 /// gets a JSON-RPC error under its id instead, with the same status, so a
 /// client matches the refusal to its request rather than wait.
-async fn answer_in_json_rpc(response: Response<Body>, id: RequestId) -> Response<Body> {
+fn answer_in_json_rpc(response: Response<Body>, id: Option<RequestId>) -> Response<Body> {
     let status = response.status();
     let is_json = is_json(response.headers())
         || response
@@ -214,13 +343,91 @@ async fn answer_in_json_rpc(response: Response<Body>, id: RequestId) -> Response
     };
     let code = if status.is_server_error() { -32603 } else { jsonrpc::INVALID_REQUEST };
     tracing::debug!(%status, "answered an HTTP refusal as a JSON-RPC error");
-    let mut answer = error_response(status, &Rejection::new(Some(id), code, message));
+    let mut answer = error_response(status, &Rejection::new(id, code, message));
     for name in [header::ALLOW, header::RETRY_AFTER] {
         if let Some(value) = response.headers().get(&name) {
             answer.headers_mut().insert(name, value.clone());
         }
     }
     answer
+}
+
+/// 503 with a retryable JSON-RPC error: the server is shutting down.
+fn shutting_down(id: Option<RequestId>) -> Response<Body> {
+    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, &jsonrpc::shutting_down(id));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The SSE answer of one request. When the grace period of a shutdown ends
+/// before the stream does, the call is cut: the stream ends with a retryable
+/// JSON-RPC error under the request's id (rmcp would end it with no answer),
+/// unless the answer already went out.
+struct CutOnShutdown {
+    body: Body,
+    id: RequestId,
+    cut: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
+    answered: bool,
+    ended: bool,
+}
+
+impl CutOnShutdown {
+    fn new(body: Body, id: RequestId, cut: tokio_util::sync::CancellationToken) -> Self {
+        Self { body, id, cut: Box::pin(cut.cancelled_owned()), answered: false, ended: false }
+    }
+
+    /// Whether `frame` holds the answer to the request (a data event with its
+    /// id and a `result` or `error`, not a request or notification of the server's).
+    fn answers(&self, frame: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(frame) else { return false };
+        text.lines().filter_map(|line| line.strip_prefix("data:")).any(|data| {
+            serde_json::from_str::<serde_json::Value>(data.trim()).is_ok_and(|message| {
+                message.get("method").is_none()
+                    && (message.get("result").is_some() || message.get("error").is_some())
+                    && serde_json::to_value(&self.id).is_ok_and(|id| message.get("id") == Some(&id))
+            })
+        })
+    }
+}
+
+impl http_body::Body for CutOnShutdown {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.get_mut();
+        if this.ended {
+            return Poll::Ready(None);
+        }
+        // The cut first: rmcp ends the stream when it is cut, which must not pass for an answer.
+        if !this.answered && this.cut.as_mut().poll(cx).is_ready() {
+            this.ended = true;
+            let event = format!(
+                "event: message\ndata: {}\n\n",
+                String::from_utf8_lossy(&jsonrpc::shutting_down(Some(this.id.clone())).to_bytes())
+            );
+            return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(event)))));
+        }
+        let polled = Pin::new(&mut this.body).poll_frame(cx);
+        if let Poll::Ready(Some(Ok(frame))) = &polled
+            && let Some(data) = frame.data_ref()
+            && this.answers(data)
+        {
+            this.answered = true;
+        }
+        if let Poll::Ready(None) = &polled {
+            this.ended = true;
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.ended
+    }
 }
 
 /// What a request's `Origin` header allows.
@@ -232,8 +439,13 @@ enum Origin {
     Forbidden,
 }
 
-/// The middleware: `Origin` first, CORS preflight, then the JSON-RPC checks.
-pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body>, next: Next) -> Response<Body> {
+/// The outer middleware, over every route: `Origin` first, then CORS
+/// preflight, and CORS headers on the answers of allowed origins.
+pub(crate) async fn check_origin(
+    State(guard): State<Arc<Guard>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response<Body> {
     let cors_origin = match guard.check_origin(request.headers()) {
         Origin::SameOrNone => None,
         Origin::Allowed(origin) => Some(origin),
@@ -253,7 +465,7 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body
     {
         return preflight(origin, request.headers());
     }
-    let mut response = guard.route(request, next).await;
+    let mut response = next.run(request).await;
     if let Some(origin) = cors_origin {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
@@ -261,6 +473,17 @@ pub(crate) async fn check(State(guard): State<Arc<Guard>>, request: Request<Body
         headers.append(header::VARY, HeaderValue::from_static("Origin"));
     }
     response
+}
+
+/// The inner middleware, on the MCP endpoint behind the bearer check (so no
+/// body is read for a caller without a valid token): the JSON-RPC checks, the
+/// session cap and the refusals as JSON-RPC errors.
+pub(crate) async fn check_messages(
+    State(guard): State<Arc<Guard>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response<Body> {
+    guard.route(request, next).await
 }
 
 const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
@@ -280,6 +503,37 @@ fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
         .header(header::VARY, "Origin")
         .body(Body::empty())
         .unwrap_or_default()
+}
+
+/// Whether the request's `Host` passes rmcp's check against `allowed` (an
+/// empty list allows every host), compared as rmcp compares them: host names
+/// case-insensitively, a port only when the allowed entry names one.
+fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let authority = |text: &str| {
+        http::uri::Authority::try_from(text.trim())
+            .ok()
+            .map(|authority| (authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), authority.port_u16()))
+    };
+    let Some((host, port)) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(authority) else {
+        return false;
+    };
+    allowed.iter().filter_map(|entry| authority(entry)).any(|(allowed_host, allowed_port)| {
+        allowed_host == host && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
+    })
+}
+
+fn is_length_limit(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(err);
+    while let Some(err) = cause {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -313,14 +567,20 @@ impl Sessions {
         self.uses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn touch(&self, session: &str) {
-        if let Some(used) = self.lock().get_mut(session) {
-            used.last_seen = Instant::now();
+    /// Note a request of `caller` in `session`; `false` when another caller opened it.
+    fn touch(&self, session: &str, caller: Option<&str>) -> bool {
+        let mut uses = self.lock();
+        let Some(used) = uses.get_mut(session) else { return true };
+        if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
+            return false;
         }
+        used.last_seen = Instant::now();
+        true
     }
 
-    fn touch_new(&self, session: &str) {
-        self.lock().insert(session.to_owned(), SessionUse { last_seen: Instant::now(), in_flight: HashSet::new() });
+    fn touch_new(&self, session: &str, caller: Option<String>) {
+        let used = SessionUse { last_seen: Instant::now(), in_flight: HashSet::new(), caller };
+        self.lock().insert(session.to_owned(), used);
     }
 
     /// Mark `id` in flight in `session`: `Some(false)` when it already is,

@@ -8,12 +8,84 @@ use std::sync::Arc;
 use futures::FutureExt;
 use rmcp::model::{CallToolResult, ErrorCode, ErrorData};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::PrimitiveKind;
-use super::wire::{envelope, error_result, success_result};
+use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
-use crate::error::{JsonObject, McpError};
+use crate::error::{ErrorCategory, JsonObject, McpError};
+
+/// What the log says of one call: what was called, and by whom.
+pub(super) struct Call {
+    pub(super) kind: PrimitiveKind,
+    pub(super) name: &'static str,
+    /// The verified caller's subject (else client id), with auth on.
+    pub(super) caller: Option<String>,
+    /// A completion request: logged at DEBUG, as a client sends one per keystroke.
+    pub(super) completion: bool,
+}
+
+impl Call {
+    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context) -> Self {
+        let caller = ctx.auth().and_then(|caller| caller.subject.clone().or_else(|| caller.client_id.clone()));
+        Self { kind, name, caller, completion: false }
+    }
+
+    pub(super) fn completion(mut self) -> Self {
+        self.completion = true;
+        self
+    }
+
+    /// The span every event of the call is logged in.
+    fn span(&self) -> tracing::Span {
+        tracing::info_span!("mcp_call", kind = %self.kind, name = self.name, caller = self.caller.as_deref())
+    }
+
+    /// One line per finished call: INFO (DEBUG for a completion) with the
+    /// outcome, its code and reason, and the duration; WARN for a failure on
+    /// the server's side (InternalError and friends) that no declared reason
+    /// expected, so a declared failure never logs above INFO.
+    fn finished(&self, started: std::time::Instant, outcome: Result<(), &McpError>) {
+        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let Err(err) = outcome else {
+            if self.completion {
+                tracing::debug!(duration_ms = millis, outcome = "ok", "completion finished");
+            } else {
+                tracing::info!(duration_ms = millis, outcome = "ok", "call finished");
+            }
+            return;
+        };
+        let (code, reason, message) = (err.code().as_i32(), err.reason(), bounded(err));
+        if err.category() == ErrorCategory::Server && reason.is_none() {
+            tracing::warn!(
+                duration_ms = millis,
+                outcome = "error",
+                code,
+                error = message.message(),
+                "call failed on the server's side"
+            );
+        } else if self.completion {
+            tracing::debug!(
+                duration_ms = millis,
+                outcome = "error",
+                code,
+                reason,
+                error = message.message(),
+                "completion failed"
+            );
+        } else {
+            tracing::info!(
+                duration_ms = millis,
+                outcome = "error",
+                code,
+                reason,
+                error = message.message(),
+                "call finished with an error"
+            );
+        }
+    }
+}
 
 /// A resource's, prompt's or completion's answer, or its JSON-RPC error.
 pub(super) type Answer<T> = Result<T, ErrorData>;
@@ -41,16 +113,26 @@ pub(super) async fn run_tool(
     cancellation: &CancellationToken,
 ) -> Result<CallToolResult, Cancelled> {
     let name = tool.definition().name;
-    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }));
+    let log = Call::new(PrimitiveKind::Tool, name, &ctx);
+    let span = log.span();
+    let started = std::time::Instant::now();
+    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
     let outcome = tokio::select! {
         biased;
-        () = cancellation.cancelled() => return Err(Cancelled),
+        () = cancellation.cancelled() => {
+            span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
+            return Err(Cancelled);
+        }
         outcome = call => outcome,
     };
+    let _entered = span.enter();
     Ok(match outcome {
-        Ok(Ok(output)) => success_result(output),
+        Ok(Ok(output)) => {
+            log.finished(started, Ok(()));
+            success_result(output)
+        }
         Ok(Err(err)) => {
-            tracing::debug!(tool = name, code = %err.code(), message = err.message(), "tool call failed");
+            log.finished(started, Err(&err));
             error_result(&err)
         }
         Err(failure) => {
@@ -103,21 +185,28 @@ pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 pub(super) async fn guarded<T>(
     future: BoxFuture<'_, Result<T, McpError>>,
     cancellation: &CancellationToken,
-    kind: PrimitiveKind,
-    name: &'static str,
+    log: Call,
 ) -> Answer<T> {
-    let call = AssertUnwindSafe(future).catch_unwind();
+    let (kind, name) = (log.kind, log.name);
+    let span = log.span();
+    let started = std::time::Instant::now();
+    let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
+            span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
             return Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this request.", None));
         }
         outcome = call => outcome,
     };
+    let _entered = span.enter();
     match outcome {
-        Ok(Ok(value)) => Ok(value),
+        Ok(Ok(value)) => {
+            log.finished(started, Ok(()));
+            Ok(value)
+        }
         Ok(Err(err)) => {
-            tracing::debug!(%kind, name, code = %err.code(), message = err.message(), "request failed");
+            log.finished(started, Err(&err));
             Err(envelope(&err))
         }
         Err(panic) => {
@@ -127,5 +216,63 @@ pub(super) async fn guarded<T>(
                  the server keeps serving other requests."
             ))))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// The level and message of every event logged while `log` runs.
+    fn levels(log: impl FnOnce()) -> Vec<(tracing::Level, String)> {
+        struct Levels(Arc<Mutex<Vec<(tracing::Level, String)>>>);
+        struct Message<'a>(&'a mut String);
+        impl tracing::field::Visit for Message<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                if field.name() == "message" {
+                    *self.0 = format!("{value:?}");
+                }
+            }
+        }
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Levels {
+            fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+                let mut message = String::new();
+                event.record(&mut Message(&mut message));
+                self.0.lock().unwrap().push((*event.metadata().level(), message));
+            }
+        }
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = tracing_subscriber::registry().with(Levels(Arc::clone(&seen)));
+        tracing::subscriber::with_default(subscriber, log);
+        seen.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn each_finished_call_logs_one_line_and_only_an_undeclared_server_failure_warns() {
+        let call = || Call { kind: PrimitiveKind::Tool, name: "search", caller: None, completion: false };
+        let started = std::time::Instant::now();
+        let cases = [
+            (None, tracing::Level::INFO, "call finished"),
+            (
+                Some(McpError::internal_error("the index is corrupt")),
+                tracing::Level::WARN,
+                "call failed on the server's side",
+            ),
+            (
+                Some(McpError::database_error("no connection").with_reason("catalog_offline")),
+                tracing::Level::INFO,
+                "call finished with an error",
+            ),
+            (Some(McpError::not_found("no object 7")), tracing::Level::INFO, "call finished with an error"),
+        ];
+        for (err, level, message) in cases {
+            let seen = levels(|| call().finished(started, err.as_ref().map_or(Ok(()), Err)));
+            assert_eq!(seen, vec![(level, message.to_owned())], "{err:?}");
+        }
+        let seen = levels(|| call().completion().finished(started, Ok(())));
+        assert_eq!(seen, vec![(tracing::Level::DEBUG, "completion finished".to_owned())]);
     }
 }

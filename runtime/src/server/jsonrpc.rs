@@ -267,6 +267,20 @@ pub(crate) fn duplicate_id(id: RequestId) -> Rejection {
     )
 }
 
+/// The code of the answer to a request the server cannot take now: MCP's
+/// ServiceUnavailable, which is transient, so a client may try again.
+pub(crate) const SERVICE_UNAVAILABLE: i32 = -32000;
+
+/// The answer to a request that arrives while the server shuts down, or that
+/// was still in flight when its grace period ended.
+pub(crate) fn shutting_down(id: Option<RequestId>) -> Rejection {
+    Rejection::new(
+        id,
+        SERVICE_UNAVAILABLE,
+        "Service unavailable: the server is shutting down; send the request again (to another replica, or once it is back).",
+    )
+}
+
 /// Whether arrays and objects nest deeper than `limit` (outside strings).
 fn nesting_depth_exceeds(bytes: &[u8], limit: usize) -> bool {
     let mut depth = 0usize;

@@ -6,6 +6,11 @@
 //! Here a reader task reads each line, answers what it refuses through
 //! [`jsonrpc::inspect`], refuses an id already in flight, and hands the rest to
 //! rmcp over a channel (so the read loop never waits for a handler).
+//!
+//! Refusals wait in a queue as bounded as the requests', so a client that
+//! sends bad lines without reading the answers is slowed down, not buffered;
+//! and once an answer cannot be written (stdout closed), the transport ends,
+//! since nothing it does can reach the client any more.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,19 +20,16 @@ use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::jsonrpc::{self, Inspection, Rejection};
+use super::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
 /// The same bound as rmcp's stdio transport.
 pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// The most characters of an error message sent to the client; longer ones
-/// (only an error that quotes client input at length could be) are cut.
-pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
 
 /// How many requests the transport remembers before forgetting the oldest cancelled ones.
 const MAX_REMEMBERED: usize = 4096;
@@ -46,6 +48,10 @@ struct InFlight {
     /// Whether rmcp's lifecycle has begun: before it, rmcp ends the whole
     /// session on a notification or a response, so those are dropped.
     started: AtomicBool,
+    /// Shutting down: new requests are refused, those in flight may finish.
+    draining: AtomicBool,
+    /// Woken each time a request is answered, for [`Drainer::idle`].
+    answered: tokio::sync::Notify,
 }
 
 #[derive(Default)]
@@ -80,6 +86,8 @@ pub(crate) struct LineTransport {
     /// The reader task; `None` for the reader thread of stdin, which ends with
     /// the process (a blocking read cannot be interrupted).
     reader: Option<JoinHandle<()>>,
+    /// Cancelled when an answer could not be written: the client is gone.
+    closed: CancellationToken,
 }
 
 /// A few messages of slack between the reader and rmcp; past them the reader
@@ -94,13 +102,15 @@ impl LineTransport {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(write)));
-        let in_flight = Arc::new(InFlight::default());
-        let (tx, incoming) = mpsc::channel(QUEUE);
-        let reader =
-            Reader { writer: Arc::clone(&writer), in_flight: Arc::clone(&in_flight), runtime: Handle::current() };
-        let reader = tokio::spawn(read_lines(read, reader, tx));
-        Self { incoming, writer, in_flight, reader: Some(reader) }
+        let (reader, parts) = Reader::start(Box::new(write));
+        let task = tokio::spawn(read_lines(read, reader, parts.tx));
+        Self {
+            incoming: parts.incoming,
+            writer: parts.writer,
+            in_flight: parts.in_flight,
+            reader: Some(task),
+            closed: parts.closed,
+        }
     }
 
     /// Read the process's stdin on a thread of its own.
@@ -114,13 +124,81 @@ impl LineTransport {
     where
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let writer: Writer = Arc::new(tokio::sync::Mutex::new(Box::new(write)));
-        let in_flight = Arc::new(InFlight::default());
-        let (tx, incoming) = mpsc::channel(QUEUE);
-        let reader =
-            Reader { writer: Arc::clone(&writer), in_flight: Arc::clone(&in_flight), runtime: Handle::current() };
+        let (reader, parts) = Reader::start(Box::new(write));
+        let tx = parts.tx;
         std::thread::Builder::new().name("mcp-stdin".to_owned()).spawn(move || read_stdin(&reader, &tx))?;
-        Ok(Self { incoming, writer, in_flight, reader: None })
+        Ok(Self {
+            incoming: parts.incoming,
+            writer: parts.writer,
+            in_flight: parts.in_flight,
+            reader: None,
+            closed: parts.closed,
+        })
+    }
+}
+
+impl LineTransport {
+    /// What shuts the transport down gracefully while rmcp owns it.
+    pub(crate) fn drainer(&self) -> Drainer {
+        Drainer {
+            in_flight: Arc::clone(&self.in_flight),
+            writer: Arc::clone(&self.writer),
+            closed: self.closed.clone(),
+        }
+    }
+}
+
+/// Graceful shutdown of a [`LineTransport`]: refuse new requests, wait for
+/// those in flight, then answer the ones left with a retryable error.
+pub(crate) struct Drainer {
+    in_flight: Arc<InFlight>,
+    writer: Writer,
+    closed: CancellationToken,
+}
+
+impl Drainer {
+    /// Refuse every request from now on (-32000, retryable).
+    pub(crate) fn begin(&self) {
+        self.in_flight.draining.store(true, Ordering::Release);
+    }
+
+    /// Resolves once no request is waiting for its answer.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let answered = self.in_flight.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if !self.in_flight.lock().ours.values().any(|pending| !pending.cancelled) {
+                return;
+            }
+            answered.await;
+        }
+    }
+
+    /// Answer every request still in flight with the shutdown error; whatever
+    /// rmcp sends for them later is dropped.
+    pub(crate) async fn cut(&self) {
+        let cut: Vec<RequestId> = {
+            let mut ids = self.in_flight.lock();
+            let Ids { ours, theirs, .. } = &mut *ids;
+            ours.values_mut()
+                .filter(|pending| !pending.cancelled)
+                .map(|pending| {
+                    pending.cancelled = true;
+                    theirs.remove(&pending.client_id);
+                    pending.client_id.clone()
+                })
+                .collect()
+        };
+        if !cut.is_empty() {
+            tracing::warn!(requests = cut.len(), "shutting down: answered the requests still in flight with an error");
+        }
+        for id in cut {
+            let line = jsonrpc::shutting_down(Some(id)).to_bytes();
+            if write_or_close(&self.writer, &line, &self.closed).await.is_err() {
+                return;
+            }
+        }
     }
 }
 
@@ -159,15 +237,22 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
                     self.in_flight.started.store(true, Ordering::Relaxed);
                 }
                 *id = pending.client_id;
+                drop(ids);
+                self.in_flight.answered.notify_waiters();
             }
         }
         let line = encode(item);
         let writer = Arc::clone(&self.writer);
-        futures::future::Either::Right(async move { write_line(&writer, &line).await })
+        let closed = self.closed.clone();
+        futures::future::Either::Right(async move { write_or_close(&writer, &line, &closed).await })
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        self.incoming.recv().await
+        tokio::select! {
+            message = self.incoming.recv() => message,
+            // Ends rmcp's service: every answer would be lost.
+            () = self.closed.cancelled() => None,
+        }
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
@@ -191,10 +276,16 @@ fn encode(mut item: ServerJsonRpcMessage) -> Vec<u8> {
     })
 }
 
-/// `text` cut to `max` characters plus "…", or `None` when it is short enough.
-pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(max)?;
-    Some(format!("{}…", &text[..cut]))
+/// [`write_line`], marking the transport closed when the client cannot be written to.
+async fn write_or_close(writer: &Writer, line: &[u8], closed: &CancellationToken) -> std::io::Result<()> {
+    let written = write_line(writer, line).await;
+    if let Err(err) = &written
+        && !closed.is_cancelled()
+    {
+        tracing::info!(%err, "the client's end of the transport is closed; stopping");
+        closed.cancel();
+    }
+    written
 }
 
 async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
@@ -204,24 +295,65 @@ async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
     writer.flush().await
 }
 
-/// What reads the client's lines needs: where to answer, the requests in
-/// flight, and the runtime that writes answers.
+/// What reads the client's lines needs: the queue of refusals to answer, the
+/// requests in flight, and whether the client is gone.
 struct Reader {
-    writer: Writer,
+    refusals: mpsc::Sender<Vec<u8>>,
     in_flight: Arc<InFlight>,
-    runtime: Handle,
+    closed: CancellationToken,
 }
 
-/// Reject `rejection` on its own task, so the read loop goes on reading.
-fn answer(reader: &Reader, rejection: &Rejection) {
-    tracing::debug!(code = rejection.code, message = rejection.message, "refused a client message");
-    let writer = Arc::clone(&reader.writer);
-    let line = rejection.to_bytes();
-    reader.runtime.spawn(async move {
-        if let Err(err) = write_line(&writer, &line).await {
-            tracing::debug!(%err, "could not answer a refused client message");
+/// The transport's side of a new [`Reader`].
+struct Parts {
+    tx: mpsc::Sender<ClientJsonRpcMessage>,
+    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
+    writer: Writer,
+    in_flight: Arc<InFlight>,
+    closed: CancellationToken,
+}
+
+impl Reader {
+    /// A reader writing its refusals to `write` from a task of its own.
+    fn start(write: Box<dyn AsyncWrite + Send + Unpin>) -> (Self, Parts) {
+        let writer: Writer = Arc::new(tokio::sync::Mutex::new(write));
+        let in_flight = Arc::new(InFlight::default());
+        let closed = CancellationToken::new();
+        let (tx, incoming) = mpsc::channel(QUEUE);
+        let (refusals, queued) = mpsc::channel(QUEUE);
+        tokio::spawn(write_refusals(queued, Arc::clone(&writer), closed.clone()));
+        let reader = Self { refusals, in_flight: Arc::clone(&in_flight), closed: closed.clone() };
+        (reader, Parts { tx, incoming, writer, in_flight, closed })
+    }
+}
+
+/// Answer the refused lines in order, until the reader stops or the client is gone.
+async fn write_refusals(mut queued: mpsc::Receiver<Vec<u8>>, writer: Writer, closed: CancellationToken) {
+    loop {
+        let line = tokio::select! {
+            line = queued.recv() => line,
+            () = closed.cancelled() => None,
+        };
+        let Some(line) = line else { return };
+        if write_or_close(&writer, &line, &closed).await.is_err() {
+            return;
         }
-    });
+    }
+}
+
+/// What one line read asks of the read loop.
+enum Step {
+    /// Stop reading: end of input, a read error, or the client is gone.
+    Stop,
+    /// The line needs nothing more.
+    Done,
+    /// Answer the line with this refusal.
+    Refuse(Vec<u8>),
+    Forward(Box<ClientJsonRpcMessage>),
+}
+
+fn refuse(rejection: &Rejection) -> Step {
+    tracing::debug!(code = rejection.code, message = rejection.message, "refused a client message");
+    Step::Refuse(rejection.to_bytes())
 }
 
 enum Line {
@@ -301,11 +433,18 @@ where
     let mut read = BufReader::with_capacity(64 * 1024, read);
     let mut line = Vec::new();
     loop {
-        let read = read_line(&mut read, &mut line).await;
-        let Some(step) = step(&reader, read, &line) else { return };
-        if let Some(message) = step
-            && tx.send(message).await.is_err()
-        {
+        let read = tokio::select! {
+            read = read_line(&mut read, &mut line) => read,
+            () = reader.closed.cancelled() => return,
+        };
+        // A full queue makes the loop wait: the client is slowed down, never buffered.
+        let sent = match step(&reader, read, &line) {
+            Step::Stop => return,
+            Step::Done => Ok(()),
+            Step::Refuse(answer) => reader.refusals.send(answer).await.map_err(drop),
+            Step::Forward(message) => tx.send(*message).await.map_err(drop),
+        };
+        if sent.is_err() {
             return;
         }
     }
@@ -316,23 +455,25 @@ fn read_stdin(reader: &Reader, tx: &mpsc::Sender<ClientJsonRpcMessage>) {
     let mut line = Vec::new();
     loop {
         let read = read_line_blocking(&mut stdin, &mut line);
-        let Some(step) = step(reader, read, &line) else { return };
-        if let Some(message) = step
-            && tx.blocking_send(message).is_err()
-        {
+        let sent = match step(reader, read, &line) {
+            Step::Stop => return,
+            Step::Done => Ok(()),
+            Step::Refuse(answer) => reader.refusals.blocking_send(answer).map_err(drop),
+            Step::Forward(message) => tx.blocking_send(*message).map_err(drop),
+        };
+        if sent.is_err() || reader.closed.is_cancelled() {
             return;
         }
     }
 }
 
-/// One line read: `None` to stop reading, `Some(None)` when the line was
-/// answered here or needs nothing, `Some(Some(message))` for rmcp.
-fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Option<Option<ClientJsonRpcMessage>> {
+/// One line read, and what it asks of the read loop.
+fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
     let mut message = match read {
-        Ok(Line::Eof) => return None,
+        Ok(Line::Eof) => return Step::Stop,
         Err(err) => {
             tracing::debug!(%err, "reading the client's messages failed");
-            return None;
+            return Step::Stop;
         }
         Ok(Line::Oversized) => {
             let rejection = Rejection::new(
@@ -340,28 +481,26 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Option<Opt
                 jsonrpc::INVALID_REQUEST,
                 format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes."),
             );
-            answer(reader, &rejection);
-            return Some(None);
+            return refuse(&rejection);
         }
         Ok(Line::Complete) => match jsonrpc::inspect(line) {
             Inspection::Forward(message) => *message,
-            Inspection::Ignore => return Some(None),
-            Inspection::Reject(rejection) => {
-                answer(reader, &rejection);
-                return Some(None);
-            }
+            Inspection::Ignore => return Step::Done,
+            Inspection::Reject(rejection) => return refuse(&rejection),
         },
     };
     let in_flight = &reader.in_flight;
     match &mut message {
+        ClientJsonRpcMessage::Request(request) if in_flight.draining.load(Ordering::Acquire) => {
+            return refuse(&jsonrpc::shutting_down(Some(request.id.clone())));
+        }
         ClientJsonRpcMessage::Request(request) => {
             let bootstrap =
                 matches!(request.request, ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_));
             let mut ids = in_flight.lock();
             if ids.theirs.contains_key(&request.id) {
                 drop(ids);
-                answer(reader, &jsonrpc::duplicate_id(request.id.clone()));
-                return Some(None);
+                return refuse(&jsonrpc::duplicate_id(request.id.clone()));
             }
             let ours = ids.next;
             ids.next += 1;
@@ -371,14 +510,14 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Option<Opt
         }
         _ if !in_flight.started.load(Ordering::Relaxed) => {
             tracing::debug!("dropped a notification or response sent before initialize");
-            return Some(None);
+            return Step::Done;
         }
         other => {
             if let Some(id) = jsonrpc::cancelled_request_mut(other) {
                 let mut ids = in_flight.lock();
                 let Some(ours) = ids.theirs.remove(id) else {
                     // Nothing of that id is in flight: nothing to cancel.
-                    return Some(None);
+                    return Step::Done;
                 };
                 if let Some(pending) = ids.ours.get_mut(&ours) {
                     pending.cancelled = true;
@@ -394,5 +533,5 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Option<Opt
             }
         }
     }
-    Some(Some(message))
+    Step::Forward(Box::new(message))
 }

@@ -1,6 +1,7 @@
 //! The HTTP/1.1 connections of Streamable HTTP: accepted with `TCP_NODELAY`,
-//! capped in number, and closed when a client is slow to send a request's
-//! headers or leaves a keep-alive connection idle.
+//! capped in number, closed when a client is slow to send a request's
+//! headers or leaves a keep-alive connection idle, and with a deadline on
+//! each whole request, head and body.
 //!
 //! `axum::serve` sets none of these: its sockets keep Nagle's algorithm, which
 //! holds the small data event of an SSE answer until the client ACKs the
@@ -8,6 +9,7 @@
 //! Linux (every call took about 44 ms); and it has no timer, so a client that
 //! trickles headers holds its connection forever.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -30,6 +32,7 @@ pub(crate) struct ConnectionLimits {
     pub(crate) max_connections: usize,
     pub(crate) header_read_timeout: Duration,
     pub(crate) idle_timeout: Duration,
+    pub(crate) request_read_timeout: Duration,
 }
 
 /// What a client past the connection cap reads before the server closes.
@@ -43,9 +46,16 @@ fn busy_response() -> String {
     )
 }
 
-/// Accept and serve connections until `stop` is cancelled, then wait (a bounded
-/// time) for the open ones to finish.
-pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+/// Accept and serve connections until `stop` is cancelled, then let the open
+/// ones finish their requests until `cut` is, and a moment more for the
+/// answers to go out.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: ConnectionLimits,
+    stop: CancellationToken,
+    cut: CancellationToken,
+) {
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         let accepted = tokio::select! {
@@ -72,27 +82,51 @@ pub(crate) async fn serve(listener: TcpListener, app: axum::Router, limits: Conn
             tracing::debug!(%err, "could not set TCP_NODELAY");
         }
         let app = app.clone();
-        let stop = stop.clone();
+        let (stop, cut) = (stop.clone(), cut.clone());
         tokio::spawn(async move {
-            serve_connection(stream, app, limits, stop).await;
+            serve_connection(stream, app, limits, stop, cut).await;
             drop(permit);
         });
     }
-    // Open connections see `stop` too; give them a moment to finish their answers.
+    // A client connecting now is refused by the system, not left waiting.
+    drop(listener);
     let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
-    let _ = tokio::time::timeout(Duration::from_secs(5), permits.acquire_many(all)).await;
+    let finished = async {
+        let _ = permits.acquire_many(all).await;
+    };
+    tokio::pin!(finished);
+    tokio::select! {
+        () = finished.as_mut() => return,
+        () = cut.cancelled() => {}
+    }
+    let _ = tokio::time::timeout(CUT_LINGER, finished).await;
 }
 
-async fn serve_connection(stream: TcpStream, app: axum::Router, limits: ConnectionLimits, stop: CancellationToken) {
+/// How long connections may take to send their last answers once calls are cut.
+const CUT_LINGER: Duration = Duration::from_secs(2);
+
+async fn serve_connection(
+    stream: TcpStream,
+    app: axum::Router,
+    limits: ConnectionLimits,
+    stop: CancellationToken,
+    cut: CancellationToken,
+) {
     let watch = Arc::new(Watch::new());
     let io = TokioIo::new(WatchedIo { inner: stream, watch: Arc::clone(&watch) });
     let service = {
         let watch = Arc::clone(&watch);
         hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let head_began = watch.head_began();
             let busy = Busy::start(Arc::clone(&watch));
             let app = app.clone();
+            // The watchdog rests while a request is in progress, so the body
+            // has a deadline of its own: without it, a `Content-Length` and
+            // no body held the connection forever.
+            let deadline = head_began + limits.request_read_timeout;
             async move {
-                let response = tower_service_call(app, request.map(Body::new)).await;
+                let request = request.map(|body| Body::new(TimedBody::new(body, deadline)));
+                let response = tower_service_call(app, request).await;
                 Ok::<_, std::convert::Infallible>(busy.hold_until_sent(response))
             }
         })
@@ -111,8 +145,14 @@ async fn serve_connection(stream: TcpStream, app: axum::Router, limits: Connecti
         }
         () = watch.expired(limits) => tracing::debug!("closed a slow or idle connection"),
         () = stop.cancelled() => {
+            // Idle connections close; requests in progress finish, until the cut.
             connection.as_mut().graceful_shutdown();
-            let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = cut.cancelled() => {
+                    let _ = tokio::time::timeout(CUT_LINGER, connection).await;
+                }
+            }
         }
     }
 }
@@ -154,6 +194,16 @@ impl Watch {
 
     fn now(&self) -> u64 {
         u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// When the head of the request hyper just read began to arrive.
+    fn head_began(&self) -> Instant {
+        if self.reading_head.load(Ordering::Acquire) {
+            self.epoch + Duration::from_millis(self.phase_start.load(Ordering::Acquire))
+        } else {
+            // Pipelined behind a request in progress: its bytes came meanwhile.
+            Instant::now()
+        }
     }
 
     fn on_read(&self) {
@@ -255,5 +305,70 @@ impl AsyncWrite for WatchedIo {
 
     fn is_write_vectored(&self) -> bool {
         self.inner.is_write_vectored()
+    }
+}
+
+/// A request's body, which fails with [`RequestTimedOut`] once its deadline
+/// passes before its last byte arrived.
+struct TimedBody {
+    inner: hyper::body::Incoming,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl TimedBody {
+    fn new(inner: hyper::body::Incoming, deadline: Instant) -> Self {
+        Self { inner, deadline: Box::pin(tokio::time::sleep_until(deadline)) }
+    }
+}
+
+impl http_body::Body for TimedBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Poll::Ready(frame) = Pin::new(&mut self.inner).poll_frame(cx) {
+            return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
+        }
+        match self.deadline.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(RequestTimedOut)))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// The error of a request body that did not arrive in time.
+#[derive(Debug)]
+pub(crate) struct RequestTimedOut;
+
+impl std::fmt::Display for RequestTimedOut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the request did not arrive within the request read timeout")
+    }
+}
+
+impl std::error::Error for RequestTimedOut {}
+
+impl RequestTimedOut {
+    /// Whether `err`, or an error it wraps, is a timed-out body.
+    pub(crate) fn caused(err: &(dyn std::error::Error + 'static)) -> bool {
+        let mut cause = Some(err);
+        while let Some(err) = cause {
+            if err.is::<Self>() {
+                return true;
+            }
+            cause = err.source();
+        }
+        false
     }
 }

@@ -51,7 +51,7 @@ use crate::define::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use handler::ToolServer;
-pub use transport::HttpOptions;
+pub use transport::{HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
 
 /// The three kinds of things a server offers, which share one namespace of names.

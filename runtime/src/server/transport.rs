@@ -14,6 +14,7 @@ use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
+use crate::call::BoxFuture;
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
@@ -42,12 +43,28 @@ pub struct HttpOptions {
     max_connections: usize,
     header_read_timeout: Duration,
     idle_timeout: Duration,
+    request_read_timeout: Duration,
     max_sessions: usize,
     session_idle_timeout: Duration,
     max_body_bytes: usize,
     shutdown: CancellationToken,
     handle_signals: bool,
+    shutdown_grace: Duration,
+    readiness: Option<Readiness>,
 }
+
+/// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
+#[derive(Clone)]
+struct Readiness(Arc<dyn Fn() -> BoxFuture<'static, Result<(), String>> + Send + Sync>);
+
+impl std::fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Readiness(..)")
+    }
+}
+
+/// How long a readiness check may take before it counts as failed.
+const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Default for HttpOptions {
     fn default() -> Self {
@@ -60,16 +77,50 @@ impl Default for HttpOptions {
             max_connections: 512,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
+            request_read_timeout: Duration::from_secs(30),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(300),
             max_body_bytes: 4 * 1024 * 1024,
             shutdown: CancellationToken::new(),
             handle_signals: true,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            readiness: None,
         }
     }
 }
 
 impl HttpOptions {
+    /// What `GET /readyz` checks besides the server not shutting down: `check`
+    /// resolves `Ok(())` when the server can serve (its database answers, its
+    /// upstream is reachable), or `Err(why)`, which goes to the log, never to
+    /// the prober. A check slower than 5 s fails. `GET /healthz` (liveness)
+    /// answers 200 whenever the server runs. Neither needs a bearer token.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().readiness_check(|| async {
+    ///     // e.g. `pool.ping().await.map_err(|err| err.to_string())`
+    ///     Ok(())
+    /// });
+    /// ```
+    pub fn readiness_check<F, Fut>(mut self, check: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.readiness = Some(Readiness(Arc::new(move || Box::pin(check()))));
+        self
+    }
+
+    /// How long the calls in flight may take to finish once shutdown begins;
+    /// 10 s by default. Meanwhile the server accepts no connection and answers
+    /// new requests 503 with a retryable -32000; the calls still running at
+    /// the end get the same error, in their SSE stream or as a 503.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
     /// The URL path of the MCP endpoint; `/mcp` by default.
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
@@ -129,6 +180,15 @@ impl HttpOptions {
         self
     }
 
+    /// How long a client may take to send a whole request, head and body,
+    /// from its first byte; 30 s by default. A body still incomplete then is
+    /// answered 408 with a JSON-RPC error and its connection closed, so a
+    /// client announcing a `Content-Length` it never sends holds nothing.
+    pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
+        self.request_read_timeout = timeout;
+        self
+    }
+
     /// The most live sessions. A new session past it closes the session idle
     /// the longest (none of its requests in flight), or gets 503 with
     /// `Retry-After` when every session is busy. 1024 by default.
@@ -162,6 +222,55 @@ impl HttpOptions {
     }
 }
 
+/// How [`Server::serve_stdio_with`] and [`ToolServer::serve_io_with`] shut
+/// down: on SIGINT/SIGTERM (unless [`Self::without_signal_handling`]) or when
+/// [`Self::shutdown_token`] is cancelled, the server refuses new requests with
+/// a retryable -32000, lets the calls in flight finish for the grace period,
+/// answers the ones still running with the same error, and returns.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_contract::server::StdioOptions;
+/// let options = StdioOptions::default().shutdown_grace(Duration::from_secs(30));
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct StdioOptions {
+    shutdown: CancellationToken,
+    handle_signals: bool,
+    shutdown_grace: Duration,
+}
+
+impl Default for StdioOptions {
+    fn default() -> Self {
+        Self { shutdown: CancellationToken::new(), handle_signals: true, shutdown_grace: DEFAULT_SHUTDOWN_GRACE }
+    }
+}
+
+/// How long calls in flight may finish after a shutdown signal, by default.
+const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
+
+impl StdioOptions {
+    /// How long the calls in flight may take to finish once shutdown begins;
+    /// 10 s by default. Those still running then get a retryable -32000.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Shut down (gracefully) when `token` is cancelled, besides on SIGINT/SIGTERM.
+    pub fn shutdown_token(mut self, token: CancellationToken) -> Self {
+        self.shutdown = token;
+        self
+    }
+
+    /// Do not install SIGINT/SIGTERM handlers; stop only through [`Self::shutdown_token`].
+    pub fn without_signal_handling(mut self) -> Self {
+        self.handle_signals = false;
+        self
+    }
+}
+
 impl Server {
     /// Serve over stdio until the client closes stdin or the process gets
     /// SIGINT/SIGTERM. Logs must go to stderr: stdout carries the protocol.
@@ -172,6 +281,15 @@ impl Server {
     /// fails, or the serving task dies.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
         self.build()?.serve_stdio().await
+    }
+
+    /// [`Server::serve_stdio`] with the shutdown of `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Server::serve_stdio`].
+    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
+        self.build()?.serve_stdio_with(options).await
     }
 
     /// Serve Streamable HTTP at `addr` (endpoint `/mcp`) until SIGINT/SIGTERM.
@@ -202,16 +320,21 @@ impl ToolServer {
     ///
     /// A [`ServerError`] when the handshake fails or the serving task dies.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
-        let shutdown = CancellationToken::new();
-        let signals = tokio::spawn(cancel_on_signal(shutdown.clone()));
+        self.serve_stdio_with(StdioOptions::default()).await
+    }
+
+    /// Serve over stdio with the shutdown of `options`; see [`Server::serve_stdio_with`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::serve_stdio`].
+    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
         // Only the writer: stdin is read on a thread (see `LineTransport::stdin`).
         let (_, write) = rmcp::transport::stdio_pipes();
-        let outcome = match LineTransport::stdin(write) {
-            Ok(transport) => self.serve_transport(transport, shutdown).await,
+        match LineTransport::stdin(write) {
+            Ok(transport) => self.serve_transport(transport, options).await,
             Err(err) => Err(ServerError::Io(err)),
-        };
-        signals.abort();
-        outcome
+        }
     }
 
     /// Serve one client over a byte stream pair (a socket, a pipe, an in-process
@@ -246,13 +369,50 @@ impl ToolServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        self.serve_transport(LineTransport::new(read, write), CancellationToken::new()).await
+        self.serve_io_with(read, write, StdioOptions::default().without_signal_handling()).await
     }
 
-    async fn serve_transport(self, transport: LineTransport, shutdown: CancellationToken) -> Result<(), ServerError> {
+    /// [`Self::serve_io`] with the graceful shutdown of `options`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::serve_io`].
+    pub async fn serve_io_with<R, W>(self, read: R, write: W, options: StdioOptions) -> Result<(), ServerError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        self.serve_transport(LineTransport::new(read, write), options).await
+    }
+
+    async fn serve_transport(self, transport: LineTransport, options: StdioOptions) -> Result<(), ServerError> {
+        let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(options.shutdown.clone())));
+        // rmcp's own token ends the service at once; it is cancelled only once
+        // the calls in flight had their grace period.
+        let shutdown = CancellationToken::new();
+        let drainer = transport.drainer();
+        let drain = tokio::spawn({
+            let (requested, shutdown, grace) = (options.shutdown.clone(), shutdown.clone(), options.shutdown_grace);
+            async move {
+                requested.cancelled().await;
+                drainer.begin();
+                if tokio::time::timeout(grace, drainer.idle()).await.is_err() {
+                    drainer.cut().await;
+                }
+                shutdown.cancel();
+            }
+        });
         let served = self.serve_with_ct(transport, shutdown.clone()).await;
+        let served = match served {
+            Ok(running) => Ok(running.waiting().await),
+            Err(err) => Err(err),
+        };
+        drain.abort();
+        if let Some(signals) = signals {
+            signals.abort();
+        }
         match served {
-            Ok(running) => running.waiting().await.map(drop).map_err(ServerError::Task),
+            Ok(waited) => waited.map(drop).map_err(ServerError::Task),
             Err(_) if shutdown.is_cancelled() => Ok(()),
             // The client went away before it said anything (a host probing the
             // command, a closed terminal): nothing failed, nothing to report.
@@ -271,16 +431,33 @@ impl ToolServer {
     /// cannot be honoured.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), ServerError> {
         let shutdown = options.shutdown.clone();
-        let router = self.http_router(&options)?;
+        let drain = Arc::new(guard::Drain::default());
+        let router = self.http_router(&options, &drain)?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
         let limits = ConnectionLimits {
             max_connections: options.max_connections,
             header_read_timeout: options.header_read_timeout,
             idle_timeout: options.idle_timeout,
+            request_read_timeout: options.request_read_timeout,
         };
-        // Cancelling `shutdown` also ends the sessions, whose open SSE streams
-        // would otherwise hold the graceful shutdown forever.
-        listener::serve(listener, router, limits, shutdown).await;
+        // Once `shutdown` is cancelled no connection is accepted; the calls in
+        // flight have the grace period, then `cut` ends the sessions too,
+        // whose open SSE streams would otherwise hold the shutdown forever.
+        let grace = tokio::spawn({
+            let (drain, shutdown, grace) = (Arc::clone(&drain), shutdown.clone(), options.shutdown_grace);
+            async move {
+                shutdown.cancelled().await;
+                drain.begin();
+                if tokio::time::timeout(grace, drain.idle()).await.is_err() {
+                    tracing::warn!(
+                        "shutting down: the grace period ended with calls in flight; they are answered with an error"
+                    );
+                }
+                drain.cut.cancel();
+            }
+        });
+        listener::serve(listener, router, limits, shutdown, drain.cut.clone()).await;
+        grace.abort();
         if let Some(signals) = signals {
             signals.abort();
         }
@@ -290,19 +467,20 @@ impl ToolServer {
     /// The HTTP application: rmcp's Streamable HTTP service at `options.path`,
     /// behind the layers every request passes, outermost first:
     ///
-    /// 1. [`guard::check`]: `Origin` (403) and CORS preflight, then a JSON-RPC
-    ///    error for a body that is not a valid message, one request per id and
-    ///    session, the session cap, and 404 for an unknown session.
+    /// 1. [`guard::check_origin`]: `Origin` (403) and CORS preflight.
     ///
     /// 2. [`auth::protect`](super::auth::protect): the bearer token of the
     ///    MCP endpoint, when auth is on; its metadata document stays open.
-    fn http_router(self, options: &HttpOptions) -> Result<axum::Router, ServerError> {
-        let shutdown = options.shutdown.clone();
+    ///
+    /// 3. [`guard::check_messages`]: the body read within its deadline, a
+    ///    JSON-RPC error for a body that is not a valid message, one request
+    ///    per id and session, the session cap, and 404 for an unknown session.
+    fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
             .with_max_request_body_bytes(options.max_body_bytes)
-            .with_cancellation_token(shutdown.child_token());
+            .with_cancellation_token(drain.cut.child_token());
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
@@ -310,15 +488,67 @@ impl ToolServer {
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let (template, auth) = super::auth::prepare(self, &options.path)?;
+        let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
+        let guard = Arc::new(Guard::new(
+            &options.allowed_origins,
+            options.max_body_bytes,
+            config.allowed_hosts.clone(),
+            sessions,
+            Arc::clone(drain),
+        ));
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
-        let sessions = (!options.stateless).then_some((manager, options.max_sessions));
-        let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
-        let router = axum::Router::new().route_service(&options.path, service);
-        // Auth covers only the MCP endpoint (its metadata routes stay open);
-        // the guard sits outside it, so Origin and CORS hold for every route.
+        let router = axum::Router::new()
+            .route_service(&options.path, service)
+            .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));
+        // Auth covers only the MCP endpoint (its metadata routes stay open),
+        // and sits outside the message checks, so a caller without a valid
+        // token gets its 401 before any of its body is read; the Origin check
+        // is outside both, and holds for every route.
         let router = super::auth::protect(router, auth);
-        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check)))
+        let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
+        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
     }
+}
+
+/// `GET /healthz`, liveness: 200 while the server runs. `GET /readyz`,
+/// readiness: 503 while shutting down or when the check fails, 200 otherwise.
+/// Outside the bearer check: a load balancer's prober holds no token, and the
+/// answers say nothing about the server beyond up or not.
+fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<guard::Drain>) -> axum::Router {
+    use axum::routing::get;
+    let status = |code: http::StatusCode, status: &str| {
+        let body = serde_json::json!({ "status": status }).to_string();
+        let mut response = axum::response::Response::new(axum::body::Body::from(body));
+        *response.status_mut() = code;
+        let headers = response.headers_mut();
+        headers.insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+        headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+        response
+    };
+    let ready = move || {
+        let (readiness, drain) = (readiness.clone(), Arc::clone(&drain));
+        async move {
+            if drain.is_draining() {
+                return status(http::StatusCode::SERVICE_UNAVAILABLE, "shutting_down");
+            }
+            let Some(Readiness(check)) = readiness else { return status(http::StatusCode::OK, "ready") };
+            match tokio::time::timeout(READINESS_TIMEOUT, check()).await {
+                Ok(Ok(())) => status(http::StatusCode::OK, "ready"),
+                Ok(Err(why)) => {
+                    let why = super::wire::cap_chars(&why, super::wire::MAX_ERROR_MESSAGE_CHARS).unwrap_or(why);
+                    tracing::warn!(reason = why, "the readiness check failed");
+                    status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
+                }
+                Err(_) => {
+                    tracing::warn!(timeout = ?READINESS_TIMEOUT, "the readiness check did not answer in time");
+                    status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
+                }
+            }
+        }
+    };
+    router
+        .route("/healthz", get(move || async move { status(http::StatusCode::OK, "ok") }))
+        .route("/readyz", get(ready))
 }
 
 async fn cancel_on_signal(token: CancellationToken) {

@@ -25,11 +25,33 @@ pub(super) fn success_result(output: ToolOutput) -> CallToolResult {
     result
 }
 
-/// The tool-error result of `err`: the same JSON as [`render::tool_error_result`].
+/// The tool-error result of `err`: the same JSON as [`render::tool_error_result`],
+/// its message [`bounded`].
 pub(super) fn error_result(err: &McpError) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(render::error_text(err))]);
-    result.structured_content = Some(render::structured_error(err));
+    let err = bounded(err);
+    let mut result = CallToolResult::error(vec![ContentBlock::text(render::error_text(&err))]);
+    result.structured_content = Some(render::structured_error(&err));
     result
+}
+
+/// `err` with its message cut to [`MAX_ERROR_MESSAGE_CHARS`] and "…": a
+/// handler that formats a 10 MB argument into its message answers (and rmcp
+/// logs) a short error on either transport.
+pub(super) fn bounded(err: &McpError) -> Cow<'_, McpError> {
+    match cap_chars(err.message(), MAX_ERROR_MESSAGE_CHARS) {
+        Some(cut) => Cow::Owned(err.clone().with_message(cut)),
+        None => Cow::Borrowed(err),
+    }
+}
+
+/// The most characters of an error message sent to the client (or logged
+/// with a call); longer ones, which only quote input at length, are cut.
+pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
+
+/// `text` cut to `max` characters plus "…", or `None` when it is short enough.
+pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
+    let (cut, _) = text.char_indices().nth(max)?;
+    Some(format!("{}…", &text[..cut]))
 }
 
 pub(super) fn content_block(content: Content) -> ContentBlock {
@@ -99,6 +121,7 @@ pub(super) fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
 /// An [`McpError`] as a JSON-RPC error: the same `{code, message, data?}` a tool
 /// error's `structuredContent.error` holds.
 pub(super) fn envelope(err: &McpError) -> ErrorData {
+    let err = bounded(err);
     ErrorData::new(ErrorCode(err.code().as_i32()), err.message().to_owned(), err.data().cloned().map(Value::Object))
 }
 

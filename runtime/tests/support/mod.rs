@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use mcp_contract_runtime::define::{ToolDefinition, ToolOutput, run_blocking};
-use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
+use mcp_contract_runtime::server::{HttpOptions, Server, StdioOptions, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -124,9 +124,28 @@ impl Tool for Explode {
     }
 }
 
+/// Refuses its input by quoting it whole in the message, as a careless handler does.
+pub struct Refuse;
+static REFUSE: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<EchoInput>("refuse"));
+
+impl Tool for Refuse {
+    type Input = EchoInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &REFUSE
+    }
+    async fn call(&self, input: EchoInput, _ctx: Context) -> Result<String, McpError> {
+        Err(McpError::validation_error(format!("`{}` is not a word this tool knows", input.text)))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 pub fn server() -> ToolServer {
     Server::new("hardening", "1.0.0")
         .tool(Echo)
+        .tool(Refuse)
         .tool(Spin)
         .tool(Grind)
         .tool(Explode)
@@ -198,18 +217,23 @@ pub struct LineClient {
 impl LineClient {
     /// A served connection, initialized.
     pub async fn start() -> Self {
+        Self::start_with(StdioOptions::default().without_signal_handling()).await.0
+    }
+
+    /// A served connection with `options`, initialized, and the task serving it.
+    pub async fn start_with(
+        options: StdioOptions,
+    ) -> (Self, tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>) {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_side);
-        tokio::spawn(async move {
-            let _ = server().serve_io(read, write).await;
-        });
+        let served = tokio::spawn(server().serve_io_with(read, write, options));
         let (read, write) = tokio::io::split(client);
         let mut client = Self { write, read: BufReader::new(read), echo: Vec::new() };
         client.send(&initialize("init")).await;
         let answer = client.next().await;
         assert_eq!(answer["id"], "init", "{answer}");
         client.send(INITIALIZED).await;
-        client
+        (client, served)
     }
 
     /// Send `bytes` and a newline.
@@ -244,7 +268,8 @@ impl LineClient {
 /// An HTTP server on a loopback port the system chose; stopped when dropped.
 pub struct HttpServer {
     pub addr: std::net::SocketAddr,
-    stop: CancellationToken,
+    pub stop: CancellationToken,
+    pub served: Option<tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>>,
 }
 
 impl HttpServer {
@@ -253,8 +278,8 @@ impl HttpServer {
         let addr = listener.local_addr().expect("bound");
         let stop = CancellationToken::new();
         let options = options.shutdown_token(stop.clone()).without_signal_handling();
-        tokio::spawn(server().serve_http_on(listener, options));
-        Self { addr, stop }
+        let served = Some(tokio::spawn(server().serve_http_on(listener, options)));
+        Self { addr, stop, served }
     }
 }
 
