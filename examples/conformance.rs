@@ -14,11 +14,13 @@
 //! ```
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use mcp_contract::define::NoArguments;
 use mcp_contract::prelude::*;
+use mcp_contract::server::{Changes, PrimitiveKind};
 use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
@@ -274,6 +276,13 @@ fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
     ResourceContents::json(&json!({"id": params.id, "templateTest": true, "data": data}))
 }
 
+/// How many times the watched resource changed.
+#[derive(Default)]
+struct Revision(AtomicU64);
+
+/// How often the watched resource changes.
+const WATCH_INTERVAL: Duration = Duration::from_secs(3);
+
 /// A resource that auto-updates every 3 seconds
 #[mcp_resource(
     uri = "test://watched-resource",
@@ -281,12 +290,34 @@ fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
     title = "Watched Resource",
     mime_type = "text/plain"
 )]
-fn watched_resource() -> Result<String, McpError> {
-    // needs: resources/subscribe and resources/unsubscribe (the `subscribe`
-    // capability) and a handle to send notifications/resources/updated for this
-    // URI to the sessions subscribed to it (scenarios resources-subscribe,
-    // resources-unsubscribe).
-    Ok("Watched resource content".to_owned())
+fn watched_resource(revision: State<Revision>) -> Result<String, McpError> {
+    Ok(format!("Watched resource content (revision {})", revision.0.load(Ordering::Relaxed)))
+}
+
+/// Change the watched resource every [`WATCH_INTERVAL`] and announce it to the
+/// sessions subscribed to it (scenarios resources-subscribe, resources-unsubscribe).
+async fn keep_watched_resource_changing(revision: Arc<Revision>, changes: Changes) {
+    let mut ticks = tokio::time::interval(WATCH_INTERVAL);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        revision.0.fetch_add(1, Ordering::Relaxed);
+        changes.resource_updated("test://watched-resource").await;
+    }
+}
+
+/// Triggers a tools/list_changed notification (server-stateless, on `subscriptions/listen`)
+#[mcp_tool]
+async fn test_trigger_tool_change(changes: State<Changes>) -> Result<String, McpError> {
+    changes.list_changed(PrimitiveKind::Tool).await;
+    Ok("Mutation triggered".to_owned())
+}
+
+/// Triggers a prompts/list_changed notification (server-stateless, on `subscriptions/listen`)
+#[mcp_tool]
+async fn test_trigger_prompt_change(changes: State<Changes>) -> Result<String, McpError> {
+    changes.list_changed(PrimitiveKind::Prompt).await;
+    Ok("Mutation triggered".to_owned())
 }
 
 // ---------------------------------------------------------------- prompts
@@ -343,7 +374,7 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 
 // ---------------------------------------------------------------- the server
 
-fn server() -> Server {
+fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
     // needs: the tasks extension (SEP-2663) on a tool, input-required results
     // (SEP-2322) from a handler, a tool requiring a client capability, the
     // `x-mcp-header` annotation (SEP-2243) on an input field, and the request's
@@ -359,6 +390,8 @@ fn server() -> Server {
         .tool(TestToolWithProgress)
         .tool(TestErrorHandling)
         .tool(JsonSchema202012Tool)
+        .tool(TestTriggerToolChange)
+        .tool(TestTriggerPromptChange)
         .resource(StaticText)
         .resource(StaticBinary)
         .resource(Template)
@@ -367,11 +400,16 @@ fn server() -> Server {
         .prompt(TestPromptWithArguments)
         .prompt(TestPromptWithEmbeddedResource)
         .prompt(TestPromptWithImage)
+        .changes(changes.clone())
+        .shared_state(Arc::clone(revision))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     mcp_contract::logging::init();
     // `--http ADDR [--stateless]`: Streamable HTTP at /mcp; no argument: stdio; `lint`.
-    server().run_cli().await
+    let changes = Changes::new();
+    let revision = Arc::new(Revision::default());
+    tokio::spawn(keep_watched_resource_changing(Arc::clone(&revision), changes.clone()));
+    server(&changes, &revision).run_cli().await
 }

@@ -14,7 +14,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 
+use super::PrimitiveKind;
 use super::catalog::Catalog;
+use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
 use super::wire::{error_result, listed_tool};
@@ -40,6 +42,8 @@ pub struct ToolServer {
     auth_config: Option<Arc<AuthConfig>>,
     /// How the transport serving this copy treats declared scopes.
     scope_policy: ScopePolicy,
+    /// This copy's (this session's) part of [`Server::changes`](super::Server::changes).
+    changes: Option<Arc<SessionChanges>>,
 }
 
 struct Shared {
@@ -62,9 +66,13 @@ impl ToolServer {
         by_name: HashMap<&'static str, usize>,
         states: StateMap,
         catalog: Catalog,
+        changes: Option<Changes>,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
+        if changes.is_some() {
+            changes::advertise(&mut capabilities);
+        }
         let mut config = ServerConfig::new(capabilities).with_server_info(info);
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
@@ -73,6 +81,7 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
+            changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
         }
     }
 
@@ -108,6 +117,7 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: self.auth_config.clone(),
             scope_policy: self.scope_policy,
+            changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
         }
     }
 
@@ -122,7 +132,20 @@ impl ToolServer {
     }
 
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
+        if !self.is_enabled(PrimitiveKind::Tool, name) {
+            return None;
+        }
         self.shared.by_name.get(name).map(|&index| &self.shared.tools[index])
+    }
+
+    /// Whether `name` is served: everything is, unless [`Changes`] disabled it.
+    fn is_enabled(&self, kind: PrimitiveKind, name: &str) -> bool {
+        self.changes.as_ref().is_none_or(|session| session.changes.is_enabled(kind, name))
+    }
+
+    /// The entries of `listed` whose name is enabled.
+    fn enabled<T: Clone>(&self, kind: PrimitiveKind, listed: &[T], name: impl Fn(&T) -> &str) -> Vec<T> {
+        listed.iter().filter(|entry| self.is_enabled(kind, name(entry))).cloned().collect()
     }
 
     /// The context of a resource read, prompt or completion handler, made as a
@@ -166,10 +189,11 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         first_page(request.as_ref(), "tools/list")?;
-        Ok(ListToolsResult::with_all_items(self.shared.listed.clone()))
+        Ok(ListToolsResult::with_all_items(self.enabled(PrimitiveKind::Tool, &self.shared.listed, |tool| &tool.name)))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.tool(name)?;
         self.shared.by_name.get(name).map(|&index| self.shared.listed[index].clone())
     }
 
@@ -238,7 +262,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         first_page(request.as_ref(), "resources/list")?;
-        Ok(ListResourcesResult::with_all_items(self.shared.catalog.listed_resources().to_vec()))
+        let listed = self.shared.catalog.listed_resources();
+        Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
     }
 
     async fn list_resource_templates(
@@ -247,7 +272,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         first_page(request.as_ref(), "resources/templates/list")?;
-        Ok(ListResourceTemplatesResult::with_all_items(self.shared.catalog.listed_templates().to_vec()))
+        let listed = self.shared.catalog.listed_templates();
+        Ok(ListResourceTemplatesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |t| &t.name)))
     }
 
     async fn read_resource(
@@ -256,7 +282,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.read(request.uri, make, &context.ct).await.map(ReadResourceResponse::Complete)
+        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
+        self.shared.catalog.read(request.uri, enabled, make, &context.ct).await.map(ReadResourceResponse::Complete)
     }
 
     async fn list_prompts(
@@ -265,7 +292,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         first_page(request.as_ref(), "prompts/list")?;
-        Ok(ListPromptsResult::with_all_items(self.shared.catalog.listed_prompts().to_vec()))
+        let listed = self.shared.catalog.listed_prompts();
+        Ok(ListPromptsResult::with_all_items(self.enabled(PrimitiveKind::Prompt, listed, |p| &p.name)))
     }
 
     async fn get_prompt(
@@ -274,7 +302,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.get_prompt(request, make, &context.ct).await.map(GetPromptResponse::Complete)
+        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
+        self.shared.catalog.get_prompt(request, enabled, make, &context.ct).await.map(GetPromptResponse::Complete)
     }
 
     async fn complete(
@@ -283,7 +312,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.complete(request, make, &context.ct).await
+        let enabled = |kind, name: &str| self.is_enabled(kind, name);
+        self.shared.catalog.complete(request, enabled, make, &context.ct).await
     }
 
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
@@ -293,6 +323,83 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(session) = &self.changes {
+            session.changes.register(session.id, &context.peer);
+        }
+    }
+
+    #[allow(
+        deprecated,
+        reason = "resources/subscribe is what 2025-x clients send; 2026-07-28 has subscriptions/listen"
+    )]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(session) = &self.changes else {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "This server announces no resource updates.",
+                None,
+            ));
+        };
+        self.shared.catalog.check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
+        session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
+            ErrorData::invalid_params(
+                format!(
+                    "This session is subscribed to {} resources already, the most this server allows. \
+                     Unsubscribe from one with resources/unsubscribe first.",
+                    too_many.max
+                ),
+                Some(serde_json::json!({ "maxSubscriptions": too_many.max })),
+            )
+        })
+    }
+
+    #[allow(deprecated, reason = "resources/unsubscribe is what 2025-x clients send")]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(session) = &self.changes else {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "This server announces no resource updates.",
+                None,
+            ));
+        };
+        session.changes.unsubscribe(session.id, &request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        // rmcp narrows the filter to what the capabilities advertise; without
+        // `Changes` nothing is, and `subscriptions/listen` stays -32601. A
+        // stream follows at most as many URIs as a session may subscribe to.
+        let session = self.changes.as_ref()?;
+        let mut accepted = requested.clone();
+        if let Some(uris) = accepted.resource_subscriptions.as_mut() {
+            uris.truncate(session.changes.max_subscriptions());
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        if let Some(session) = &self.changes {
+            let id = session.changes.next_id();
+            session.changes.listen(id, context.sink().clone());
+            context.cancelled().await;
+            session.changes.stop_listening(id);
+        }
         Ok(())
     }
 }

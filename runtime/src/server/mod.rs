@@ -27,6 +27,7 @@
 
 mod auth;
 mod catalog;
+mod changes;
 mod channel;
 mod cli;
 mod guard;
@@ -50,6 +51,7 @@ use crate::call::StateMap;
 use crate::define::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
+pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use handler::ToolServer;
 pub use transport::HttpOptions;
 pub use wire::ERRORS_META_KEY;
@@ -92,6 +94,7 @@ pub struct Server {
     lint: Option<LintOptions>,
     states: StateMap,
     catalog: catalog::Registered,
+    changes: Option<Changes>,
 }
 
 impl Server {
@@ -107,6 +110,7 @@ impl Server {
             states: StateMap::default(),
             auth: None,
             catalog: catalog::Registered::default(),
+            changes: None,
         }
     }
 
@@ -198,6 +202,25 @@ impl Server {
         self.shared_state(Arc::new(value))
     }
 
+    /// Announce run-time changes through `changes` (see [`Changes`]): the
+    /// server advertises `resources.subscribe` (when it has resources) and
+    /// `listChanged` for its tools, resources and prompts, answers
+    /// `resources/subscribe`, `resources/unsubscribe` and
+    /// `subscriptions/listen`, and shares `changes` with every handler that
+    /// takes `State<Changes>`.
+    ///
+    /// ```
+    /// use mcp_contract::server::{Changes, Server};
+    /// let changes = Changes::new();
+    /// let server = Server::new("museum", "1.0.0").changes(changes.clone());
+    /// # server.build().unwrap();
+    /// ```
+    pub fn changes(mut self, changes: Changes) -> Self {
+        self.states.insert(Arc::new(changes.clone()));
+        self.changes = Some(changes);
+        self
+    }
+
     /// [`Server::state`] for a value already behind an `Arc` that the
     /// application keeps a handle on too.
     pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
@@ -263,7 +286,7 @@ impl Server {
             }
         }
         let catalog = self.catalog.build(&self.states)?;
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
             .with_auth_config(self.auth))
     }
 }
