@@ -320,6 +320,53 @@ async fn test_trigger_prompt_change(changes: State<Changes>) -> Result<String, M
     Ok("Mutation triggered".to_owned())
 }
 
+// ---------------------------------------------------------------- tasks (SEP-2663)
+
+#[derive(Deserialize, JsonSchema)]
+struct GreetInput {
+    /// Who to greet.
+    name: String,
+}
+
+/// Greets someone by name (a tool that never runs as a task)
+#[mcp_tool]
+fn greet(input: GreetInput) -> Result<String, McpError> {
+    Ok(format!("Hello, {}!", input.name))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SlowComputeInput {
+    /// How long to compute, in seconds (at most 300).
+    seconds: f64,
+    /// A label to echo in the result.
+    label: Option<String>,
+}
+
+/// Computes for a number of seconds; runs as a task when the client supports tasks
+#[mcp_tool(task(optional), errors(bad_duration(code = InvalidParams, when = "The duration is negative, not a number or above 300 s",
+    recovery = "Call slow_compute again with seconds between 0 and 300.")))]
+async fn slow_compute(input: SlowComputeInput, ctx: Ctx) -> Result<String, McpError> {
+    if !(0.0..=300.0).contains(&input.seconds) {
+        return Err(ctx.fail(bad_duration, format!("Cannot compute for {} seconds.", input.seconds)).with_recovery());
+    }
+    tokio::time::sleep(Duration::from_secs_f64(input.seconds)).await;
+    let label = input.label.as_deref().unwrap_or("slow_compute");
+    Ok(format!("{label}: computed for {} s", input.seconds))
+}
+
+/// Fails after a second with a tool error; always runs as a task
+#[mcp_tool(task(required), errors(job_failed(code = InternalError, when = "Always: this job exists to fail",
+    recovery = "Nothing to recover: the failure is the test.")))]
+async fn failing_job(ctx: Ctx) -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ctx.fail(job_failed, "The job failed, as it always does."))
+}
+
+// needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
+// a handler's failure is a tool error here, which a task reports as
+// `completed` with `isError`. And tasks that ask for input (confirm_delete,
+// multi_input, test_tool_with_task), which wait for input-required results.
+
 // ---------------------------------------------------------------- prompts
 
 /// A simple prompt without arguments
@@ -391,6 +438,9 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(TestErrorHandling)
         .tool(JsonSchema202012Tool)
         .tool(TestTriggerToolChange)
+        .tool(Greet)
+        .tool(SlowCompute)
+        .tool(FailingJob)
         .tool(TestTriggerPromptChange)
         .resource(StaticText)
         .resource(StaticBinary)

@@ -33,6 +33,8 @@ pub(crate) struct Tool {
     pub(crate) format: Option<Path>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
+    /// `task(optional)` or `task(required)`: the `TaskSupport` variant's word.
+    pub(crate) task: Option<Ident>,
 }
 
 #[derive(Default)]
@@ -73,7 +75,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         );
     }
 
-    let RawAttr { annotations, auth, contract, allow, .. } = raw;
+    let RawAttr { annotations, auth, contract, allow, task, .. } = raw;
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
@@ -106,7 +108,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
-    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract }
+    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract, task }
 }
 
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and

@@ -58,7 +58,7 @@ pub mod __private {
     pub use crate::define::bounds;
     pub use crate::define::{
         Completion, CompletionRequest, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition,
-        PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, Tool, ToolAnnotations,
+        PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations,
         ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};

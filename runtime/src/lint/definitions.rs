@@ -249,6 +249,7 @@ mod tests {
                 recovery: "Search with search_objects first to find valid object IDs.",
                 retryable: false,
             }],
+            task_support: crate::define::TaskSupport::Forbidden,
         }
     }
 

@@ -348,6 +348,7 @@ mod tests {
             annotations: ToolAnnotations::default(),
             auth_scopes: &[],
             errors: &[],
+            task_support: crate::define::TaskSupport::Forbidden,
         }
     }
 

@@ -13,16 +13,18 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
+use tokio_util::sync::CancellationToken;
 
 use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
 use crate::call::{AuthInfo, Context, LogLevel, ScopePolicy, StateMap};
-use crate::define::DynTool;
+use crate::define::{DynTool, TaskSupport};
 use crate::error::ErrorContract;
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
@@ -44,6 +46,8 @@ pub struct ToolServer {
     scope_policy: ScopePolicy,
     /// This copy's (this session's) part of [`Server::changes`](super::Server::changes).
     changes: Option<Arc<SessionChanges>>,
+    /// The tasks, when a tool runs as one; shared by every copy.
+    tasks: Option<Tasks>,
 }
 
 struct Shared {
@@ -82,7 +86,25 @@ impl ToolServer {
             auth_config: None,
             scope_policy: ScopePolicy::Open,
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
+            tasks: None,
         }
+    }
+
+    /// Run tools as tasks with `tasks`, and advertise the tasks extension.
+    pub(super) fn with_tasks(mut self, tasks: Option<Tasks>) -> Self {
+        if tasks.is_some() {
+            // Only this copy holds the shared part yet: it was built a moment ago.
+            if let Some(shared) = Arc::get_mut(&mut self.shared) {
+                shared
+                    .config
+                    .capabilities
+                    .extensions
+                    .get_or_insert_default()
+                    .insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), rmcp::model::JsonObject::new());
+                self.tasks = tasks;
+            }
+        }
+        self
     }
 
     pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
@@ -118,6 +140,7 @@ impl ToolServer {
             auth_config: self.auth_config.clone(),
             scope_policy: self.scope_policy,
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
+            tasks: self.tasks.clone(),
         }
     }
 
@@ -136,6 +159,22 @@ impl ToolServer {
             return None;
         }
         self.shared.by_name.get(name).map(|&index| &self.shared.tools[index])
+    }
+
+    /// The tasks to run this call in, when it runs as a task: the tool
+    /// supports tasks and the client declared the extension on this request
+    /// (or its session). A tool that requires tasks refuses a client that
+    /// did not, with -32021 and the capability it needs.
+    fn as_task(&self, support: TaskSupport, context: &RequestContext<RoleServer>) -> Result<Option<&Tasks>, ErrorData> {
+        let Some(tasks) = &self.tasks else { return Ok(None) };
+        let declared = context.client_capabilities().is_some_and(|capabilities| capabilities.supports_tasks());
+        match (support, declared) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(None),
+            (TaskSupport::Optional | TaskSupport::Required, true) => Ok(Some(tasks)),
+            (TaskSupport::Required, false) => Err(ErrorData::missing_required_client_capability(
+                rmcp::model::ClientCapabilities::builder().enable_tasks().build(),
+            )),
+        }
     }
 
     /// Whether `name` is served: everything is, unless [`Changes`] disabled it.
@@ -237,6 +276,13 @@ impl ServerHandler for ToolServer {
             return Ok(CallToolResponse::Complete(error_result(&err)));
         }
         let arguments = request.arguments.unwrap_or_default();
+        if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+            // The task outlives this request: its own cancellation, stopped by tasks/cancel.
+            let cancellation = CancellationToken::new();
+            let ctx = ctx.with_cancellation(cancellation.clone());
+            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
+            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
+        }
         match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
@@ -378,6 +424,35 @@ impl ServerHandler for ToolServer {
         Ok(())
     }
 
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // No task here asks for input, so there is nothing to answer: the
+        // extension acknowledges responses to keys it does not know.
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.get(&request.task_id).await.map(drop)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.cancel(&request.task_id).await
+    }
+
     fn accepted_subscription_filter(
         &self,
         requested: &rmcp::model::SubscriptionFilter,
@@ -402,6 +477,12 @@ impl ServerHandler for ToolServer {
         }
         Ok(())
     }
+}
+
+/// rmcp answers tasks/* -32601 for a server that does not advertise the
+/// extension; one that does has its tasks.
+fn no_tasks() -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "This server runs no tool as a task.", None)
 }
 
 /// Every list is answered whole, on one page without a `nextCursor`, so no
