@@ -202,7 +202,13 @@ fn python_client_over_http(extra: &[&str], what: &str) {
         return;
     }
     let server = HttpMuseum::start(extra);
-    let output = run(python_client().arg("--url").arg(&server.url), what);
+    let mut client = python_client();
+    client.arg("--url").arg(&server.url);
+    if extra.contains(&"--stateless") {
+        // No session to announce resource updates to: the client skips subscriptions.
+        client.arg("--stateless");
+    }
+    let output = run(&mut client, what);
     assert_checks_passed(&output, what);
     #[cfg(unix)]
     server.terminate();

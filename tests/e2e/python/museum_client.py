@@ -53,20 +53,64 @@ def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
         ("get_object", "not_in_collection"): {"object_id": 5},
         ("get_object_image", "not_in_collection"): {"object_id": 5},
         ("get_object_image", "image_service_busy"): {"object_id": throttled},
+        ("sign_guestbook", "invalid_name"): {"name": "   "},
+        ("export_department", "unknown_department"): {"department": "Dinosaurs"},
     }
 
 
-async def exercise(session: ClientSession, records: list[dict]) -> None:
+UPDATED: list[str] = []
+"""The URIs of the notifications/resources/updated the session received."""
+
+
+async def on_message(message) -> None:
+    if isinstance(message, types.ResourceUpdatedNotification):
+        UPDATED.append(message.params.uri)
+
+
+async def guestbook(session: ClientSession, subscribe: bool) -> None:
+    """Sign the guestbook; a subscribed session hears of it, and stops hearing once unsubscribed."""
+    if subscribe:
+        await session.subscribe_resource("museum://guestbook")
+    signed = await session.call_tool("sign_guestbook", {"name": "Ada Lovelace"})
+    check(not signed.is_error, "sign_guestbook", wire(signed))
+    book = (await session.read_resource("museum://guestbook")).contents[0]
+    check("Ada Lovelace" in book.text, "the guestbook holds the signature", book)
+    if not subscribe:
+        return
+    with anyio.move_on_after(5):
+        while "museum://guestbook" not in UPDATED:
+            await anyio.sleep(0.02)
+    check(UPDATED == ["museum://guestbook"], "notifications/resources/updated reaches the subscriber", UPDATED)
+    await session.unsubscribe_resource("museum://guestbook")
+    await session.call_tool("sign_guestbook", {"name": "Charles Babbage"})
+    await anyio.sleep(0.3)
+    check(UPDATED == ["museum://guestbook"], "no update after unsubscribing", UPDATED)
+
+
+async def exercise(session: ClientSession, records: list[dict], subscribe: bool = True) -> None:
     init = await session.initialize()
     check(init.server_info.name == "museum", "server info names the server, not the framework", init.server_info)
     check(init.capabilities.tools is not None, "the tools capability is declared")
     check(init.capabilities.resources is not None and init.capabilities.prompts is not None, "resources, prompts")
     await resources_and_prompts(session, records)
+    if subscribe:
+        check(init.capabilities.resources.subscribe is True, "the subscribe capability", init.capabilities)
+    await guestbook(session, subscribe)
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
         set(listed)
-        == {"search_objects", "get_object", "get_object_image", "collection_stats", "debug_panic", "debug_busy", "debug_spin"},
+        == {
+            "search_objects",
+            "get_object",
+            "get_object_image",
+            "collection_stats",
+            "sign_guestbook",
+            "export_department",
+            "debug_panic",
+            "debug_busy",
+            "debug_spin",
+        },
         "tools/list names every tool",
         sorted(listed),
     )
@@ -215,7 +259,7 @@ async def expect_error(call, code: int, what: str) -> dict:
 
 async def resources_and_prompts(session: ClientSession, records: list[dict]) -> None:
     listed = [wire(resource) for resource in (await session.list_resources()).resources]
-    check([r["uri"] for r in listed] == ["museum://about"], "resources/list holds the static resource", listed)
+    check([r["uri"] for r in listed] == ["museum://about", "museum://guestbook"], "the static resources", listed)
     templates = [wire(t) for t in (await session.list_resource_templates()).resource_templates]
     check([t["uriTemplate"] for t in templates] == ["museum://objects/{object_id}"], "the object template", templates)
 
@@ -253,6 +297,7 @@ async def main() -> None:
     parser.add_argument("--stdio")
     parser.add_argument("--url")
     parser.add_argument("--jwt-secret")
+    parser.add_argument("--stateless", action="store_true", help="the server has no sessions: skip subscriptions")
     args = parser.parse_args()
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
@@ -266,15 +311,15 @@ async def main() -> None:
         env = {"MUSEUM_TEST_TOOLS": "1", "PATH": os.environ.get("PATH", "")}
         params = StdioServerParameters(command=args.stdio, env=env)
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, logging_callback=on_log) as session:
+            async with ClientSession(read, write, logging_callback=on_log, message_handler=on_message) as session:
                 await exercise(session, records)
     else:
         # With a secret, the whole exercise runs with a bearer token holding the museum's scope.
         headers = {"Authorization": f"Bearer {mint(args.jwt_secret, ['images:read'])}"} if args.jwt_secret else {}
         async with httpx2.AsyncClient(headers=headers) as http:
             async with streamable_http_client(args.url, http_client=http) as (read, write, *_):
-                async with ClientSession(read, write, logging_callback=on_log) as session:
-                    await exercise(session, records)
+                async with ClientSession(read, write, logging_callback=on_log, message_handler=on_message) as session:
+                    await exercise(session, records, subscribe=not args.stateless)
         if args.jwt_secret:
             await auth_checks(args.url, args.jwt_secret, records[0]["id"])
     check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)
