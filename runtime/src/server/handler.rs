@@ -267,7 +267,7 @@ impl ServerHandler for ToolServer {
         let ctx = Context::new(definition.name, definition.errors)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(channel))
-            .with_auth(self.scope_policy, caller)
+            .with_auth(self.scope_policy, caller.clone())
             .with_states(self.shared.states.clone());
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
@@ -277,9 +277,15 @@ impl ServerHandler for ToolServer {
         }
         let arguments = request.arguments.unwrap_or_default();
         if let Some(tasks) = self.as_task(definition.task_support, &context)? {
-            // The task outlives this request: its own cancellation, stopped by tasks/cancel.
+            // The task outlives this request: its own cancellation, stopped by
+            // tasks/cancel, and no channel to the client, whose request is
+            // answered (progress and logs name live requests only; the client
+            // follows the task with tasks/get).
             let cancellation = CancellationToken::new();
-            let ctx = ctx.with_cancellation(cancellation.clone());
+            let ctx = Context::new(definition.name, definition.errors)
+                .with_cancellation(cancellation.clone())
+                .with_auth(self.scope_policy, caller)
+                .with_states(self.shared.states.clone());
             let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }

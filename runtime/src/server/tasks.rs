@@ -25,7 +25,8 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(15 * 60);
 /// How often a client is asked to poll a task, by default: its `pollIntervalMs`.
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// How many tasks [`MemoryTaskStore::default`] keeps at once.
+/// How many tasks [`MemoryTaskStore::default`] keeps at once, and how many
+/// handlers of tasks one server runs at once (whatever its store).
 pub const DEFAULT_MAX_TASKS: usize = 1024;
 
 /// Where tasks' states are kept, so `tasks/get` finds them for as long as
@@ -173,6 +174,15 @@ impl Tasks {
         ctx: Context,
         cancellation: CancellationToken,
     ) -> Result<Task, ErrorData> {
+        if lock(&self.running).len() >= DEFAULT_MAX_TASKS {
+            // A store that keeps more (or forgets a task past its time to live
+            // while it still runs) does not let this process run more.
+            return Err(ErrorData::new(
+                ErrorCode(crate::JsonRpcErrorCode::ServiceUnavailable.as_i32()),
+                format!("This server runs {DEFAULT_MAX_TASKS} tasks already. Call again once one has finished."),
+                None,
+            ));
+        }
         let created = SystemTime::now();
         let expires_at = created + self.ttl;
         let stamp = timestamp(created);
