@@ -320,6 +320,21 @@ async fn test_trigger_prompt_change(changes: State<Changes>) -> Result<String, M
     Ok("Mutation triggered".to_owned())
 }
 
+// ---------------------------------------------------------------- a header mirrored from an argument (SEP-2243)
+
+#[derive(Deserialize, JsonSchema)]
+struct CustomHeaderInput {
+    /// The region to answer for; the client mirrors it in the `Mcp-Param-Region` header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+/// Answers for a region the client also sends as the Mcp-Param-Region header (SEP-2243 x-mcp-header)
+#[mcp_tool]
+fn test_custom_header(input: CustomHeaderInput) -> Result<String, McpError> {
+    Ok(format!("Region: {}", input.region))
+}
+
 // ---------------------------------------------------------------- tasks (SEP-2663)
 
 #[derive(Deserialize, JsonSchema)]
@@ -422,11 +437,10 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 // ---------------------------------------------------------------- the server
 
 fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
-    // needs: the tasks extension (SEP-2663) on a tool, input-required results
-    // (SEP-2322) from a handler, a tool requiring a client capability, the
-    // `x-mcp-header` annotation (SEP-2243) on an input field, and the request's
-    // log level on the context (2026-07-28): each scenario that waits for one is
-    // listed, with why, in .ci/conformance-expected-failures.yml.
+    // needs: input-required results (SEP-2322) from a handler (and tasks that
+    // ask for input), a tool requiring a client capability, and the request's
+    // log level on the context (2026-07-28): each scenario that waits for one
+    // is listed, with why, in .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -439,6 +453,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(JsonSchema202012Tool)
         .tool(TestTriggerToolChange)
         .tool(Greet)
+        .tool(TestCustomHeader)
         .tool(SlowCompute)
         .tool(FailingJob)
         .tool(TestTriggerPromptChange)
