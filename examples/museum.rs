@@ -33,6 +33,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use mcp_contract::call::Truncation;
 use mcp_contract::prelude::*;
 use mcp_contract::server::Changes;
 
@@ -133,9 +134,28 @@ pub struct SearchObjectsOutput {
     pub results: Vec<ObjectSummary>,
 }
 
+/// What the agent should know about a search beside its page of results.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchEnrichment {
+    /// The words searched for, as the server understood the query (lowercase, words of two letters or more).
+    pub effective_query: Option<String>,
+    /// How many objects match in all pages.
+    pub total_count: Option<u64>,
+    /// Why nothing matched, or that the page size capped the results.
+    pub notice: Option<String>,
+    /// Whether this page shows fewer objects than match.
+    pub truncated: Option<bool>,
+    /// How many objects this page shows.
+    pub shown: Option<u64>,
+    /// The page size that capped the results.
+    pub cap: Option<u64>,
+}
+
 /// Search the collection by words, optionally within one department; results are paginated.
 #[mcp_tool(
     annotations(read_only, idempotent, open_world = false),
+    enrichment = SearchEnrichment,
     errors(
         invalid_query(code = ValidationError, when = "The query is empty or has no word of two letters or more",
             recovery = "Search with at least one word of two letters or more, e.g. \"harbor\"."),
@@ -190,6 +210,10 @@ async fn search_objects(
         })
         .collect();
     let total = u32::try_from(matches.len()).unwrap_or(u32::MAX);
+    ctx.enrich().echo(words.join(" ")).total(u64::from(total));
+    if total == 0 {
+        ctx.enrich().notice("Nothing matched every word: search with fewer or broader words.");
+    }
     let page = input.page.unwrap_or(1).max(1);
     let last_page = total.div_ceil(page_size).max(1);
     if page > last_page {
@@ -209,7 +233,18 @@ async fn search_objects(
             artist: record.artist.clone(),
             year: record.year,
         })
-        .collect();
+        .collect::<Vec<_>>();
+    if results.len() < matches.len() {
+        let guidance = format!("Showing {} of {total}; ask for page {} for more.", results.len(), page + 1);
+        let shown = results.len() as u64;
+        let guidance = (page < last_page).then_some(guidance);
+        ctx.enrich().truncated(Truncation {
+            shown,
+            cap: u64::from(page_size),
+            ceiling: Some(u64::from(MAX_PAGE_SIZE)),
+            guidance,
+        });
+    }
     Ok(SearchObjectsOutput { total, page, has_more: page < last_page, results })
 }
 

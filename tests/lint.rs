@@ -121,6 +121,41 @@ fn format_parity_reports_each_field_the_text_leaves_out() {
     assert!(first.message.ends_with(&mcp_contract::rules::docs_url("format-parity")), "{}", first.message);
 }
 
+/// Search exhibits, with the same brief formatter.
+#[mcp_tool(format = render_title_only)]
+fn search_exhibits() -> Result<Exhibit, McpError> {
+    Err(McpError::not_found("None."))
+}
+
+/// A random exhibit, with the same brief formatter.
+#[mcp_tool(format = render_title_only)]
+fn random_exhibit() -> Result<Exhibit, McpError> {
+    Err(McpError::not_found("None."))
+}
+
+#[test]
+fn a_formatter_shared_by_several_tools_is_reported_once_per_field_naming_it_and_the_tools() {
+    let report = lint(&[&BriefExhibit, &ShowExhibit, &SearchExhibits, &RandomExhibit]);
+    let findings = of_rule(&report, "format-parity");
+    let missing: Vec<&str> = findings.iter().map(|d| d.path.as_deref().unwrap_or_default()).collect();
+    assert_eq!(
+        missing,
+        ["artist", "floor", "height_cm", "loan", "on_view", "size[0]", "size[1]", "tags[]"],
+        "{report}"
+    );
+    let artist = findings[0];
+    assert_eq!(artist.name, "brief_exhibit");
+    assert!(
+        artist.message.starts_with(
+            "the `format` function `lint::render_title_only`, shared by tools `brief_exhibit`, `search_exhibits`, `random_exhibit`, does not render output field `artist`"
+        ),
+        "{}",
+        artist.message
+    );
+    assert!(artist.message.contains("render the field in `render_title_only`"), "{}", artist.message);
+    assert!(artist.message.ends_with(&mcp_contract::rules::docs_url("format-parity")), "{}", artist.message);
+}
+
 // ---------------------------------------------------------------- regressions of the reference
 
 #[derive(Serialize, Deserialize, JsonSchema)]

@@ -24,6 +24,15 @@ fn stdout(output: &Output) -> String {
 }
 
 #[test]
+fn help_names_the_binary() {
+    let output = run(&["--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(text.contains("  museum --http ADDR [--stateless]"), "{text}");
+    assert!(!text.contains("<server>"), "{text}");
+}
+
+#[test]
 fn lint_passes_on_the_museum() {
     let output = run(&["lint"]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));

@@ -162,7 +162,7 @@ fn schemas_are_portable_snapshots() {
     );
     let output = serde_json::Value::Object((*definition.output_schema.clone().unwrap()).clone());
     assert_eq!(output["properties"]["title"], json!({"type": "string", "description": "Title of the object."}));
-    assert_eq!(output["properties"]["artist"]["type"], json!(["string", "null"]));
+    assert_eq!(output["properties"]["artist"]["anyOf"], json!([{"type": "string"}, {"type": "null"}]));
     assert!(mcp_contract::schema::portability_problems(&definition.input_schema).is_empty());
 
     // A tool without input takes an empty object.

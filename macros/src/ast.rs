@@ -3,7 +3,8 @@
 
 use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, Meta, PathArguments, ReturnType, Type};
 
-use crate::diag::Diagnostics;
+use crate::diag::{Diagnostics, message};
+use crate::rules::HANDLER_SIGNATURE;
 
 /// The context parameter, by how it is typed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -78,7 +79,10 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     if !sig.generics.params.is_empty() {
         diag.error(syn::Error::new_spanned(
             &sig.generics,
-            "`#[mcp_tool]` handlers cannot be generic: the tool's schemas need concrete types",
+            message(
+                HANDLER_SIGNATURE,
+                "`#[mcp_tool]` handlers cannot be generic: the tool's schemas need concrete types",
+            ),
         ));
         shape_ok = false;
     }
@@ -90,7 +94,10 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
                 ReturnType::Default => &sig.ident,
                 ReturnType::Type(_, ty) => ty,
             };
-            diag.error(syn::Error::new_spanned(span_of, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"));
+            diag.error(syn::Error::new_spanned(
+                span_of,
+                message(HANDLER_SIGNATURE, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"),
+            ));
             shape_ok = false;
             (syn::parse_quote!(::std::string::String), true)
         }
@@ -146,7 +153,7 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
             Kind::Tool => "`#[mcp_tool]` handlers are free functions; move the `self` state into a static or a service the handler calls".to_owned(),
             Kind::Resource | Kind::Prompt => format!("`#[{}]` handlers are free functions", kind.attribute()),
         };
-        diag.error(syn::Error::new_spanned(receiver, text));
+        diag.error(syn::Error::new_spanned(receiver, message(HANDLER_SIGNATURE, text)));
         shape_ok = false;
     }
     let mut params = Vec::new();
@@ -169,12 +176,17 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
                 if let (Kind::Tool, Type::Reference(reference)) = (kind, &*arg.ty) {
                     // Without this, rustc reports a missing lifetime in the
                     // generated `type Input`, far from the `&`.
+                    let (pat, elem) =
+                        (quote::ToTokens::to_token_stream(&arg.pat), quote::ToTokens::to_token_stream(&reference.elem));
                     diag.error(syn::Error::new_spanned(
                         reference,
-                        format_args!(
-                            "the input is decoded from each call's arguments and handed to the handler by value: take `{}: {}`",
-                            quote::ToTokens::to_token_stream(&arg.pat),
-                            quote::ToTokens::to_token_stream(&reference.elem),
+                        message(
+                            HANDLER_SIGNATURE,
+                            format_args!(
+                                "the input is decoded from each call's arguments and handed to the handler by value: \
+                                 take `{pat}: {elem}`; if `{elem}` is shared state, take `{pat}: State<{elem}>` \
+                                 and register it with `Server::new(..).state(value)`"
+                            ),
                         ),
                     ));
                     shape_ok = false;
@@ -189,12 +201,15 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
         if repeated && kind != Kind::Tool {
             diag.error(syn::Error::new_spanned(
                 arg,
-                format!(
-                    "a {} handler takes at most one params or arguments struct and one context; shared state is taken as `State<T>`",
-                    match kind {
-                        Kind::Resource => "resource",
-                        Kind::Tool | Kind::Prompt => "prompt",
-                    }
+                message(
+                    HANDLER_SIGNATURE,
+                    format_args!(
+                        "a {} handler takes at most one params or arguments struct and one context; shared state is taken as `State<T>`",
+                        match kind {
+                            Kind::Resource => "resource",
+                            Kind::Tool | Kind::Prompt => "prompt",
+                        }
+                    ),
                 ),
             ));
             shape_ok = false;
@@ -206,7 +221,10 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
                 }
                 Param::Ctx { .. } | Param::State(_) => "one context parameter",
             };
-            diag.error(syn::Error::new_spanned(arg, format!("a handler takes at most {what}")));
+            diag.error(syn::Error::new_spanned(
+                arg,
+                message(HANDLER_SIGNATURE, format_args!("a handler takes at most {what}")),
+            ));
             shape_ok = false;
         } else {
             params.push(param);

@@ -52,6 +52,10 @@ keys! {
         annotations: Option<Meta>,
         auth: Option<Meta>,
         format: Option<Path>,
+        /// `enrichment = Type`: what the handler tells the agent beside the result, through `ctx.enrich()`.
+        enrichment: Option<Path>,
+        /// `app = "ui://.."`: the MCP App resource the tool pairs with.
+        app: Option<LitStr>,
         errors: Option<Meta>,
         /// `task(optional)` or `task(required)`: calls run as tasks (SEP-2663).
         task: Option<Meta>,
@@ -332,6 +336,8 @@ pub(crate) struct RawAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) format: Option<Path>,
+    pub(crate) enrichment: Option<Path>,
+    pub(crate) app: Option<LitStr>,
     pub(crate) tool_type: Option<Ident>,
     pub(crate) reason_type: Option<Ident>,
     pub(crate) krate: Option<Path>,
@@ -380,6 +386,8 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         title: args.title,
         description: args.description,
         format: args.format,
+        enrichment: args.enrichment,
+        app: args.app,
         tool_type: args.tool_type,
         reason_type: args.reason_type,
         krate: args.krate,
@@ -436,7 +444,10 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
     let Ok(items) = list_items(meta) else {
         diag.error(syn::Error::new_spanned(
             meta,
-            "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
+            message(
+                rules::ATTRIBUTE_SYNTAX,
+                "`errors` is a list of failure modes: `errors(not_found(code = NotFound, when = \"..\", recovery = \"..\"))`",
+            ),
         ));
         return RawContract { key, entries: Vec::new() };
     };
@@ -445,14 +456,17 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
         let NestedMeta::Meta(meta) = item else {
             diag.error(syn::Error::new_spanned(
                 item,
-                "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
+                message(
+                    rules::ATTRIBUTE_SYNTAX,
+                    "expected a failure mode: `reason_name(code = .., when = .., recovery = ..)`",
+                ),
             ));
             continue;
         };
         let Some(reason) = meta.path().get_ident().cloned() else {
             diag.error(syn::Error::new_spanned(
                 meta.path(),
-                "a reason is a single snake_case name, such as `not_in_collection`",
+                message(rules::ATTRIBUTE_SYNTAX, "a reason is a single snake_case name, such as `not_in_collection`"),
             ));
             continue;
         };
@@ -529,9 +543,9 @@ fn parse_rule_ids(tokens: TokenStream, diag: &mut Diagnostics) -> Vec<AllowedRul
         if id.is_empty() {
             diag.error(syn::Error::new_spanned(
                 &tokens,
-                format!(
-                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`; see {}",
-                    crate::rules::DOCS_URL
+                message(
+                    rules::ATTRIBUTE_SYNTAX,
+                    "expected a lint rule id such as `error-contract-empty` in `allow(..)`",
                 ),
             ));
         } else {
@@ -562,6 +576,6 @@ fn split_top_level(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
 fn list_items(meta: &Meta) -> syn::Result<Vec<NestedMeta>> {
     match meta {
         Meta::List(list) => NestedMeta::parse_meta_list(list.tokens.clone()),
-        _ => Err(syn::Error::new_spanned(meta, "expected a list: `key(..)`")),
+        _ => Err(syn::Error::new_spanned(meta, message(rules::ATTRIBUTE_SYNTAX, "expected a list: `key(..)`"))),
     }
 }

@@ -61,10 +61,11 @@ impl Contract {
         let reason_type =
             reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
         if reason_type == *type_ident {
-            diag.error(syn::Error::new(
+            diag.rule_error(
+                crate::rules::ATTRIBUTE_SYNTAX,
                 reason_type.span(),
                 format_args!("`reason_type = {reason_type}` is the name of the generated {kind} type: give the reason enum another name"),
-            ));
+            );
         }
 
         if let Some(contract) = &entries {
@@ -77,13 +78,9 @@ impl Contract {
         }
 
         let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
-        Self {
-            kind,
-            private: quote!(#krate::__private),
-            reason_type,
-            entries,
-            allowed: allow.into_iter().map(|rule| rule.id).collect(),
-        }
+        let private = quote!(#krate::__private);
+        crate::question::rewrite_handler(item, &private);
+        Self { kind, private, reason_type, entries, allowed: allow.into_iter().map(|rule| rule.id).collect() }
     }
 
     /// Drop the warnings of the rules `allow(..)` names; once every warning is in.

@@ -78,7 +78,12 @@ impl Diagnostics {
         match result {
             Ok(value) => Some(value),
             Err(err) => {
-                self.errors.extend(err.flatten().into_iter().map(syn::Error::from));
+                // darling's words (the valid keys, the closest one) with the link.
+                self.errors.extend(
+                    err.flatten()
+                        .into_iter()
+                        .map(|err| syn::Error::new(err.span(), message(crate::rules::ATTRIBUTE_SYNTAX, err))),
+                );
                 None
             }
         }

@@ -147,11 +147,10 @@ fn tool_impl(
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
     let input = match handler.input() {
-        // `&T` was reported; `T` keeps rustc from adding a lifetime error.
-        Some(Type::Reference(reference)) => {
-            let ty = &reference.elem;
-            quote!(#ty)
-        }
+        // `&T` was reported (and the call stubbed): no input keeps rustc from
+        // adding a lifetime error, or the missing derives of a `&Db` that was
+        // meant as state.
+        Some(Type::Reference(_)) => quote!(#private::NoArguments),
         Some(ty) => quote!(#ty),
         None => quote!(#private::NoArguments),
     };
@@ -182,8 +181,9 @@ fn tool_impl(
         quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
-    // Instantiated with the error type as written, so a handler error without
-    // a conversion into `McpError` is reported there, with the fix.
+    // Converted as `?` converts in the body (see `question`), typed with the
+    // error type as written, so an error without a conversion into `McpError`
+    // is reported there, with the fix.
     // Called in a closure rather than passed as a function value: a function
     // value would be checked a second time, as an `FnOnce`, at the attribute.
     // Every token of the path carries the type's span: a path of mixed spans
@@ -192,7 +192,11 @@ fn tool_impl(
         Some(error) => {
             let span = error.span();
             let private = respan(private.clone(), span);
-            quote_spanned!(span=> |error| #private::bounds::handler_error::<#error>(error))
+            quote_spanned!(span=> |error: #error| {
+                #[allow(unused_imports)]
+                use #private::bounds::{ViaFrom as _, ViaNothing as _, ViaStdError as _};
+                (&&&#private::bounds::ErrorProbe::of(&error)).mcp_conversion().convert(error)
+            })
         }
         None => quote!(::core::convert::Into::into),
     };
@@ -242,12 +246,16 @@ fn tool_impl(
     };
     // Format parity (runtime/src/lint) renders samples through `format`; only
     // tools with a `format` and a structured result have something to check.
-    let sample_output = (tool.format.is_some() && !handler.text_only).then(|| {
+    let sample_output = tool.format.as_ref().filter(|_| !handler.text_only).map(|format| {
         quote! {
             fn sample_output(&self, sample: #private::SampleValue) -> #private::OutputSample<Self::Output> {
                 #[allow(unused_imports)]
                 use #private::{DecodeSample as _, DecodeSampleFallback as _};
                 (&#private::SampleProbe::<Self::Output>::new()).decode(sample)
+            }
+
+            fn format_function(&self) -> ::core::option::Option<&'static str> {
+                ::core::option::Option::Some(::core::any::type_name_of_val(&#format))
             }
         }
     });
@@ -264,6 +272,14 @@ fn tool_impl(
     }
     if !handler.text_only {
         definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
+    }
+    if let Some(app) = &tool.app {
+        definition.extend(quote!(.with_app(#app)));
+    }
+    if let Some(enrichment) = &tool.enrichment {
+        definition.extend(quote_spanned!(enrichment.span()=>
+            .with_enrichment(#private::EnrichmentDefinition::new(#private::bounds::enrichment_schema::<#enrichment>()))
+        ));
     }
     let annotations = &tool.annotations;
     let mut hints = TokenStream::new();
@@ -348,7 +364,7 @@ fn tool_impl(
 }
 
 /// `tokens` with every token (inside groups too) at `span`.
-fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut token| {

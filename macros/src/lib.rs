@@ -13,6 +13,7 @@ mod lint;
 mod names;
 mod primitive;
 mod prompt;
+mod question;
 mod reasons;
 mod resource;
 mod rules;
@@ -52,6 +53,8 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
         reasons::resolve_handler(&mut handler.item, &reasons, &mut diag);
     }
+    let krate = &tool.krate;
+    question::rewrite_handler(&mut handler.item, &quote::quote!(#krate::__private));
     diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
     let expanded = expand::expand(handler, &tool);

@@ -105,7 +105,11 @@ pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: ast::Kin
             ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
         };
         let attribute = if kind == ast::Kind::Resource { "mcp_resource" } else { "mcp_prompt" };
-        diag.error(syn::Error::new(span, format!("a `#[{attribute}]` handler returns {returns}")));
+        diag.rule_error(
+            crate::rules::HANDLER_SIGNATURE,
+            span,
+            format_args!("a `#[{attribute}]` handler returns {returns}"),
+        );
     }
     params
 }

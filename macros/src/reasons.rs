@@ -164,13 +164,14 @@ impl Rewrite<'_, '_> {
                 let hint =
                     closest(&written, &name_refs).map(|name| format!("did you mean `{name}`? ")).unwrap_or_default();
                 let list = names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ");
-                self.diag.error(syn::Error::new(
+                self.diag.rule_error(
+                    rules::ERROR_CONTRACT_REASON_UNKNOWN,
                     name.span(),
-                    format!(
+                    format_args!(
                         "`{written}` is not a reason of this {}'s `errors(..)`: {hint}the declared reasons are {list}",
                         self.reasons.kind
                     ),
-                ));
+                );
                 // A stand-in keeps rustc from adding "cannot find value" here.
                 let guess = closest(&written, &name_refs).unwrap_or(name_refs[0]);
                 match self.reasons.contract.iter().find(|entry| entry.reason.unraw() == guess) {

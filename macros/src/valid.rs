@@ -31,6 +31,10 @@ pub(crate) struct Tool {
     pub(crate) annotations: Annotations,
     pub(crate) auth: Vec<String>,
     pub(crate) format: Option<Path>,
+    /// `enrichment = Type`.
+    pub(crate) enrichment: Option<Path>,
+    /// `app = "ui://.."`.
+    pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
     /// `task(optional)` or `task(required)`: the `TaskSupport` variant's word.
@@ -80,9 +84,10 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
 
-    let (title, format, tool_type, reason_type, krate) = (
+    let (title, format, enrichment, tool_type, reason_type, krate) = (
         raw.title.as_ref().map(LitStr::value),
         raw.format.clone(),
+        raw.enrichment.clone(),
         raw.tool_type.clone(),
         raw.reason_type.clone(),
         raw.krate.clone(),
@@ -99,16 +104,32 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let tool_type = tool_type.unwrap_or_else(|| format_ident!("{pascal}", span = fn_ident.span()));
     let reason_type = reason_type.unwrap_or_else(|| format_ident!("{tool_type}Reason", span = fn_ident.span()));
     if tool_type == reason_type {
-        diag.error(syn::Error::new(
+        diag.rule_error(
+            rules::ATTRIBUTE_SYNTAX,
             reason_type.span(),
             format_args!(
                 "`tool_type` and `reason_type` are both `{tool_type}`: give the two generated types different names"
             ),
-        ));
+        );
     }
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
-    Tool { name, tool_type, reason_type, krate, title, description, annotations, auth, format, contract, task }
+    let app = raw.app.as_ref().map(|uri| check_app(uri, diag));
+    Tool {
+        name,
+        tool_type,
+        reason_type,
+        krate,
+        title,
+        description,
+        annotations,
+        auth,
+        format,
+        enrichment,
+        app,
+        contract,
+        task,
+    }
 }
 
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
@@ -127,15 +148,36 @@ pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
                 "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
                 rule.url()
             ),
-            None => format!(
-                "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}; see {}",
-                allowed.id,
-                rules::warning_ids().join(", "),
-                rules::DOCS_URL
+            None => crate::diag::message(
+                rules::ATTRIBUTE_SYNTAX,
+                format_args!(
+                    "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}",
+                    allowed.id,
+                    rules::warning_ids().join(", "),
+                ),
             ),
         };
         diag.error(syn::Error::new_spanned(&allowed.tokens, text));
     }
+}
+
+/// `meta-ui-resource-uri-required`, `meta-ui-resource-uri-scheme`.
+fn check_app(uri: &LitStr, diag: &mut Diagnostics) -> String {
+    let value = uri.value();
+    match rules::check::app_uri(&value) {
+        Err(rule) if rule == rules::META_UI_RESOURCE_URI_REQUIRED => diag.rule_error(
+            rule,
+            uri.span(),
+            "`app` is empty: name the `ui://` resource that serves the tool's MCP App, e.g. `app = \"ui://museum/object-viewer\"`",
+        ),
+        Err(rule) => diag.rule_warning(
+            rule,
+            uri.span(),
+            format_args!("`app = \"{value}\"` is no `ui://` URI, which MCP Apps hosts expect (SDK hosts refuse others): serve the app at `ui://..`"),
+        ),
+        Ok(()) => {}
+    }
+    value
 }
 
 /// `name-required`, `name-format`.

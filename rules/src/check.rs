@@ -3,6 +3,8 @@
 //! their own way (a spanned compile error, a diagnostic with a JSON Pointer) but
 //! never reach different verdicts.
 
+use crate::{META_UI_RESOURCE_URI_REQUIRED, META_UI_RESOURCE_URI_SCHEME, Rule};
+
 /// The fewest words a useful `recovery` has (`error-contract-recovery-min-words`).
 pub const MIN_RECOVERY_WORDS: usize = 5;
 
@@ -67,4 +69,22 @@ pub fn is_valid_name(name: &str) -> bool {
 /// ```
 pub fn is_valid_scope(scope: &str) -> bool {
     !scope.is_empty() && !scope.chars().any(char::is_whitespace)
+}
+
+/// `meta-ui-resource-uri-required` (empty) and `meta-ui-resource-uri-scheme`
+/// (not `ui://`, which MCP Apps hosts expect): the rule a tool's app URI breaks.
+///
+/// ```
+/// use mcp_contract::rules::{META_UI_RESOURCE_URI_SCHEME, check::app_uri};
+/// assert_eq!(app_uri("ui://museum/object-viewer"), Ok(()));
+/// assert_eq!(app_uri("https://museum.example/viewer"), Err(META_UI_RESOURCE_URI_SCHEME));
+/// ```
+pub fn app_uri(uri: &str) -> Result<(), Rule> {
+    if uri.trim().is_empty() {
+        Err(META_UI_RESOURCE_URI_REQUIRED)
+    } else if !uri.starts_with("ui://") {
+        Err(META_UI_RESOURCE_URI_SCHEME)
+    } else {
+        Ok(())
+    }
 }

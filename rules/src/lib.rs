@@ -147,8 +147,23 @@ rules! {
         ANNOTATION_TYPE = "annotation-type", Error;
         /// `auth` is not a list of strings.
         AUTH_TYPE = "auth-type", Error;
+        /// A key of the attribute that does not parse: an unknown key, a value of the wrong shape.
+        ATTRIBUTE_SYNTAX = "attribute-syntax", Error;
+        /// A handler's shape the call cannot serve: a receiver, generics, the
+        /// return type, an input taken by reference, a parameter taken twice.
+        HANDLER_SIGNATURE = "handler-signature", Error;
+        /// A handler's input, output or state type lacks a trait the call needs.
+        HANDLER_TYPE_TRAITS = "handler-type-traits", Error;
+        /// A handler's error, or an error under `?` in it, has no conversion into `McpError`.
+        HANDLER_ERROR_CONVERSION = "handler-error-conversion", Error;
+        /// `ctx.fail(reason, ..)` names a reason its contract does not declare.
+        ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
     }
     both: {
+        /// `app = ""`: an MCP App without its resource URI.
+        META_UI_RESOURCE_URI_REQUIRED = "meta-ui-resource-uri-required", Error;
+        /// An MCP App resource URI that is not `ui://`.
+        META_UI_RESOURCE_URI_SCHEME = "meta-ui-resource-uri-scheme", Warning;
         /// `code = UnknownError`.
         ERROR_CONTRACT_CODE_UNKNOWN_ERROR = "error-contract-code-unknown-error", Warning;
         /// A reason is not snake_case.
@@ -181,6 +196,22 @@ rules! {
         RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
     }
     linter: {
+        /// A tool's MCP App URI matches no resource the server serves.
+        APP_TOOL_RESOURCE_PAIRING = "app-tool-resource-pairing", Error;
+        /// The enrichment type's schema is no object.
+        ENRICHMENT_TYPE = "enrichment-type", Error;
+        /// The enrichment type has no fields.
+        ENRICHMENT_EMPTY = "enrichment-empty", Warning;
+        /// An enrichment field is also an output field.
+        ENRICHMENT_OUTPUT_COLLISION = "enrichment-output-collision", Error;
+        /// An output field looks like enrichment (notice, effectiveQuery, queryEcho).
+        ENRICHMENT_PREFER_BLOCK = "enrichment-prefer-block", Warning;
+        /// A compound enrichment field without a trailer renderer.
+        ENRICHMENT_TRAILER_RENDER = "enrichment-trailer-render", Error;
+        /// A trailer entry names no enrichment field.
+        ENRICHMENT_TRAILER_UNKNOWN_FIELD = "enrichment-trailer-unknown-field", Error;
+        /// A cap-like input and a list output, with no truncation disclosed.
+        CAPPED_LIST_NO_TRUNCATION = "capped-list-no-truncation", Warning;
         FORMAT_PARITY = "format-parity", Error;
         FORMAT_PARITY_THREW = "format-parity-threw", Warning;
         FORMAT_PARITY_WALK_FAILED = "format-parity-walk-failed", Warning;
@@ -192,6 +223,7 @@ rules! {
         SCHEMA_NO_DISCRIMINATOR_KEYWORD = "schema-no-discriminator-keyword", Warning;
         SCHEMA_NO_DEFS = "schema-no-defs", Warning;
         SCHEMA_DIALECT_TAG = "schema-dialect-tag", Warning;
+        SCHEMA_TYPE_ARRAY = "schema-type-array", Warning;
         NAME_UNIQUE = "name-unique", Error;
         ERROR_CONTRACT_REASON_REQUIRED = "error-contract-reason-required", Error;
         RESOURCE_MIME_TYPE_FORMAT = "resource-mime-type-format", Warning;

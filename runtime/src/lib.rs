@@ -32,6 +32,10 @@ pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
 
+/// The `http` crate the HTTP helpers take (`http::Response`, `http::HeaderMap`,
+/// `http::StatusCode`), so a server builds their arguments without a
+/// dependency of its own, and always of the same version.
+pub use http;
 pub use mcp_contract_rules as rules;
 pub use mcp_contract_uri_template as uri_template;
 
@@ -57,9 +61,9 @@ pub mod __private {
     pub use crate::call::{Context, Ctx, State};
     pub use crate::define::bounds;
     pub use crate::define::{
-        Completion, CompletionRequest, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition,
-        PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations,
-        ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
+        Completion, CompletionRequest, EnrichmentDefinition, IntoContents, NoArguments, OutputSample, Prompt,
+        PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, TaskSupport, Tool,
+        ToolAnnotations, ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
     pub use crate::private::{

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AuthInfo, ScopePolicy, SharedState, State, StateMap};
+use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
@@ -54,6 +54,7 @@ pub struct Context {
     auth: Option<Arc<AuthInfo>>,
     scope_policy: ScopePolicy,
     states: StateMap,
+    enrichment: Enrichment,
 }
 
 impl Context {
@@ -68,6 +69,7 @@ impl Context {
             auth: None,
             scope_policy: ScopePolicy::Open,
             states: StateMap::default(),
+            enrichment: Enrichment::default(),
         }
     }
 
@@ -115,6 +117,14 @@ impl Context {
     pub(crate) fn with_states(mut self, states: StateMap) -> Self {
         self.states = states;
         self
+    }
+
+    /// The call's enrichment: what the agent should know about the result beside
+    /// it (`ctx.enrich().total(57).echo("wave")`). Shared by every clone of this
+    /// context, so services that take it fill it too; a no-op on a tool that
+    /// declares no `enrichment = ..`, whose result has no place for it.
+    pub fn enrich(&self) -> &Enrichment {
+        &self.enrichment
     }
 
     /// The shared state of type `T`, when the server registered one.

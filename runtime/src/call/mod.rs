@@ -5,6 +5,7 @@
 
 mod caller;
 mod context;
+mod enrichment;
 mod state;
 
 use std::future::Future;
@@ -12,6 +13,7 @@ use std::pin::Pin;
 
 pub use self::caller::{AuthInfo, ClaimsError, MAX_TENANT_LEN, ScopePolicy, check_scopes, validate_tenant};
 pub use self::context::{ClientChannel, Context, Ctx, LogLevel};
+pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 

@@ -40,7 +40,7 @@ pub struct State<T: ?Sized>(Arc<T>);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be shared state: calls use it at once from several threads",
     label = "not `Send + Sync + 'static`",
-    note = "shared state must be `Send + Sync + 'static`: wrap what is not in a `Mutex` or `RwLock`, use `Arc` instead of `Rc`, own the data instead of borrowing it"
+    note = "shared state must be `Send + Sync + 'static`: wrap what is not in a `Mutex` or `RwLock`, use `Arc` instead of `Rc`, own the data instead of borrowing it; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
 )]
 pub trait SharedState: Send + Sync + 'static {}
 

@@ -24,7 +24,7 @@ use crate::error::{JsonObject, McpError};
 #[diagnostic::on_unimplemented(
     message = "the input of an MCP tool must implement `JsonSchema`: `{Self}` does not",
     label = "add `#[derive(JsonSchema)]` to this type",
-    note = "the tool publishes the input's JSON Schema in `tools/list`: `#[derive(Deserialize, JsonSchema)]` on the input struct"
+    note = "the tool publishes the input's JSON Schema in `tools/list`: `#[derive(Deserialize, JsonSchema)]` on the input struct; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
 )]
 pub trait InputSchema: JsonSchema {}
 
@@ -34,7 +34,7 @@ impl<T: JsonSchema> InputSchema for T {}
 #[diagnostic::on_unimplemented(
     message = "the output of an MCP tool must implement `Serialize`: `{Self}` does not",
     label = "add `#[derive(Serialize)]` to this type",
-    note = "the output is sent as the result's structured content: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool"
+    note = "the output is sent as the result's structured content: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
 )]
 pub trait OutputSerialize: Serialize {}
 
@@ -44,11 +44,27 @@ impl<T: Serialize> OutputSerialize for T {}
 #[diagnostic::on_unimplemented(
     message = "the output of an MCP tool must implement `JsonSchema`: `{Self}` does not",
     label = "add `#[derive(JsonSchema)]` to this type",
-    note = "the tool publishes the output's JSON Schema in `tools/list`: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool"
+    note = "the tool publishes the output's JSON Schema in `tools/list`: `#[derive(Serialize, JsonSchema)]` on the output struct, or return `String` for a text-only tool; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-type-traits"
 )]
 pub trait OutputSchema: JsonSchema {}
 
 impl<T: JsonSchema> OutputSchema for T {}
+
+/// A tool's enrichment type is published in its `outputSchema` and filled
+/// through `ctx.enrich()`.
+#[diagnostic::on_unimplemented(
+    message = "the enrichment of an MCP tool must implement `Serialize` and `JsonSchema`: `{Self}` does not",
+    label = "add `#[derive(Serialize, JsonSchema)]` to this type",
+    note = "the tool advertises the enrichment's fields in its `outputSchema`: `#[derive(Serialize, JsonSchema)]` on a struct whose fields are `Option`s with doc comments"
+)]
+pub trait EnrichmentType: Serialize + JsonSchema {}
+
+impl<T: Serialize + JsonSchema> EnrichmentType for T {}
+
+/// The schema of a tool's enrichment type, bounded so a missing derive is reported at `T`.
+pub fn enrichment_schema<T: EnrichmentType>() -> Arc<JsonObject> {
+    crate::schema::output_schema::<T>()
+}
 
 /// The error of a handler becomes an [`McpError`]. The bound sits on `McpError`
 /// (not on the handler's error type) so that rustc reports this trait, whose
@@ -56,8 +72,8 @@ impl<T: JsonSchema> OutputSchema for T {}
 #[diagnostic::on_unimplemented(
     message = "an MCP tool handler cannot fail with `{E}`: there is no conversion from it into `McpError`",
     label = "return `Result<_, McpError>` here",
-    note = "build the error with a factory such as `McpError::internal_error(message)` or `McpError::from_error(err)`, or with `ctx.fail(reason, ..)` for a declared failure mode",
-    note = "or implement `From<{E}> for McpError` for an error type of your own"
+    note = "`anyhow::Error` converts with the feature `anyhow` of `mcp-contract`: `mcp-contract = {{ version = \"..\", features = [\"anyhow\"] }}` (the orphan rule forbids writing that `From` in your crate)",
+    note = "an error type of your own converts when it implements `std::error::Error + Send + Sync + 'static` (classified as `McpError::from_error` does) or `From<{E}> for McpError`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-error-conversion"
 )]
 pub trait FromHandlerError<E> {
     /// The conversion: `From::from`.
@@ -70,6 +86,134 @@ where
 {
     fn from_handler_error(error: E) -> Self {
         Self::from(error)
+    }
+}
+
+/// `?` in a handler that returns `Result<_, McpError>`: the macro rewrites the
+/// handler's own `expr?` into a match on [`question`], whose error arm picks
+/// the conversion by autoref (a blanket `From<E: Error>` would overlap
+/// `From<McpError> for McpError`, since `McpError` is itself an `Error`):
+///
+/// 1. [`ViaFrom`], when `McpError: From<E>`: `McpError` itself, the reasons'
+///    errors, `anyhow::Error`, and an author's own `From` keep their exact codes;
+/// 2. [`ViaStdError`], for any other `E: Error + Send + Sync + 'static`,
+///    classified by [`McpError::from_error`];
+/// 3. [`ViaNothing`] otherwise, whose bound reports the missing conversion with
+///    its fix.
+///
+/// Only the success and error of a `Result` can be split this way: `?` on an
+/// `Option` is reported by [`Question`]'s bound with the fix.
+pub fn question<Q: Question>(value: Q) -> Result<Q::Output, Q::Error> {
+    value.into_result()
+}
+
+/// What `?` applies to in an MCP handler that returns `Result<_, McpError>`.
+#[diagnostic::on_unimplemented(
+    message = "`?` on `{Self}` in an MCP handler: the handler returns `Result<_, McpError>`",
+    label = "this is no `Result`",
+    note = "for an `Option`, name the failure: `.ok_or_else(|| McpError::not_found(\"..\"))?` or `ctx.fail(reason, ..)`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-error-conversion"
+)]
+pub trait Question {
+    /// The success.
+    type Output;
+    /// The error.
+    type Error;
+    /// The value as a `Result`.
+    ///
+    /// # Errors
+    /// The error of the `Result`.
+    fn into_result(self) -> Result<Self::Output, Self::Error>;
+}
+
+impl<T, E> Question for Result<T, E> {
+    type Output = T;
+    type Error = E;
+    fn into_result(self) -> Self {
+        self
+    }
+}
+
+/// The error type of a `?`, probed by autoref:
+/// `(&&&ErrorProbe::of(&error)).mcp_conversion().convert(error)`.
+pub struct ErrorProbe<E>(std::marker::PhantomData<fn() -> E>);
+
+impl<E> ErrorProbe<E> {
+    /// The probe of `error`'s type.
+    #[must_use]
+    pub fn of(_error: &E) -> Self {
+        Self(std::marker::PhantomData)
+    }
+}
+
+/// The first arm of `?`'s conversion: `McpError: From<E>`.
+pub trait ViaFrom {
+    /// The conversion chosen.
+    fn mcp_conversion(&self) -> FromConversion {
+        FromConversion
+    }
+}
+
+impl<E> ViaFrom for &&ErrorProbe<E> where McpError: From<E> {}
+
+/// The second arm: any standard error, classified.
+pub trait ViaStdError {
+    /// The conversion chosen.
+    fn mcp_conversion(&self) -> StdErrorConversion {
+        StdErrorConversion
+    }
+}
+
+impl<E> ViaStdError for &ErrorProbe<E> where E: std::error::Error + Send + Sync + 'static {}
+
+/// The last arm: no conversion, reported by [`FromHandlerError`].
+pub trait ViaNothing {
+    /// The conversion chosen.
+    fn mcp_conversion(&self) -> NoConversion {
+        NoConversion
+    }
+}
+
+impl<E> ViaNothing for ErrorProbe<E> {}
+
+/// `From::from`.
+#[derive(Clone, Copy, Debug)]
+pub struct FromConversion;
+
+impl FromConversion {
+    /// Convert.
+    pub fn convert<E>(self, error: E) -> McpError
+    where
+        McpError: From<E>,
+    {
+        McpError::from(error)
+    }
+}
+
+/// [`McpError::from_error`].
+#[derive(Clone, Copy, Debug)]
+pub struct StdErrorConversion;
+
+impl StdErrorConversion {
+    /// Convert.
+    pub fn convert<E>(self, error: E) -> McpError
+    where
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        McpError::from_error(error)
+    }
+}
+
+/// No conversion: the bound names the fix.
+#[derive(Clone, Copy, Debug)]
+pub struct NoConversion;
+
+impl NoConversion {
+    /// Report.
+    pub fn convert<E>(self, error: E) -> McpError
+    where
+        McpError: FromHandlerError<E>,
+    {
+        McpError::from_handler_error(error)
     }
 }
 
@@ -91,19 +235,10 @@ pub fn structured<T: OutputSerialize>(output: &T, content: Option<Vec<Content>>)
     ToolOutput::structured(output, content)
 }
 
-/// `Into::into` of a handler's error, bounded so a missing conversion is
-/// reported at the error type of the handler's signature.
-pub fn handler_error<E>(error: E) -> McpError
-where
-    McpError: FromHandlerError<E>,
-{
-    McpError::from_handler_error(error)
-}
-
 /// The call of an async handler, its error converted by `convert`: generic,
 /// so the conversion is compiled once here rather than as an `async` block per
-/// tool. (`convert` is the macro's call of [`handler_error`], spanned at the
-/// error type.)
+/// tool. (`convert` is the macro's conversion, as `?`'s in [`question`],
+/// spanned at the error type.)
 pub async fn async_handler<F, T, E>(handler: F, convert: impl FnOnce(E) -> McpError) -> Result<T, McpError>
 where
     F: Future<Output = Result<T, E>>,

@@ -3,17 +3,21 @@
 //! `*/list` methods publish), [`Content`] blocks, completion, the [`bounds`] the
 //! macros put on a handler's types, and argument decoding.
 
+mod app;
 pub(crate) mod arguments;
 pub mod bounds;
 mod completion;
 mod content;
+mod enrichment;
 mod prompt;
 mod resource;
 mod tool;
 
+pub use self::app::{APP_MIME_TYPE, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
+pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };

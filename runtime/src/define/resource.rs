@@ -16,6 +16,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::app::AppUi;
 use super::content::base64;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::arguments::{self, DecodeError, cap_quoted, cap_quoted_segments};
@@ -51,12 +52,14 @@ pub struct ResourceDefinition {
     pub mime_type: Option<&'static str>,
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+    /// The sandbox settings of an MCP App's HTML, published under `_meta.ui`.
+    pub ui: Option<AppUi>,
 }
 
 impl ResourceDefinition {
     /// A resource at `uri` (a URI or an RFC 6570 template) named `name`.
     pub const fn new(uri: &'static str, name: &'static str) -> Self {
-        Self { uri, name, title: None, description: None, mime_type: None, errors: &[] }
+        Self { uri, name, title: None, description: None, mime_type: None, errors: &[], ui: None }
     }
 
     /// A human-readable title.
@@ -84,6 +87,14 @@ impl ResourceDefinition {
     #[must_use]
     pub const fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Publish the sandbox settings of an MCP App's HTML under `_meta.ui`, in
+    /// `resources/list` and in every content `resources/read` returns.
+    #[must_use]
+    pub const fn with_ui(mut self, ui: AppUi) -> Self {
+        self.ui = Some(ui);
         self
     }
 }

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::arguments::decode_arguments;
 use super::content::Content;
+use super::enrichment::EnrichmentDefinition;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
@@ -135,6 +136,10 @@ pub struct ToolDefinition {
     pub auth_scopes: &'static [&'static str],
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+    /// The declared enrichment, merged into successful results.
+    pub enrichment: Option<EnrichmentDefinition>,
+    /// The `ui://` resource of the tool's MCP App, when it has one.
+    pub app: Option<&'static str>,
     /// Whether a call may run as a task (the MCP tasks extension, SEP-2663).
     pub task_support: TaskSupport,
 }
@@ -176,6 +181,8 @@ impl ToolDefinition {
             auth_scopes: &[],
             errors: &[],
             task_support: TaskSupport::Forbidden,
+            enrichment: None,
+            app: None,
         }
     }
 
@@ -225,6 +232,21 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_task_support(mut self, task_support: TaskSupport) -> Self {
         self.task_support = task_support;
+        self
+    }
+
+    /// Pair the tool with the MCP App at `resource_uri` (a `ui://` resource the
+    /// server serves), published as `_meta.ui.resourceUri`.
+    #[must_use]
+    pub fn with_app(mut self, resource_uri: &'static str) -> Self {
+        self.app = Some(resource_uri);
+        self
+    }
+
+    /// Declare the enrichment the handler fills through `ctx.enrich()`.
+    #[must_use]
+    pub fn with_enrichment(mut self, enrichment: EnrichmentDefinition) -> Self {
+        self.enrichment = Some(enrichment);
         self
     }
 }
@@ -302,6 +324,14 @@ pub trait Tool: Send + Sync + 'static {
         OutputSample::NotChecked
     }
 
+    /// The path of the function that renders the text (`format = ..` of
+    /// `#[mcp_tool]`), such as `my_server::render_object`: tools that share one
+    /// are reported once per missing field by the format-parity check, naming
+    /// it. `None` (the default) reports each tool on its own.
+    fn format_function(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether `#[mcp_tool]` checked this definition's name, description,
     /// annotations, scopes and contract at compile time. The definition linter
     /// checks them again on tools for which this is `false` (the default).
@@ -377,6 +407,11 @@ pub trait DynTool: Send + Sync + 'static {
         false
     }
 
+    /// See [`Tool::format_function`].
+    fn format_function(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The shared state types the handler takes; see [`Tool::required_state`].
     fn required_state(&self) -> &'static [StateType];
 }
@@ -389,8 +424,12 @@ impl<T: Tool> DynTool for T {
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>> {
         Box::pin(async move {
             let input = decode_arguments::<T::Input>(arguments)?;
-            let output = self.call(input, ctx).await?;
-            self.render(output)
+            let enrichment = ctx.enrich().clone();
+            let output = self.render(self.call(input, ctx).await?)?;
+            Ok(match &Tool::definition(self).enrichment {
+                Some(declared) => declared.apply(output, &enrichment.snapshot()),
+                None => output,
+            })
         })
     }
 
@@ -409,6 +448,10 @@ impl<T: Tool> DynTool for T {
 
     fn checked_at_compile_time(&self) -> bool {
         Tool::checked_at_compile_time(self)
+    }
+
+    fn format_function(&self) -> Option<&'static str> {
+        Tool::format_function(self)
     }
 }
 

@@ -10,7 +10,7 @@
 //! use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
 //! use mcp_contract::JsonRpcErrorCode;
 //!
-//! let response = http::Response::builder()
+//! let response = mcp_contract::http::Response::builder()
 //!     .status(429)
 //!     .header("retry-after", "30")
 //!     .body(r#"{"error":"slow down"}"#)
@@ -170,7 +170,7 @@ impl HttpErrorOptions {
 /// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
 /// use mcp_contract::JsonRpcErrorCode;
 ///
-/// let response = http::Response::builder().status(404).body(Vec::new()).unwrap();
+/// let response = mcp_contract::http::Response::builder().status(404).body(Vec::new()).unwrap();
 /// let err = http_error_from_response(&response, &HttpErrorOptions::new().service("The Met"));
 /// assert_eq!(err.code(), JsonRpcErrorCode::NotFound);
 /// assert_eq!(err.message(), "The Met returned HTTP 404 Not Found.");
@@ -183,7 +183,7 @@ pub fn http_error_from_response<B: AsRef<[u8]>>(response: &Response<B>, options:
 ///
 /// ```
 /// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_parts};
-/// let (parts, body) = http::Response::builder().status(503).body(b"down".to_vec()).unwrap().into_parts();
+/// let (parts, body) = mcp_contract::http::Response::builder().status(503).body(b"down".to_vec()).unwrap().into_parts();
 /// let err = http_error_from_parts(&parts, &body, &HttpErrorOptions::default());
 /// assert_eq!(err.message(), "Upstream service returned HTTP 503 Service Unavailable.");
 /// ```
@@ -196,7 +196,7 @@ pub fn http_error_from_parts(parts: &http::response::Parts, body: &[u8], options
 ///
 /// ```
 /// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_status};
-/// use http::{HeaderMap, StatusCode};
+/// use mcp_contract::http::{HeaderMap, StatusCode};
 /// let err = http_error_from_status(StatusCode::UNAUTHORIZED, &HeaderMap::new(), b"", &HttpErrorOptions::new());
 /// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::Unauthorized);
 /// ```

@@ -249,6 +249,8 @@ mod tests {
                 recovery: "Search with search_objects first to find valid object IDs.",
                 retryable: false,
             }],
+            enrichment: None,
+            app: None,
             task_support: crate::define::TaskSupport::Forbidden,
         }
     }

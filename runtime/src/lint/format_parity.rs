@@ -58,7 +58,47 @@ const FIRST_INTEGER: u64 = 900_000_001;
 /// which may be `f32` fields, stay there.
 const FIRST_NUMBER: u64 = 9_100_001;
 
-pub(super) fn check_tool(tool: &dyn DynTool, out: &mut Vec<Diagnostic>) {
+/// The `format-parity` findings of formatters that several tools share: one
+/// finding per (function, field), listing the tools, rather than one per tool.
+#[derive(Default)]
+pub(super) struct SharedFormatters {
+    /// (function, field) -> the index of its finding in the output, the tools.
+    seen: std::collections::HashMap<(&'static str, String), (usize, Vec<&'static str>)>,
+}
+
+impl SharedFormatters {
+    /// Reword the findings of the functions that more than one tool shares.
+    pub(super) fn finish(self, out: &mut [Diagnostic]) {
+        for ((function, path), (index, tools)) in self.seen {
+            if tools.len() > 1 {
+                out[index] = Diagnostic::new(
+                    FORMAT_PARITY,
+                    DefinitionKind::Tool,
+                    tools[0],
+                    Some(path.clone()),
+                    missing_field(function, &tools, &path),
+                );
+            }
+        }
+    }
+}
+
+/// The text of a `format-parity` finding: the function, the tools, the field.
+fn missing_field(function: &str, tools: &[&str], path: &str) -> String {
+    let short = function.rsplit("::").next().unwrap_or(function);
+    let who = match tools {
+        [tool] => format!("the `format` function `{function}` of tool `{tool}`"),
+        _ => format!(
+            "the `format` function `{function}`, shared by tools {},",
+            tools.iter().map(|tool| format!("`{tool}`")).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    format!(
+        "{who} does not render output field `{path}`, so clients that read only `content` (the text) never see it while clients that read `structuredContent` do: render the field in `{short}`, or drop it from the output"
+    )
+}
+
+pub(super) fn check_tool(tool: &dyn DynTool, shared: &mut SharedFormatters, out: &mut Vec<Diagnostic>) {
     let definition = tool.definition();
     let name = definition.name;
     let Some(schema) = &definition.output_schema else { return };
@@ -141,14 +181,24 @@ pub(super) fn check_tool(tool: &dyn DynTool, out: &mut Vec<Diagnostic>) {
         }
     }
     for path in reported {
-        report(
-            out,
-            FORMAT_PARITY,
-            Some(path.clone()),
-            format!(
-                "the `format` of tool `{name}` does not render output field `{path}`, so clients that read only `content` (the text) never see it while clients that read `structuredContent` do: render the field in `format`, or drop it from the output"
-            ),
-        );
+        let Some(function) = tool.format_function() else {
+            report(
+                out,
+                FORMAT_PARITY,
+                Some(path.clone()),
+                format!(
+                    "the `format` of tool `{name}` does not render output field `{path}`, so clients that read only `content` (the text) never see it while clients that read `structuredContent` do: render the field in `format`, or drop it from the output"
+                ),
+            );
+            continue;
+        };
+        match shared.seen.get_mut(&(function, path.clone())) {
+            Some((_, tools)) => tools.push(name),
+            None => {
+                shared.seen.insert((function, path.clone()), (out.len(), vec![name]));
+                report(out, FORMAT_PARITY, Some(path.clone()), missing_field(function, &[name], &path));
+            }
+        }
     }
 }
 

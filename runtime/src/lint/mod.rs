@@ -32,7 +32,9 @@
 //! assert!(first.message.ends_with(&mcp_contract::rules::docs_url(first.rule)));
 //! ```
 
+mod app;
 mod definitions;
+mod enrichment;
 mod format_parity;
 mod model;
 mod prompt;
@@ -54,22 +56,26 @@ pub use crate::rules::{Rule, Severity};
 /// across the three kinds, then `server.json`.
 pub fn validate(input: &LintInput<'_>) -> LintReport {
     let mut diagnostics = Vec::new();
+    let mut shared_formatters = format_parity::SharedFormatters::default();
     for tool in &input.tools {
         let definition = tool.definition();
         if !tool.checked_at_compile_time() {
             definitions::check_definition(definition, &mut diagnostics);
         }
         schema::check_tool(definition, &input.options, &mut diagnostics);
+        enrichment::check_tool(definition, &mut diagnostics);
         if input.options.format_parity {
-            format_parity::check_tool(*tool, &mut diagnostics);
+            format_parity::check_tool(*tool, &mut shared_formatters, &mut diagnostics);
         }
     }
+    shared_formatters.finish(&mut diagnostics);
     for resource in &input.resources {
         resource::check(*resource, &mut diagnostics);
     }
     for prompt in &input.prompts {
         prompt::check(*prompt, &input.options, &mut diagnostics);
     }
+    app::check(&input.tools, &input.resources, &mut diagnostics);
     let names = input
         .tools
         .iter()

@@ -169,6 +169,7 @@ impl fmt::Display for LintReport {
 /// | `schema-anyof-needs-type` | yes | yes | yes |
 /// | `schema-no-discriminator-keyword` | yes | yes | yes |
 /// | `schema-no-defs` | no | yes | yes |
+/// | `schema-type-array` | no | yes | yes |
 /// | `schema-dialect-tag` | no | `$schema` missing | `$schema` present |
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -177,9 +178,9 @@ pub enum Profile {
     /// (OpenAI's formats; typed union branches; no `discriminator`).
     #[default]
     Default,
-    /// `default`, plus no `$defs`/`$ref`, plus an explicit `$schema` dialect tag.
+    /// `default`, plus no `$defs`/`$ref`, no `type` arrays, plus an explicit `$schema` dialect tag.
     Strict,
-    /// `default`, plus no `$defs`/`$ref` and no `$schema`: Gemini rejects both.
+    /// `default`, plus no `$defs`/`$ref`, no `type` arrays and no `$schema`: Gemini rejects all three.
     Gemini,
 }
 

@@ -15,7 +15,7 @@ use crate::define::ToolDefinition;
 use crate::error::JsonObject;
 use crate::rules::{
     DESCRIBE_ON_FIELDS, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY, SCHEMA_IS_OBJECT,
-    SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD,
+    SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_TYPE_ARRAY,
 };
 use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
 
@@ -285,6 +285,20 @@ pub(super) fn portability(
                 );
             }
         }
+        if wants_no_defs
+            && let Some(Value::Array(types)) = node.get("type")
+            && types.len() > 1
+        {
+            let listed = types.iter().map(Value::to_string).collect::<Vec<_>>().join(", ");
+            report(
+                out,
+                SCHEMA_TYPE_ARRAY,
+                &format!("{pointer}/type"),
+                format!(
+                    "`type: [{listed}]` lists several types, and Gemini's function declarations take one `type` per schema (an OpenAPI 3.0 subset): write `anyOf` with one typed branch per type, as `schema::portable` does (`anyOf: [{{\"type\": \"string\"}}, {{\"type\": \"null\"}}]` for an optional string)"
+                ),
+            );
+        }
         if options.profile == Profile::Gemini && node.contains_key("$schema") {
             report(
                 out,
@@ -348,6 +362,8 @@ mod tests {
             annotations: ToolAnnotations::default(),
             auth_scopes: &[],
             errors: &[],
+            enrichment: None,
+            app: None,
             task_support: crate::define::TaskSupport::Forbidden,
         }
     }
@@ -505,5 +521,30 @@ mod tests {
             ..tool(json!({"type": "object", "properties": {}}), None)
         };
         assert_eq!(findings(&definition, Profile::Default), Vec::<(&str, String)>::new());
+    }
+
+    /// What the MCP Inspector flags for Gemini, the `gemini` profile flags too,
+    /// and the schemas `#[mcp_tool]` publishes never carry it.
+    #[test]
+    fn type_arrays_are_flagged_for_gemini_and_strict_and_generated_schemas_have_none() {
+        let hand_written = tool(
+            json!({"type": "object", "properties": {"nickname": {"type": ["string", "null"], "description": "d"}}}),
+            None,
+        );
+        assert_eq!(findings(&hand_written, Profile::Default), Vec::<(&str, String)>::new());
+        let at = ("schema-type-array", "/inputSchema/properties/nickname/type".to_owned());
+        assert_eq!(findings(&hand_written, Profile::Gemini), std::slice::from_ref(&at));
+        assert_eq!(findings(&hand_written, Profile::Strict), [at, ("schema-dialect-tag", "/inputSchema".to_owned())]);
+
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Input {
+            /// Nickname, if any.
+            nickname: Option<String>,
+            /// Page, if any.
+            page: Option<u32>,
+        }
+        let generated = tool(Value::Object((*crate::schema::input_schema::<Input>()).clone()), None);
+        assert_eq!(findings(&generated, Profile::Gemini), Vec::<(&str, String)>::new());
     }
 }

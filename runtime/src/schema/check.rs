@@ -55,6 +55,12 @@ pub enum PortabilityProblemKind {
     },
     /// A boolean schema (`true` or `false`) in place of an object.
     BooleanSchema,
+    /// A `type` array, such as `["string", "null"]`: Gemini's function
+    /// declarations take one `type` per schema.
+    TypeArray {
+        /// The types listed.
+        types: Vec<String>,
+    },
 }
 
 impl fmt::Display for PortabilityProblem {
@@ -94,6 +100,12 @@ impl fmt::Display for PortabilityProblem {
             PortabilityProblemKind::BooleanSchema => {
                 f.write_str("a boolean schema stands where vendors expect an object; write `{}` or `{\"not\": {}}`.")
             }
+            PortabilityProblemKind::TypeArray { types } => write!(
+                f,
+                "`type: [{}]` lists several types, and Gemini's function declarations take one `type` per schema; \
+                 write an `anyOf` of one typed branch per type (`anyOf: [{{\"type\": \"string\"}}, {{\"type\": \"null\"}}]`).",
+                types.iter().map(|ty| format!("\"{ty}\"")).collect::<Vec<_>>().join(", ")
+            ),
         }
     }
 }
@@ -172,6 +184,12 @@ impl Checker<'_> {
             && !PORTABLE_FORMATS.contains(&format)
         {
             self.report(&pointer, PortabilityProblemKind::UnportableFormat { format: format.to_owned() });
+        }
+        if let Some(Value::Array(types)) = object.get("type")
+            && types.len() > 1
+        {
+            let types = types.iter().map(|ty| ty.as_str().map_or_else(|| ty.to_string(), str::to_owned)).collect();
+            self.report(&pointer, PortabilityProblemKind::TypeArray { types });
         }
         for keyword in ["anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = object.get(keyword) {

@@ -31,13 +31,21 @@
 //!   schema is a `oneOf` of objects without a `type` of its own: the root gets
 //!   the union of its branches' types. Nested compositions are left as
 //!   schemars writes them.
+//! - **One `type` per schema**: a `type` array, such as schemars'
+//!   `type: ["string", "null"]` for an `Option<String>`, becomes an `anyOf` of
+//!   one typed branch per type, each with its own type's keywords:
+//!   `anyOf: [{type: "string", maxLength: 80}, {type: "null"}]`. Gemini's
+//!   function declarations take one `type` per schema (an OpenAPI 3.0 subset,
+//!   where null is `nullable`; the Google SDKs map a `{type: "null"}` branch to
+//!   it), and the MCP Inspector flags `type` arrays for Gemini; the `anyOf` is
+//!   still JSON Schema, so a validating client accepts `null` as before.
 //! - **No boolean schemas**: `true` (what schemars writes for `serde_json::Value`)
 //!   becomes `{}` and `false` becomes `{"not": {}}`, except as the value of
 //!   `additionalProperties`, `items` and their kin, where `false` is universal
 //!   (OpenAI's strict mode asks for `additionalProperties: false`).
 //!
 //! Kept as schemars writes them: doc comments as `description` (the model reads
-//! them), `Option<primitive>` as `type: ["string", "null"]`, `enum` for enums of
+//! them), `enum` for enums of
 //! unit variants, `additionalProperties: false` for `#[serde(deny_unknown_fields)]`.
 //! The root `title` schemars adds (the Rust type's name, e.g. `GetObjectInput`)
 //! is dropped by [`input_schema`] and [`output_schema`]: it names a Rust type the
@@ -187,7 +195,10 @@ pub fn input_schema<T: JsonSchema>() -> Arc<JsonObject> {
 ///     json!({
 ///         "type": "object",
 ///         "properties": {
-///             "artist": {"description": "Artist display name, when known.", "type": ["string", "null"]}
+///             "artist": {
+///                 "description": "Artist display name, when known.",
+///                 "anyOf": [{"type": "string"}, {"type": "null"}]
+///             }
 ///         },
 ///         "required": ["artist"]
 ///     })

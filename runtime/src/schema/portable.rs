@@ -113,8 +113,10 @@ pub fn portable(mut schema: JsonObject) -> JsonObject {
     }
     for body in out_defs.values_mut() {
         tidy(body, &def_types);
+        split_type_arrays(body, false);
     }
     tidy(&mut root, &def_types);
+    split_type_arrays(&mut root, true);
 
     let mut root = into_object(root);
     // MCP wants `type: "object"` at the top, also of a tagged enum (a `oneOf` of objects).
@@ -316,6 +318,134 @@ fn type_value(types: &BTreeSet<&'static str>) -> Value {
         [single] => json!(single),
         _ => json!(ordered),
     }
+}
+
+/// The keywords that apply to one JSON type only, which a split `type` array
+/// moves into that type's branch.
+fn keywords_of(ty: &str) -> &'static [&'static str] {
+    match ty {
+        "string" => &["minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType"],
+        "number" | "integer" => &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"],
+        "array" => &[
+            "items",
+            "prefixItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "unevaluatedItems",
+        ],
+        "object" => &[
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedProperties",
+        ],
+        _ => &[],
+    }
+}
+
+/// `type: [T, "null"]` (schemars' `Option<primitive>`) becomes
+/// `anyOf: [{type: T, ..}, {type: "null"}]`, and any other `type` array an
+/// `anyOf` of one branch per type, each with the keywords of its type. Gemini's
+/// function declarations take one `type` per schema (an OpenAPI 3.0 subset),
+/// while an `anyOf` of typed branches is valid there and in JSON Schema alike,
+/// as `Option<Struct>` already is. A branch of an `anyOf` or `oneOf` with a
+/// `type` array is replaced by its pieces in that list: the pieces are disjoint
+/// by type, so a value matches as many branches as before. The root keeps its
+/// `type` (MCP wants `"object"` there), and a node with a `type` array beside
+/// an `anyOf`/`oneOf` of its own is left to the checker.
+fn split_type_arrays(schema: &mut Value, is_root: bool) {
+    let Value::Object(object) = schema else { return };
+    // The branches first, so that their pieces (single-typed) are only walked.
+    for keyword in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get_mut(keyword) {
+            *branches = std::mem::take(branches)
+                .into_iter()
+                .flat_map(|branch| match branch {
+                    Value::Object(branch) if type_array(&branch).is_some() => pieces(&branch),
+                    branch => vec![branch],
+                })
+                .collect();
+        }
+    }
+    for (_, child) in subschemas_mut(object) {
+        split_type_arrays(child, false);
+    }
+    if is_root || object.contains_key("anyOf") || object.contains_key("oneOf") {
+        return;
+    }
+    let Some(types) = type_array(object) else { return };
+    if let [single] = types.as_slice() {
+        object.insert("type".to_owned(), json!(single));
+        return;
+    }
+    let branches = types
+        .iter()
+        .map(|ty| {
+            let mut piece = JsonObject::new();
+            piece.insert("type".to_owned(), json!(ty));
+            for keyword in keywords_of(ty) {
+                if let Some(value) = object.get(*keyword) {
+                    piece.insert((*keyword).to_owned(), value.clone());
+                }
+            }
+            Value::Object(piece)
+        })
+        .collect();
+    object.remove("type");
+    for ty in &types {
+        for keyword in keywords_of(ty) {
+            object.remove(*keyword);
+        }
+    }
+    object.insert("anyOf".to_owned(), Value::Array(branches));
+}
+
+/// The types of a `type` array of known types, without `integer`
+/// beside `number` (which admits every integer), so the pieces are disjoint.
+fn type_array(schema: &JsonObject) -> Option<Vec<&'static str>> {
+    let Value::Array(types) = schema.get("type")? else { return None };
+    let mut types: Vec<&'static str> = types_of(&Value::Array(types.clone()))?.into_iter().collect();
+    if types.contains(&"number") {
+        types.retain(|ty| *ty != "integer");
+    }
+    types.sort_by_key(|ty| JSON_TYPES.iter().position(|known| known == ty));
+    Some(types)
+}
+
+/// A branch with a `type` array as one branch per type: the branch narrowed to
+/// that type, without the keywords of the others.
+fn pieces(branch: &JsonObject) -> Vec<Value> {
+    let types = type_array(branch).unwrap_or_default();
+    if let [single] = types.as_slice() {
+        let mut branch = branch.clone();
+        branch.insert("type".to_owned(), json!(single));
+        return vec![Value::Object(branch)];
+    }
+    types
+        .iter()
+        .map(|ty| {
+            let mut piece = branch.clone();
+            piece.insert("type".to_owned(), json!(ty));
+            for other in types.iter().filter(|other| *other != ty) {
+                for keyword in keywords_of(other) {
+                    if !keywords_of(ty).contains(keyword) {
+                        piece.remove(*keyword);
+                    }
+                }
+            }
+            Value::Object(piece)
+        })
+        .collect()
 }
 
 /// Point references to kept definitions at their new `#/$defs/<name>`.

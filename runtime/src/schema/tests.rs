@@ -202,7 +202,7 @@ fn flat_input_keeps_docs_and_bounds_and_drops_number_formats() {
                 "include_hidden": {"description": "Include hidden objects.", "type": "boolean"},
                 "query": {"description": "Words to search for.", "type": "string"},
                 "tags": {"description": "Tags the objects must have.", "type": "array", "items": {"type": "string"}},
-                "artist": {"description": "Artist name, when known.", "type": ["string", "null"]}
+                "artist": {"description": "Artist name, when known.", "anyOf": [{"type": "string"}, {"type": "null"}]}
             },
             "required": ["object_id", "offset", "min_score", "include_hidden", "query", "tags"]
         })
@@ -217,8 +217,8 @@ fn output_fields_serialized_as_null_are_required_and_nullable() {
             "type": "object",
             "properties": {
                 "title": {"description": "Title of the object.", "type": "string"},
-                "artist": {"description": "Artist display name, when known.", "type": ["string", "null"]},
-                "year": {"description": "Year made, when known.", "type": ["integer", "null"]}
+                "artist": {"description": "Artist display name, when known.", "anyOf": [{"type": "string"}, {"type": "null"}]},
+                "year": {"description": "Year made, when known.", "anyOf": [{"type": "integer"}, {"type": "null"}]}
             },
             "required": ["title", "artist"]
         })
@@ -526,9 +526,11 @@ fn unconstrained_branches_are_dropped_from_any_of_and_typed_in_one_of() {
             "properties": {
                 "note": {},
                 "pick": {"oneOf": [
-                    {"type": ["object", "array", "string", "number", "boolean", "null"]},
+                    {"type": "object"}, {"type": "array"}, {"type": "string"},
+                    {"type": "number"}, {"type": "boolean"}, {"type": "null"},
                     {"type": "integer", "const": 3},
-                    {"type": ["string", "null"], "enum": ["a", null]}
+                    {"type": "string", "enum": ["a", null]},
+                    {"type": "null", "enum": ["a", null]}
                 ]}
             }
         })
@@ -572,8 +574,8 @@ fn widened_output_keeps_properties_at_the_top_and_accepts_error_results() {
             "type": "object",
             "properties": {
                 "title": {"description": "Title of the object.", "type": "string"},
-                "artist": {"description": "Artist display name, when known.", "type": ["string", "null"]},
-                "year": {"description": "Year made, when known.", "type": ["integer", "null"]},
+                "artist": {"description": "Artist display name, when known.", "anyOf": [{"type": "string"}, {"type": "null"}]},
+                "year": {"description": "Year made, when known.", "anyOf": [{"type": "integer"}, {"type": "null"}]},
                 "error": error
             },
             "anyOf": [
@@ -609,7 +611,7 @@ fn widened_output_nests_when_the_success_shape_cannot_take_an_error_property() {
         json!({
             "type": "object",
             "anyOf": [
-                {"type": "object", "properties": {"error": {"type": ["string", "null"]}}, "required": ["error"]},
+                {"type": "object", "properties": {"error": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "required": ["error"]},
                 error_envelope_schema()
             ]
         })
@@ -651,4 +653,53 @@ fn widened_recursive_output_keeps_its_definitions_at_the_top() {
     let category = widen_for_error_results(&input_schema::<Category>());
     assert!(accepts(&category, &json!({"name": "Art", "children": [{"name": "Oil", "children": []}]})));
     assert!(!accepts(&category, &json!({"name": "Art", "children": [{"error": {"code": 1, "message": "x"}}]})));
+}
+
+/// Gemini's function declarations take one `type` per schema (an OpenAPI 3.0
+/// subset, with `nullable`), so a `type` array is split into typed `anyOf`
+/// branches, each with its own type's keywords, and still accepts what it did.
+#[test]
+fn type_arrays_become_typed_any_of_branches_for_gemini() {
+    let raw = json!({
+        "type": "object",
+        "properties": {
+            "nickname": {"description": "Nickname, if any.", "type": ["string", "null"], "maxLength": 20},
+            "size": {"type": ["integer", "string"], "minimum": 1, "pattern": "^[SML]$"},
+            "count": {"type": ["number", "integer"], "maximum": 9}
+        }
+    });
+    let problems: Vec<PortabilityProblemKind> =
+        portability_problems(raw.as_object().unwrap()).into_iter().map(|problem| problem.kind).collect();
+    assert_eq!(
+        problems,
+        [
+            PortabilityProblemKind::TypeArray { types: vec!["number".into(), "integer".into()] },
+            PortabilityProblemKind::TypeArray { types: vec!["string".into(), "null".into()] },
+            PortabilityProblemKind::TypeArray { types: vec!["integer".into(), "string".into()] },
+        ]
+    );
+    let schema = portable(object(raw.clone()));
+    assert_eq!(
+        value(&schema),
+        json!({
+            "type": "object",
+            "properties": {
+                "nickname": {"description": "Nickname, if any.", "anyOf": [{"type": "string", "maxLength": 20}, {"type": "null"}]},
+                "size": {"anyOf": [{"type": "string", "pattern": "^[SML]$"}, {"type": "integer", "minimum": 1}]},
+                "count": {"type": "number", "maximum": 9}
+            }
+        })
+    );
+    assert!(portability_problems(&schema).is_empty(), "{:#?}", portability_problems(&schema));
+    for (instance, accepted) in [
+        (json!({"nickname": null, "size": "M", "count": 3}), true),
+        (json!({"nickname": "Al", "size": 4, "count": 2.5}), true),
+        (json!({"nickname": "a name far longer than twenty", "size": "M"}), false),
+        (json!({"size": 0}), false),
+        (json!({"size": "XL"}), false),
+        (json!({"count": 10}), false),
+    ] {
+        assert_eq!(accepts(&schema, &instance), accepted, "{instance}");
+        assert_eq!(accepts(&object(raw.clone()), &instance), accepted, "the raw schema on {instance}");
+    }
 }

@@ -244,7 +244,7 @@ impl Catalog {
             definition.name,
         )
         .await?;
-        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition.mime_type)))
+        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
     }
 
     /// `resources/subscribe` takes the URI of a resource this server reads,

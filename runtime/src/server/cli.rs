@@ -13,22 +13,76 @@ use crate::lint::Profile;
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Stdio,
-    Http { addr: String, stateless: bool },
+    Http { addr: String, stateless: bool, deployment: Deployment },
     Lint { json: bool, server_json: Option<String>, profile: Option<Profile> },
     Help,
 }
 
-const USAGE: &str = "\
-usage:
-  <server>                                   serve MCP over stdio (what MCP clients launch)
-  <server> --http ADDR [--stateless]         serve Streamable HTTP at http://ADDR/mcp
-  <server> lint [--format text|json] [--server-json PATH] [--profile default|strict|gemini]
-                                             check the tool definitions (exit 1 on errors)
-  <server> --help";
+/// The HTTP settings a deployment behind a proxy needs, each from its flag or,
+/// without one, from its environment variable; unset ones keep
+/// [`HttpOptions`]' defaults.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Deployment {
+    path: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
+}
 
-fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+impl Deployment {
+    fn apply(self, mut options: HttpOptions) -> HttpOptions {
+        if let Some(path) = self.path {
+            options = options.path(path);
+        }
+        if let Some(hosts) = self.allowed_hosts {
+            options = options.allowed_hosts(hosts);
+        }
+        if let Some(origins) = self.allowed_origins {
+            options = options.allowed_origins(origins);
+        }
+        options
+    }
+}
+
+/// The environment variables of the HTTP settings, beside their flags.
+const ENV_HTTP_ADDR: &str = "MCP_HTTP_ADDR";
+const ENV_HTTP_PATH: &str = "MCP_HTTP_PATH";
+const ENV_ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
+const ENV_ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
+
+/// A comma-separated list, blanks dropped.
+fn list(value: &str) -> Vec<String> {
+    value.split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned).collect()
+}
+
+/// The usage text, with the name the binary was started as.
+fn usage(program: &str) -> String {
+    format!(
+        "usage:
+  {program}                                   serve MCP over stdio (what MCP clients launch)
+  {program} --http ADDR [--stateless]         serve Streamable HTTP at http://ADDR/mcp
+      [--path /mcp]                          the endpoint's path                       (or MCP_HTTP_PATH)
+      [--allowed-hosts HOST,..]              Host values to accept, beside loopback's  (or MCP_ALLOWED_HOSTS)
+      [--allowed-origins ORIGIN,..]          browser origins to accept                 (or MCP_ALLOWED_ORIGINS)
+                                             (MCP_HTTP_ADDR stands for `--http ADDR`)
+  {program} lint [--format text|json] [--server-json PATH] [--profile default|strict|gemini]
+                                             check the tool definitions (exit 1 on errors)
+  {program} --help"
+    )
+}
+
+/// The file name of the running binary, as `argv[0]` names it.
+fn program_name(argv0: Option<String>) -> Option<String> {
+    let argv0 = argv0?;
+    let name = std::path::Path::new(&argv0).file_name()?.to_string_lossy().into_owned();
+    (!name.is_empty()).then_some(name)
+}
+
+/// The command of `args`, with `env` (the process environment, in tests a
+/// table) for the HTTP settings no flag gives.
+fn parse(args: impl IntoIterator<Item = String>, env: impl Fn(&str) -> Option<String>) -> Result<Command, String> {
     let mut args = args.into_iter();
     let mut http = None;
+    let mut deployment = Deployment::default();
     let mut stateless = false;
     let mut lint = false;
     let mut json = false;
@@ -50,19 +104,38 @@ fn parse(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
                     other => return Err(format!("unknown format `{other}`; use `text` or `json`")),
                 }
             }
+            "--path" => deployment.path = Some(value("--path", "/mcp")?),
+            "--allowed-hosts" => deployment.allowed_hosts = Some(list(&value("--allowed-hosts", "mcp.example.com")?)),
+            "--allowed-origins" => {
+                deployment.allowed_origins = Some(list(&value("--allowed-origins", "https://app.example.com")?));
+            }
             "--server-json" => server_json = Some(value("--server-json", "server.json")?),
             "--profile" => profile = Some(value("--profile", "strict")?.parse::<Profile>()?),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
+    let flagged = deployment != Deployment::default();
+    let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+    deployment.path = deployment.path.or_else(|| env(ENV_HTTP_PATH));
+    deployment.allowed_hosts = deployment.allowed_hosts.or_else(|| env(ENV_ALLOWED_HOSTS).map(|hosts| list(&hosts)));
+    deployment.allowed_origins =
+        deployment.allowed_origins.or_else(|| env(ENV_ALLOWED_ORIGINS).map(|origins| list(&origins)));
+    if lint && flagged {
+        return Err("`--path`, `--allowed-hosts` and `--allowed-origins` belong to `--http ADDR`".into());
+    }
+    // The environment's address only for a serving command line, so that
+    // `lint` and `--help` stay what they are wherever it is set.
+    let http = if lint { http } else { http.or_else(|| env(ENV_HTTP_ADDR)) };
     match (lint, http) {
         (true, Some(_)) => Err("`lint` does not serve: drop `--http`".into()),
         (true, None) => Ok(Command::Lint { json, server_json, profile }),
         (false, _) if json || server_json.is_some() || profile.is_some() => {
             Err("`--format`, `--server-json` and `--profile` belong to `lint`".into())
         }
-        (false, Some(addr)) => Ok(Command::Http { addr, stateless }),
-        (false, None) if stateless => Err("`--stateless` belongs to `--http ADDR`".into()),
+        (false, Some(addr)) => Ok(Command::Http { addr, stateless, deployment }),
+        (false, None) if stateless || flagged => {
+            Err("`--stateless`, `--path`, `--allowed-hosts` and `--allowed-origins` belong to `--http ADDR`".into())
+        }
         (false, None) => Ok(Command::Stdio),
     }
 }
@@ -72,7 +145,10 @@ impl Server {
     ///
     /// - no argument: serve over stdio (what MCP clients launch);
     /// - `--http ADDR [--stateless]`: serve Streamable HTTP at `http://ADDR/mcp`
-    ///   (port 0 lets the system choose; the address is printed on stderr);
+    ///   (port 0 lets the system choose; the address is printed on stderr), with
+    ///   `--path PATH`, `--allowed-hosts HOST,..` and `--allowed-origins
+    ///   ORIGIN,..`; without a flag, each of the four comes from `MCP_HTTP_ADDR`,
+    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`;
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter and print its report on stdout: grouped by severity, or
     ///   one JSON document `{"passed", "diagnostics": [{"rule", "severity", "kind",
@@ -81,7 +157,7 @@ impl Server {
     ///   type a handler takes but nobody registered, two resources at one URI),
     ///   which goes to stderr.
     ///
-    /// Bad arguments print the usage and exit with 2.
+    /// Bad arguments print the usage, with the binary's name, and exit with 2.
     ///
     /// ```no_run
     /// use mcp_contract::server::Server;
@@ -92,28 +168,36 @@ impl Server {
     /// }
     /// ```
     pub async fn run_cli(self) -> ExitCode {
-        self.run_cli_with(std::env::args().skip(1)).await
+        let mut args = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned());
+        let program = program_name(args.next());
+        self.run_cli_as(program, args).await
     }
 
-    /// [`Server::run_cli`] with the arguments given (without the program name).
+    /// [`Server::run_cli`] with the arguments given (without the program name);
+    /// the usage text names the server.
     pub async fn run_cli_with(self, args: impl IntoIterator<Item = String>) -> ExitCode {
+        self.run_cli_as(None, args).await
+    }
+
+    async fn run_cli_as(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
         let name = self.info.name.clone();
-        let command = match parse(args) {
+        let usage = usage(program.as_deref().unwrap_or(&name));
+        let command = match parse(args, |name| std::env::var(name).ok()) {
             Ok(command) => command,
             Err(err) => {
-                eprintln!("{name}: {err}\n{USAGE}");
+                eprintln!("{name}: {err}\n{usage}");
                 return ExitCode::from(2);
             }
         };
         let served = match command {
-            Command::Help => return print_stdout(&format!("{USAGE}\n")),
+            Command::Help => return print_stdout(&format!("{usage}\n")),
             Command::Lint { json, server_json, profile } => return self.lint_command(json, server_json, profile),
             Command::Stdio => {
                 // stdout is the protocol; a person who started this in a terminal reads stderr.
                 eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
                 self.serve_stdio().await
             }
-            Command::Http { addr, stateless } => match self.build() {
+            Command::Http { addr, stateless, deployment } => match self.build() {
                 Err(err) => Err(err),
                 Ok(server) => match TcpListener::bind(&addr).await {
                     Err(err) => {
@@ -121,9 +205,10 @@ impl Server {
                         return ExitCode::FAILURE;
                     }
                     Ok(listener) => {
-                        let options = HttpOptions::default().stateless(stateless);
+                        let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
+                        let options = deployment.apply(HttpOptions::default().stateless(stateless));
                         match listener.local_addr() {
-                            Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}/mcp"),
+                            Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}{path}"),
                             Err(_) => eprintln!("{name}: serving Streamable HTTP on {addr}"),
                         }
                         server.serve_http_on(listener, options).await
@@ -194,19 +279,99 @@ mod tests {
     use super::*;
 
     fn args(line: &str) -> Result<Command, String> {
-        parse(line.split_whitespace().map(str::to_owned))
+        with_env(line, &[])
+    }
+
+    fn with_env(line: &str, env: &[(&str, &str)]) -> Result<Command, String> {
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        parse(line.split_whitespace().map(str::to_owned), |name| {
+            env.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone())
+        })
+    }
+
+    fn http(addr: &str, stateless: bool, deployment: Deployment) -> Result<Command, String> {
+        Ok(Command::Http { addr: addr.into(), stateless, deployment })
+    }
+
+    fn strings(items: &[&str]) -> Option<Vec<String>> {
+        Some(items.iter().map(|item| (*item).to_owned()).collect())
+    }
+
+    /// Each deployment setting is read from its flag and from its environment
+    /// variable, the flag winning; `lint` and `--help` ignore the environment.
+    #[test]
+    fn each_deployment_setting_comes_from_its_flag_or_its_environment_variable() {
+        let from_flags = Deployment {
+            path: Some("/v1/mcp".into()),
+            allowed_hosts: strings(&["mcp.example.com", "10.0.0.7:8080"]),
+            allowed_origins: strings(&["https://app.example.com"]),
+        };
+        assert_eq!(
+            args(
+                "--http 0.0.0.0:8080 --path /v1/mcp --allowed-hosts mcp.example.com,10.0.0.7:8080 --allowed-origins https://app.example.com"
+            ),
+            http("0.0.0.0:8080", false, from_flags)
+        );
+        let env = [
+            ("MCP_HTTP_ADDR", "0.0.0.0:9090"),
+            ("MCP_HTTP_PATH", "/env/mcp"),
+            ("MCP_ALLOWED_HOSTS", "env.example.com, other.example.com"),
+            ("MCP_ALLOWED_ORIGINS", "https://env.example.com"),
+        ];
+        let from_env = Deployment {
+            path: Some("/env/mcp".into()),
+            allowed_hosts: strings(&["env.example.com", "other.example.com"]),
+            allowed_origins: strings(&["https://env.example.com"]),
+        };
+        assert_eq!(with_env("", &env), http("0.0.0.0:9090", false, from_env));
+        assert_eq!(
+            with_env("--http 127.0.0.1:1 --stateless --path /flag --allowed-hosts flag.example.com", &env),
+            http(
+                "127.0.0.1:1",
+                true,
+                Deployment {
+                    path: Some("/flag".into()),
+                    allowed_hosts: strings(&["flag.example.com"]),
+                    allowed_origins: strings(&["https://env.example.com"]),
+                }
+            )
+        );
+        assert_eq!(with_env("lint", &env), Ok(Command::Lint { json: false, server_json: None, profile: None }));
+        assert_eq!(with_env("--help", &env), Ok(Command::Help));
+        assert_eq!(with_env("", &[("MCP_HTTP_ADDR", " ")]), Ok(Command::Stdio));
+    }
+
+    #[test]
+    fn the_deployment_settings_reach_the_http_options() {
+        let deployment = Deployment {
+            path: Some("/v1/mcp".into()),
+            allowed_hosts: strings(&["mcp.example.com"]),
+            allowed_origins: strings(&["https://app.example.com"]),
+        };
+        let options = format!("{:?}", deployment.apply(HttpOptions::default()));
+        for expected in ["\"/v1/mcp\"", "\"mcp.example.com\"", "\"https://app.example.com\""] {
+            assert!(options.contains(expected), "{options}");
+        }
     }
 
     #[test]
     fn parses_the_serving_modes() {
         assert_eq!(args(""), Ok(Command::Stdio));
-        assert_eq!(args("--http 127.0.0.1:0"), Ok(Command::Http { addr: "127.0.0.1:0".into(), stateless: false }));
-        assert_eq!(
-            args("--http 127.0.0.1:0 --stateless"),
-            Ok(Command::Http { addr: "127.0.0.1:0".into(), stateless: true })
-        );
-        assert_eq!(args("--stateless --http [::1]:80"), Ok(Command::Http { addr: "[::1]:80".into(), stateless: true }));
+        assert_eq!(args("--http 127.0.0.1:0"), http("127.0.0.1:0", false, Deployment::default()));
+        assert_eq!(args("--http 127.0.0.1:0 --stateless"), http("127.0.0.1:0", true, Deployment::default()));
+        assert_eq!(args("--stateless --http [::1]:80"), http("[::1]:80", true, Deployment::default()));
         assert_eq!(args("-h"), Ok(Command::Help));
+    }
+
+    #[test]
+    fn the_usage_names_the_binary_as_it_was_started() {
+        assert_eq!(program_name(Some("/usr/local/bin/museum-server".into())).as_deref(), Some("museum-server"));
+        assert_eq!(program_name(Some("museum".into())).as_deref(), Some("museum"));
+        assert_eq!(program_name(Some(String::new())), None);
+        assert_eq!(program_name(None), None);
+        let text = usage("museum-server");
+        assert!(text.contains("  museum-server --http ADDR [--stateless]"), "{text}");
+        assert!(!text.contains("<server>"), "{text}");
     }
 
     #[test]
@@ -227,7 +392,9 @@ mod tests {
             ("lint --profile claude", "unknown portability profile `claude`"),
             ("lint --http 127.0.0.1:0", "`lint` does not serve"),
             ("--format json", "belong to `lint`"),
-            ("--stateless", "belongs to `--http ADDR`"),
+            ("--stateless", "belong to `--http ADDR`"),
+            ("--allowed-hosts mcp.example.com", "belong to `--http ADDR`"),
+            ("lint --path /mcp", "belong to `--http ADDR`"),
             ("lint lint", "unknown argument `lint`"),
         ] {
             let err = args(line).expect_err(line);

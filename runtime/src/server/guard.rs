@@ -73,7 +73,10 @@ impl Guard {
         if !normalized.is_empty() && self.allowed_origins.contains(&normalized) {
             return Origin::Allowed(origin.clone());
         }
-        tracing::warn!(origin = ?origin, "refused a request from an origin that is not allowed");
+        tracing::warn!(
+            origin = ?origin,
+            "refused a request whose `Origin` header is not allowed; allow it with `--allowed-origins`, `MCP_ALLOWED_ORIGINS` or `HttpOptions::allowed_origins`"
+        );
         Origin::Forbidden
     }
 

@@ -24,8 +24,8 @@ use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
 use crate::call::{AuthInfo, Context, LogLevel, ScopePolicy, StateMap};
-use crate::define::{DynTool, TaskSupport};
-use crate::error::ErrorContract;
+use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
+use crate::error::{ErrorContract, JsonObject};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -74,6 +74,9 @@ impl ToolServer {
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
+        if tools.iter().any(|tool| tool.definition().app.is_some()) {
+            capabilities.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), JsonObject::new());
+        }
         if changes.is_some() {
             changes::advertise(&mut capabilities);
         }

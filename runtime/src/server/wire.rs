@@ -7,11 +7,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, CompletionInfo, ContentBlock, ErrorCode, ErrorData, MetaObject};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::define::{
-    Completion, Content, PromptContent, PromptDefinition, PromptMessage, ResourceBody, ResourceContent,
-    ResourceContents, ResourceDefinition, Role, ToolDefinition, ToolOutput,
+    Completion, Content, PromptContent, PromptDefinition, PromptMessage, RESOURCE_URI_META_KEY, ResourceBody,
+    ResourceContent, ResourceContents, ResourceDefinition, Role, ToolDefinition, ToolOutput, extend_output_schema,
 };
 use crate::error::{ErrorContract, JsonObject, McpError, render};
 
@@ -66,8 +66,13 @@ pub(super) fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
         tool = tool.with_title(title);
     }
     if let Some(schema) = &definition.output_schema {
+        // The result carries the enrichment fields beside the domain output.
+        let schema = match &definition.enrichment {
+            Some(enrichment) => Cow::Owned(extend_output_schema(schema, enrichment)),
+            None => Cow::Borrowed(&**schema),
+        };
         // Strict clients validate error results against it too; see `schema::widen_for_error_results`.
-        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(schema)));
+        tool = tool.with_raw_output_schema(Arc::new(crate::schema::widen_for_error_results(&schema)));
     }
     if !definition.annotations.is_empty() {
         let a = definition.annotations;
@@ -79,8 +84,14 @@ pub(super) fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
             a.open_world_hint,
         ));
     }
-    if let Some(meta) = contract_meta(definition.errors) {
-        tool = tool.with_meta(meta);
+    let mut meta = contract_meta(definition.errors).map(|meta| meta.0).unwrap_or_default();
+    if let Some(resource_uri) = definition.app {
+        // Hosts read `_meta.ui.resourceUri`, and the older ones the flat key.
+        meta.insert("ui".to_owned(), json!({ "resourceUri": resource_uri }));
+        meta.insert(RESOURCE_URI_META_KEY.to_owned(), Value::String(resource_uri.to_owned()));
+    }
+    if !meta.is_empty() {
+        tool = tool.with_meta(MetaObject(meta));
     }
     tool
 }
@@ -95,25 +106,38 @@ pub(super) fn wire_content(
     content: ResourceContent,
     uri: &str,
     mime_type: Option<&str>,
+    meta: Option<MetaObject>,
 ) -> rmcp::model::ResourceContents {
     let uri = content.uri.unwrap_or_else(|| uri.to_owned());
     let mime_type = content.mime_type.or_else(|| mime_type.map(str::to_owned));
     match content.body {
-        ResourceBody::Text(text) => {
-            rmcp::model::ResourceContents::TextResourceContents { uri, mime_type, text, meta: None }
-        }
-        ResourceBody::Blob(blob) => {
-            rmcp::model::ResourceContents::BlobResourceContents { uri, mime_type, blob, meta: None }
-        }
+        ResourceBody::Text(text) => rmcp::model::ResourceContents::TextResourceContents { uri, mime_type, text, meta },
+        ResourceBody::Blob(blob) => rmcp::model::ResourceContents::BlobResourceContents { uri, mime_type, blob, meta },
     }
 }
 
+/// The contents of a `resources/read` of `definition` at `uri`; an app's
+/// sandbox settings go on every content, where hosts look for them first.
 pub(super) fn wire_contents(
     contents: ResourceContents,
     uri: &str,
-    mime_type: Option<&str>,
+    definition: &ResourceDefinition,
 ) -> Vec<rmcp::model::ResourceContents> {
-    contents.into_contents().into_iter().map(|content| wire_content(content, uri, mime_type)).collect()
+    let ui = definition.ui.map(|ui| MetaObject([("ui".to_owned(), ui.to_json())].into_iter().collect()));
+    contents
+        .into_contents()
+        .into_iter()
+        .map(|content| wire_content(content, uri, definition.mime_type, ui.clone()))
+        .collect()
+}
+
+/// A resource's or template's `_meta`: its error contract and an app's sandbox settings.
+fn resource_meta(definition: &ResourceDefinition) -> Option<MetaObject> {
+    let mut meta = contract_meta(definition.errors).map(|meta| meta.0).unwrap_or_default();
+    if let Some(ui) = definition.ui {
+        meta.insert("ui".to_owned(), ui.to_json());
+    }
+    (!meta.is_empty()).then_some(MetaObject(meta))
 }
 
 pub(super) fn wire_message(message: PromptMessage) -> rmcp::model::PromptMessage {
@@ -127,7 +151,7 @@ pub(super) fn wire_message(message: PromptMessage) -> rmcp::model::PromptMessage
         PromptContent::Resource(content) => {
             // `PromptMessage::resource` always sets the URI.
             let uri = content.uri.clone().unwrap_or_default();
-            ContentBlock::resource(wire_content(content, &uri, None))
+            ContentBlock::resource(wire_content(content, &uri, None, None))
         }
     };
     rmcp::model::PromptMessage::new(role, content)
@@ -156,7 +180,7 @@ pub(super) fn listed_resource(definition: &ResourceDefinition) -> rmcp::model::R
     resource.title = definition.title.map(str::to_owned);
     resource.description = definition.description.map(str::to_owned);
     resource.mime_type = definition.mime_type.map(str::to_owned);
-    resource.meta = contract_meta(definition.errors);
+    resource.meta = resource_meta(definition);
     resource
 }
 
@@ -165,7 +189,7 @@ pub(super) fn listed_template(definition: &ResourceDefinition) -> rmcp::model::R
     template.title = definition.title.map(str::to_owned);
     template.description = definition.description.map(str::to_owned);
     template.mime_type = definition.mime_type.map(str::to_owned);
-    template.meta = contract_meta(definition.errors);
+    template.meta = resource_meta(definition);
     template
 }
 

@@ -12,4 +12,14 @@ fn search(input: &Query) -> Result<String, McpError> {
     Ok(input.q.clone())
 }
 
+/// Shared state, taken by reference as if it were an input.
+pub struct Db;
+
+/// Count the objects.
+#[mcp_tool]
+fn count(db: &Db) -> Result<String, McpError> {
+    let _ = db;
+    Ok("0".into())
+}
+
 fn main() {}

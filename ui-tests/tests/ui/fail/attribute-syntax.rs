@@ -7,4 +7,11 @@ fn lookup() -> Result<String, McpError> {
     Ok("found".into())
 }
 
+
+/// Look an object up again.
+#[mcp_tool(errors = "none", allow(error-contract-emtpy))]
+fn lookup_again() -> Result<String, McpError> {
+    Ok("found".into())
+}
+
 fn main() {}
