@@ -14,11 +14,13 @@
 //! ```
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use mcp_contract::define::NoArguments;
 use mcp_contract::prelude::*;
+use mcp_contract::server::{Changes, PrimitiveKind};
 use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
@@ -455,6 +457,13 @@ fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
     ResourceContents::json(&json!({"id": params.id, "templateTest": true, "data": data}))
 }
 
+/// How many times the watched resource changed.
+#[derive(Default)]
+struct Revision(AtomicU64);
+
+/// How often the watched resource changes.
+const WATCH_INTERVAL: Duration = Duration::from_secs(3);
+
 /// A resource that auto-updates every 3 seconds
 #[mcp_resource(
     uri = "test://watched-resource",
@@ -462,13 +471,97 @@ fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
     title = "Watched Resource",
     mime_type = "text/plain"
 )]
-fn watched_resource() -> Result<String, McpError> {
-    // needs: resources/subscribe and resources/unsubscribe (the `subscribe`
-    // capability) and a handle to send notifications/resources/updated for this
-    // URI to the sessions subscribed to it (scenarios resources-subscribe,
-    // resources-unsubscribe).
-    Ok("Watched resource content".to_owned())
+fn watched_resource(revision: State<Revision>) -> Result<String, McpError> {
+    Ok(format!("Watched resource content (revision {})", revision.0.load(Ordering::Relaxed)))
 }
+
+/// Change the watched resource every [`WATCH_INTERVAL`] and announce it to the
+/// sessions subscribed to it (scenarios resources-subscribe, resources-unsubscribe).
+async fn keep_watched_resource_changing(revision: Arc<Revision>, changes: Changes) {
+    let mut ticks = tokio::time::interval(WATCH_INTERVAL);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        revision.0.fetch_add(1, Ordering::Relaxed);
+        changes.resource_updated("test://watched-resource").await;
+    }
+}
+
+/// Triggers a tools/list_changed notification (server-stateless, on `subscriptions/listen`)
+#[mcp_tool]
+async fn test_trigger_tool_change(changes: State<Changes>) -> Result<String, McpError> {
+    changes.list_changed(PrimitiveKind::Tool).await;
+    Ok("Mutation triggered".to_owned())
+}
+
+/// Triggers a prompts/list_changed notification (server-stateless, on `subscriptions/listen`)
+#[mcp_tool]
+async fn test_trigger_prompt_change(changes: State<Changes>) -> Result<String, McpError> {
+    changes.list_changed(PrimitiveKind::Prompt).await;
+    Ok("Mutation triggered".to_owned())
+}
+
+// ---------------------------------------------------------------- a header mirrored from an argument (SEP-2243)
+
+#[derive(Deserialize, JsonSchema)]
+struct CustomHeaderInput {
+    /// The region to answer for; the client mirrors it in the `Mcp-Param-Region` header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+}
+
+/// Answers for a region the client also sends as the Mcp-Param-Region header (SEP-2243 x-mcp-header)
+#[mcp_tool]
+fn test_custom_header(input: CustomHeaderInput) -> Result<String, McpError> {
+    Ok(format!("Region: {}", input.region))
+}
+
+// ---------------------------------------------------------------- tasks (SEP-2663)
+
+#[derive(Deserialize, JsonSchema)]
+struct GreetInput {
+    /// Who to greet.
+    name: String,
+}
+
+/// Greets someone by name (a tool that never runs as a task)
+#[mcp_tool]
+fn greet(input: GreetInput) -> Result<String, McpError> {
+    Ok(format!("Hello, {}!", input.name))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SlowComputeInput {
+    /// How long to compute, in seconds (at most 300).
+    seconds: f64,
+    /// A label to echo in the result.
+    label: Option<String>,
+}
+
+/// Computes for a number of seconds; runs as a task when the client supports tasks
+#[mcp_tool(task(optional), errors(bad_duration(code = InvalidParams, when = "The duration is negative, not a number or above 300 s",
+    recovery = "Call slow_compute again with seconds between 0 and 300.")))]
+async fn slow_compute(input: SlowComputeInput, ctx: Ctx) -> Result<String, McpError> {
+    if !(0.0..=300.0).contains(&input.seconds) {
+        return Err(ctx.fail(bad_duration, format!("Cannot compute for {} seconds.", input.seconds)).with_recovery());
+    }
+    tokio::time::sleep(Duration::from_secs_f64(input.seconds)).await;
+    let label = input.label.as_deref().unwrap_or("slow_compute");
+    Ok(format!("{label}: computed for {} s", input.seconds))
+}
+
+/// Fails after a second with a tool error; always runs as a task
+#[mcp_tool(task(required), errors(job_failed(code = InternalError, when = "Always: this job exists to fail",
+    recovery = "Nothing to recover: the failure is the test.")))]
+async fn failing_job(ctx: Ctx) -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ctx.fail(job_failed, "The job failed, as it always does."))
+}
+
+// needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
+// a handler's failure is a tool error here, which a task reports as
+// `completed` with `isError`. And tasks that ask for input (confirm_delete,
+// multi_input, test_tool_with_task), which wait for input-required results.
 
 // ---------------------------------------------------------------- prompts
 
@@ -524,11 +617,10 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 
 // ---------------------------------------------------------------- the server
 
-fn server() -> Server {
-    // needs: the tasks extension (SEP-2663) on a tool, input-required results
-    // (SEP-2322) from a handler, and the `x-mcp-header` annotation (SEP-2243)
-    // on an input field: each scenario that waits for one is listed, with why,
-    // in .ci/conformance-expected-failures.yml.
+fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
+    // needs: input-required results (SEP-2322) from a handler (and tasks that
+    // ask for input): each scenario that waits for one is listed, with why, in
+    // .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -546,6 +638,12 @@ fn server() -> Server {
         .tool(TestMissingCapability)
         .tool(TestLoggingTool)
         .tool(TestStreamingElicitation)
+        .tool(TestTriggerToolChange)
+        .tool(Greet)
+        .tool(TestCustomHeader)
+        .tool(SlowCompute)
+        .tool(FailingJob)
+        .tool(TestTriggerPromptChange)
         .resource(StaticText)
         .resource(StaticBinary)
         .resource(Template)
@@ -554,11 +652,16 @@ fn server() -> Server {
         .prompt(TestPromptWithArguments)
         .prompt(TestPromptWithEmbeddedResource)
         .prompt(TestPromptWithImage)
+        .changes(changes.clone())
+        .shared_state(Arc::clone(revision))
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     mcp_contract::logging::init();
     // `--http ADDR [--stateless]`: Streamable HTTP at /mcp; no argument: stdio; `lint`.
-    server().run_cli().await
+    let changes = Changes::new();
+    let revision = Arc::new(Revision::default());
+    tokio::spawn(keep_watched_resource_changing(Arc::clone(&revision), changes.clone()));
+    server(&changes, &revision).run_cli().await
 }

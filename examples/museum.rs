@@ -24,12 +24,18 @@
 //! The static resource `museum://about`, the template `museum://objects/{object_id}`
 //! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`; the
 //! template fails through its own `errors(..)` contract, as a tool does.
+//! `sign_guestbook` changes the resource `museum://guestbook` and announces it
+//! to the clients subscribed to it (`Changes`); `export_department` is long
+//! enough to run as a task for a client that polls (`task(optional)`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use mcp_contract::call::Truncation;
 use mcp_contract::prelude::*;
+use mcp_contract::server::Changes;
 
 /// One record of the collection, as stored.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -540,6 +546,98 @@ async fn complete_department(request: CompletionRequest, ctx: Context) -> Result
     })
 }
 
+// ---------------------------------------------------------------- the guestbook: a resource that changes
+
+/// How many signatures the guestbook shows.
+const GUESTBOOK_SIZE: usize = 20;
+
+/// The guestbook's last signatures, oldest first.
+#[derive(Default)]
+pub struct GuestbookState {
+    names: Mutex<VecDeque<String>>,
+}
+
+/// The museum's guestbook: the last 20 visitors who signed it, newest last.
+/// Subscribe to it to hear when someone signs.
+#[mcp_resource(uri = "museum://guestbook", name = "guestbook", title = "Guestbook", mime_type = "text/plain")]
+fn guestbook(book: State<GuestbookState>) -> Result<String, McpError> {
+    let names = book.names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if names.is_empty() {
+        return Ok("Nobody has signed the guestbook yet.".to_owned());
+    }
+    Ok(names.iter().map(String::as_str).collect::<Vec<_>>().join("\n"))
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct SignGuestbookInput {
+    /// The name to sign with, 1 to 60 characters.
+    pub name: String,
+}
+
+/// Sign the museum's guestbook; clients subscribed to museum://guestbook are told it changed.
+#[mcp_tool(
+    annotations(read_only = false, destructive = false, idempotent = false, open_world = false),
+    errors(invalid_name(code = ValidationError, when = "The name is blank or longer than 60 characters",
+        recovery = "Sign again with a name of 1 to 60 characters.")),
+)]
+async fn sign_guestbook(
+    input: SignGuestbookInput,
+    book: State<GuestbookState>,
+    changes: State<Changes>,
+    ctx: Ctx,
+) -> Result<String, McpError> {
+    let name = input.name.trim();
+    if name.is_empty() || name.chars().count() > 60 {
+        return Err(ctx.fail(invalid_name, "A guestbook name has 1 to 60 characters.").with_recovery());
+    }
+    {
+        let mut names = book.names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if names.len() == GUESTBOOK_SIZE {
+            names.pop_front();
+        }
+        names.push_back(name.to_owned());
+    }
+    changes.resource_updated("museum://guestbook").await;
+    Ok(format!("Thank you for signing, {name}."))
+}
+
+// ---------------------------------------------------------------- a long-running tool: a task
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ExportDepartmentInput {
+    /// The department to export, e.g. "Asian Art" (collection_stats lists them).
+    pub department: String,
+}
+
+/// Export every record of one department as CSV (id, title, year); takes a
+/// few seconds, so a client that polls gets a task.
+#[mcp_tool(
+    task(optional),
+    annotations(read_only, idempotent, open_world = false),
+    errors(unknown_department(code = NotFound, when = "No department has this name",
+        recovery = "Use one of the departments collection_stats lists.")),
+)]
+async fn export_department(
+    input: ExportDepartmentInput,
+    collection: State<Collection>,
+    ctx: Ctx,
+) -> Result<String, McpError> {
+    let records: Vec<&ObjectRecord> =
+        collection.records.iter().filter(|record| record.department == input.department).collect();
+    if records.is_empty() {
+        return Err(ctx.fail(unknown_department, format!("No department `{}`.", input.department)).with_recovery());
+    }
+    let mut csv = String::from("id,title,year\n");
+    for (done, record) in records.iter().enumerate() {
+        // The slow part of a real export (a query per page, a file to write);
+        // cancelling the task stops it here.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        csv.push_str(&format!("{},\"{}\",{}\n", record.id, record.title.replace('"', "\"\""), record.year));
+        ctx.progress((done + 1) as f64, Some(records.len() as f64), None).await;
+    }
+    Ok(csv)
+}
+
 // ---------------------------------------------------------------- test-only
 
 /// Fail by panicking, to exercise the server's panic path (served only with MUSEUM_TEST_TOOLS=1).
@@ -593,9 +691,14 @@ fn server(collection: Collection) -> Server {
         .tool(CollectionStats)
         .tool(TakeOffView)
         .tool(SummarizeObject)
+        .tool(SignGuestbook)
+        .tool(ExportDepartment)
         .resource(AboutMuseum)
+        .resource(Guestbook)
         .resource(ObjectRecordById)
-        .prompt(PlanVisit);
+        .prompt(PlanVisit)
+        .state(GuestbookState::default())
+        .changes(Changes::new());
     if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
         server.tool(DebugPanic).tool(DebugBusy).tool(DebugSpin)
     } else {

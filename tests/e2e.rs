@@ -205,7 +205,8 @@ fn python_client_over_http(extra: &[&str], what: &str) {
     let mut client = python_client();
     client.arg("--url").arg(&server.url);
     if extra.contains(&"--stateless") {
-        // No session to remember the client's capabilities or carry an answer back.
+        // No session to remember the client's capabilities, carry an answer back or
+        // announce resource updates to: the client skips client requests and subscriptions.
         client.arg("--stateless");
     }
     let output = run(&mut client, what);

@@ -170,3 +170,44 @@ fn schemas_are_portable_snapshots() {
     assert_eq!(hello.input_schema.get("type"), Some(&json!("object")));
     assert!(hello.errors.is_empty(), "a tool without a contract publishes none");
 }
+
+/// Export the whole collection as a file, which takes minutes.
+#[mcp_tool(task(required))]
+async fn export_collection() -> Result<String, McpError> {
+    Ok("exported".to_owned())
+}
+
+/// Count the collection's objects.
+#[mcp_tool(task(optional))]
+fn count_objects() -> Result<String, McpError> {
+    Ok("120".to_owned())
+}
+
+#[test]
+fn task_declares_how_calls_run_as_tasks() {
+    use mcp_contract::define::TaskSupport;
+    assert_eq!(Tool::definition(&ExportCollection).task_support, TaskSupport::Required);
+    assert_eq!(Tool::definition(&CountObjects).task_support, TaskSupport::Optional);
+    assert_eq!(Tool::definition(&Hello).task_support, TaskSupport::Forbidden);
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct RegionInput {
+    /// The region to answer for; the client mirrors it in the `Mcp-Param-Region` header.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    pub region: String,
+}
+
+/// Answer for a region.
+#[mcp_tool]
+fn for_region(input: RegionInput) -> Result<String, McpError> {
+    Ok(input.region)
+}
+
+/// SEP-2243: the `x-mcp-header` annotation of an input field reaches the
+/// advertised schema, where the Streamable HTTP transport validates the header by it.
+#[test]
+fn an_x_mcp_header_annotation_reaches_the_input_schema() {
+    let schema = &Tool::definition(&ForRegion).input_schema;
+    assert_eq!(schema["properties"]["region"]["x-mcp-header"], "Region", "{schema:?}");
+}

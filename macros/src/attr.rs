@@ -58,6 +58,8 @@ keys! {
         /// `app = "ui://.."`: the MCP App resource the tool pairs with.
         app: Option<LitStr>,
         errors: Option<Meta>,
+        /// `task(optional)` or `task(required)`: calls run as tasks (SEP-2663).
+        task: Option<Meta>,
         /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
         tool_type: Option<Ident>,
         /// `reason_type = Name`: the generated reason enum (default: the tool type + `Reason`).
@@ -350,6 +352,8 @@ pub(crate) struct RawAttr {
     /// The client capabilities of `requires(..)`, as their `Capability` variant names.
     pub(crate) requires: Vec<Ident>,
     pub(crate) contract: Option<RawContract>,
+    /// `task(optional)` or `task(required)`: the word, checked.
+    pub(crate) task: Option<Ident>,
     pub(crate) allow: Vec<AllowedRule>,
 }
 
@@ -388,6 +392,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         auth: args.auth.as_ref().map(|meta| auth(meta, diag)),
         requires: args.requires.as_ref().map(|meta| requires(meta, diag)).unwrap_or_default(),
         contract: args.errors.as_ref().map(|meta| contract(meta, diag)),
+        task: args.task.as_ref().and_then(|meta| task(meta, diag)),
         name: args.name,
         title: args.title,
         description: args.description,
@@ -398,6 +403,25 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         reason_type: args.reason_type,
         krate: args.krate,
         allow,
+    }
+}
+
+/// `task(optional)` or `task(required)`; anything else is reported with the two forms.
+fn task(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
+    let word = match meta {
+        Meta::List(list) => list.parse_args::<Ident>().ok(),
+        _ => None,
+    };
+    match word {
+        Some(word) if word == "optional" || word == "required" => Some(word),
+        _ => {
+            diag.error(syn::Error::new_spanned(
+                meta,
+                "`task` takes `optional` or `required`: `task(optional)` lets a client that declares the tasks \
+                 extension run the call as a task, `task(required)` runs every call as one",
+            ));
+            None
+        }
     }
 }
 

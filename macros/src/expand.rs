@@ -308,6 +308,10 @@ fn tool_impl(
     if !requires.is_empty() {
         definition.extend(quote!(.with_requires(&[#(#private::Capability::#requires),*])));
     }
+    if let Some(word) = &tool.task {
+        let variant = format_ident!("{}", if word == "required" { "Required" } else { "Optional" }, span = word.span());
+        definition.extend(quote!(.with_task_support(#private::TaskSupport::#variant)));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),

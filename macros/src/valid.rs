@@ -39,6 +39,8 @@ pub(crate) struct Tool {
     pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
+    /// `task(optional)` or `task(required)`: the `TaskSupport` variant's word.
+    pub(crate) task: Option<Ident>,
 }
 
 #[derive(Default)]
@@ -79,7 +81,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         );
     }
 
-    let RawAttr { annotations, auth, requires, contract, allow, .. } = raw;
+    let RawAttr { annotations, auth, requires, contract, allow, task, .. } = raw;
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
@@ -129,6 +131,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         enrichment,
         app,
         contract,
+        task,
     }
 }
 

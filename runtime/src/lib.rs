@@ -62,7 +62,7 @@ pub mod __private {
     pub use crate::define::bounds;
     pub use crate::define::{
         Completion, CompletionRequest, EnrichmentDefinition, IntoContents, NoArguments, OutputSample, Prompt,
-        PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, Tool,
+        PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, TaskSupport, Tool,
         ToolAnnotations, ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};

@@ -23,7 +23,8 @@ pub use self::prompt::{
 };
 pub use self::resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
 pub use self::tool::{
-    DynTool, FormatSample, NoArguments, OutputSample, Tool, ToolAnnotations, ToolDefinition, ToolOutput, run_blocking,
+    DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+    run_blocking,
 };
 // A handler's state types, as `required_state` lists them.
 pub use crate::call::StateType;

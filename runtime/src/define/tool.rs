@@ -143,6 +143,31 @@ pub struct ToolDefinition {
     /// The client capabilities the tool needs (`requires(..)`): a call from a
     /// client without one of them is refused before the handler runs.
     pub requires: &'static [Capability],
+    /// Whether a call may run as a task (the MCP tasks extension, SEP-2663).
+    pub task_support: TaskSupport,
+}
+
+/// Whether a tool's calls run as tasks (the MCP tasks extension, SEP-2663): the
+/// client polls `tasks/get` for the result instead of waiting on the call.
+///
+/// ```
+/// use mcp_contract::define::{NoArguments, TaskSupport, ToolDefinition};
+/// use mcp_contract::schema::input_schema;
+/// let definition = ToolDefinition::new("export_collection", input_schema::<NoArguments>())
+///     .with_task_support(TaskSupport::Optional);
+/// assert_eq!(definition.task_support, TaskSupport::Optional);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Every call is answered when it completes (the default).
+    #[default]
+    Forbidden,
+    /// A call from a client that declares the tasks extension runs as a task;
+    /// any other call is answered when it completes.
+    Optional,
+    /// Every call runs as a task; a client that does not declare the tasks
+    /// extension is refused (-32021, the capability named in `data`).
+    Required,
 }
 
 impl ToolDefinition {
@@ -158,6 +183,7 @@ impl ToolDefinition {
             annotations: ToolAnnotations::new(),
             auth_scopes: &[],
             errors: &[],
+            task_support: TaskSupport::Forbidden,
             enrichment: None,
             app: None,
             requires: &[],
@@ -203,6 +229,13 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Whether calls run as tasks; see [`TaskSupport`].
+    #[must_use]
+    pub fn with_task_support(mut self, task_support: TaskSupport) -> Self {
+        self.task_support = task_support;
         self
     }
 

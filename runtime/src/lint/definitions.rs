@@ -252,6 +252,7 @@ mod tests {
             enrichment: None,
             app: None,
             requires: &[],
+            task_support: crate::define::TaskSupport::Forbidden,
         }
     }
 

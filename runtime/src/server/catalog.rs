@@ -198,8 +198,12 @@ impl Catalog {
     /// The resource serving `uri` and the variables it gives: a static resource of
     /// that exact URI, else the template with the most literal text among those
     /// that match (the first registered on a tie).
-    fn resolve(&self, uri: &str) -> Option<(usize, Captures)> {
-        if let Some(&index) = self.statics.get(uri) {
+    /// Only resources whose name is `enabled` take part.
+    fn resolve(&self, uri: &str, enabled: impl Fn(&str) -> bool) -> Option<(usize, Captures)> {
+        let enabled = |index: usize| enabled(self.resources[index].definition().name);
+        if let Some(&index) = self.statics.get(uri)
+            && enabled(index)
+        {
             return Some((index, Captures::default()));
         }
         if uri.len() > MAX_URI_BYTES {
@@ -207,7 +211,7 @@ impl Catalog {
         }
         let mut best: Option<(usize, Captures)> = None;
         for (index, template) in self.templates.iter().enumerate() {
-            if template.is_static() {
+            if template.is_static() || !enabled(index) {
                 continue;
             }
             let better =
@@ -223,26 +227,12 @@ impl Catalog {
     pub(crate) async fn read(
         &self,
         uri: String,
+        enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
     ) -> Answer<rmcp::model::ReadResourceResult> {
-        let Some((index, variables)) = self.resolve(&uri) else {
-            let length = uri.len();
-            // The URI is the client's text: quoted capped, in the message and in `data`.
-            let uri = cap_quoted(&uri);
-            tracing::debug!(%uri, length, "no resource matches the URI");
-            let message = if length > MAX_URI_BYTES {
-                format!(
-                    "No resource matches the URI `{uri}`: it is {length} bytes long, and this server reads URIs \
-                     of at most {MAX_URI_BYTES} bytes."
-                )
-            } else {
-                format!(
-                    "No resource matches the URI `{uri}`. Call resources/list and resources/templates/list \
-                     to see the resources this server offers."
-                )
-            };
-            return Err(ErrorData::resource_not_found(message, Some(json!({ "uri": uri }))));
+        let Some((index, variables)) = self.resolve(&uri, enabled) else {
+            return Err(no_resource_at(&uri));
         };
         let resource = &self.resources[index];
         let definition = resource.definition();
@@ -252,14 +242,24 @@ impl Catalog {
         Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
     }
 
+    /// `resources/subscribe` takes the URI of a resource this server reads,
+    /// and refuses any other as `resources/read` would.
+    pub(crate) fn check_subscribable(&self, uri: &str, enabled: impl Fn(&str) -> bool) -> Answer<()> {
+        match self.resolve(uri, enabled) {
+            Some(_) => Ok(()),
+            None => Err(no_resource_at(uri)),
+        }
+    }
+
     /// `prompts/get`.
     pub(crate) async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
+        enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
     ) -> Answer<GetPromptResult> {
-        let Some(prompt) = self.prompt(&request.name) else {
+        let Some(prompt) = self.prompt(&request.name).filter(|_| enabled(&request.name)) else {
             let name = cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
                 format!("Unknown prompt `{name}`. Call prompts/list to see the prompts this server offers."),
@@ -275,11 +275,34 @@ impl Catalog {
         result.description = definition.description.map(str::to_owned);
         Ok(result)
     }
+}
 
+/// The error for a URI no (enabled) resource serves.
+fn no_resource_at(uri: &str) -> ErrorData {
+    let length = uri.len();
+    // The URI is the client's text: quoted capped, in the message and in `data`.
+    let uri = cap_quoted(uri);
+    tracing::debug!(%uri, length, "no resource matches the URI");
+    let message = if length > MAX_URI_BYTES {
+        format!(
+            "No resource matches the URI `{uri}`: it is {length} bytes long, and this server reads URIs \
+             of at most {MAX_URI_BYTES} bytes."
+        )
+    } else {
+        format!(
+            "No resource matches the URI `{uri}`. Call resources/list and resources/templates/list \
+             to see the resources this server offers."
+        )
+    };
+    ErrorData::resource_not_found(message, Some(json!({ "uri": uri })))
+}
+
+impl Catalog {
     /// `completion/complete`, for a template variable or a prompt argument.
     pub(crate) async fn complete(
         &self,
         request: CompleteRequestParams,
+        enabled: impl Fn(PrimitiveKind, &str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
     ) -> Answer<CompleteResult> {
@@ -290,7 +313,10 @@ impl Catalog {
         let argument = completion_request.argument.clone();
         let (log, future): (_, BoxFuture<'_, Result<Completion, McpError>>) = match &request.r#ref {
             Reference::Resource(reference) => {
-                let Some(index) = self.templates.iter().position(|template| template.as_str() == reference.uri) else {
+                let found = self.templates.iter().position(|template| template.as_str() == reference.uri);
+                let found =
+                    found.filter(|&index| enabled(PrimitiveKind::Resource, self.resources[index].definition().name));
+                let Some(index) = found else {
                     return Err(unknown_reference(format!(
                         "No resource template is `{}`. Call resources/templates/list to see this server's templates.",
                         cap_quoted(&reference.uri)
@@ -306,7 +332,9 @@ impl Catalog {
                 (log, resource.complete_dyn(completion_request, ctx))
             }
             Reference::Prompt(reference) => {
-                let Some(prompt) = self.prompt(&reference.name) else {
+                let Some(prompt) =
+                    self.prompt(&reference.name).filter(|_| enabled(PrimitiveKind::Prompt, &reference.name))
+                else {
                     return Err(unknown_reference(format!(
                         "Unknown prompt `{}`. Call prompts/list to see the prompts this server offers.",
                         cap_quoted(&reference.name)

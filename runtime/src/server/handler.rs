@@ -14,16 +14,20 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
+use tokio_util::sync::CancellationToken;
 
+use super::PrimitiveKind;
 use super::catalog::Catalog;
+use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
 use crate::call::{
     AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
 };
-use crate::define::{DynTool, UI_EXTENSION};
+use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
@@ -45,6 +49,10 @@ pub struct ToolServer {
     scope_policy: ScopePolicy,
     /// How long a handler's request to the client waits for its answer.
     client_request_timeout: Duration,
+    /// This copy's (this session's) part of [`Server::changes`](super::Server::changes).
+    changes: Option<Arc<SessionChanges>>,
+    /// The tasks, when a tool runs as one; shared by every copy.
+    tasks: Option<Tasks>,
 }
 
 struct Shared {
@@ -67,11 +75,15 @@ impl ToolServer {
         by_name: HashMap<&'static str, usize>,
         states: StateMap,
         catalog: Catalog,
+        changes: Option<Changes>,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
         if tools.iter().any(|tool| tool.definition().app.is_some()) {
             capabilities.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), JsonObject::new());
+        }
+        if changes.is_some() {
+            changes::advertise(&mut capabilities);
         }
         let mut config = ServerConfig::new(capabilities).with_server_info(info);
         config.instructions = instructions;
@@ -82,11 +94,30 @@ impl ToolServer {
             auth_config: None,
             scope_policy: ScopePolicy::Open,
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
+            tasks: None,
         }
     }
 
     pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
         self.client_request_timeout = timeout;
+        self
+    }
+
+    /// Run tools as tasks with `tasks`, and advertise the tasks extension.
+    pub(super) fn with_tasks(mut self, tasks: Option<Tasks>) -> Self {
+        if tasks.is_some() {
+            // Only this copy holds the shared part yet: it was built a moment ago.
+            if let Some(shared) = Arc::get_mut(&mut self.shared) {
+                shared
+                    .config
+                    .capabilities
+                    .extensions
+                    .get_or_insert_default()
+                    .insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), rmcp::model::JsonObject::new());
+                self.tasks = tasks;
+            }
+        }
         self
     }
 
@@ -123,6 +154,8 @@ impl ToolServer {
             auth_config: self.auth_config.clone(),
             scope_policy: self.scope_policy,
             client_request_timeout: self.client_request_timeout,
+            changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
+            tasks: self.tasks.clone(),
         }
     }
 
@@ -137,7 +170,36 @@ impl ToolServer {
     }
 
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
+        if !self.is_enabled(PrimitiveKind::Tool, name) {
+            return None;
+        }
         self.shared.by_name.get(name).map(|&index| &self.shared.tools[index])
+    }
+
+    /// The tasks to run this call in, when it runs as a task: the tool
+    /// supports tasks and the client declared the extension on this request
+    /// (or its session). A tool that requires tasks refuses a client that
+    /// did not, with -32021 and the capability it needs.
+    fn as_task(&self, support: TaskSupport, context: &RequestContext<RoleServer>) -> Result<Option<&Tasks>, ErrorData> {
+        let Some(tasks) = &self.tasks else { return Ok(None) };
+        let declared = context.client_capabilities().is_some_and(|capabilities| capabilities.supports_tasks());
+        match (support, declared) {
+            (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => Ok(None),
+            (TaskSupport::Optional | TaskSupport::Required, true) => Ok(Some(tasks)),
+            (TaskSupport::Required, false) => Err(ErrorData::missing_required_client_capability(
+                rmcp::model::ClientCapabilities::builder().enable_tasks().build(),
+            )),
+        }
+    }
+
+    /// Whether `name` is served: everything is, unless [`Changes`] disabled it.
+    fn is_enabled(&self, kind: PrimitiveKind, name: &str) -> bool {
+        self.changes.as_ref().is_none_or(|session| session.changes.is_enabled(kind, name))
+    }
+
+    /// The entries of `listed` whose name is enabled.
+    fn enabled<T: Clone>(&self, kind: PrimitiveKind, listed: &[T], name: impl Fn(&T) -> &str) -> Vec<T> {
+        listed.iter().filter(|entry| self.is_enabled(kind, name(entry))).cloned().collect()
     }
 
     /// The context of a resource read, prompt or completion handler, made as a
@@ -189,10 +251,11 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         first_page(request.as_ref(), "tools/list")?;
-        Ok(ListToolsResult::with_all_items(self.shared.listed.clone()))
+        Ok(ListToolsResult::with_all_items(self.enabled(PrimitiveKind::Tool, &self.shared.listed, |tool| &tool.name)))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.tool(name)?;
         self.shared.by_name.get(name).map(|&index| self.shared.listed[index].clone())
     }
 
@@ -234,7 +297,7 @@ impl ServerHandler for ToolServer {
             .with_channel(Arc::new(channel))
             .with_client_capabilities(capabilities)
             .with_client_request_timeout(self.client_request_timeout)
-            .with_auth(self.scope_policy, caller)
+            .with_auth(self.scope_policy, caller.clone())
             .with_states(self.shared.states.clone());
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
@@ -243,6 +306,19 @@ impl ServerHandler for ToolServer {
             return Ok(CallToolResponse::Complete(error_result(&err)));
         }
         let arguments = request.arguments.unwrap_or_default();
+        if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+            // The task outlives this request: its own cancellation, stopped by
+            // tasks/cancel, and no channel to the client, whose request is
+            // answered (progress and logs name live requests only; the client
+            // follows the task with tasks/get).
+            let cancellation = CancellationToken::new();
+            let ctx = Context::new(definition.name, definition.errors)
+                .with_cancellation(cancellation.clone())
+                .with_auth(self.scope_policy, caller)
+                .with_states(self.shared.states.clone());
+            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
+            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
+        }
         match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
@@ -268,7 +344,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         first_page(request.as_ref(), "resources/list")?;
-        Ok(ListResourcesResult::with_all_items(self.shared.catalog.listed_resources().to_vec()))
+        let listed = self.shared.catalog.listed_resources();
+        Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
     }
 
     async fn list_resource_templates(
@@ -277,7 +354,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         first_page(request.as_ref(), "resources/templates/list")?;
-        Ok(ListResourceTemplatesResult::with_all_items(self.shared.catalog.listed_templates().to_vec()))
+        let listed = self.shared.catalog.listed_templates();
+        Ok(ListResourceTemplatesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |t| &t.name)))
     }
 
     async fn read_resource(
@@ -286,7 +364,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.read(request.uri, make, &context.ct).await.map(ReadResourceResponse::Complete)
+        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
+        self.shared.catalog.read(request.uri, enabled, make, &context.ct).await.map(ReadResourceResponse::Complete)
     }
 
     async fn list_prompts(
@@ -295,7 +374,8 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
         first_page(request.as_ref(), "prompts/list")?;
-        Ok(ListPromptsResult::with_all_items(self.shared.catalog.listed_prompts().to_vec()))
+        let listed = self.shared.catalog.listed_prompts();
+        Ok(ListPromptsResult::with_all_items(self.enabled(PrimitiveKind::Prompt, listed, |p| &p.name)))
     }
 
     async fn get_prompt(
@@ -304,7 +384,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.get_prompt(request, make, &context.ct).await.map(GetPromptResponse::Complete)
+        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
+        self.shared.catalog.get_prompt(request, enabled, make, &context.ct).await.map(GetPromptResponse::Complete)
     }
 
     async fn complete(
@@ -313,7 +394,8 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
-        self.shared.catalog.complete(request, make, &context.ct).await
+        let enabled = |kind, name: &str| self.is_enabled(kind, name);
+        self.shared.catalog.complete(request, enabled, make, &context.ct).await
     }
 
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
@@ -325,6 +407,118 @@ impl ServerHandler for ToolServer {
         self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
         Ok(())
     }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        if let Some(session) = &self.changes {
+            session.changes.register(session.id, &context.peer);
+        }
+    }
+
+    #[allow(
+        deprecated,
+        reason = "resources/subscribe is what 2025-x clients send; 2026-07-28 has subscriptions/listen"
+    )]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(session) = &self.changes else {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "This server announces no resource updates.",
+                None,
+            ));
+        };
+        self.shared.catalog.check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
+        session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
+            ErrorData::invalid_params(
+                format!(
+                    "This session is subscribed to {} resources already, the most this server allows. \
+                     Unsubscribe from one with resources/unsubscribe first.",
+                    too_many.max
+                ),
+                Some(serde_json::json!({ "maxSubscriptions": too_many.max })),
+            )
+        })
+    }
+
+    #[allow(deprecated, reason = "resources/unsubscribe is what 2025-x clients send")]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let Some(session) = &self.changes else {
+            return Err(ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "This server announces no resource updates.",
+                None,
+            ));
+        };
+        session.changes.unsubscribe(session.id, &request.uri);
+        Ok(())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // No task here asks for input, so there is nothing to answer: the
+        // extension acknowledges responses to keys it does not know.
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.get(&request.task_id).await.map(drop)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+        tasks.cancel(&request.task_id).await
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        // rmcp narrows the filter to what the capabilities advertise; without
+        // `Changes` nothing is, and `subscriptions/listen` stays -32601. A
+        // stream follows at most as many URIs as a session may subscribe to.
+        let session = self.changes.as_ref()?;
+        let mut accepted = requested.clone();
+        if let Some(uris) = accepted.resource_subscriptions.as_mut() {
+            uris.truncate(session.changes.max_subscriptions());
+        }
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        if let Some(session) = &self.changes {
+            let id = session.changes.next_id();
+            session.changes.listen(id, context.sink().clone());
+            context.cancelled().await;
+            session.changes.stop_listening(id);
+        }
+        Ok(())
+    }
+}
+
+/// rmcp answers tasks/* -32601 for a server that does not advertise the
+/// extension; one that does has its tasks.
+fn no_tasks() -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "This server runs no tool as a task.", None)
 }
 
 /// The capabilities the client declared: the request's own on 2026-07-28, the

@@ -27,6 +27,7 @@
 
 mod auth;
 mod catalog;
+mod changes;
 mod channel;
 mod cli;
 mod guard;
@@ -35,6 +36,7 @@ mod invoke;
 mod jsonrpc;
 mod lines;
 mod listener;
+mod tasks;
 mod transport;
 mod wire;
 
@@ -50,7 +52,9 @@ use crate::call::StateMap;
 use crate::define::DynTool;
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
+pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use handler::ToolServer;
+pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::{HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
 
@@ -93,6 +97,10 @@ pub struct Server {
     states: StateMap,
     catalog: catalog::Registered,
     client_request_timeout: std::time::Duration,
+    changes: Option<Changes>,
+    task_store: Option<Arc<dyn TaskStore>>,
+    task_ttl: std::time::Duration,
+    task_poll_interval: std::time::Duration,
 }
 
 impl Server {
@@ -109,6 +117,10 @@ impl Server {
             auth: None,
             catalog: catalog::Registered::default(),
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            changes: None,
+            task_store: None,
+            task_ttl: DEFAULT_TASK_TTL,
+            task_poll_interval: DEFAULT_POLL_INTERVAL,
         }
     }
 
@@ -209,6 +221,50 @@ impl Server {
         self.shared_state(Arc::new(value))
     }
 
+    /// Announce run-time changes through `changes` (see [`Changes`]): the
+    /// server advertises `resources.subscribe` (when it has resources) and
+    /// `listChanged` for its tools, resources and prompts, answers
+    /// `resources/subscribe`, `resources/unsubscribe` and
+    /// `subscriptions/listen`, and shares `changes` with every handler that
+    /// takes `State<Changes>`.
+    ///
+    /// ```
+    /// use mcp_contract::server::{Changes, Server};
+    /// let changes = Changes::new();
+    /// let server = Server::new("museum", "1.0.0").changes(changes.clone());
+    /// # server.build().unwrap();
+    /// ```
+    pub fn changes(mut self, changes: Changes) -> Self {
+        self.states.insert(Arc::new(changes.clone()));
+        self.changes = Some(changes);
+        self
+    }
+
+    /// Keep the tasks of the tools that run as tasks (see
+    /// [`TaskSupport`](crate::define::TaskSupport)) in `store`; a
+    /// [`MemoryTaskStore::default`] otherwise. A server with such a tool
+    /// advertises the tasks extension (`io.modelcontextprotocol/tasks`) and
+    /// answers `tasks/get`, `tasks/update` and `tasks/cancel`.
+    ///
+    /// ```
+    /// use mcp_contract::server::{MemoryTaskStore, Server};
+    /// let server = Server::new("museum", "1.0.0").task_store(MemoryTaskStore::new(64));
+    /// # server.build().unwrap();
+    /// ```
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept from its creation (its `ttlMs`), and how often
+    /// a client is asked to poll it (`pollIntervalMs`); [`DEFAULT_TASK_TTL`]
+    /// and [`DEFAULT_POLL_INTERVAL`] by default.
+    pub fn task_retention(mut self, ttl: std::time::Duration, poll_interval: std::time::Duration) -> Self {
+        self.task_ttl = ttl;
+        self.task_poll_interval = poll_interval;
+        self
+    }
+
     /// [`Server::state`] for a value already behind an `Arc` that the
     /// application keeps a handle on too.
     pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
@@ -274,9 +330,16 @@ impl Server {
             }
         }
         let catalog = self.catalog.build(&self.states)?;
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
+        let runs_tasks =
+            self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
+        let tasks = runs_tasks.then(|| {
+            let store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+            tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
+        });
+        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
             .with_auth_config(self.auth)
-            .with_client_request_timeout(self.client_request_timeout))
+            .with_client_request_timeout(self.client_request_timeout)
+            .with_tasks(tasks))
     }
 }
 

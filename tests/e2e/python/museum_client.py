@@ -55,6 +55,8 @@ def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
         ("get_object_image", "image_service_busy"): {"object_id": throttled},
         ("take_off_view", "not_in_collection"): {"object_id": 5},
         ("summarize_object", "not_in_collection"): {"object_id": 5},
+        ("sign_guestbook", "invalid_name"): {"name": "   "},
+        ("export_department", "unknown_department"): {"department": "Dinosaurs"},
     }
 
 
@@ -114,13 +116,45 @@ async def client_requests(session: ClientSession, records: list[dict]) -> None:
     check(sampled["maxTokens"] == 120 and "systemPrompt" in sampled, "the sampling request's limits", sampled)
 
 
-async def exercise(session: ClientSession, records: list[dict]) -> None:
+UPDATED: list[str] = []
+"""The URIs of the notifications/resources/updated the session received."""
+
+
+async def on_message(message) -> None:
+    if isinstance(message, types.ResourceUpdatedNotification):
+        UPDATED.append(message.params.uri)
+
+
+async def guestbook(session: ClientSession, subscribe: bool) -> None:
+    """Sign the guestbook; a subscribed session hears of it, and stops hearing once unsubscribed."""
+    if subscribe:
+        await session.subscribe_resource("museum://guestbook")
+    signed = await session.call_tool("sign_guestbook", {"name": "Ada Lovelace"})
+    check(not signed.is_error, "sign_guestbook", wire(signed))
+    book = (await session.read_resource("museum://guestbook")).contents[0]
+    check("Ada Lovelace" in book.text, "the guestbook holds the signature", book)
+    if not subscribe:
+        return
+    with anyio.move_on_after(5):
+        while "museum://guestbook" not in UPDATED:
+            await anyio.sleep(0.02)
+    check(UPDATED == ["museum://guestbook"], "notifications/resources/updated reaches the subscriber", UPDATED)
+    await session.unsubscribe_resource("museum://guestbook")
+    await session.call_tool("sign_guestbook", {"name": "Charles Babbage"})
+    await anyio.sleep(0.3)
+    check(UPDATED == ["museum://guestbook"], "no update after unsubscribing", UPDATED)
+
+
+async def exercise(session: ClientSession, records: list[dict], subscribe: bool = True) -> None:
     init = await session.initialize()
     check(init.server_info.name == "museum", "server info names the server, not the framework", init.server_info)
     check(init.capabilities.tools is not None, "the tools capability is declared")
     check(init.capabilities.resources is not None and init.capabilities.prompts is not None, "resources, prompts")
     await resources_and_prompts(session, records)
     await client_requests(session, records)
+    if subscribe:
+        check(init.capabilities.resources.subscribe is True, "the subscribe capability", init.capabilities)
+    await guestbook(session, subscribe)
 
     listed = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
     check(
@@ -132,6 +166,8 @@ async def exercise(session: ClientSession, records: list[dict]) -> None:
             "collection_stats",
             "take_off_view",
             "summarize_object",
+            "sign_guestbook",
+            "export_department",
             "debug_panic",
             "debug_busy",
             "debug_spin",
@@ -286,7 +322,7 @@ async def expect_error(call, code: int, what: str) -> dict:
 
 async def resources_and_prompts(session: ClientSession, records: list[dict]) -> None:
     listed = [wire(resource) for resource in (await session.list_resources()).resources]
-    check([r["uri"] for r in listed] == ["museum://about"], "resources/list holds the static resource", listed)
+    check([r["uri"] for r in listed] == ["museum://about", "museum://guestbook"], "the static resources", listed)
     templates = [wire(t) for t in (await session.list_resource_templates()).resource_templates]
     check([t["uriTemplate"] for t in templates] == ["museum://objects/{object_id}"], "the object template", templates)
 
@@ -324,7 +360,9 @@ async def main() -> None:
     parser.add_argument("--stdio")
     parser.add_argument("--url")
     parser.add_argument("--jwt-secret")
-    parser.add_argument("--stateless", action="store_true", help="the server runs without sessions")
+    parser.add_argument(
+        "--stateless", action="store_true", help="the server runs without sessions: no client requests, no subscriptions"
+    )
     args = parser.parse_args()
     global STATELESS
     STATELESS = args.stateless
@@ -341,7 +379,12 @@ async def main() -> None:
         params = StdioServerParameters(command=args.stdio, env=env)
         async with stdio_client(params) as (read, write):
             async with ClientSession(
-                read, write, logging_callback=on_log, sampling_callback=on_sampling, elicitation_callback=on_elicitation
+                read,
+                write,
+                logging_callback=on_log,
+                sampling_callback=on_sampling,
+                elicitation_callback=on_elicitation,
+                message_handler=on_message,
             ) as session:
                 await exercise(session, records)
     else:
@@ -355,8 +398,9 @@ async def main() -> None:
                     logging_callback=on_log,
                     sampling_callback=on_sampling,
                     elicitation_callback=on_elicitation,
+                    message_handler=on_message,
                 ) as session:
-                    await exercise(session, records)
+                    await exercise(session, records, subscribe=not args.stateless)
         if args.jwt_secret:
             await auth_checks(args.url, args.jwt_secret, records[0]["id"])
     check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)

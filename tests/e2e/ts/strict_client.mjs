@@ -75,7 +75,11 @@ try {
     return undefined;
   };
   const { resources } = await client.listResources();
-  check(resources.length === 1 && resources[0].uri === "museum://about", "resources/list", resources);
+  check(
+    resources.map((resource) => resource.uri).join(" ") === "museum://about museum://guestbook",
+    "resources/list",
+    resources,
+  );
   const { resourceTemplates } = await client.listResourceTemplates();
   check(resourceTemplates[0]?.uriTemplate === "museum://objects/{object_id}", "templates/list", resourceTemplates);
   const record = await client.readResource({ uri: `museum://objects/${first.id}` });

@@ -1,0 +1,315 @@
+//! Run-time changes ([`Changes`]): `resources/subscribe` and `unsubscribe`,
+//! `notifications/resources/updated` to the subscribed sessions only, and the
+//! `list_changed` notifications of enabling and disabling a tool, resource or
+//! prompt, against rmcp's own client (in process) and over Streamable HTTP.
+#![allow(deprecated, reason = "resources/subscribe is the 2025-x method under test; rmcp marks it legacy")]
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use mcp_contract_runtime::define::{NoArguments, Resource, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage};
+use mcp_contract_runtime::server::{Changes, HttpOptions, PrimitiveKind, Server};
+use mcp_contract_runtime::{Context, McpError};
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, GetPromptRequestParams, ReadResourceRequestParams,
+    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+mod support;
+use support::{Echo, HttpClient};
+
+static WATCHED: ResourceDefinition = ResourceDefinition::new("museum://exhibitions/current", "current_exhibition")
+    .with_description("The exhibition on show now; announces updates.")
+    .with_mime_type("text/plain");
+
+struct Watched;
+
+impl Resource for Watched {
+    type Params = NoArguments;
+
+    fn definition(&self) -> &'static ResourceDefinition {
+        &WATCHED
+    }
+
+    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
+        Ok(ResourceContents::text("Ancient Egypt, until March."))
+    }
+}
+
+static TOUR: LazyLock<PromptDefinition> =
+    LazyLock::new(|| PromptDefinition::new("plan_tour", Vec::new()).with_description("Plan a tour of the museum."));
+
+struct Tour;
+
+impl Prompt for Tour {
+    type Arguments = NoArguments;
+
+    fn definition(&self) -> &'static PromptDefinition {
+        &TOUR
+    }
+
+    async fn get(&self, _arguments: NoArguments, _ctx: Context) -> Result<Vec<PromptMessage>, McpError> {
+        Ok(vec![PromptMessage::user("Plan a one-hour tour.")])
+    }
+}
+
+/// How long a test waits for a notification that must come.
+const COMES: Duration = Duration::from_secs(5);
+/// How long a test waits to be sure a notification does not come.
+const NEVER: Duration = Duration::from_millis(300);
+
+/// A client that records the notifications it receives.
+#[derive(Clone)]
+struct Recorder(mpsc::UnboundedSender<Value>);
+
+impl ClientHandler for Recorder {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.0.send(json!({"updated": params.uri}));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send(json!("tools"));
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send(json!("resources"));
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.0.send(json!("prompts"));
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+type Client = RunningService<RoleClient, Recorder>;
+
+fn server(changes: &Changes) -> Server {
+    Server::new("museum", "1.0.0").tool(Echo).resource(Watched).prompt(Tour).changes(changes.clone())
+}
+
+/// One session: a server built from the shared `changes`, served to a client over a pipe.
+async fn session(changes: &Changes) -> (Client, mpsc::UnboundedReceiver<Value>) {
+    let built = server(changes).build().expect("the server builds");
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = built.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (tx, rx) = mpsc::unbounded_channel();
+    let client = Recorder(tx).serve(client_io).await.expect("the client connects");
+    (client, rx)
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<Value>, within: Duration) -> Option<Value> {
+    tokio::time::timeout(within, rx.recv()).await.ok().flatten()
+}
+
+/// Wait (bounded) until `done` holds.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    let deadline = tokio::time::Instant::now() + COMES;
+    while !done() {
+        assert!(tokio::time::Instant::now() < deadline, "{what} did not happen within {COMES:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn capabilities_advertise_subscribe_and_list_changed_only_with_changes() {
+    let with = server(&Changes::new()).build().unwrap();
+    let capabilities = &with.config().capabilities;
+    assert_eq!(capabilities.resources.as_ref().and_then(|r| r.subscribe), Some(true));
+    assert_eq!(capabilities.resources.as_ref().and_then(|r| r.list_changed), Some(true));
+    assert_eq!(capabilities.tools.as_ref().and_then(|t| t.list_changed), Some(true));
+    assert_eq!(capabilities.prompts.as_ref().and_then(|p| p.list_changed), Some(true));
+
+    let without = Server::new("museum", "1.0.0").resource(Watched).build().unwrap();
+    let capabilities = &without.config().capabilities;
+    assert_eq!(capabilities.resources.as_ref().and_then(|r| r.subscribe), None);
+    assert_eq!(capabilities.tools.as_ref().and_then(|t| t.list_changed), None);
+}
+
+#[tokio::test]
+async fn resources_subscribe_without_changes_is_method_not_found() {
+    let built = Server::new("museum", "1.0.0").resource(Watched).build().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = built.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let client = Recorder(tx).serve(client_io).await.unwrap();
+    let err = client.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.unwrap_err();
+    assert!(format!("{err:?}").contains("-32601"), "{err:?}");
+}
+
+#[tokio::test]
+async fn an_update_reaches_the_subscribed_sessions_only_until_they_unsubscribe() {
+    let changes = Changes::new();
+    let (subscribed, mut subscribed_rx) = session(&changes).await;
+    let (bystander, mut bystander_rx) = session(&changes).await;
+    eventually("both sessions initialized", || changes.sessions() == 2).await;
+
+    subscribed.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.expect("subscribe answers {}");
+    // Subscribing twice is one subscription.
+    subscribed.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.expect("subscribe answers {}");
+    assert_eq!(changes.subscriptions(), 1);
+
+    assert_eq!(changes.resource_updated(WATCHED.uri).await, 1, "one session is subscribed");
+    assert_eq!(next(&mut subscribed_rx, COMES).await, Some(json!({"updated": WATCHED.uri})));
+    assert_eq!(next(&mut bystander_rx, NEVER).await, None, "the other session did not subscribe");
+    // Another URI reaches nobody.
+    assert_eq!(changes.resource_updated("museum://exhibitions/next").await, 0);
+
+    subscribed.unsubscribe(UnsubscribeRequestParams::new(WATCHED.uri)).await.expect("unsubscribe answers {}");
+    // Unsubscribing from what it never subscribed to is no error.
+    bystander.unsubscribe(UnsubscribeRequestParams::new(WATCHED.uri)).await.expect("unsubscribe answers {}");
+    assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
+    assert_eq!(next(&mut subscribed_rx, NEVER).await, None);
+}
+
+#[tokio::test]
+async fn subscribing_to_a_uri_no_resource_serves_is_refused_as_a_read_is() {
+    let changes = Changes::new();
+    let (client, _rx) = session(&changes).await;
+    let err = client.subscribe(SubscribeRequestParams::new("museum://nowhere")).await.unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("-32002") && text.contains("museum://nowhere"), "{text}");
+    assert_eq!(changes.subscriptions(), 0);
+}
+
+#[tokio::test]
+async fn subscriptions_per_session_are_bounded() {
+    static TEMPLATE: ResourceDefinition = ResourceDefinition::new("museum://rooms/{room}", "room");
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Room {
+        #[allow(dead_code, reason = "read by the URI template match")]
+        room: String,
+    }
+    struct Rooms;
+    impl Resource for Rooms {
+        type Params = Room;
+        fn definition(&self) -> &'static ResourceDefinition {
+            &TEMPLATE
+        }
+        async fn read(&self, _uri: &str, _params: Room, _ctx: Context) -> Result<ResourceContents, McpError> {
+            Ok(ResourceContents::text("a room"))
+        }
+    }
+    let changes = Changes::with_limits(2, Duration::from_secs(1));
+    let built = Server::new("museum", "1.0.0").resource(Rooms).changes(changes.clone()).build().unwrap();
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = built.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let client = Recorder(tx).serve(client_io).await.unwrap();
+    client.subscribe(SubscribeRequestParams::new("museum://rooms/a")).await.unwrap();
+    client.subscribe(SubscribeRequestParams::new("museum://rooms/b")).await.unwrap();
+    let err = client.subscribe(SubscribeRequestParams::new("museum://rooms/c")).await.unwrap_err();
+    let text = format!("{err:?}");
+    assert!(text.contains("-32602") && text.contains("resources/unsubscribe"), "{text}");
+    // One already held is no new subscription.
+    client.subscribe(SubscribeRequestParams::new("museum://rooms/b")).await.unwrap();
+    client.unsubscribe(UnsubscribeRequestParams::new("museum://rooms/a")).await.unwrap();
+    client.subscribe(SubscribeRequestParams::new("museum://rooms/c")).await.unwrap();
+    assert_eq!(changes.subscriptions(), 2);
+}
+
+#[tokio::test]
+async fn a_closed_session_is_forgotten_with_its_subscriptions() {
+    let changes = Changes::new();
+    let (client, _rx) = session(&changes).await;
+    client.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.unwrap();
+    assert_eq!((changes.sessions(), changes.subscriptions()), (1, 1));
+    client.cancel().await.expect("the client closes");
+    eventually("the closed session forgotten", || changes.sessions() == 0).await;
+    assert_eq!(changes.subscriptions(), 0);
+    assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
+}
+
+#[tokio::test]
+async fn disabling_hides_and_refuses_and_announces_once_per_change() {
+    let changes = Changes::new();
+    let (client, mut rx) = session(&changes).await;
+    eventually("the session initialized", || changes.sessions() == 1).await;
+
+    changes.disable_prompt(TOUR.name).await;
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("prompts")));
+    assert!(client.list_prompts(None).await.unwrap().prompts.is_empty(), "a disabled prompt is not listed");
+    let err = client.get_prompt(GetPromptRequestParams::new(TOUR.name)).await.unwrap_err();
+    assert!(format!("{err:?}").contains("Unknown prompt"), "{err:?}");
+    // Disabling what is disabled changes nothing and announces nothing.
+    changes.disable_prompt(TOUR.name).await;
+    assert_eq!(next(&mut rx, NEVER).await, None);
+
+    changes.disable_resource(WATCHED.name).await;
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("resources")));
+    assert!(client.list_resources(None).await.unwrap().resources.is_empty());
+    let err = client.read_resource(ReadResourceRequestParams::new(WATCHED.uri)).await.unwrap_err();
+    assert!(format!("{err:?}").contains("No resource matches"), "{err:?}");
+    let err = client.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.unwrap_err();
+    assert!(format!("{err:?}").contains("-32002"), "{err:?}");
+
+    changes.enable_resource(WATCHED.name).await;
+    changes.enable_prompt(TOUR.name).await;
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("resources")));
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("prompts")));
+    assert_eq!(client.list_prompts(None).await.unwrap().prompts.len(), 1);
+    client.read_resource(ReadResourceRequestParams::new(WATCHED.uri)).await.expect("enabled again");
+
+    changes.disable_tool("echo").await;
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("tools")));
+    assert!(client.list_tools(None).await.unwrap().tools.is_empty(), "a disabled tool is not listed");
+    let call = CallToolRequestParams::new("echo").with_arguments(json!({"text": "hi"}).as_object().unwrap().clone());
+    let err = client.call_tool(call.clone()).await.unwrap_err();
+    assert!(format!("{err:?}").contains("Unknown tool `echo`"), "{err:?}");
+    changes.enable_tool("echo").await;
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("tools")));
+    assert!(client.call_tool(call).await.is_ok(), "enabled again, the tool runs");
+
+    // An announcement of the application's own.
+    assert_eq!(changes.list_changed(PrimitiveKind::Tool).await, 1);
+    assert_eq!(next(&mut rx, COMES).await, Some(json!("tools")));
+}
+
+/// Over Streamable HTTP: a session subscribes, then ends with `DELETE`; the
+/// server forgets it, and its subscription with it.
+#[tokio::test]
+async fn an_http_session_that_ends_is_forgotten() {
+    let changes = Changes::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(server(&changes).build().unwrap().serve_http_on(listener, options));
+    let _stop = stop.drop_guard();
+
+    let mut client = HttpClient::session(addr).await;
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "resources/subscribe", "params": {"uri": WATCHED.uri}});
+    let answer = client.post(body.to_string().as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.message()["result"], json!({}), "{}", answer.text());
+    assert_eq!((changes.sessions(), changes.subscriptions()), (1, 1));
+
+    let answer = client.request("DELETE", &[], b"").await;
+    assert!(answer.status < 300, "{}: {}", answer.status, answer.text());
+    eventually("the deleted session forgotten", || changes.sessions() == 0).await;
+    assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
+}

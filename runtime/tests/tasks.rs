@@ -1,0 +1,268 @@
+//! Tools that run as tasks (SEP-2663) against rmcp's own client over an
+//! in-process pipe: the task a call makes, `tasks/get` until it finishes,
+//! `tasks/cancel`, `tasks/update`, the -32021 of a required task, retention
+//! and the store's bound.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::server::{MemoryTaskStore, Server};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig, GetTaskParams,
+    GetTaskResult, TASKS_EXTENSION_ID, TaskStatus, UpdateTaskParams,
+};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SlowInput {
+    /// How long to work, in milliseconds.
+    millis: u64,
+}
+
+/// Works for a while, as a task when the client can poll.
+struct Slow;
+static SLOW: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("slow", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Work for a while.")
+        .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Slow {
+    type Input = SlowInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &SLOW
+    }
+    async fn call(&self, input: SlowInput, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(input.millis)).await;
+        Ok(format!("worked {} ms", input.millis))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// Always runs as a task, and fails.
+struct Failing;
+static FAILING: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "failing",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Fail, as a task.")
+    .with_task_support(TaskSupport::Required)
+});
+
+impl Tool for Failing {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &FAILING
+    }
+    async fn call(&self, _input: Self::Input, _ctx: Context) -> Result<String, McpError> {
+        Err(McpError::service_unavailable("The archive is closed."))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+struct Plain;
+
+impl ClientHandler for Plain {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+}
+
+/// A client that declares the tasks extension.
+struct Polling;
+
+impl ClientHandler for Polling {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.capabilities = ClientCapabilities::builder().enable_tasks().build();
+        config
+    }
+}
+
+async fn connect<C: ClientHandler>(server: Server, client: C) -> RunningService<RoleClient, C> {
+    let built = server.build().expect("the server builds");
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = built.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client.serve(client_io).await.expect("the client connects")
+}
+
+fn server() -> Server {
+    Server::new("museum", "1.0.0").tool(Slow).tool(Failing)
+}
+
+fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name).with_arguments(arguments.as_object().cloned().unwrap_or_default())
+}
+
+async fn task_id<C: ClientHandler>(client: &RunningService<RoleClient, C>, params: CallToolRequestParams) -> String {
+    match client.call_tool_once(params).await.expect("the call answers") {
+        CallToolResponse::Task(created) => {
+            assert_eq!(created.task.status, TaskStatus::Working);
+            created.task.task_id
+        }
+        other => panic!("a task was due: {other:?}"),
+    }
+}
+
+async fn get<C: ClientHandler>(
+    client: &RunningService<RoleClient, C>,
+    id: &str,
+) -> Result<GetTaskResult, ServiceError> {
+    client.get_task(GetTaskParams::new(id)).await
+}
+
+/// Poll (bounded) until the task is terminal.
+async fn finished<C: ClientHandler>(client: &RunningService<RoleClient, C>, id: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let task = get(client, id).await.expect("the task is known");
+        if task.task.status().is_terminal() {
+            return serde_json::to_value(&task).unwrap();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the task did not finish within 10 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn code(err: &ServiceError) -> i32 {
+    match err {
+        ServiceError::McpError(data) => data.code.0,
+        other => panic!("a JSON-RPC error was due: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_tasks_extension_is_advertised_only_by_a_server_with_a_task_tool() {
+    let with = server().build().unwrap();
+    let extensions = with.config().capabilities.extensions.clone().unwrap_or_default();
+    assert!(extensions.contains_key(TASKS_EXTENSION_ID), "{extensions:?}");
+    let without = Server::new("museum", "1.0.0").build().unwrap();
+    assert!(without.config().capabilities.extensions.as_ref().is_none_or(|e| !e.contains_key(TASKS_EXTENSION_ID)));
+}
+
+#[tokio::test]
+async fn a_call_from_a_polling_client_runs_as_a_task_until_it_completes() {
+    let client = connect(server(), Polling).await;
+    let created = client.call_tool_once(call("slow", json!({"millis": 300}))).await.unwrap();
+    let CallToolResponse::Task(created) = created else { panic!("a task was due: {created:?}") };
+    let wire = serde_json::to_value(&created).unwrap();
+    assert_eq!(wire["resultType"], "task");
+    assert_eq!(wire["ttlMs"], 15 * 60 * 1000, "the default retention: {wire}");
+    assert_eq!(wire["pollIntervalMs"], 500, "{wire}");
+    let iso = regex_lite(&wire["createdAt"]);
+    assert!(iso, "ISO 8601: {wire}");
+
+    // Known at once, and working.
+    let now = get(&client, &created.task.task_id).await.unwrap();
+    assert_eq!(now.task.status(), TaskStatus::Working);
+    let done = finished(&client, &created.task.task_id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "worked 300 ms", "{done}");
+    assert!(done["result"].get("resultType").is_none(), "{done}");
+}
+
+fn regex_lite(value: &Value) -> bool {
+    let text = value.as_str().unwrap_or("");
+    let bytes = text.as_bytes();
+    text.len() >= 19
+        && [4, 7].iter().all(|&i| bytes[i] == b'-')
+        && bytes[10] == b'T'
+        && [13, 16].iter().all(|&i| bytes[i] == b':')
+        && text.ends_with('Z')
+}
+
+#[tokio::test]
+async fn an_optional_task_tool_answers_a_client_without_the_extension_at_once() {
+    let client = connect(server(), Plain).await;
+    match client.call_tool_once(call("slow", json!({"millis": 0}))).await.unwrap() {
+        CallToolResponse::Complete(result) => assert_eq!(result.is_error, Some(false)),
+        other => panic!("a complete result was due: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_required_task_tool_refuses_a_client_without_the_extension() {
+    let client = connect(server(), Plain).await;
+    let err = client.call_tool_once(call("failing", json!({}))).await.unwrap_err();
+    assert_eq!(code(&err), -32021);
+    let ServiceError::McpError(data) = err else { unreachable!() };
+    let required = &data.data.expect("data")["requiredCapabilities"];
+    assert!(required["extensions"][TASKS_EXTENSION_ID].is_object(), "{required}");
+}
+
+#[tokio::test]
+async fn a_tool_error_in_a_task_is_a_completed_task_with_an_error_result() {
+    let client = connect(server(), Polling).await;
+    let id = task_id(&client, call("failing", json!({}))).await;
+    let done = finished(&client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert!(done["result"]["content"][0]["text"].as_str().unwrap().contains("The archive is closed."), "{done}");
+}
+
+#[tokio::test]
+async fn an_unknown_task_id_is_invalid_params_everywhere() {
+    let client = connect(server(), Polling).await;
+    assert_eq!(code(&get(&client, "no-such-task").await.unwrap_err()), -32602);
+    assert_eq!(code(&client.cancel_task(CancelTaskParams::new("no-such-task")).await.unwrap_err()), -32602);
+    let update = UpdateTaskParams::new("no-such-task", Default::default());
+    assert_eq!(code(&client.update_task(update).await.unwrap_err()), -32602);
+}
+
+#[tokio::test]
+async fn cancelling_stops_a_running_task_and_leaves_a_finished_one_as_it_is() {
+    let client = connect(server(), Polling).await;
+    let running = task_id(&client, call("slow", json!({"millis": 60_000}))).await;
+    client.cancel_task(CancelTaskParams::new(running.as_str())).await.expect("an empty ack");
+    let done = finished(&client, &running).await;
+    assert_eq!(done["status"], "cancelled", "{done}");
+
+    let quick = task_id(&client, call("slow", json!({"millis": 10}))).await;
+    assert_eq!(finished(&client, &quick).await["status"], "completed");
+    client.cancel_task(CancelTaskParams::new(quick.as_str())).await.expect("cancel of a finished task is acked");
+    client.cancel_task(CancelTaskParams::new(quick.as_str())).await.expect("and again");
+    assert_eq!(get(&client, &quick).await.unwrap().task.status(), TaskStatus::Completed);
+    // An update with nothing to answer is acknowledged too.
+    client.update_task(UpdateTaskParams::new(quick.as_str(), Default::default())).await.expect("an empty ack");
+}
+
+#[tokio::test]
+async fn a_task_is_kept_for_its_time_to_live_and_no_longer() {
+    let server = server().task_retention(Duration::from_millis(800), Duration::from_millis(100));
+    let client = connect(server, Polling).await;
+    let id = task_id(&client, call("slow", json!({"millis": 0}))).await;
+    assert_eq!(finished(&client, &id).await["ttlMs"], 800);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    get(&client, &id).await.expect("still within its time to live");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(code(&get(&client, &id).await.unwrap_err()), -32602, "past its time to live, the task is gone");
+}
+
+#[tokio::test]
+async fn a_full_store_refuses_a_new_task_while_every_kept_one_runs() {
+    let client = connect(server().task_store(MemoryTaskStore::new(1)), Polling).await;
+    let first = task_id(&client, call("slow", json!({"millis": 60_000}))).await;
+    let err = client.call_tool_once(call("slow", json!({"millis": 0}))).await.unwrap_err();
+    assert_eq!(code(&err), -32000, "{err:?}");
+    client.cancel_task(CancelTaskParams::new(first.as_str())).await.unwrap();
+    assert_eq!(finished(&client, &first).await["status"], "cancelled");
+    // A finished task makes room.
+    let second = task_id(&client, call("slow", json!({"millis": 0}))).await;
+    assert_eq!(finished(&client, &second).await["status"], "completed");
+}
