@@ -7,6 +7,7 @@ pub(crate) mod arguments;
 pub mod bounds;
 mod completion;
 mod content;
+mod landing;
 mod prompt;
 mod resource;
 mod tool;
@@ -14,6 +15,8 @@ mod tool;
 pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
+pub use self::landing::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
+pub(crate) use self::landing::{data_uri_bytes, is_safe_css_color, is_safe_link, is_safe_logo};
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };

@@ -40,6 +40,8 @@ pub struct ToolServer {
     auth_config: Option<Arc<AuthConfig>>,
     /// How the transport serving this copy treats declared scopes.
     scope_policy: ScopePolicy,
+    /// The landing page's config ([`Server::landing`](super::Server::landing)).
+    landing: Option<Arc<crate::define::Landing>>,
 }
 
 struct Shared {
@@ -73,6 +75,7 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
+            landing: None,
         }
     }
 
@@ -83,6 +86,21 @@ impl ToolServer {
 
     pub(super) fn auth_config(&self) -> Option<&AuthConfig> {
         self.auth_config.as_deref()
+    }
+
+    pub(super) fn with_landing(mut self, landing: Option<crate::define::Landing>) -> Self {
+        self.landing = landing.map(Arc::new);
+        self
+    }
+
+    /// What the landing page shows besides the definitions.
+    pub(super) fn landing(&self) -> Option<&crate::define::Landing> {
+        self.landing.as_deref()
+    }
+
+    /// The resources and prompts, for the landing page.
+    pub(super) fn catalog(&self) -> &Catalog {
+        &self.shared.catalog
     }
 
     pub(super) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
@@ -108,6 +126,7 @@ impl ToolServer {
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: self.auth_config.clone(),
             scope_policy: self.scope_policy,
+            landing: self.landing.clone(),
         }
     }
 

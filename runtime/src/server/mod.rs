@@ -33,6 +33,7 @@ mod guard;
 mod handler;
 mod invoke;
 mod jsonrpc;
+mod landing;
 mod lines;
 mod listener;
 mod transport;
@@ -47,7 +48,7 @@ use rmcp::model::Implementation;
 
 use crate::auth::{AuthConfig, AuthConfigError};
 use crate::call::StateMap;
-use crate::define::DynTool;
+use crate::define::{DynTool, Landing};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use handler::ToolServer;
@@ -92,6 +93,8 @@ pub struct Server {
     lint: Option<LintOptions>,
     states: StateMap,
     catalog: catalog::Registered,
+    landing: Option<Landing>,
+    repository: Option<String>,
 }
 
 impl Server {
@@ -107,12 +110,66 @@ impl Server {
             states: StateMap::default(),
             auth: None,
             catalog: catalog::Registered::default(),
+            landing: None,
+            repository: None,
         }
     }
 
     /// A human-readable title for clients' UIs.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info = self.info.with_title(title);
+        self
+    }
+
+    /// What the server does, in a sentence: `initialize` sends it, the landing
+    /// page shows it under the name when it has no tagline, and `server-json`
+    /// writes it as the manifest's description. An empty text sets nothing
+    /// (what `server_from_crate!` passes for a crate without a description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        let description = description.into();
+        if !description.trim().is_empty() {
+            self.info.description = Some(description);
+        }
+        self
+    }
+
+    /// The server's source repository, e.g. `https://github.com/acme/museum`:
+    /// `server-json` names the server after it (`io.github.acme/museum`) and
+    /// writes it as the manifest's `repository`. An empty text sets nothing.
+    pub fn repository(mut self, url: impl Into<String>) -> Self {
+        let url = url.into();
+        if !url.trim().is_empty() {
+            self.repository = Some(url.trim().to_owned());
+        }
+        self
+    }
+
+    /// The server's home page, as `initialize` sends it (`websiteUrl`). An
+    /// empty text sets nothing.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        let url = url.into();
+        if !url.trim().is_empty() {
+            self.info.website_url = Some(url);
+        }
+        self
+    }
+
+    /// The landing page the Streamable HTTP transport serves at `GET /`: its
+    /// tagline, logo, links, repository and connect snippets. Without this the
+    /// page shows the definitions alone; [`Landing::disabled`] turns it off.
+    /// [`Server::build`] checks it against the `landing-*` rules.
+    ///
+    /// ```
+    /// use mcp_contract::define::Landing;
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0")
+    ///     .landing(Landing::new().tagline("Search the collection").repo_root("https://github.com/acme/museum"));
+    /// # server.build().unwrap();
+    /// let bad = Server::new("museum", "1.0.0").landing(Landing::new().accent("red;}</style>"));
+    /// assert!(bad.build().is_err(), "landing-theme-accent-format is an error");
+    /// ```
+    pub fn landing(mut self, landing: Landing) -> Self {
+        self.landing = Some(landing);
         self
     }
 
@@ -181,6 +238,7 @@ impl Server {
             .crate_info(&self.info.name, &self.info.version)
             .options(self.lint.clone().unwrap_or_default());
         input.server_json = server_json;
+        input.landing = self.landing.as_ref();
         lint::validate(&input)
     }
 
@@ -264,7 +322,8 @@ impl Server {
         }
         let catalog = self.catalog.build(&self.states)?;
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog)
-            .with_auth_config(self.auth))
+            .with_auth_config(self.auth)
+            .with_landing(self.landing))
     }
 }
 
@@ -279,7 +338,9 @@ impl fmt::Debug for Server {
 
 /// A [`Server`] named after the crate that invokes the macro, at its version:
 /// `Server::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`, expanded in
-/// your crate so `initialize` never reports the framework's name.
+/// your crate so `initialize` never reports the framework's name; the crate's
+/// `description`, `repository` and `homepage` go to [`Server::description`],
+/// [`Server::repository`] and [`Server::website_url`] (each only when set).
 ///
 /// ```
 /// let server = mcp_contract::server_from_crate!().build().unwrap();
@@ -290,6 +351,9 @@ impl fmt::Debug for Server {
 macro_rules! server_from_crate {
     () => {
         $crate::server::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+            .description(::core::env!("CARGO_PKG_DESCRIPTION"))
+            .repository(::core::env!("CARGO_PKG_REPOSITORY"))
+            .website_url(::core::env!("CARGO_PKG_HOMEPAGE"))
     };
 }
 

@@ -14,6 +14,7 @@ use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
+use crate::auth::AuthConfig;
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
@@ -296,6 +297,9 @@ impl ToolServer {
     ///
     /// 2. [`auth::protect`](super::auth::protect): the bearer token of the
     ///    MCP endpoint, when auth is on; its metadata document stays open.
+    ///
+    /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
+    /// the landing page, `robots.txt`, the server card and the status document.
     fn http_router(self, options: &HttpOptions) -> Result<axum::Router, ServerError> {
         let shutdown = options.shutdown.clone();
         let mut config = StreamableHttpServerConfig::default()
@@ -310,6 +314,9 @@ impl ToolServer {
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let (template, auth) = super::auth::prepare(self, &options.path)?;
+        // `prepare` has accepted the config, so reading it again cannot fail.
+        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
+        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
         let sessions = (!options.stateless).then_some((manager, options.max_sessions));
         let guard = Arc::new(Guard::new(&options.allowed_origins, options.max_body_bytes, sessions));
@@ -317,6 +324,7 @@ impl ToolServer {
         // Auth covers only the MCP endpoint (its metadata routes stay open);
         // the guard sits outside it, so Origin and CORS hold for every route.
         let router = super::auth::protect(router, auth);
+        let router = super::landing::mount(router, landing, &auth_config);
         Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check)))
     }
 }
