@@ -100,17 +100,17 @@ pub(super) fn check(landing: &Landing, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if let Some(repo_root) = &landing.repo_root {
-        if !GITHUB_REPO_ROOT.is_match(repo_root) {
-            report(
-                LANDING_REPO_ROOT_SHAPE,
-                "/repoRoot".into(),
-                format!(
-                    "the landing `repo_root` must match https://github.com/{{owner}}/{{repo}}, got `{}`",
-                    excerpt(repo_root)
-                ),
-            );
-        }
+    if let Some(repo_root) = &landing.repo_root
+        && !GITHUB_REPO_ROOT.is_match(repo_root)
+    {
+        report(
+            LANDING_REPO_ROOT_SHAPE,
+            "/repoRoot".into(),
+            format!(
+                "the landing `repo_root` must match https://github.com/{{owner}}/{{repo}}, got `{}`",
+                excerpt(repo_root)
+            ),
+        );
     }
     if landing.env_example.len() > MAX_ENV_EXAMPLE {
         report(
@@ -143,19 +143,19 @@ pub(super) fn check(landing: &Landing, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if let Some(accent) = &landing.accent {
-        if !is_safe_css_color(accent) {
-            report(
-                LANDING_THEME_ACCENT_FORMAT,
-                "/theme/accent".into(),
-                format!(
-                    "the landing accent {} is not a recognized CSS color. Use a hex literal (#6366f1), named color \
+    if let Some(accent) = &landing.accent
+        && !is_safe_css_color(accent)
+    {
+        report(
+            LANDING_THEME_ACCENT_FORMAT,
+            "/theme/accent".into(),
+            format!(
+                "the landing accent {} is not a recognized CSS color. Use a hex literal (#6366f1), named color \
                      (indigo), or functional form (rgb(...), oklch(...), color-mix(...)); values containing \
                      ; {{ }} < > \\ or CSS comments are rejected",
-                    serde_json::Value::from(excerpt(accent))
-                ),
-            );
-        }
+                serde_json::Value::from(excerpt(accent))
+            ),
+        );
     }
 }
 

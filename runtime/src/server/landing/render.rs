@@ -110,6 +110,8 @@ caption{{text-align:left;font-weight:600;padding:.25rem 0}}
 th,td{{border-top:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}}
 th{{color:var(--muted);font-weight:600}}
 .contract caption{{color:var(--fg)}}
+.contract td:first-child code{{white-space:nowrap;word-break:normal}}
+.id{{margin:0;color:var(--muted);font-size:.9rem}}
 .retry-yes{{color:var(--ok);font-weight:600}}.retry-no{{color:var(--muted)}}
 .empty{{color:var(--muted);font-style:italic}}
 footer{{border-top:1px solid var(--line);color:var(--muted);font-size:.9rem}}
@@ -234,7 +236,7 @@ fn hero(html: &mut String, manifest: &Manifest, logo: Option<&str>, endpoint: &s
     }
     html.push_str("</div>\n");
     if manifest.title.is_some() {
-        let _ = writeln!(html, "<p class=\"eyebrow\"><code>{}</code></p>", esc(&manifest.name));
+        let _ = writeln!(html, "<p class=\"id\">name <code>{}</code></p>", esc(&manifest.name));
     }
     if let Some(tagline) = manifest.tagline() {
         let _ = writeln!(html, "<p class=\"tagline\">{}</p>", esc(tagline));
