@@ -34,6 +34,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mcp_contract::call::Truncation;
+use mcp_contract::define::Landing;
 use mcp_contract::prelude::*;
 use mcp_contract::server::Changes;
 
@@ -680,6 +681,17 @@ fn server(collection: Collection) -> Server {
     // your server would say `mcp_contract::server_from_crate!()`.
     let server = Server::new("museum", env!("CARGO_PKG_VERSION"))
         .title("Museum collection (offline example)")
+        .description("Search a museum's collection offline and fetch its objects, with typed error contracts.")
+        .repository(env!("CARGO_PKG_REPOSITORY"))
+        .landing(
+            Landing::new()
+                .tagline("An offline museum collection: search objects, fetch one, see what can go wrong and why.")
+                .repo_root(env!("CARGO_PKG_REPOSITORY"))
+                .link("https://docs.rs/mcp-contract", "Docs")
+                .link("https://modelcontextprotocol.io", "Model Context Protocol")
+                .env_example("RUST_LOG", "info")
+                .accent("#0f766e"),
+        )
         .instructions(
             "Find objects with search_objects, then fetch one with get_object. collection_stats lists the \
              departments. get_object_image may be throttled: wait and retry when it says so.",
@@ -720,5 +732,6 @@ async fn main() -> ExitCode {
     };
     // No argument: stdio. `--http ADDR [--stateless]`: Streamable HTTP.
     // `lint [--format json] [--server-json PATH]`: check the tool definitions.
+    // `server-json --name io.github.mcp-contract/museum`: write examples/museum.server.json.
     server(collection).run_cli().await
 }

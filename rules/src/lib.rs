@@ -280,6 +280,29 @@ rules! {
         SERVER_JSON_ENV_VAR_TYPE = "server-json-env-var-type", Error;
         SERVER_JSON_ENV_VAR_NAME = "server-json-env-var-name", Error;
         SERVER_JSON_ENV_VAR_DESCRIPTION = "server-json-env-var-description", Warning;
+        LANDING_SHAPE = "landing-shape", Error;
+        LANDING_TAGLINE_TYPE = "landing-tagline-type", Error;
+        LANDING_TAGLINE_LENGTH = "landing-tagline-length", Error;
+        LANDING_LOGO_TYPE = "landing-logo-type", Error;
+        LANDING_LOGO_SIZE = "landing-logo-size", Error;
+        LANDING_LINKS_TYPE = "landing-links-type", Error;
+        LANDING_LINKS_COUNT = "landing-links-count", Warning;
+        LANDING_LINK_SHAPE = "landing-link-shape", Error;
+        LANDING_LINK_HREF = "landing-link-href", Error;
+        LANDING_LINK_LABEL = "landing-link-label", Error;
+        LANDING_REPO_ROOT_TYPE = "landing-repo-root-type", Error;
+        LANDING_REPO_ROOT_SHAPE = "landing-repo-root-shape", Error;
+        LANDING_ENV_EXAMPLE_TYPE = "landing-env-example-type", Error;
+        LANDING_ENV_EXAMPLE_COUNT = "landing-env-example-count", Warning;
+        LANDING_ENV_EXAMPLE_KEY = "landing-env-example-key", Warning;
+        LANDING_ENV_EXAMPLE_VALUE = "landing-env-example-value", Error;
+        LANDING_CONNECT_SNIPPETS_TYPE = "landing-connect-snippets-type", Error;
+        LANDING_CONNECT_SNIPPETS_KEY = "landing-connect-snippets-key", Warning;
+        LANDING_CONNECT_SNIPPETS_VALUE = "landing-connect-snippets-value", Error;
+        LANDING_CONNECT_SNIPPETS_EMPTY = "landing-connect-snippets-empty", Warning;
+        LANDING_THEME_TYPE = "landing-theme-type", Error;
+        LANDING_THEME_ACCENT = "landing-theme-accent", Error;
+        LANDING_THEME_ACCENT_FORMAT = "landing-theme-accent-format", Error;
     }
 }
 

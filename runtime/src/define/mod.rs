@@ -9,6 +9,7 @@ pub mod bounds;
 mod completion;
 mod content;
 mod enrichment;
+mod landing;
 mod prompt;
 mod resource;
 mod tool;
@@ -18,6 +19,8 @@ pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
+pub use self::landing::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
+pub(crate) use self::landing::{data_uri_bytes, is_safe_css_color, is_safe_link, is_safe_logo};
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };

@@ -16,6 +16,7 @@
 //! | resources | `uri-template-valid`, `template-params-align`, `resource-name-not-uri`, `resource-mime-type-format`, .. | `resource.rs` |
 //! | prompts | `prompt-arguments-align`, `describe-on-fields` on arguments, .. | `prompt.rs` |
 //! | server.json | the 40 `server-json-*` rules | `server_json.rs` |
+//! | landing page | the 23 `landing-*` rules on [`Landing`](crate::define::Landing) | `landing.rs` |
 //!
 //! Where it runs: [`Server::build`](crate::server::Server::build) (errors fail
 //! the build, warnings go to the log), the `lint` mode of
@@ -36,6 +37,7 @@ mod app;
 mod definitions;
 mod enrichment;
 mod format_parity;
+mod landing;
 mod model;
 mod prompt;
 mod resource;
@@ -48,12 +50,15 @@ pub(crate) use definitions::{RepeatedName, repeated_names};
 
 pub use self::model::{DefinitionKind, Diagnostic, LintInput, LintOptions, LintReport, Profile};
 pub use crate::rules::{Rule, Severity};
+/// The landing page's limits and the repository shape, which the renderer applies too.
+#[cfg(feature = "rmcp")]
+pub(crate) use landing::{GITHUB_REPO_ROOT, MAX_ENV_EXAMPLE, MAX_LINKS};
 
 /// Run every rule on `input`.
 ///
 /// Diagnostics come per tool in registration order (definition rules, schema
 /// rules, format parity), then per resource and per prompt, then `name-unique`
-/// across the three kinds, then `server.json`.
+/// across the three kinds, then `server.json`, then the landing page's config.
 pub fn validate(input: &LintInput<'_>) -> LintReport {
     let mut diagnostics = Vec::new();
     let mut shared_formatters = format_parity::SharedFormatters::default();
@@ -85,6 +90,9 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
     definitions::check_unique_names(names, &mut diagnostics);
     if let Some(text) = input.server_json {
         server_json::check(text, input.crate_version, &mut diagnostics);
+    }
+    if let Some(config) = input.landing {
+        landing::check(config, &mut diagnostics);
     }
     LintReport::from_diagnostics(diagnostics)
 }

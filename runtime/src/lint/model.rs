@@ -7,7 +7,7 @@ use std::str::FromStr;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::define::{DynPrompt, DynResource, DynTool};
+use crate::define::{DynPrompt, DynResource, DynTool, Landing};
 use crate::rules::{Rule, Severity};
 
 /// What a [`Diagnostic`] is about.
@@ -23,6 +23,8 @@ pub enum DefinitionKind {
     Prompt,
     /// The `server.json` manifest.
     ServerJson,
+    /// The landing page's [`Landing`](crate::define::Landing) config.
+    Landing,
 }
 
 impl fmt::Display for DefinitionKind {
@@ -32,6 +34,7 @@ impl fmt::Display for DefinitionKind {
             Self::Resource => "resource",
             Self::Prompt => "prompt",
             Self::ServerJson => "server-json",
+            Self::Landing => "landing",
         })
     }
 }
@@ -269,6 +272,8 @@ pub struct LintInput<'a> {
     pub prompts: Vec<&'a dyn DynPrompt>,
     /// The text of a `server.json` manifest, when there is one to check.
     pub server_json: Option<&'a str>,
+    /// The landing page's config, when the server has one.
+    pub landing: Option<&'a Landing>,
     /// The crate's name (informational).
     pub crate_name: Option<&'a str>,
     /// The crate's version: `server-json-version-sync` compares `server.json`'s with it.
@@ -302,6 +307,12 @@ impl<'a> LintInput<'a> {
         self
     }
 
+    /// Lint the landing page's config too.
+    pub fn landing(mut self, landing: &'a Landing) -> Self {
+        self.landing = Some(landing);
+        self
+    }
+
     /// The crate's name and version (`env!("CARGO_PKG_NAME")`, `env!("CARGO_PKG_VERSION")`).
     pub fn crate_info(mut self, name: &'a str, version: &'a str) -> Self {
         self.crate_name = Some(name);
@@ -323,6 +334,7 @@ impl fmt::Debug for LintInput<'_> {
             .field("resources", &self.resources.iter().map(|resource| resource.definition().name).collect::<Vec<_>>())
             .field("prompts", &self.prompts.iter().map(|prompt| prompt.definition().name).collect::<Vec<_>>())
             .field("server_json", &self.server_json.map(|text| text.len()))
+            .field("landing", &self.landing)
             .field("crate_name", &self.crate_name)
             .field("crate_version", &self.crate_version)
             .field("options", &self.options)

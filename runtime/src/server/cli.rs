@@ -75,6 +75,8 @@ fn usage(program: &str) -> String {
                                              (MCP_HTTP_ADDR stands for `--http ADDR`)
   {program} lint [--format text|json] [--server-json PATH] [--profile default|strict|gemini]
                                              check the tool definitions (exit 1 on errors)
+  {program} server-json [--name NAME] [--remote URL]
+                                             print the MCP registry's server.json
   {program} --help"
     )
 }
@@ -164,7 +166,13 @@ impl Server {
     ///   "name", "path", "message"}]}`. The exit code is 1 when it finds an error,
     ///   or when the server would not build for a reason of its own (a state
     ///   type a handler takes but nobody registered, two resources at one URI),
-    ///   which goes to stderr.
+    ///   which goes to stderr;
+    /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's
+    ///   `server.json`, written from the crate's metadata (description,
+    ///   repository, version) and named `io.github.{owner}/{repo}` after the
+    ///   repository unless `--name` says otherwise, with `URL` as its Streamable
+    ///   HTTP remote. It is checked with the `server-json-*` rules first: exit 1,
+    ///   the findings on stderr, when it would not pass them.
     ///
     /// Bad arguments print the usage, with the binary's name, and exit with 2.
     ///
@@ -199,6 +207,10 @@ impl Server {
     async fn run_command(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
         let name = self.info.name.clone();
         let usage = usage(program.as_deref().unwrap_or(&name));
+        let mut args = args.into_iter().peekable();
+        if args.peek().is_some_and(|arg| arg == "server-json") {
+            return self.server_json_command(&usage, args.skip(1));
+        }
         let command = match parse(args, |name| std::env::var(name).ok()) {
             Ok(command) => command,
             Err(err) => {
@@ -279,6 +291,60 @@ impl Server {
                 ExitCode::FAILURE
             }
         }
+    }
+}
+
+/// `server-json [--name NAME] [--remote URL]`: what [`Server::run_cli`] prints for it.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ServerJsonArgs {
+    name: Option<String>,
+    remote: Option<String>,
+}
+
+fn parse_server_json(args: impl IntoIterator<Item = String>) -> Result<ServerJsonArgs, String> {
+    let mut parsed = ServerJsonArgs::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let slot = match arg.as_str() {
+            "--name" => &mut parsed.name,
+            "--remote" => &mut parsed.remote,
+            other => return Err(format!("unknown argument `{other}` of `server-json`")),
+        };
+        *slot = Some(args.next().ok_or_else(|| format!("`{arg}` needs a value"))?);
+    }
+    Ok(parsed)
+}
+
+impl Server {
+    /// Print `server.json`, the MCP registry's manifest, from the crate's
+    /// metadata and the definitions, after checking it with the server-json rules.
+    fn server_json_command(self, usage: &str, args: impl IntoIterator<Item = String>) -> ExitCode {
+        let name = self.info.name.clone();
+        let args = match parse_server_json(args) {
+            Ok(args) => args,
+            Err(err) => {
+                eprintln!("{name}: {err}\n{usage}");
+                return ExitCode::from(2);
+            }
+        };
+        let manifest = match super::landing::server_json(&self, args.name.as_deref(), args.remote.as_deref()) {
+            Ok(manifest) => manifest,
+            Err(err) => {
+                eprintln!("{name}: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+        let report = self.lint(Some(&text));
+        let findings: Vec<_> =
+            report.diagnostics.iter().filter(|d| d.kind == crate::lint::DefinitionKind::ServerJson).collect();
+        if !findings.is_empty() {
+            for finding in findings {
+                eprintln!("{name}: {finding}");
+            }
+            return ExitCode::FAILURE;
+        }
+        print_stdout(&format!("{text}\n"))
     }
 }
 
@@ -398,6 +464,18 @@ mod tests {
             args("lint --format json --server-json server.json --profile gemini"),
             Ok(Command::Lint { json: true, server_json: Some("server.json".into()), profile: Some(Profile::Gemini) })
         );
+    }
+
+    #[test]
+    fn parses_server_json() {
+        let parse = |line: &str| parse_server_json(line.split_whitespace().map(str::to_owned));
+        assert_eq!(parse(""), Ok(ServerJsonArgs::default()));
+        assert_eq!(
+            parse("--remote https://m.example/mcp --name io.example/m"),
+            Ok(ServerJsonArgs { name: Some("io.example/m".into()), remote: Some("https://m.example/mcp".into()) })
+        );
+        assert!(parse("--name").unwrap_err().contains("needs a value"));
+        assert!(parse("--http x").unwrap_err().contains("unknown argument `--http`"));
     }
 
     #[test]

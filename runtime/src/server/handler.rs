@@ -53,6 +53,8 @@ pub struct ToolServer {
     changes: Option<Arc<SessionChanges>>,
     /// The tasks, when a tool runs as one; shared by every copy.
     tasks: Option<Tasks>,
+    /// The landing page's config ([`Server::landing`](super::Server::landing)).
+    landing: Option<Arc<crate::define::Landing>>,
 }
 
 struct Shared {
@@ -96,6 +98,7 @@ impl ToolServer {
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
+            landing: None,
         }
     }
 
@@ -130,6 +133,21 @@ impl ToolServer {
         self.auth_config.as_deref()
     }
 
+    pub(super) fn with_landing(mut self, landing: Option<crate::define::Landing>) -> Self {
+        self.landing = landing.map(Arc::new);
+        self
+    }
+
+    /// What the landing page shows besides the definitions.
+    pub(super) fn landing(&self) -> Option<&crate::define::Landing> {
+        self.landing.as_deref()
+    }
+
+    /// The resources and prompts, for the landing page.
+    pub(super) fn catalog(&self) -> &Catalog {
+        &self.shared.catalog
+    }
+
     pub(super) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
         self.scope_policy = policy;
         self
@@ -156,6 +174,7 @@ impl ToolServer {
             client_request_timeout: self.client_request_timeout,
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
+            landing: self.landing.clone(),
         }
     }
 

@@ -34,6 +34,7 @@ mod guard;
 mod handler;
 mod invoke;
 mod jsonrpc;
+mod landing;
 mod lines;
 mod listener;
 mod tasks;
@@ -49,7 +50,7 @@ use rmcp::model::Implementation;
 
 use crate::auth::{AuthConfig, AuthConfigError};
 use crate::call::StateMap;
-use crate::define::DynTool;
+use crate::define::{DynTool, Landing};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
@@ -101,6 +102,8 @@ pub struct Server {
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: std::time::Duration,
     task_poll_interval: std::time::Duration,
+    landing: Option<Landing>,
+    repository: Option<String>,
 }
 
 impl Server {
@@ -121,6 +124,8 @@ impl Server {
             task_store: None,
             task_ttl: DEFAULT_TASK_TTL,
             task_poll_interval: DEFAULT_POLL_INTERVAL,
+            landing: None,
+            repository: None,
         }
     }
 
@@ -136,6 +141,58 @@ impl Server {
     /// A human-readable title for clients' UIs.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info = self.info.with_title(title);
+        self
+    }
+
+    /// What the server does, in a sentence: `initialize` sends it, the landing
+    /// page shows it under the name when it has no tagline, and `server-json`
+    /// writes it as the manifest's description. An empty text sets nothing
+    /// (what `server_from_crate!` passes for a crate without a description).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        let description = description.into();
+        if !description.trim().is_empty() {
+            self.info.description = Some(description);
+        }
+        self
+    }
+
+    /// The server's source repository, e.g. `https://github.com/acme/museum`:
+    /// `server-json` names the server after it (`io.github.acme/museum`) and
+    /// writes it as the manifest's `repository`. An empty text sets nothing.
+    pub fn repository(mut self, url: impl Into<String>) -> Self {
+        let url = url.into();
+        if !url.trim().is_empty() {
+            self.repository = Some(url.trim().to_owned());
+        }
+        self
+    }
+
+    /// The server's home page, as `initialize` sends it (`websiteUrl`). An
+    /// empty text sets nothing.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        let url = url.into();
+        if !url.trim().is_empty() {
+            self.info.website_url = Some(url);
+        }
+        self
+    }
+
+    /// The landing page the Streamable HTTP transport serves at `GET /`: its
+    /// tagline, logo, links, repository and connect snippets. Without this the
+    /// page shows the definitions alone; [`Landing::disabled`] turns it off.
+    /// [`Server::build`] checks it against the `landing-*` rules.
+    ///
+    /// ```
+    /// use mcp_contract::define::Landing;
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0")
+    ///     .landing(Landing::new().tagline("Search the collection").repo_root("https://github.com/acme/museum"));
+    /// # server.build().unwrap();
+    /// let bad = Server::new("museum", "1.0.0").landing(Landing::new().accent("red;}</style>"));
+    /// assert!(bad.build().is_err(), "landing-theme-accent-format is an error");
+    /// ```
+    pub fn landing(mut self, landing: Landing) -> Self {
+        self.landing = Some(landing);
         self
     }
 
@@ -204,6 +261,7 @@ impl Server {
             .crate_info(&self.info.name, &self.info.version)
             .options(self.lint.clone().unwrap_or_default());
         input.server_json = server_json;
+        input.landing = self.landing.as_ref();
         lint::validate(&input)
     }
 
@@ -339,7 +397,8 @@ impl Server {
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
-            .with_tasks(tasks))
+            .with_tasks(tasks)
+            .with_landing(self.landing))
     }
 }
 
@@ -354,7 +413,9 @@ impl fmt::Debug for Server {
 
 /// A [`Server`] named after the crate that invokes the macro, at its version:
 /// `Server::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))`, expanded in
-/// your crate so `initialize` never reports the framework's name.
+/// your crate so `initialize` never reports the framework's name; the crate's
+/// `description`, `repository` and `homepage` go to [`Server::description`],
+/// [`Server::repository`] and [`Server::website_url`] (each only when set).
 ///
 /// ```
 /// let server = mcp_contract::server_from_crate!().build().unwrap();
@@ -365,6 +426,9 @@ impl fmt::Debug for Server {
 macro_rules! server_from_crate {
     () => {
         $crate::server::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+            .description(::core::env!("CARGO_PKG_DESCRIPTION"))
+            .repository(::core::env!("CARGO_PKG_REPOSITORY"))
+            .website_url(::core::env!("CARGO_PKG_HOMEPAGE"))
     };
 }
 

@@ -15,6 +15,7 @@ use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
 use crate::call::BoxFuture;
+use crate::auth::AuthConfig;
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
@@ -475,6 +476,9 @@ impl ToolServer {
     /// 3. [`guard::check_messages`]: the body read within its deadline, a
     ///    JSON-RPC error for a body that is not a valid message, one request
     ///    per id and session, the session cap, and 404 for an unknown session.
+    ///
+    /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
+    /// the landing page, `robots.txt`, the server card and the status document.
     fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
@@ -496,6 +500,9 @@ impl ToolServer {
             sessions,
             Arc::clone(drain),
         ));
+        // `prepare` has accepted the config, so reading it again cannot fail.
+        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
+        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
@@ -506,6 +513,7 @@ impl ToolServer {
         // is outside both, and holds for every route.
         let router = super::auth::protect(router, auth);
         let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
+        let router = super::landing::mount(router, landing, &auth_config);
         Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
     }
 }
