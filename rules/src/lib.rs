@@ -355,6 +355,20 @@ mod tests {
         }
     }
 
+    /// Every rule id of the reference framework's linter has its place here: a
+    /// section that documents the rule, or says why a Rust program cannot
+    /// break it (`rules/reference-rule-ids.txt` is the reference's list).
+    #[test]
+    fn every_reference_rule_id_has_its_section() {
+        let docs = include_str!("../../docs/lints.md");
+        let ids = include_str!("../reference-rule-ids.txt");
+        let ids: Vec<&str> =
+            ids.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')).collect();
+        assert!(ids.len() >= 120, "the reference's list has 120 ids, read {}", ids.len());
+        let missing: Vec<&&str> = ids.iter().filter(|id| !docs.contains(&format!("\n### {id}\n"))).collect();
+        assert!(missing.is_empty(), "docs/lints.md has no section for the reference's {missing:?}");
+    }
+
     #[test]
     fn urls_end_with_the_id() {
         assert_eq!(NAME_FORMAT.url(), format!("{DOCS_URL}#name-format"));

@@ -12,11 +12,11 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::call::client::{
     Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, SampledMessage, Sampling,
 };
 use crate::call::elicit::{ElicitForm, Elicitation, form_schema};
+use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).

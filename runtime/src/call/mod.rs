@@ -6,8 +6,8 @@
 mod caller;
 mod client;
 mod context;
-mod enrichment;
 mod elicit;
+mod enrichment;
 mod state;
 
 use std::future::Future;
@@ -19,8 +19,8 @@ pub use self::client::{
     SampledMessage, Sampling,
 };
 pub use self::context::{ClientChannel, Context, Ctx, LogLevel};
-pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
 pub use self::elicit::{ElicitForm, Elicitation, form_schema};
+pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 

@@ -14,8 +14,8 @@ use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
 use super::{Server, ServerError, ToolServer};
-use crate::call::BoxFuture;
 use crate::auth::AuthConfig;
+use crate::call::BoxFuture;
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
