@@ -57,7 +57,10 @@ fn path_roots(code: &str) -> BTreeSet<String> {
         let name = &code[start..at];
         let preceded_by_path = start >= 2 && &bytes[start - 2..start] == b"::";
         let in_string = code[..start].matches('"').count() % 2 == 1;
-        if name.is_empty() || preceded_by_path || in_string || name.starts_with(|c: char| c.is_uppercase()) {
+        // `ctx.elicit::<Confirm>(..)`, `iter.collect::<Vec<_>>()`: a turbofish, no path.
+        let turbofish = code[at + 2..].starts_with('<');
+        if name.is_empty() || preceded_by_path || in_string || turbofish || name.starts_with(|c: char| c.is_uppercase())
+        {
             continue;
         }
         if !local.contains(name) {
