@@ -116,6 +116,14 @@ async def client_requests(session: ClientSession, records: list[dict]) -> None:
     check(sampled["maxTokens"] == 120 and "systemPrompt" in sampled, "the sampling request's limits", sampled)
 
 
+LOGS: list[object] = []
+"""The data of every notifications/message the session received."""
+
+
+async def on_log(params) -> None:
+    LOGS.append(params.data)
+
+
 UPDATED: list[str] = []
 """The URIs of the notifications/resources/updated the session received."""
 
@@ -263,6 +271,11 @@ async def exercise(session: ClientSession, records: list[dict], subscribe: bool 
     check(not stats.is_error and stats.structured_content["objects"] == len(records), "stats", wire(stats))
     departments = len(stats.structured_content["departments"])
     check(len(progress) == departments and progress[-1][0] == progress[-1][1], "progress notifications", progress)
+    # A log rides the standalone GET stream, which the client opens on its own
+    # time: wait for it (bounded) while the session is still open.
+    with anyio.move_on_after(5):
+        while not any("collection_stats counted" in str(entry) for entry in LOGS):
+            await anyio.sleep(0.02)
 
 
 def mint(secret: str, scopes: list[str]) -> str:
@@ -369,11 +382,7 @@ async def main() -> None:
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
 
-    logs: list[object] = []
-
-    async def on_log(params) -> None:
-        logs.append(params.data)
-
+    logs = LOGS
     if args.stdio:
         env = {"MUSEUM_TEST_TOOLS": "1", "PATH": os.environ.get("PATH", "")}
         params = StdioServerParameters(command=args.stdio, env=env)
