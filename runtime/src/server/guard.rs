@@ -223,9 +223,12 @@ impl Guard {
         }
         let call = Call::start(&self.drain);
         let response = tokio::select! {
-            response = self.forward(request, next, session, &message) => response,
+            // The cut first: cutting also cancels rmcp's service, whose answer to
+            // the call it abandons (a -32603) must not pass for the call's own.
+            biased;
             // A plain JSON answer comes only when the call is done: past the grace period, this is it.
             () = self.drain.cut.cancelled() => return shutting_down(Some(id)),
+            response = self.forward(request, next, session, &message) => response,
         };
         let response = answer_in_json_rpc(response, Some(id.clone()));
         let (parts, body) = response.into_parts();
