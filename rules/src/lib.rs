@@ -176,6 +176,10 @@ rules! {
         META_UI_RESOURCE_URI_REQUIRED = "meta-ui-resource-uri-required", Error;
         /// An MCP App resource URI that is not `ui://`.
         META_UI_RESOURCE_URI_SCHEME = "meta-ui-resource-uri-scheme", Warning;
+        /// A resource with MCP App settings (`ui(..)`) served as another MIME type than the app's.
+        META_UI_RESOURCE_MIME_TYPE = "meta-ui-resource-mime-type", Error;
+        /// A domain of an MCP App's CSP lists that is no origin.
+        META_UI_CSP_DOMAIN = "meta-ui-csp-domain", Error;
         /// `code = UnknownError`.
         ERROR_CONTRACT_CODE_UNKNOWN_ERROR = "error-contract-code-unknown-error", Warning;
         /// A reason is not snake_case.
