@@ -18,6 +18,7 @@ mod question;
 mod reasons;
 mod resource;
 mod rules;
+mod trailer;
 mod valid;
 #[cfg(test)]
 mod verdict_tests;

@@ -123,6 +123,8 @@ rules! {
     compile_time: {
         /// `errors = ..` is no list of failure modes.
         ERROR_CONTRACT_TYPE = "error-contract-type", Error;
+        /// `trailer(..)` without `enrichment = ..`.
+        ENRICHMENT_TRAILER_ORPHAN = "enrichment-trailer-orphan", Error;
         /// An entry of `errors(..)` is no `reason(..)`.
         ERROR_CONTRACT_ENTRY_TYPE = "error-contract-entry-type", Error;
         /// `code = "NotFound"` or `code = 404`: a string or a number, not a code's name.

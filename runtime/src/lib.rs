@@ -63,7 +63,7 @@ pub mod __private {
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
         NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
-        ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+        ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
         prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
