@@ -24,6 +24,9 @@
 //! The static resource `museum://about`, the template `museum://objects/{object_id}`
 //! and the prompt `plan_visit` show `#[mcp_resource]` and `#[mcp_prompt]`; the
 //! template fails through its own `errors(..)` contract, as a tool does.
+//! `get_object` pairs with an MCP App, the object viewer at
+//! `ui://museum/object-viewer` (examples/museum-object-viewer.html), which a
+//! host renders beside the chat with the call's result.
 //! `sign_guestbook` changes the resource `museum://guestbook` and announces it
 //! to the clients subscribed to it (`Changes`); `export_department` is long
 //! enough to run as a task for a client that polls (`task(optional)`).
@@ -294,6 +297,7 @@ fn render_object(object: &ObjectRecord) -> String {
 #[mcp_tool(
     annotations(read_only, idempotent, open_world = false),
     format = render_object,
+    app = "ui://museum/object-viewer",
     errors(
         not_in_collection(code = NotFound, when = "No object has this ID",
             recovery = "Search with search_objects first to find valid object IDs."),
@@ -475,6 +479,18 @@ fn about_museum(collection: State<Collection>) -> Result<String, McpError> {
         collection.departments().len(),
         collection.departments().join(", ")
     ))
+}
+
+/// The object viewer, get_object's MCP App: an HTML page that shows the object
+/// a get_object call returns, for hosts that render apps beside the chat.
+#[mcp_resource(
+    uri = "ui://museum/object-viewer",
+    name = "object_viewer",
+    title = "Object viewer",
+    ui(prefers_border = true)
+)]
+fn object_viewer() -> Result<String, McpError> {
+    Ok(include_str!("museum-object-viewer.html").to_owned())
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -707,6 +723,7 @@ fn server(collection: Collection) -> Server {
         .tool(ExportDepartment)
         .resource(AboutMuseum)
         .resource(Guestbook)
+        .resource(ObjectViewer)
         .resource(ObjectRecordById)
         .prompt(PlanVisit)
         .state(GuestbookState::default())

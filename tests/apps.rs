@@ -64,6 +64,22 @@ impl Resource for StyledViewer {
     }
 }
 
+/// The same resource again, its sandbox settings declared in the attribute.
+#[mcp_resource(
+    uri = "ui://museum/object-viewer",
+    name = "object_viewer",
+    ui(
+        connect_domains = ["https://collection.example"],
+        resource_domains = ["https://*.cdn.example", "https://fonts.example:8443"],
+        permissions(clipboard_write, geolocation),
+        domain = "a1b2.apps.example",
+        prefers_border = false,
+    )
+)]
+fn declared_viewer() -> Result<ResourceContents, McpError> {
+    Ok(ResourceContents::text("<!doctype html><title>Object viewer</title>"))
+}
+
 async fn connect(server: Server) -> RunningService<RoleClient, ClientConfig> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = server.build().expect("the server builds");
@@ -108,6 +124,63 @@ async fn the_resource_carries_its_sandbox_settings_in_the_list_and_every_read() 
     assert_eq!(read["contents"][0]["_meta"]["ui"], ui);
     assert_eq!(read["contents"][0]["mimeType"], APP_MIME_TYPE);
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_attribute_declares_the_sandbox_settings_and_the_app_mime_type() {
+    assert_eq!(DeclaredViewer.definition().mime_type, Some(APP_MIME_TYPE), "`ui` sets the MIME type");
+    let client = connect(Server::new("museum", "1.0.0").tool(ShowObject).resource(DeclaredViewer)).await;
+    let ui = json!({
+        "csp": {"connectDomains": ["https://collection.example"],
+                "resourceDomains": ["https://*.cdn.example", "https://fonts.example:8443"]},
+        "permissions": {"clipboardWrite": {}, "geolocation": {}},
+        "domain": "a1b2.apps.example",
+        "prefersBorder": false,
+    });
+    let listed = serde_json::to_value(&client.list_all_resources().await.unwrap()[0]).unwrap();
+    assert_eq!(listed["_meta"]["ui"], ui);
+    assert_eq!(listed["mimeType"], APP_MIME_TYPE);
+    let read = client.read_resource(ReadResourceRequestParams::new("ui://museum/object-viewer")).await.unwrap();
+    let read: Value = serde_json::to_value(&read).unwrap();
+    assert_eq!(read["contents"][0]["_meta"]["ui"], ui, "every read carries the settings too");
+    assert_eq!(read["contents"][0]["mimeType"], APP_MIME_TYPE);
+    client.cancel().await.unwrap();
+}
+
+/// A hand-written app resource whose settings the attribute would refuse.
+struct SloppyViewer;
+
+static SLOPPY: mcp_contract::ResourceDefinition =
+    mcp_contract::ResourceDefinition::new("ui://museum/object-viewer", "object_viewer")
+        .with_description("The object viewer's HTML.")
+        .with_mime_type("text/html")
+        .with_ui(AppUi::new().with_connect_domains(&["collection.example", "https://ok.example"]));
+
+impl Resource for SloppyViewer {
+    type Params = mcp_contract::define::NoArguments;
+
+    fn definition(&self) -> &'static mcp_contract::ResourceDefinition {
+        &SLOPPY
+    }
+
+    async fn read(&self, _uri: &str, _params: Self::Params, _ctx: Context) -> Result<ResourceContents, McpError> {
+        Ok(ResourceContents::text("<!doctype html>"))
+    }
+}
+
+#[test]
+fn the_linter_checks_a_hand_written_app_resource_as_the_attribute_does() {
+    let err = Server::new("museum", "1.0.0").tool(ShowObject).resource(SloppyViewer).build().unwrap_err();
+    let ServerError::Lint(report) = &err else { panic!("not a lint error: {err}") };
+    let found: Vec<(&str, Option<&str>)> = report.diagnostics.iter().map(|d| (d.rule, d.path.as_deref())).collect();
+    assert_eq!(
+        found,
+        [
+            ("meta-ui-resource-mime-type", Some("/mimeType")),
+            ("meta-ui-csp-domain", Some("/_meta/ui/csp/connectDomains/0")),
+        ]
+    );
+    mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(ShowObject).resource(StyledViewer));
 }
 
 #[test]

@@ -7,6 +7,11 @@
 //!   the strict client that validates error results against output schemas;
 //!   `npm ci` installs it under `target/e2e/ts/` on first use, so the source
 //!   tree never holds a `node_modules`.
+//! - TypeScript SDK v2 (`@modelcontextprotocol/client`, pinned in
+//!   tests/e2e/ts2/package-lock.json with `@modelcontextprotocol/ext-apps`,
+//!   installed under `target/e2e/ts2/`): enrichment, elicitation and sampling.
+//! - The museum's MCP App in headless Chromium (Debian's `chromium`, which
+//!   `.ci/run` installs), its messages checked against the ext-apps schema.
 //!
 //! A missing `python3` or `node` fails these tests with how to install it; set
 //! `MCP_CONTRACT_SKIP_E2E=1` to skip them on a machine without the clients.
@@ -289,4 +294,220 @@ fn a_startup_failure_prints_its_message_not_debug_output() {
     assert!(!output.status.success());
     assert!(stderr.starts_with("museum: "), "{stderr}");
     assert!(!stderr.contains("Io(") && !stderr.contains("Custom {"), "no Debug form: {stderr}");
+}
+
+/// `target/e2e/ts2`: the TypeScript SDK v2 client and the MCP Apps SDK, as
+/// pinned in tests/e2e/ts2/package-lock.json, installed with `npm ci` once per
+/// lock file; the clients' scripts are copied beside them, so node resolves
+/// their imports there and the source tree never holds a `node_modules`.
+fn ts2_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let source = root().join("tests/e2e/ts2");
+        let dir = profile_dir().parent().expect("target/").join("e2e/ts2");
+        std::fs::create_dir_all(&dir).expect("target/e2e/ts2 is writable");
+        for file in ["package.json", "museum_client.mjs"] {
+            std::fs::copy(source.join(file), dir.join(file)).expect("the client's files copy");
+        }
+        let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
+        let stamp = dir.join("installed-package-lock.json");
+        if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
+            std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
+            run(
+                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
+                "npm ci in target/e2e/ts2",
+            );
+            std::fs::write(&stamp, &lock).expect("the stamp is writable");
+        }
+        dir
+    })
+}
+
+/// The protocol schema the MCP Apps SDK ships (`McpUi*` definitions), and a
+/// check of one value against one of its definitions.
+struct AppsSchema(serde_json::Value);
+
+impl AppsSchema {
+    fn load() -> Self {
+        let path = ts2_dir().join("node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        Self(serde_json::from_str(&text).expect("the SDK's schema is JSON"))
+    }
+
+    fn check(&self, definition: &str, value: &serde_json::Value, what: &str) {
+        // Each definition is a schema of its own (its `$ref`s point into its own `$defs`).
+        let schema =
+            self.0["$defs"].get(definition).unwrap_or_else(|| panic!("the ext-apps schema has no {definition}"));
+        let validator = jsonschema::draft202012::new(schema).expect("the SDK's schema compiles");
+        let errors: Vec<String> =
+            validator.iter_errors(value).map(|err| format!("{} at {}", err, err.instance_path())).collect();
+        assert!(errors.is_empty(), "{what} is no valid {definition}: {errors:#?}\n{value:#}");
+    }
+}
+
+/// The ext-apps definition of a message (`{method, params}`, the JSON-RPC
+/// envelope aside) by its method, and of the result that answers it.
+fn apps_definitions(method: &str) -> (&'static str, Option<&'static str>) {
+    match method {
+        "ui/initialize" => ("McpUiInitializeRequest", Some("McpUiInitializeResult")),
+        "ui/notifications/initialized" => ("McpUiInitializedNotification", None),
+        "ui/notifications/tool-input" => ("McpUiToolInputNotification", None),
+        "ui/notifications/tool-result" => ("McpUiToolResultNotification", None),
+        "ui/notifications/size-changed" => ("McpUiSizeChangedNotification", None),
+        other => panic!("a message the test host does not expect: {other}"),
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if bytes[at] == b'%' && at + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[at + 1..at + 3]).expect("ascii");
+            out.push(u8::from_str_radix(hex, 16).expect("a percent escape"));
+            at += 3;
+        } else {
+            out.push(bytes[at]);
+            at += 1;
+        }
+    }
+    String::from_utf8(out).expect("UTF-8")
+}
+
+/// The text of the element `<tag id="id">` in Chromium's dump, unescaped.
+fn element_text(dom: &str, tag: &str, id: &str) -> String {
+    let open = format!("<{tag} id=\"{id}\">");
+    let start = dom.find(&open).unwrap_or_else(|| panic!("no #{id} in the DOM:\n{dom}")) + open.len();
+    let end = start + dom[start..].find(&format!("</{tag}>")).expect("the element closes");
+    dom[start..end]
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
+}
+
+/// JSON for a `<script type="application/json">` block: `<`, `>` and `&`
+/// escaped, so no `</script>` in the app's HTML can end the block.
+fn script_json(value: &serde_json::Value) -> String {
+    value.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
+/// The museum's MCP App end to end: the Python client lists get_object with its
+/// `_meta.ui.resourceUri`, reads the object viewer's HTML and calls get_object
+/// (`--app-fixture`); headless Chromium then renders that HTML inside a test
+/// host page that hands it the call's result over the extension's postMessage
+/// protocol, and the DOM shows the object's title (and, for a failed call, its
+/// error). Every message both ways, and the resource's and the tool's `_meta.ui`,
+/// are checked against the protocol schema of `@modelcontextprotocol/ext-apps`.
+#[test]
+fn the_object_viewer_renders_a_get_object_result_in_headless_chromium() {
+    if !require("python3") || !require("node") || !require("npm") || !require("chromium") {
+        return;
+    }
+    let out = profile_dir().parent().expect("target/").join("e2e/apps");
+    std::fs::create_dir_all(&out).expect("target/e2e/apps is writable");
+    let fixture_path = out.join("fixture.json");
+    let _ = std::fs::remove_file(&fixture_path);
+    let what = "the Python client's MCP App checks";
+    let output = run(python_client().arg("--stdio").arg(museum()).arg("--app-fixture").arg(&fixture_path), what);
+    assert_checks_passed(&output, what);
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fixture_path).expect("the client wrote the fixture")).unwrap();
+
+    let schema = AppsSchema::load();
+    schema.check("McpUiResourceMeta", &fixture["resourceMeta"], "the object viewer's _meta.ui");
+    schema.check("McpUiToolMeta", &fixture["tool"]["_meta"]["ui"], "get_object's _meta.ui");
+
+    let template = std::fs::read_to_string(root().join("tests/e2e/apps/host.html")).expect("the host page");
+    let title = fixture["result"]["structuredContent"]["title"].as_str().expect("a title").to_owned();
+    let error = fixture["errorResult"]["content"][0]["text"].as_str().expect("an error text").to_owned();
+    for (name, result, shown, state) in
+        [("result", &fixture["result"], &title, "rendered"), ("error", &fixture["errorResult"], &error, "error")]
+    {
+        let mut handed = fixture.clone();
+        handed["result"] = result.clone();
+        let page = out.join(format!("host-{name}.html"));
+        std::fs::write(&page, template.replace("__FIXTURE__", &script_json(&handed))).expect("the host page writes");
+        let profile = out.join(format!("chromium-profile-{}-{name}", std::process::id()));
+        let started = Instant::now();
+        let dom = run(
+            Command::new("chromium")
+                .args([
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    "--no-first-run",
+                ])
+                .arg(format!("--user-data-dir={}", profile.display()))
+                .args(["--virtual-time-budget=5000", "--dump-dom"])
+                .arg(format!("file://{}", page.display()))
+                .stdin(Stdio::null()),
+            "chromium --dump-dom",
+        );
+        assert!(started.elapsed() < Duration::from_secs(120), "chromium took {:?}", started.elapsed());
+        let _ = std::fs::remove_dir_all(&profile);
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        assert_eq!(element_text(&dom, "output", "host-status"), "rendered", "the app rendered the {name}:\n{dom}");
+        assert_eq!(element_text(&dom, "output", "rendered-title"), *shown, "the app shows the {name}");
+        assert_eq!(element_text(&dom, "output", "rendered-state"), state);
+
+        let log: serde_json::Value = serde_json::from_str(&percent_decode(&element_text(&dom, "pre", "message-log")))
+            .expect("the host's message log is JSON");
+        let log = log.as_array().expect("a list");
+        let mut asked = std::collections::HashMap::new();
+        let mut order = Vec::new();
+        for entry in log {
+            let from = entry["from"].as_str().unwrap();
+            let message = &entry["message"];
+            assert_eq!(message["jsonrpc"], "2.0", "{from} sent no JSON-RPC 2.0: {message}");
+            if let Some(method) = message["method"].as_str() {
+                let (definition, result) = apps_definitions(method);
+                let mut body = message.as_object().unwrap().clone();
+                body.remove("jsonrpc");
+                if let Some(id) = body.remove("id") {
+                    asked.insert(id.to_string(), result.expect("a request has a result definition"));
+                }
+                schema.check(definition, &serde_json::Value::Object(body), &format!("{method} from the {from}"));
+                order.push(format!("{from} {method}"));
+            } else {
+                let definition = asked.get(&message["id"].to_string()).expect("a response to a request");
+                assert!(message.get("error").is_none(), "{from} answered with an error: {message}");
+                schema.check(definition, &message["result"], &format!("the {from}'s {definition}"));
+                order.push(format!("{from} {definition}"));
+            }
+        }
+        let expected_start = [
+            "app ui/initialize",
+            "host McpUiInitializeResult",
+            "app ui/notifications/initialized",
+            "host ui/notifications/tool-input",
+            "host ui/notifications/tool-result",
+        ];
+        assert_eq!(order[..5], expected_start, "the handshake in order: {order:?}");
+        if state == "rendered" {
+            assert!(
+                order.contains(&"app ui/notifications/size-changed".to_owned()),
+                "the app reports its size: {order:?}"
+            );
+        }
+    }
+}
+
+/// The TypeScript SDK v2 client (`@modelcontextprotocol/client`) over stdio:
+/// search_objects' enrichment in `structuredContent` and its trailer in
+/// `content[]`, and the museum's client requests answered: take_off_view's
+/// elicitation (declined, then confirmed) and summarize_object's sampling.
+#[test]
+fn typescript_v2_client_sees_enrichment_and_answers_elicitation_and_sampling() {
+    if !require("node") || !require("npm") {
+        return;
+    }
+    let output = run(
+        Command::new("node").arg("museum_client.mjs").arg(museum()).arg(collection()).current_dir(ts2_dir()),
+        "the TypeScript v2 client",
+    );
+    assert_checks_passed(&output, "typescript-v2/stdio");
 }

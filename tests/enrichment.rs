@@ -110,3 +110,78 @@ fn the_advertised_output_schema_has_the_enrichment_fields_the_domain_schema_does
     }
     mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(SearchTitles));
 }
+
+/// What a page of results was cut to, for the trailer's own renderer.
+#[derive(Serialize, JsonSchema)]
+pub struct PageInfo {
+    /// The page shown.
+    pub number: u32,
+    /// How many results a page holds.
+    pub size: u32,
+}
+
+/// A search's enrichment with a compound field, which needs a renderer.
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PagedEnrichment {
+    /// How many objects matched in all.
+    pub total_count: Option<u64>,
+    /// Which page this is.
+    pub page: Option<PageInfo>,
+    /// How the collection's size changed since the last search.
+    pub size_in_objects: Option<serde_json::Value>,
+}
+
+fn render_page(page: &serde_json::Value) -> String {
+    format!("### Page {}\n- {} per page", page["number"], page["size"])
+}
+
+/// Search object titles, one page at a time.
+#[mcp_tool(
+    enrichment = PagedEnrichment,
+    format = render,
+    trailer(page(render = render_page), totalCount(label = "Matches"), sizeInObjects(label = "Collection size")),
+)]
+async fn search_pages(input: SearchInput, ctx: Ctx) -> Result<SearchOutput, McpError> {
+    let titles: Vec<String> = TITLES.iter().take(input.limit as usize).map(|title| (*title).to_owned()).collect();
+    ctx.enrich().fields(serde_json::json!({"page": {"number": 1, "size": input.limit}, "totalCount": 3}));
+    ctx.enrich().delta("sizeInObjects", 2, 3);
+    Ok(SearchOutput { titles })
+}
+
+#[tokio::test]
+async fn the_attribute_gives_the_trailer_its_labels_and_renderers() {
+    let output = SearchPages.call_json(arguments(serde_json::json!({"query": "", "limit": 2})), context()).await;
+    let output = output.expect("the search succeeds");
+    // The author's renderer first; it ends in a list item, so a blank line
+    // follows; a label replaces the key, also in a delta. The `total` kind is
+    // set by `.total(..)` only, so `totalCount` set as a field renders with its label.
+    assert_eq!(text(&output.content[1]), "\n\n### Page 1\n- 2 per page\n\n**Matches:** 3\n**Collection size:** 2 → 3");
+    let structured = output.structured.expect("structured");
+    assert_eq!(structured["page"], serde_json::json!({"number": 1, "size": 2}), "structuredContent keeps the value");
+    mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(SearchPages));
+}
+
+/// The same enrichment without a renderer for `page`, and a trailer entry for a
+/// field the type does not have (its Rust name, not its JSON name).
+#[mcp_tool(enrichment = PagedEnrichment, format = render, trailer(total_count(label = "Matches")))]
+async fn search_unrendered(input: SearchInput) -> Result<SearchOutput, McpError> {
+    Ok(SearchOutput { titles: TITLES.iter().take(input.limit as usize).map(|title| (*title).to_string()).collect() })
+}
+
+#[test]
+fn the_linter_checks_the_attributes_trailer_against_the_enrichment_type() {
+    let err = Server::new("museum", "1.0.0").tool(SearchUnrendered).build().unwrap_err();
+    let mcp_contract::server::ServerError::Lint(report) = &err else { panic!("not a lint error: {err}") };
+    let mut rules: Vec<(&str, Option<&str>)> = report.diagnostics.iter().map(|d| (d.rule, d.path.as_deref())).collect();
+    rules.sort_unstable();
+    assert_eq!(
+        rules,
+        [
+            ("enrichment-trailer-render", Some("/enrichment/properties/page")),
+            ("enrichment-trailer-unknown-field", Some("/enrichment/trailer")),
+        ]
+    );
+    let unknown = report.diagnostics.iter().find(|d| d.rule == "enrichment-trailer-unknown-field").unwrap();
+    assert!(unknown.message.contains("`total_count`"), "{}", unknown.message);
+}

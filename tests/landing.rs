@@ -43,6 +43,18 @@ async fn lookup(input: LookupInput, ctx: Ctx) -> Result<String, McpError> {
     Err(ctx.fail(not_in_collection, format!("No object {}.", input.object_id)))
 }
 
+/// Show one object in the object viewer.
+#[mcp_tool(app = "ui://museum/object-viewer", task(optional))]
+async fn show_object(input: LookupInput) -> Result<String, McpError> {
+    Ok(format!("Object {}", input.object_id))
+}
+
+/// The object viewer's HTML.
+#[mcp_resource(uri = "ui://museum/object-viewer", name = "object_viewer", ui)]
+fn object_viewer() -> Result<String, McpError> {
+    Ok("<!doctype html><title>Object viewer</title>".into())
+}
+
 /// A server on a loopback port; stops when dropped.
 struct Served {
     base: String,
@@ -143,6 +155,7 @@ async fn the_page_card_status_and_robots_without_auth() {
     assert_eq!(status["server"]["transport"], "streamable-http");
     assert_eq!(status["auth"]["mode"], "none");
     assert!(status["protocolVersions"].as_array().is_some_and(|v| v.iter().any(|v| v == "2025-06-18")), "{status}");
+    assert_eq!(status["extensions"], json!({}), "no app, no task: no extension");
 
     // An SSE `Accept` still reaches the transport, which wants a session for a GET.
     let stream = served.get("/mcp", &[("accept", "text/event-stream")]).await;
@@ -329,6 +342,12 @@ fn the_museum_page_in_headless_chromium() {
         assert!(dom_text.contains(&format!("<code>{tool}</code>")), "the DOM lacks the tool {tool}: {dom_text}");
     }
     assert!(dom_text.contains("<code>not_in_collection</code>"), "the DOM lacks a contract reason");
+    // get_object's MCP App links the object viewer's card; export_department may run as a task.
+    assert!(
+        dom_text.contains("<a href=\"#resource-object_viewer\"><code>ui://museum/object-viewer</code></a>"),
+        "the DOM lacks get_object's app"
+    );
+    assert!(dom_text.contains("task: optional"), "the DOM lacks export_department's task support");
     assert!(
         dom_text.contains(&format!("claude mcp add --transport http museum {base}/mcp")),
         "the DOM lacks the connect snippet of {base}/mcp"
@@ -347,4 +366,85 @@ fn the_museum_page_in_headless_chromium() {
     let png = std::fs::read(&screenshot).expect("the screenshot is written");
     assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} is not a real screenshot", screenshot.display());
     let _ = std::fs::remove_dir_all(&profile);
+}
+
+/// The server card answers any origin, since browsers and registries read it
+/// cross-origin (CORS `*`, as SEP-1649 and SEP-2127 ask); the page and the
+/// MCP endpoint still refuse an origin the server does not allow.
+#[tokio::test]
+async fn the_card_answers_every_origin_and_the_rest_keeps_the_origin_check() {
+    let served = serve(museum_server().auth(AuthConfig::none())).await;
+    let foreign = [("origin", "https://registry.example")];
+
+    let card = served.get("/.well-known/mcp.json", &foreign).await;
+    assert_eq!(card.status(), 200);
+    assert_eq!(header(&card, "access-control-allow-origin"), "*");
+    let card: Value = serde_json::from_str(&card.text().await.unwrap()).unwrap();
+    assert_eq!(card["server_name"], "museum");
+
+    let preflight = served
+        .http
+        .request(reqwest::Method::OPTIONS, format!("{}/.well-known/mcp.json", served.base))
+        .header("origin", "https://registry.example")
+        .header("access-control-request-method", "GET")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(preflight.status(), 204);
+    assert_eq!(header(&preflight, "access-control-allow-origin"), "*");
+    assert_eq!(header(&preflight, "access-control-allow-methods"), "GET");
+
+    assert_eq!(served.get("/", &foreign).await.status(), 403, "the page keeps the Origin check");
+    assert_eq!(served.get("/robots.txt", &foreign).await.status(), 403);
+    let call = served
+        .http
+        .post(format!("{}/mcp", served.base))
+        .header("origin", "https://registry.example")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(call.status(), 403, "the MCP endpoint keeps the Origin check");
+}
+
+/// With the endpoint at the card's own path there is no card, and that path is
+/// the MCP endpoint, behind the Origin check like any endpoint.
+#[tokio::test]
+async fn an_endpoint_at_the_card_path_keeps_the_origin_check() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let options =
+        HttpOptions::default().path("/.well-known/mcp.json").shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(museum_server().auth(AuthConfig::none()).build().unwrap().serve_http_on(listener, options));
+    let answer = reqwest::Client::new()
+        .get(format!("{base}/.well-known/mcp.json"))
+        .header("origin", "https://registry.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 403);
+    stop.cancel();
+}
+
+/// The extensions the server advertises reach the status document (as the
+/// reference's `extensions` booleans), and the page shows the tool's app and
+/// task support.
+#[tokio::test]
+async fn the_status_names_the_extensions_and_the_page_the_app_and_the_task() {
+    let server = museum_server().tool(ShowObject).resource(ObjectViewer).auth(AuthConfig::none());
+    let served = serve(server).await;
+    let status: Value =
+        serde_json::from_str(&served.get("/mcp", &[("accept", "application/json")]).await.text().await.unwrap())
+            .unwrap();
+    assert_eq!(
+        status["extensions"],
+        json!({"io.modelcontextprotocol/ui": true, "io.modelcontextprotocol/tasks": true}),
+        "{status}"
+    );
+    let html = served.get("/", &[]).await.text().await.unwrap();
+    assert!(html.contains("<a href=\"#resource-object_viewer\"><code>ui://museum/object-viewer</code></a>"), "{html}");
+    assert!(html.contains("task: optional"), "{html}");
 }

@@ -55,6 +55,8 @@ keys! {
         format: Option<Path>,
         /// `enrichment = Type`: what the handler tells the agent beside the result, through `ctx.enrich()`.
         enrichment: Option<Path>,
+        /// `trailer(field(label = "..", render = path), ..)`: how the enrichment trailer shows a field.
+        trailer: Option<Meta>,
         /// `app = "ui://.."`: the MCP App resource the tool pairs with.
         app: Option<LitStr>,
         errors: Option<Meta>,
@@ -342,6 +344,7 @@ pub(crate) struct RawAttr {
     pub(crate) description: Option<LitStr>,
     pub(crate) format: Option<Path>,
     pub(crate) enrichment: Option<Path>,
+    pub(crate) trailer: Option<crate::trailer::RawTrailer>,
     pub(crate) app: Option<LitStr>,
     pub(crate) tool_type: Option<Ident>,
     pub(crate) reason_type: Option<Ident>,
@@ -398,6 +401,7 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         description: args.description,
         format: args.format,
         enrichment: args.enrichment,
+        trailer: args.trailer.as_ref().map(|meta| crate::trailer::parse(meta, diag)),
         app: args.app,
         tool_type: args.tool_type,
         reason_type: args.reason_type,

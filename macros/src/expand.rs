@@ -277,8 +277,12 @@ fn tool_impl(
         definition.extend(quote!(.with_app(#app)));
     }
     if let Some(enrichment) = &tool.enrichment {
+        let trailer = (!tool.trailer.is_empty()).then(|| {
+            let trailer = crate::trailer::tokens(&tool.trailer, private);
+            quote!(.with_trailer(#trailer))
+        });
         definition.extend(quote_spanned!(enrichment.span()=>
-            .with_enrichment(#private::EnrichmentDefinition::new(#private::bounds::enrichment_schema::<#enrichment>()))
+            .with_enrichment(#private::EnrichmentDefinition::new(#private::bounds::enrichment_schema::<#enrichment>()) #trailer)
         ));
     }
     let annotations = &tool.annotations;

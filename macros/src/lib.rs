@@ -4,6 +4,7 @@
 //! `#[mcp_prompt]` (`prompt`) take its error contract through `contract` and
 //! share what they generate alike in `primitive`.
 
+mod app_ui;
 mod ast;
 mod attr;
 mod contract;
@@ -17,6 +18,7 @@ mod question;
 mod reasons;
 mod resource;
 mod rules;
+mod trailer;
 mod valid;
 #[cfg(test)]
 mod verdict_tests;
@@ -94,6 +96,17 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// client in the JSON-RPC error envelope. `complete = path` names an async
 /// completer for the variables. A plain `fn` handler runs on the blocking pool.
 /// `resource_type = Name` renames the generated type, as `tool_type` does.
+///
+/// `ui(..)` declares the HTML of an MCP App, the resource a tool names with
+/// `#[mcp_tool(app = "ui://..")]`: it is served as `text/html;profile=mcp-app`
+/// and its sandbox settings are published under `_meta.ui` in `resources/list`
+/// and every `resources/read`: `ui(connect_domains = ["https://api.example.org"],
+/// resource_domains = [..], frame_domains = [..], base_uri_domains = [..],
+/// permissions(camera, microphone, geolocation, clipboard_write), domain = "..",
+/// prefers_border = true)`, or bare `ui` for the host's default sandbox. Each
+/// domain must be an origin (`meta-ui-csp-domain`), another `mime_type` is
+/// refused (`meta-ui-resource-mime-type`), and a URI that is no `ui://` warns
+/// (`meta-ui-resource-uri-scheme`).
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
     let item = match handler_fn(item, "mcp_resource") {

@@ -26,6 +26,8 @@ keys! {
         title: Option<LitStr>,
         description: Option<LitStr>,
         mime_type: Option<LitStr>,
+        /// `ui` or `ui(..)`: the resource serves an MCP App's HTML, with these sandbox settings.
+        ui: Option<Meta>,
         complete: Option<Path>,
         errors: Option<Meta>,
         /// `resource_type = Name`: the generated resource type (default: the PascalCase function name).
@@ -192,15 +194,48 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
         allow,
     };
     let contract = Contract::apply(keys, "resource", &mut item, &type_ident, &mut diag);
+    let ui = args.ui.as_ref().map(|meta| app_ui(&args, meta, &contract.private, &mut diag));
     contract.retain_warnings(&mut diag);
 
     let resource =
         Generated { item: &item, type_ident: &type_ident, name: &name, params: &params, contract: &contract };
-    let generated = resource.generate(&args, description.as_deref(), params_ty.as_deref(), align);
+    let generated = resource.generate(&args, description.as_deref(), params_ty.as_deref(), align, ui);
     let allow_deprecated =
         item.attrs.iter().any(|attr| attr.path().is_ident("allow") && quote!(#attr).to_string().contains("deprecated"));
     let diagnostics = diag.into_tokens(allow_deprecated);
     quote!(#diagnostics #item #generated)
+}
+
+/// `ui(..)`: its settings, and the resource's URI and MIME type checked for an
+/// app: `meta-ui-resource-uri-scheme` (hosts fetch apps at `ui://`) and
+/// `meta-ui-resource-mime-type` (hosts render only the app MIME type).
+fn app_ui(args: &ResourceArgs, meta: &Meta, private: &TokenStream, diag: &mut Diagnostics) -> TokenStream {
+    if let Some(uri) = &args.uri
+        && !uri.value().starts_with("ui://")
+    {
+        diag.rule_warning(
+            rules::META_UI_RESOURCE_URI_SCHEME,
+            uri.span(),
+            format_args!(
+                "the MCP App resource `{}` is no `ui://` URI, which MCP Apps hosts expect (SDK hosts refuse others): serve it at `ui://..`",
+                uri.value()
+            ),
+        );
+    }
+    if let Some(mime) = &args.mime_type
+        && mime.value() != rules::check::APP_MIME_TYPE
+    {
+        diag.rule_error(
+            rules::META_UI_RESOURCE_MIME_TYPE,
+            mime.span(),
+            format_args!(
+                "an MCP App's HTML is served as `{app}`, which hosts look for, not `{}`: remove `mime_type` (`ui` sets it) or write `mime_type = \"{app}\"`",
+                mime.value(),
+                app = rules::check::APP_MIME_TYPE
+            ),
+        );
+    }
+    crate::app_ui::parse(meta, private, diag)
 }
 
 impl Generated<'_> {
@@ -211,6 +246,7 @@ impl Generated<'_> {
         description: Option<&str>,
         params_ty: Option<&Type>,
         align: TokenStream,
+        ui: Option<TokenStream>,
     ) -> TokenStream {
         let Self { item, type_ident, name, contract, .. } = self;
         let private = &contract.private;
@@ -219,7 +255,13 @@ impl Generated<'_> {
         let uri = args.uri.as_ref().map_or_else(String::new, LitStr::value);
         let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
         let description = description.map(|text| quote!(.with_description(#text)));
-        let mime_type = args.mime_type.as_ref().map(|mime| quote!(.with_mime_type(#mime)));
+        // An app's HTML is served as the extension's MIME type unless the author wrote it.
+        let mime_type = match (&args.mime_type, &ui) {
+            (Some(mime), _) => Some(quote!(.with_mime_type(#mime))),
+            (None, Some(_)) => Some(quote!(.with_mime_type(#private::APP_MIME_TYPE))),
+            (None, None) => None,
+        };
+        let ui = ui.map(|ui| quote!(.with_ui(#ui)));
         let errors = contract.with_errors();
         let params_ty = params_ty.map_or_else(|| quote!(#private::NoArguments), |ty| quote!(#ty));
         let call = self.call(Some(quote!(::core::convert::Into::<#private::ResourceContents>::into)));
@@ -236,7 +278,7 @@ impl Generated<'_> {
 
             const _: () = {
                 static DEFINITION: #private::ResourceDefinition =
-                    #private::ResourceDefinition::new(#uri, #name) #title #description #mime_type #errors;
+                    #private::ResourceDefinition::new(#uri, #name) #title #description #mime_type #ui #errors;
 
                 #align
 

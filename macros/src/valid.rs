@@ -35,6 +35,8 @@ pub(crate) struct Tool {
     pub(crate) format: Option<Path>,
     /// `enrichment = Type`.
     pub(crate) enrichment: Option<Path>,
+    /// `trailer(..)`: the trailer's labels and renderers (only with an enrichment).
+    pub(crate) trailer: Vec<crate::trailer::TrailerEntry>,
     /// `app = "ui://.."`.
     pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
@@ -81,7 +83,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         );
     }
 
-    let RawAttr { annotations, auth, requires, contract, allow, task, .. } = raw;
+    let RawAttr { annotations, auth, requires, contract, allow, task, trailer, .. } = raw;
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
@@ -117,6 +119,19 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
 
     let app = raw.app.as_ref().map(|uri| check_app(uri, diag));
+    // enrichment-trailer-orphan: the trailer renders enrichment fields only.
+    let trailer = match (trailer, &enrichment) {
+        (Some(trailer), None) => {
+            diag.rule_error(
+                rules::ENRICHMENT_TRAILER_ORPHAN,
+                trailer.span,
+                "`trailer(..)` without `enrichment = ..`: the trailer only shows enrichment fields; declare the enrichment type (`enrichment = SearchEnrichment`) or drop `trailer`",
+            );
+            Vec::new()
+        }
+        (Some(trailer), Some(_)) => trailer.entries,
+        (None, _) => Vec::new(),
+    };
     Tool {
         name,
         tool_type,
@@ -129,6 +144,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         requires,
         format,
         enrichment,
+        trailer,
         app,
         contract,
         task,

@@ -88,3 +88,45 @@ pub fn app_uri(uri: &str) -> Result<(), Rule> {
         Ok(())
     }
 }
+
+/// The MIME type an MCP App's HTML is served as (the extension's `RESOURCE_MIME_TYPE`).
+pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// `meta-ui-csp-domain`: a domain of an app's CSP lists (`connectDomains`,
+/// `resourceDomains`, ..) is an origin, `scheme://host[:port]`, the host
+/// perhaps starting with `*.`. Hosts write these into the sandbox's
+/// Content-Security-Policy, so anything else (a path, a space, a `;` that
+/// would start a directive of its own) is refused with why.
+///
+/// ```
+/// use mcp_contract::rules::check::app_csp_domain;
+/// assert_eq!(app_csp_domain("https://api.example.org"), Ok(()));
+/// assert_eq!(app_csp_domain("https://*.example.org:8443"), Ok(()));
+/// assert!(app_csp_domain("example.org").is_err());
+/// assert!(app_csp_domain("https://a.example; script-src *").is_err());
+/// ```
+pub fn app_csp_domain(domain: &str) -> Result<(), &'static str> {
+    let Some((scheme, rest)) = domain.split_once("://") else {
+        return Err("it has no scheme: write the origin, e.g. `https://api.example.org`");
+    };
+    let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return Err("its scheme is no URI scheme");
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (rest, None),
+    };
+    let host = host.strip_prefix("*.").unwrap_or(host);
+    let label_ok = |label: &str| !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if host.is_empty() || !host.split('.').all(label_ok) {
+        return Err(
+            "it is no origin: `scheme://host[:port]` with no path, query, space or `;` (a host may start with `*.`)",
+        );
+    }
+    if port.is_some_and(|port| port != "*" && (port.is_empty() || !port.chars().all(|c| c.is_ascii_digit()))) {
+        return Err("its port is no number");
+    }
+    Ok(())
+}

@@ -123,6 +123,8 @@ rules! {
     compile_time: {
         /// `errors = ..` is no list of failure modes.
         ERROR_CONTRACT_TYPE = "error-contract-type", Error;
+        /// `trailer(..)` without `enrichment = ..`.
+        ENRICHMENT_TRAILER_ORPHAN = "enrichment-trailer-orphan", Error;
         /// An entry of `errors(..)` is no `reason(..)`.
         ERROR_CONTRACT_ENTRY_TYPE = "error-contract-entry-type", Error;
         /// `code = "NotFound"` or `code = 404`: a string or a number, not a code's name.
@@ -176,6 +178,10 @@ rules! {
         META_UI_RESOURCE_URI_REQUIRED = "meta-ui-resource-uri-required", Error;
         /// An MCP App resource URI that is not `ui://`.
         META_UI_RESOURCE_URI_SCHEME = "meta-ui-resource-uri-scheme", Warning;
+        /// A resource with MCP App settings (`ui(..)`) served as another MIME type than the app's.
+        META_UI_RESOURCE_MIME_TYPE = "meta-ui-resource-mime-type", Error;
+        /// A domain of an MCP App's CSP lists that is no origin.
+        META_UI_CSP_DOMAIN = "meta-ui-csp-domain", Error;
         /// `code = UnknownError`.
         ERROR_CONTRACT_CODE_UNKNOWN_ERROR = "error-contract-code-unknown-error", Warning;
         /// A reason is not snake_case.

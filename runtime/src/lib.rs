@@ -61,9 +61,10 @@ pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
     pub use crate::define::bounds;
     pub use crate::define::{
-        Completion, CompletionRequest, EnrichmentDefinition, IntoContents, NoArguments, OutputSample, Prompt,
-        PromptDefinition, PromptMessage, Resource, ResourceContents, ResourceDefinition, StateType, TaskSupport, Tool,
-        ToolAnnotations, ToolDefinition, ToolOutput, prompt_arguments, run_blocking,
+        APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
+        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
+        ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
+        prompt_arguments, run_blocking,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
     pub use crate::private::{

@@ -18,18 +18,50 @@ use crate::error::JsonObject;
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The MIME type of an app's HTML (the spec's `RESOURCE_MIME_TYPE`).
-pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+pub const APP_MIME_TYPE: &str = crate::rules::check::APP_MIME_TYPE;
 
 /// The deprecated flat key that current hosts still read beside `_meta.ui.resourceUri`.
 pub const RESOURCE_URI_META_KEY: &str = "ui/resourceUri";
 
+/// A browser capability an app asks its host's sandbox for, the iframe `allow`
+/// list of `McpUiResourceMeta.permissions`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AppPermission {
+    /// `camera`.
+    Camera,
+    /// `microphone`.
+    Microphone,
+    /// `geolocation`.
+    Geolocation,
+    /// `clipboard-write` (`clipboardWrite`).
+    ClipboardWrite,
+}
+
+impl AppPermission {
+    /// Its key under `_meta.ui.permissions`.
+    pub const fn key(self) -> &'static str {
+        match self {
+            Self::Camera => "camera",
+            Self::Microphone => "microphone",
+            Self::Geolocation => "geolocation",
+            Self::ClipboardWrite => "clipboardWrite",
+        }
+    }
+}
+
 /// The sandbox settings of an app resource, `_meta.ui` of `McpUiResourceMeta`.
 /// Empty lists are left out, so the host's defaults apply.
+/// `#[mcp_resource(ui(..))]` writes one from the attribute.
 ///
 /// ```
-/// use mcp_contract::define::AppUi;
-/// const UI: AppUi = AppUi::new().with_connect_domains(&["https://api.example.org"]).with_prefers_border(true);
+/// use mcp_contract::define::{AppPermission, AppUi};
+/// const UI: AppUi = AppUi::new()
+///     .with_connect_domains(&["https://api.example.org"])
+///     .with_permissions(&[AppPermission::ClipboardWrite])
+///     .with_prefers_border(true);
 /// assert_eq!(UI.to_json()["csp"]["connectDomains"][0], "https://api.example.org");
+/// assert_eq!(UI.to_json()["permissions"], serde_json::json!({"clipboardWrite": {}}));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -42,6 +74,10 @@ pub struct AppUi {
     pub frame_domains: &'static [&'static str],
     /// Origins of `<base>` (`base-uri`; `'self'` by default).
     pub base_uri_domains: &'static [&'static str],
+    /// Browser capabilities it asks the sandbox for.
+    pub permissions: &'static [AppPermission],
+    /// A dedicated sandbox origin, as the host names them.
+    pub domain: Option<&'static str>,
     /// Whether the host should draw a border around it.
     pub prefers_border: Option<bool>,
 }
@@ -54,6 +90,8 @@ impl AppUi {
             resource_domains: &[],
             frame_domains: &[],
             base_uri_domains: &[],
+            permissions: &[],
+            domain: None,
             prefers_border: None,
         }
     }
@@ -76,6 +114,27 @@ impl AppUi {
     #[must_use]
     pub const fn with_frame_domains(mut self, domains: &'static [&'static str]) -> Self {
         self.frame_domains = domains;
+        self
+    }
+
+    /// Set the origins of `<base>`.
+    #[must_use]
+    pub const fn with_base_uri_domains(mut self, domains: &'static [&'static str]) -> Self {
+        self.base_uri_domains = domains;
+        self
+    }
+
+    /// Set the browser capabilities it asks the sandbox for.
+    #[must_use]
+    pub const fn with_permissions(mut self, permissions: &'static [AppPermission]) -> Self {
+        self.permissions = permissions;
+        self
+    }
+
+    /// Set a dedicated sandbox origin (host-specific).
+    #[must_use]
+    pub const fn with_domain(mut self, domain: &'static str) -> Self {
+        self.domain = Some(domain);
         self
     }
 
@@ -102,6 +161,13 @@ impl AppUi {
         let mut ui = JsonObject::new();
         if !csp.is_empty() {
             ui.insert("csp".to_owned(), Value::Object(csp));
+        }
+        if !self.permissions.is_empty() {
+            let permissions = self.permissions.iter().map(|permission| (permission.key().to_owned(), json!({})));
+            ui.insert("permissions".to_owned(), Value::Object(permissions.collect()));
+        }
+        if let Some(domain) = self.domain {
+            ui.insert("domain".to_owned(), Value::String(domain.to_owned()));
         }
         if let Some(prefers_border) = self.prefers_border {
             ui.insert("prefersBorder".to_owned(), Value::Bool(prefers_border));

@@ -14,7 +14,7 @@ mod prompt;
 mod resource;
 mod tool;
 
-pub use self::app::{APP_MIME_TYPE, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
+pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};

@@ -442,7 +442,7 @@ enum Origin {
     Forbidden,
 }
 
-/// The outer middleware, over every route: `Origin` first, then CORS
+/// The outer middleware, over every route but the server card: `Origin` first, then CORS
 /// preflight, and CORS headers on the answers of allowed origins.
 pub(crate) async fn check_origin(
     State(guard): State<Arc<Guard>>,

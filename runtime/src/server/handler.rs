@@ -188,6 +188,15 @@ impl ToolServer {
         &self.shared.config
     }
 
+    /// Whether the tool's calls run as tasks, which no list publishes (for the landing page).
+    pub(super) fn task_support(&self, name: &str) -> crate::define::TaskSupport {
+        self.shared
+            .by_name
+            .get(name)
+            .map(|&index| self.shared.tools[index].definition().task_support)
+            .unwrap_or_default()
+    }
+
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         if !self.is_enabled(PrimitiveKind::Tool, name) {
             return None;

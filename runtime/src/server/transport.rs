@@ -478,7 +478,8 @@ impl ToolServer {
     ///    per id and session, the session cap, and 404 for an unknown session.
     ///
     /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
-    /// the landing page, `robots.txt`, the server card and the status document.
+    /// the landing page, `robots.txt`, the server card and the status document;
+    /// the card alone is outside the Origin check (any origin may read it).
     fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
@@ -510,11 +511,12 @@ impl ToolServer {
         // Auth covers only the MCP endpoint (its metadata routes stay open),
         // and sits outside the message checks, so a caller without a valid
         // token gets its 401 before any of its body is read; the Origin check
-        // is outside both, and holds for every route.
+        // is outside both, and holds for every route but the server card.
         let router = super::auth::protect(router, auth);
         let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
-        let router = super::landing::mount(router, landing, &auth_config);
-        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
+        let mounted = super::landing::mount(router, landing, &auth_config);
+        // The server card stays outside the Origin check: browsers and registries read it cross-origin.
+        Ok(mounted.guarded.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)).merge(mounted.open))
     }
 }
 

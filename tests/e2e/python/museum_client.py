@@ -5,6 +5,8 @@ Run by tests/e2e_python.rs, once over stdio and once per Streamable HTTP mode:
     python museum_client.py --data examples/data/collection.json --stdio target/debug/examples/museum
     python museum_client.py --data examples/data/collection.json --url http://127.0.0.1:PORT/mcp
     python museum_client.py --data ... --url ... --jwt-secret SECRET   # the server runs MCP_AUTH_MODE=jwt
+    python museum_client.py --data ... --stdio ... --app-fixture PATH  # only the MCP App checks; writes what
+                                                                       # the browser test hands the object viewer
 
 The server must serve its test-only tools (MUSEUM_TEST_TOOLS=1). Exits 0 and
 prints `ok: <n> checks` when every check passed; raises at the first failure.
@@ -62,6 +64,80 @@ def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
 
 ASKED: list[dict] = []
 STATELESS = False
+APP_FIXTURE: str | None = None
+APP_URI = "ui://museum/object-viewer"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+
+
+async def apps(session: ClientSession, init, records: list[dict], fixture: str | None) -> None:
+    """get_object names its MCP App; the app's HTML is a resource; a call gives what a host hands the app."""
+    capabilities = wire(init.capabilities)
+    check("io.modelcontextprotocol/ui" in capabilities.get("extensions", {}), "the UI extension", capabilities)
+    tools = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
+    tool = tools["get_object"]
+    meta = tool.get("_meta", {})
+    check(meta.get("ui", {}).get("resourceUri") == APP_URI, "get_object's _meta.ui.resourceUri", meta)
+    check(meta.get("ui/resourceUri") == APP_URI, "the ui/resourceUri key current hosts read", meta)
+    listed = {r.uri: wire(r) for r in (await session.list_resources()).resources}
+    check(listed.get(APP_URI, {}).get("mimeType") == APP_MIME_TYPE, "the app resource is listed", listed)
+    contents = (await session.read_resource(APP_URI)).contents
+    check(len(contents) == 1, "one content", contents)
+    app = wire(contents[0])
+    check(app["mimeType"] == APP_MIME_TYPE, "served as the MCP App MIME type", app.get("mimeType"))
+    check(app["text"].startswith("<!DOCTYPE html>") and "ui/initialize" in app["text"], "the app's HTML", app["text"][:80])
+    check(app.get("_meta", {}).get("ui") == {"prefersBorder": True}, "its sandbox settings in the read", app.get("_meta"))
+    first = records[0]
+    arguments = {"object_id": first["id"]}
+    result = await session.call_tool("get_object", arguments)
+    check(not result.is_error and result.structured_content["title"] == first["title"], "get_object", wire(result))
+    missing = await session.call_tool("get_object", {"object_id": 5})
+    check(missing.is_error is True, "get_object of an unknown ID fails", wire(missing))
+    if fixture:
+        with open(fixture, "w", encoding="utf-8") as f:
+            json.dump(
+                {
+                    "html": app["text"],
+                    "resourceMeta": app["_meta"]["ui"],
+                    "tool": tool,
+                    "arguments": arguments,
+                    "result": wire(result),
+                    "errorResult": wire(missing),
+                },
+                f,
+            )
+
+
+async def enrichment(session: ClientSession) -> None:
+    """search_objects discloses its query, total and page cap beside the results, on both surfaces."""
+    tools = {tool.name: wire(tool) for tool in (await session.list_tools()).tools}
+    properties = tools["search_objects"]["outputSchema"]["properties"]
+    for field in ["effectiveQuery", "totalCount", "notice", "truncated", "shown", "cap"]:
+        check(field in properties, f"the advertised output schema has the enrichment field {field}", sorted(properties))
+    result = await session.call_tool("search_objects", {"query": "  Portrait a ", "page_size": 5})
+    check(not result.is_error, "search succeeds", wire(result))
+    structured = result.structured_content
+    total = structured["total"]
+    check(total > 5, "more than a page matches", structured)
+    expected = {"effectiveQuery": "portrait", "totalCount": total, "truncated": True, "shown": 5, "cap": 5}
+    check({k: structured.get(k) for k in expected} == expected, "the enrichment in structuredContent", structured)
+    notice = f"Showing 5 of {total}; ask for page 2 for more."
+    check(structured.get("notice") == notice, "the truncation notice", structured)
+    check(len(result.content) == 2, "the format text, then one trailer block", wire(result))
+    trailer = result.content[1].text
+    check(
+        trailer == f"\n\nQuery: portrait\n**{total} total**\n**truncated:** true\n**shown:** 5\n**cap:** 5\n> {notice}",
+        "the trailer renders the fields by kind, in order",
+        trailer,
+    )
+    none = await session.call_tool("search_objects", {"query": "zzyzx"})
+    check(not none.is_error and none.structured_content["results"] == [], "a search that matches nothing", wire(none))
+    check(none.structured_content.get("totalCount") == 0 and "truncated" not in none.structured_content, "total 0", none)
+    check(
+        none.content[-1].text
+        == "\n\nQuery: zzyzx\n**0 total**\n> Nothing matched every word: search with fewer or broader words.",
+        "the empty result's notice in the trailer",
+        none.content[-1].text,
+    )
 
 
 async def on_elicitation(context, params: types.ElicitRequestParams) -> types.ElicitResult:
@@ -158,6 +234,10 @@ async def exercise(session: ClientSession, records: list[dict], subscribe: bool 
     check(init.server_info.name == "museum", "server info names the server, not the framework", init.server_info)
     check(init.capabilities.tools is not None, "the tools capability is declared")
     check(init.capabilities.resources is not None and init.capabilities.prompts is not None, "resources, prompts")
+    await apps(session, init, records, APP_FIXTURE)
+    if APP_FIXTURE:
+        return
+    await enrichment(session)
     await resources_and_prompts(session, records)
     await client_requests(session, records)
     if subscribe:
@@ -335,7 +415,8 @@ async def expect_error(call, code: int, what: str) -> dict:
 
 async def resources_and_prompts(session: ClientSession, records: list[dict]) -> None:
     listed = [wire(resource) for resource in (await session.list_resources()).resources]
-    check([r["uri"] for r in listed] == ["museum://about", "museum://guestbook"], "the static resources", listed)
+    uris = [r["uri"] for r in listed]
+    check(uris == ["museum://about", "museum://guestbook", APP_URI], "the static resources", listed)
     templates = [wire(t) for t in (await session.list_resource_templates()).resource_templates]
     check([t["uriTemplate"] for t in templates] == ["museum://objects/{object_id}"], "the object template", templates)
 
@@ -376,9 +457,11 @@ async def main() -> None:
     parser.add_argument(
         "--stateless", action="store_true", help="the server runs without sessions: no client requests, no subscriptions"
     )
+    parser.add_argument("--app-fixture", help="only the MCP App checks; write the app and a get_object result here")
     args = parser.parse_args()
-    global STATELESS
+    global STATELESS, APP_FIXTURE
     STATELESS = args.stateless
+    APP_FIXTURE = args.app_fixture
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
 
@@ -412,7 +495,8 @@ async def main() -> None:
                     await exercise(session, records, subscribe=not args.stateless)
         if args.jwt_secret:
             await auth_checks(args.url, args.jwt_secret, records[0]["id"])
-    check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)
+    if not APP_FIXTURE:
+        check(any("collection_stats counted" in str(entry) for entry in logs), "MCP logging reaches the client", logs)
     print(f"ok: {CHECKS} checks")
 
 

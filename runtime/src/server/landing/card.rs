@@ -96,6 +96,7 @@ pub(super) fn status(manifest: &Manifest) -> Value {
         "server": server,
         "protocolVersions": versions,
         "capabilities": capabilities(manifest),
+        "extensions": manifest.extensions.iter().map(|id| (id.clone(), Value::Bool(true))).collect::<Map<String, Value>>(),
         "framework": { "name": "mcp-contract", "version": env!("CARGO_PKG_VERSION"), "homepage": "https://docs.rs/mcp-contract" },
         "auth": { "mode": "none" },
     })

@@ -106,16 +106,28 @@ pub(crate) fn manifest(server: &ToolServer, config: &AuthConfig, path: &str, sta
         endpoint_path: path.to_owned(),
         stateless,
         protocol_version: server.config().protocol_version.to_string(),
-        tools: server.listed_tools().iter().map(ToolView::from_listed).collect(),
+        tools: server
+            .listed_tools()
+            .iter()
+            .map(|tool| ToolView::from_listed(tool, server.task_support(&tool.name)))
+            .collect(),
         resources,
         prompts,
+        extensions: server
+            .config()
+            .capabilities
+            .extensions
+            .iter()
+            .flat_map(|extensions| extensions.keys())
+            .cloned()
+            .collect(),
     }
 }
 
 /// Add the landing routes to `router` (the MCP endpoint, already behind its
 /// auth): the status document answers before the bearer check, as the
 /// reference does, and says nothing but `ok` when auth is on.
-pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfig) -> axum::Router {
+pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfig) -> Mounted {
     let path = manifest.endpoint_path.clone();
     let enabled = manifest.landing.is_enabled();
     if enabled && manifest.requires_auth() && manifest.auth.mode == AuthMode::None {
@@ -143,10 +155,14 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
             next.run(request).await
         },
     ));
-    let mut routes = axum::Router::new();
+    // The card is public, the same for every caller and carries no
+    // credential, so it answers any origin (CORS `*`, as SEP-1649, SEP-2127
+    // and the reference say) and is mounted outside the Origin check; see
+    // `Server::serve_http` in the README, "What a browser and a registry see".
+    let mut card_routes = axum::Router::new();
     if path != CARD_PATH {
         let views = Arc::clone(&views);
-        routes = routes.route(
+        card_routes = card_routes.route(
             CARD_PATH,
             get(move |headers: HeaderMap| {
                 let views = Arc::clone(&views);
@@ -158,9 +174,20 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
                     response.headers_mut().insert("access-control-allow-origin", HeaderValue::from_static("*"));
                     response
                 }
+            })
+            .options(|| async {
+                let mut response = Response::new(Body::empty());
+                *response.status_mut() = StatusCode::NO_CONTENT;
+                let headers = response.headers_mut();
+                headers.insert("access-control-allow-origin", HeaderValue::from_static("*"));
+                headers.insert("access-control-allow-methods", HeaderValue::from_static("GET"));
+                headers.insert("access-control-allow-headers", HeaderValue::from_static("Content-Type"));
+                headers.insert("access-control-max-age", HeaderValue::from_static("600"));
+                response
             }),
         );
     }
+    let mut routes = axum::Router::new();
     if enabled && path != "/" {
         let views = Arc::clone(&views);
         routes = routes.route(
@@ -188,7 +215,14 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
             }),
         );
     }
-    router.merge(routes)
+    Mounted { guarded: router.merge(routes), open: card_routes }
+}
+
+/// The routes of [`mount`]: those behind the Origin check, and the server
+/// card, which answers every origin.
+pub(crate) struct Mounted {
+    pub(crate) guarded: axum::Router,
+    pub(crate) open: axum::Router,
 }
 
 async fn page(views: &Views, headers: &HeaderMap) -> Response {

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::super::wire::ERRORS_META_KEY;
 use crate::auth::AuthMode;
-use crate::define::Landing;
+use crate::define::{Landing, TaskSupport};
 use crate::error::JsonObject;
 
 /// Everything the three views are rendered from.
@@ -29,6 +29,8 @@ pub(crate) struct Manifest {
     pub(crate) tools: Vec<ToolView>,
     pub(crate) resources: Vec<ResourceView>,
     pub(crate) prompts: Vec<PromptView>,
+    /// The extensions `initialize` advertises (`capabilities.extensions`), by id.
+    pub(crate) extensions: Vec<String>,
 }
 
 /// How callers authenticate, as the page and the card say it.
@@ -52,6 +54,11 @@ pub(crate) struct ToolView {
     pub(crate) open_world: Option<bool>,
     pub(crate) fields: Vec<FieldView>,
     pub(crate) errors: Vec<ContractView>,
+    /// The `ui://` resource of its MCP App (`_meta.ui.resourceUri`).
+    pub(crate) app: Option<String>,
+    /// Whether its calls run as tasks; no list publishes it (the tasks
+    /// extension leaves it to the call), so it comes from the definition.
+    pub(crate) task: TaskSupport,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -93,8 +100,9 @@ pub(crate) struct PromptView {
 }
 
 impl ToolView {
-    pub(crate) fn from_listed(tool: &rmcp::model::Tool) -> Self {
+    pub(crate) fn from_listed(tool: &rmcp::model::Tool, task: TaskSupport) -> Self {
         let annotations = tool.annotations.as_ref();
+        let meta = tool.meta.as_ref().map(|meta| &meta.0);
         Self {
             name: tool.name.to_string(),
             title: tool.title.clone().or_else(|| annotations.and_then(|a| a.title.clone())),
@@ -104,7 +112,13 @@ impl ToolView {
             idempotent: annotations.and_then(|a| a.idempotent_hint),
             open_world: annotations.and_then(|a| a.open_world_hint),
             fields: fields_of(&tool.input_schema),
-            errors: contract_of(tool.meta.as_ref().map(|meta| &meta.0)),
+            errors: contract_of(meta),
+            app: meta
+                .and_then(|meta| meta.get("ui"))
+                .and_then(|ui| ui.get("resourceUri"))
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            task,
         }
     }
 }

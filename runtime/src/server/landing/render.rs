@@ -11,9 +11,9 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::model::{ContractView, FieldView, Manifest, ToolView};
+use super::model::{ContractView, FieldView, Manifest, ResourceView, ToolView};
 use crate::auth::AuthMode;
-use crate::define::{ConnectTab, is_safe_link, is_safe_logo};
+use crate::define::{ConnectTab, TaskSupport, is_safe_link, is_safe_logo};
 use crate::lint::{MAX_ENV_EXAMPLE, MAX_LINKS};
 use crate::rules::JsonRpcErrorCode;
 
@@ -104,7 +104,7 @@ h2{{font-size:1.4rem;margin:1.75rem 0 .5rem}}
 .card h3 a{{text-decoration:none}}
 .pills{{display:flex;flex-wrap:wrap;gap:.35rem;margin:.35rem 0;padding:0;list-style:none}}
 .pill{{font-size:.75rem;border:1px solid var(--line);border-radius:999px;padding:0 .5rem;background:var(--bg)}}
-.pill-read{{color:var(--ok)}}.pill-write{{color:var(--warn)}}.pill-destructive{{color:var(--bad);font-weight:600}}
+.pill-read{{color:var(--ok)}}.pill-write{{color:var(--warn)}}.pill-destructive{{color:var(--bad);font-weight:600}}.pill-app,.pill-task{{border-color:var(--accent)}}
 table{{border-collapse:collapse;width:100%;margin:.5rem 0;font-size:.9rem}}
 caption{{text-align:left;font-weight:600;padding:.25rem 0}}
 th,td{{border-top:1px solid var(--line);padding:.35rem .5rem;text-align:left;vertical-align:top}}
@@ -181,7 +181,7 @@ pub(crate) fn render(manifest: &Manifest, origin: &str, full: bool) -> Rendered 
     hero(&mut html, manifest, logo, &endpoint, full);
     html.push_str("<main id=\"main\">\n");
     if full {
-        tools(&mut html, &manifest.tools);
+        tools(&mut html, &manifest.tools, &manifest.resources);
         resources(&mut html, manifest);
         prompts(&mut html, manifest);
         if manifest.tools.is_empty() && manifest.resources.is_empty() && manifest.prompts.is_empty() {
@@ -393,7 +393,7 @@ fn shell_quote(value: &str) -> String {
     }
 }
 
-fn tools(html: &mut String, tools: &[ToolView]) {
+fn tools(html: &mut String, tools: &[ToolView], resources: &[ResourceView]) {
     if tools.is_empty() {
         return;
     }
@@ -426,9 +426,38 @@ fn tools(html: &mut String, tools: &[ToolView]) {
             Some(false) => html.push_str("<li class=\"pill\">closed world</li>"),
             None => {}
         }
+        match tool.task {
+            TaskSupport::Optional => html.push_str("<li class=\"pill pill-task\">task: optional</li>"),
+            TaskSupport::Required => html.push_str("<li class=\"pill pill-task\">task: required</li>"),
+            TaskSupport::Forbidden => {}
+        }
+        if tool.app.is_some() {
+            html.push_str("<li class=\"pill pill-app\">app</li>");
+        }
         html.push_str("</ul>");
         if let Some(description) = &tool.description {
             let _ = write!(html, "<p>{}</p>", esc(description));
+        }
+        if let Some(uri) = &tool.app {
+            // The card of the resource serving it, when this page lists it.
+            let resource = resources.iter().find(|resource| resource.uri == *uri);
+            let target = match resource {
+                Some(resource) => {
+                    format!("<a href=\"#resource-{}\"><code>{}</code></a>", slug(&resource.name), esc(uri))
+                }
+                None => format!("<code>{}</code>", esc(uri)),
+            };
+            let _ =
+                write!(html, "<p class=\"app\">MCP App: hosts that render apps show {target} beside the result.</p>");
+        }
+        match tool.task {
+            TaskSupport::Optional => html.push_str(
+                "<p class=\"task\">Runs as a task for a client that declares the tasks extension: the call answers at once with a task to poll with <code>tasks/get</code>.</p>",
+            ),
+            TaskSupport::Required => html.push_str(
+                "<p class=\"task\">Always runs as a task: the client must declare the tasks extension, and polls <code>tasks/get</code> for the result.</p>",
+            ),
+            TaskSupport::Forbidden => {}
         }
         fields_table(html, &tool.fields, "Input");
         contract_table(html, &tool.errors, &tool.name);
@@ -622,6 +651,7 @@ mod tests {
             }],
             resources: Vec::new(),
             prompts: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 
@@ -652,6 +682,8 @@ mod tests {
         tool.errors[0].reason = HOSTILE.into();
         tool.errors[0].when = HOSTILE.into();
         tool.errors[0].recovery = HOSTILE.into();
+        tool.app = Some(HOSTILE.into());
+        tool.task = TaskSupport::Optional;
         m.resources.push(ResourceView {
             name: HOSTILE.into(),
             title: Some(HOSTILE.into()),
@@ -719,6 +751,38 @@ mod tests {
         m.prompts.clear();
         let page = render(&m, "http://127.0.0.1:8080", true).html;
         assert!(!page.contains("id=\"section-tools\"") && page.contains("no tools, resources or prompts"));
+    }
+
+    #[test]
+    fn a_tool_shows_its_app_and_its_task_support_only_when_it_has_them() {
+        let mut m = manifest();
+        let page = render(&m, "http://127.0.0.1:8080", true).html;
+        assert!(
+            !page.contains("pill pill-app") && !page.contains("MCP App") && !page.contains("pill pill-task"),
+            "{page}"
+        );
+        m.tools[0].app = Some("ui://museum/object-viewer".into());
+        m.tools[0].task = TaskSupport::Optional;
+        let page = render(&m, "http://127.0.0.1:8080", true).html;
+        assert!(page.contains("<li class=\"pill pill-app\">app</li>"), "{page}");
+        assert!(page.contains("MCP App: hosts that render apps show <code>ui://museum/object-viewer</code>"), "{page}");
+        assert!(page.contains("<li class=\"pill pill-task\">task: optional</li>") && page.contains("tasks/get"));
+        // With the app's resource on the page, the tool links its card.
+        m.resources.push(ResourceView {
+            name: "object_viewer".into(),
+            uri: "ui://museum/object-viewer".into(),
+            mime_type: Some("text/html;profile=mcp-app".into()),
+            ..Default::default()
+        });
+        m.tools[0].task = TaskSupport::Required;
+        let page = render(&m, "http://127.0.0.1:8080", true).html;
+        assert!(
+            page.contains("<a href=\"#resource-object_viewer\"><code>ui://museum/object-viewer</code></a>"),
+            "{page}"
+        );
+        assert!(page.contains("id=\"resource-object_viewer\""), "the link has its target");
+        assert!(page.contains("task: required") && page.contains("Always runs as a task"));
+        assert!(!render(&m, "http://127.0.0.1:8080", false).html.contains("pill pill-app"), "not on the reduced page");
     }
 
     #[test]

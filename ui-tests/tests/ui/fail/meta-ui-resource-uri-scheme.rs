@@ -8,4 +8,10 @@ fn show_object() -> Result<String, McpError> {
     Ok("shown".into())
 }
 
+/// The viewer's HTML, served at a URI hosts do not fetch apps from.
+#[mcp_resource(uri = "museum://viewer", ui)]
+fn viewer() -> Result<String, McpError> {
+    Ok("<!doctype html>".into())
+}
+
 fn main() {}
