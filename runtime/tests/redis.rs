@@ -492,6 +492,32 @@ async fn redis_stopped_and_restarted_under_load_every_request_is_answered_and_th
             }
         }));
     }
+    // And one client opening new sessions: those need the store.
+    {
+        let (http, urls) = (http.clone(), [a.url.clone(), b.url.clone()]);
+        let (running, down, steady, outage) = (running.clone(), down.clone(), steady.clone(), outage.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0usize;
+            while running.load(Ordering::Relaxed) {
+                n += 1;
+                let tally = if down.load(Ordering::Relaxed) { &outage } else { &steady };
+                match initialize(&http, &urls[n % 2], false).await {
+                    Ok(answer) if answer.status == 200 && answer.session.is_some() => {
+                        tally.answered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(answer) if answer.status == 503 && answer.message["error"]["code"] == -32000 => {
+                        tally.unavailable.fetch_add(1, Ordering::Relaxed);
+                        // As a client honouring Retry-After would, if sooner.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    other => {
+                        eprintln!("initialize neither answered nor refused: {other:?}");
+                        tally.other.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
     redis.stop();
     down.store(true, Ordering::Relaxed);
@@ -512,6 +538,24 @@ async fn redis_stopped_and_restarted_under_load_every_request_is_answered_and_th
     assert!(polled.status == 503 || polled.status == 200, "a task: {polled:?}");
     assert_eq!(polled.message["error"]["code"], -32000, "a task: {polled:?}");
     assert!(polled.message["error"]["message"].as_str().is_some_and(|m| m.contains("does not answer")), "{polled:?}");
+    // A call that would start a task cannot keep it: the same error, in its answer.
+    let start = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "export", "arguments": {"millis": 10}}});
+    let refused = post(&http, &a.url, Some(&both), &start).await.unwrap();
+    assert_eq!(refused.message["error"]["code"], -32000, "a task: {refused:?}");
+    // Resuming a stream: 503 once the replica knows, else rmcp's empty stream for a replay that failed.
+    let resumed = http
+        .get(&a.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &both)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", "stream#1-0")
+        .send()
+        .await
+        .unwrap();
+    let status = resumed.status().as_u16();
+    let text = resumed.text().await.unwrap();
+    assert!(status == 503 && text.contains("-32000") || status == 200 && !text.contains("data:"), "{status} {text}");
     // What does not need it goes on: the session `a` holds.
     let held = post(&http, &a.url, Some(&only_a), &echo_call(9, "held")).await.unwrap();
     assert_eq!(held.message["result"]["content"][0]["text"], "held", "{held:?}");
@@ -545,9 +589,12 @@ async fn redis_stopped_and_restarted_under_load_every_request_is_answered_and_th
         )
     };
     let (steady, outage) = (count(&steady), count(&outage));
-    eprintln!("with Redis up (answered, 503, other): {steady:?}; while it was down: {outage:?}");
+    eprintln!(
+        "before the stop and after the restart (answered, 503, other): {steady:?}; while it was down: {outage:?}"
+    );
     assert_eq!(steady.2 + outage.2, 0, "every request was answered or refused with 503");
     assert!(outage.0 > 0, "calls of sessions both replicas hold went on while Redis was down: {outage:?}");
+    assert!(outage.1 > 0, "new sessions were refused while Redis was down: {outage:?}");
     assert!(steady.0 > 0);
 }
 
