@@ -322,6 +322,32 @@ impl Tool for Export {
     }
 }
 
+struct Count;
+static COUNT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "count",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Count to three, with progress.")
+});
+
+impl Tool for Count {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &COUNT
+    }
+    async fn call(&self, _input: Self::Input, ctx: Context) -> Result<String, McpError> {
+        for n in 1..=3 {
+            ctx.progress(f64::from(n), Some(3.0), None).await;
+        }
+        Ok("counted to three".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 /// One replica on a loopback port; stops when dropped.
 struct Replica {
     url: String,
@@ -339,7 +365,7 @@ async fn replica(store: RedisStore) -> Replica {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
     let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
-    let server = Server::new("museum", "1.0.0").tool(Echo).tool(Export).redis_store(store).build().unwrap();
+    let server = Server::new("museum", "1.0.0").tool(Echo).tool(Export).tool(Count).redis_store(store).build().unwrap();
     tokio::spawn(server.serve_http_on(listener, options));
     Replica { url, stop }
 }
@@ -641,4 +667,53 @@ async fn requests_of_2026_07_28_spread_across_replicas_without_a_store() {
         let text = response.text().await.unwrap();
         assert!(text.contains(&format!("\"text\":\"call {n}\"")), "call {n} is answered by either replica: {text}");
     }
+}
+
+/// The `id:` and `data:` of each SSE event of `text`.
+fn sse_events(text: &str) -> Vec<(Option<String>, Option<Value>)> {
+    text.split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .map(|event| {
+            let field = |name: &str| event.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
+            (field("id:").map(str::to_owned), field("data:").and_then(|data| serde_json::from_str(data).ok()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_is_replayed_through_the_other_replica_after_its_last_event_id() {
+    let Some(redis) = Redis::start() else { return };
+    let (a, b) = (replica(store(&redis, "museum")).await, replica(store(&redis, "museum")).await);
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let response = http
+        .post(&a.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let events = sse_events(&response.text().await.unwrap());
+    // The priming event, three progress notifications, the result: each with an id.
+    assert_eq!(events.len(), 5, "{events:?}");
+    assert!(events.iter().all(|(id, _)| id.is_some()), "{events:?}");
+    assert_eq!(events[4].1.as_ref().unwrap()["result"]["content"][0]["text"], "counted to three");
+    // A client cut after the first progress resumes through the other replica.
+    let resumed = http
+        .get(&b.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", events[1].0.as_deref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 200);
+    let replayed = sse_events(&resumed.text().await.unwrap());
+    assert_eq!(replayed, events[2..].to_vec(), "the later events, in order, with their ids");
 }
