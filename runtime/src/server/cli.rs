@@ -161,7 +161,9 @@ impl Server {
     ///   (port 0 lets the system choose; the address is printed on stderr), with
     ///   `--path PATH`, `--allowed-hosts HOST,..` and `--allowed-origins
     ///   ORIGIN,..`; without a flag, each of the four comes from `MCP_HTTP_ADDR`,
-    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`;
+    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`; with the
+    ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
+    ///   (unless `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter and print its report on stdout: grouped by severity, or
     ///   one JSON document `{"passed", "diagnostics": [{"rule", "severity", "kind",

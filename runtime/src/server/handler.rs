@@ -55,7 +55,7 @@ pub struct ToolServer {
     tasks: Option<Tasks>,
     /// The landing page's config ([`Server::landing`](super::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
-    /// The store shared with other replicas ([`Server::redis`](super::Server::redis)), if any.
+    /// The store shared with other replicas (`Server::redis`), if any.
     shared_store: Option<Arc<dyn super::shared::SharedStore>>,
 }
 
