@@ -717,3 +717,42 @@ async fn a_stream_is_replayed_through_the_other_replica_after_its_last_event_id(
     let replayed = sse_events(&resumed.text().await.unwrap());
     assert_eq!(replayed, events[2..].to_vec(), "the later events, in order, with their ids");
 }
+
+/// With auth on, a session restored on another replica stays bound to the
+/// caller who opened it: to anyone else it does not exist there either.
+#[cfg(feature = "auth")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_restored_on_another_replica_stays_bound_to_its_caller() {
+    use mcp_contract_runtime::auth::AuthConfig;
+    const SECRET: &str = "test-secret-0123456789abcdef-0123456789";
+    let Some(redis) = Redis::start() else { return };
+    let serve = |store: RedisStore| async move {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+        let server = Server::new("museum", "1.0.0").tool(Echo).auth(AuthConfig::jwt(SECRET)).redis_store(store);
+        tokio::spawn(server.build().unwrap().serve_http_on(listener, options));
+        Replica { url, stop }
+    };
+    let (a, b) = (serve(store(&redis, "museum")).await, serve(store(&redis, "museum")).await);
+    let token = |subject: &str| {
+        let claims = json!({"sub": subject, "exp": jsonwebtoken::get_current_timestamp() + 600});
+        let key = jsonwebtoken::EncodingKey::from_secret(SECRET.as_bytes()).unwrap();
+        jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256), &claims, &key).unwrap()
+    };
+    let with = |subject: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {}", token(subject)).parse().unwrap());
+        reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(5)).build().unwrap()
+    };
+    let (alice, mallory) = (with("alice"), with("mallory"));
+    let session = open_session(&alice, &a.url, false).await;
+    // Mallory reaches the other replica first, with Alice's session id: unknown to her.
+    let refused = post(&mallory, &b.url, Some(&session), &echo_call(1, "x")).await.unwrap();
+    assert_eq!(refused.status, 404, "{refused:?}");
+    let served = post(&alice, &b.url, Some(&session), &echo_call(2, "mine")).await.unwrap();
+    assert_eq!(served.message["result"]["content"][0]["text"], "mine", "{served:?}");
+    let refused = post(&mallory, &b.url, Some(&session), &echo_call(3, "x")).await.unwrap();
+    assert_eq!(refused.status, 404, "once restored too: {refused:?}");
+}
