@@ -72,7 +72,9 @@ fn usage(program: &str) -> String {
       [--path /mcp]                          the endpoint's path                       (or MCP_HTTP_PATH)
       [--allowed-hosts HOST,..]              Host values to accept, beside loopback's  (or MCP_ALLOWED_HOSTS)
       [--allowed-origins ORIGIN,..]          browser origins to accept                 (or MCP_ALLOWED_ORIGINS)
-                                             (MCP_HTTP_ADDR stands for `--http ADDR`)
+                                             (MCP_HTTP_ADDR stands for `--http ADDR`; with the
+                                             `redis` feature, MCP_REDIS_URL shares sessions,
+                                             streams and tasks with other replicas)
   {program} lint [--format text|json] [--server-json PATH] [--profile default|strict|gemini]
                                              check the tool definitions (exit 1 on errors)
   {program} server-json [--name NAME] [--remote URL]
@@ -159,7 +161,9 @@ impl Server {
     ///   (port 0 lets the system choose; the address is printed on stderr), with
     ///   `--path PATH`, `--allowed-hosts HOST,..` and `--allowed-origins
     ///   ORIGIN,..`; without a flag, each of the four comes from `MCP_HTTP_ADDR`,
-    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`;
+    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`; with the
+    ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
+    ///   (unless `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter and print its report on stdout: grouped by severity, or
     ///   one JSON document `{"passed", "diagnostics": [{"rule", "severity", "kind",
@@ -226,7 +230,7 @@ impl Server {
                 eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
                 self.serve_stdio().await
             }
-            Command::Http { addr, stateless, deployment } => match self.build() {
+            Command::Http { addr, stateless, deployment } => match self.with_redis_from_env().build() {
                 Err(err) => Err(err),
                 Ok(server) => match TcpListener::bind(&addr).await {
                     Err(err) => {
@@ -252,6 +256,19 @@ impl Server {
                 ExitCode::FAILURE
             }
         }
+    }
+
+    /// With the `redis` feature, the Redis of `MCP_REDIS_URL` (when set and
+    /// the server was given none): the replicas of one deployment share it.
+    fn with_redis_from_env(self) -> Self {
+        #[cfg(feature = "redis")]
+        if !self.has_redis()
+            && let Some(url) = std::env::var(super::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
+        {
+            eprintln!("{}: sessions, streams and tasks in the Redis of {}", self.info.name, super::REDIS_URL_ENV);
+            return self.redis(url.trim());
+        }
+        self
     }
 
     fn lint_command(mut self, json: bool, server_json: Option<String>, profile: Option<Profile>) -> ExitCode {

@@ -24,6 +24,7 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::jsonrpc::{self, Inspection, Rejection};
+use super::shared::{self, SharedStore, StoredSession};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -38,6 +39,9 @@ pub(crate) struct Guard {
     /// `None` in stateless mode.
     sessions: Option<Arc<Sessions>>,
     drain: Arc<Drain>,
+    /// The store shared with other replicas: sessions this replica does not
+    /// hold are looked up there, and requests that need it get 503 while it is down.
+    shared: Option<Arc<dyn SharedStore>>,
 }
 
 /// Graceful shutdown: the requests in flight, and the moment the ones still
@@ -121,6 +125,7 @@ impl Guard {
         allowed_hosts: Vec<String>,
         sessions: Option<(Arc<LocalSessionManager>, usize)>,
         drain: Arc<Drain>,
+        shared: Option<Arc<dyn SharedStore>>,
     ) -> Self {
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
@@ -129,6 +134,7 @@ impl Guard {
             sessions: sessions
                 .map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
             drain,
+            shared,
         }
     }
 
@@ -154,6 +160,12 @@ impl Guard {
 
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
         let session = request.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
+        // A POST is looked up once its body gave the request's id, for the answer to carry it.
+        if *request.method() != Method::POST
+            && let Err(refused) = self.find_shared_session(session.as_deref(), request.extensions(), None).await
+        {
+            return *refused;
+        }
         if let (Some(sessions), Some(session)) = (&self.sessions, &session) {
             // The MCP transport spec: a session id is bound to its user. To
             // another caller the session does not exist, as an unknown id.
@@ -161,12 +173,66 @@ impl Guard {
                 tracing::warn!("refused a request for a session another caller opened");
                 return session_not_found();
             }
+            if let Some(shared) = &self.shared {
+                shared.touch_session(session);
+            }
         }
         match *request.method() {
             Method::DELETE => self.delete(request, next, session).await,
             Method::POST if is_json(request.headers()) => self.post(request, next, session).await,
             Method::POST => self.post_not_json(request, next).await,
+            Method::GET if request.headers().contains_key("last-event-id") && self.store_down() => {
+                store_unavailable(None)
+            }
+            Method::GET => self.store_failed(next.run(request).await, None),
             _ => next.run(request).await,
+        }
+    }
+
+    /// Whether the shared store failed a moment ago.
+    fn store_down(&self) -> bool {
+        self.shared.as_ref().is_some_and(|shared| shared.unavailable())
+    }
+
+    /// rmcp answers 500 (as text) when restoring a session from the shared
+    /// store fails: while the store is down, that is its 503.
+    fn store_failed(&self, response: Response<Body>, id: Option<RequestId>) -> Response<Body> {
+        if response.status() == StatusCode::INTERNAL_SERVER_ERROR && !is_json(response.headers()) && self.store_down() {
+            return store_unavailable(id);
+        }
+        response
+    }
+
+    /// A session this replica does not hold, looked up in the shared store:
+    /// 404 when it has none (or another caller opened it), 503 when it does
+    /// not answer; else the session is noted here with its owner, and rmcp
+    /// restores it from its stored `initialize`.
+    async fn find_shared_session(
+        &self,
+        session: Option<&str>,
+        extensions: &http::Extensions,
+        id: Option<RequestId>,
+    ) -> Result<(), Box<Response<Body>>> {
+        let (Some(shared), Some(sessions), Some(session)) = (&self.shared, &self.sessions, session) else {
+            return Ok(());
+        };
+        if sessions.knows(session) {
+            return Ok(());
+        }
+        if shared.unavailable() {
+            return Err(Box::new(store_unavailable(id)));
+        }
+        match shared.session(session).await {
+            Err(shared::Unavailable) => Err(Box::new(store_unavailable(id))),
+            Ok(StoredSession::Unknown) => Err(Box::new(session_not_found())),
+            Ok(StoredSession::OwnedBy(owner)) => {
+                if owner.as_deref().is_some_and(|owner| caller_of(extensions).as_deref() != Some(owner)) {
+                    tracing::warn!("refused a request for a session another caller opened");
+                    return Err(Box::new(session_not_found()));
+                }
+                sessions.touch_new(session, owner);
+                Ok(())
+            }
         }
     }
 
@@ -174,7 +240,8 @@ impl Guard {
         let (Some(sessions), Some(session)) = (&self.sessions, session) else {
             return next.run(request).await;
         };
-        if !sessions.manager.sessions.read().await.contains_key(session.as_str()) {
+        // With a shared store, the session was found there (or refused) already.
+        if self.shared.is_none() && !sessions.manager.sessions.read().await.contains_key(session.as_str()) {
             return session_not_found();
         }
         let response = next.run(request).await;
@@ -217,9 +284,20 @@ impl Guard {
             ClientJsonRpcMessage::Request(call) => Some(call.id.clone()),
             _ => None,
         };
+        if let Err(refused) =
+            self.find_shared_session(session.as_deref(), request.extensions(), request_id.clone()).await
+        {
+            return *refused;
+        }
         let Some(id) = request_id else { return self.forward(request, next, session, &message).await };
         if self.drain.is_draining() {
             return shutting_down(Some(id));
+        }
+        if let ClientJsonRpcMessage::Request(call) = &*message
+            && call.request.method().starts_with("tasks/")
+            && self.store_down()
+        {
+            return store_unavailable(Some(id));
         }
         let call = Call::start(&self.drain);
         let response = tokio::select! {
@@ -230,6 +308,7 @@ impl Guard {
             () = self.drain.cut.cancelled() => return shutting_down(Some(id)),
             response = self.forward(request, next, session, &message) => response,
         };
+        let response = self.store_failed(response, Some(id.clone()));
         let response = answer_in_json_rpc(response, Some(id.clone()));
         let (parts, body) = response.into_parts();
         let is_stream = parts
@@ -307,12 +386,21 @@ impl Guard {
                 if !host_allowed(request.headers(), &self.allowed_hosts) {
                     return next.run(request).await;
                 }
+                // A session the other replicas could not find is no session.
+                if self.store_down() {
+                    return store_unavailable(Some(call.id.clone()));
+                }
                 if let Err(busy) = sessions.make_room().await {
                     return *busy;
                 }
                 let caller = caller_of(request.extensions());
-                let response = next.run(request).await;
+                // rmcp stores the new session within this call: the store keeps its owner beside it.
+                let response = shared::SESSION_OWNER.scope(caller.clone(), next.run(request)).await;
                 if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
+                    if self.shared.as_ref().is_some_and(|shared| shared.take_store_failure(id)) {
+                        let _ = sessions.manager.close_session(&id.into()).await;
+                        return store_unavailable(Some(call.id.clone()));
+                    }
                     sessions.touch_new(id, caller);
                     sessions.prune().await;
                 }
@@ -558,6 +646,14 @@ pub(crate) fn error_response(status: StatusCode, rejection: &Rejection) -> Respo
         .unwrap_or_default()
 }
 
+/// 503 with a retryable JSON-RPC error: the shared store does not answer.
+fn store_unavailable(id: Option<RequestId>) -> Response<Body> {
+    let mut response =
+        error_response(StatusCode::SERVICE_UNAVAILABLE, &Rejection::new(id, -32000, shared::UNAVAILABLE));
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 fn session_not_found() -> Response<Body> {
     error_response(
         StatusCode::NOT_FOUND,
@@ -568,6 +664,11 @@ fn session_not_found() -> Response<Body> {
 impl Sessions {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionUse>> {
         self.uses.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether this guard saw `session` begin (or restored it).
+    fn knows(&self, session: &str) -> bool {
+        self.lock().contains_key(session)
     }
 
     /// Note a request of `caller` in `session`; `false` when another caller opened it.

@@ -55,6 +55,8 @@ pub struct ToolServer {
     tasks: Option<Tasks>,
     /// The landing page's config ([`Server::landing`](super::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
+    /// The store shared with other replicas (`Server::redis`), if any.
+    shared_store: Option<Arc<dyn super::shared::SharedStore>>,
 }
 
 struct Shared {
@@ -99,6 +101,7 @@ impl ToolServer {
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
             landing: None,
+            shared_store: None,
         }
     }
 
@@ -122,6 +125,15 @@ impl ToolServer {
             }
         }
         self
+    }
+
+    pub(super) fn with_shared_store(mut self, store: Option<Arc<dyn super::shared::SharedStore>>) -> Self {
+        self.shared_store = store;
+        self
+    }
+
+    pub(super) fn shared_store(&self) -> Option<&Arc<dyn super::shared::SharedStore>> {
+        self.shared_store.as_ref()
     }
 
     pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
@@ -175,6 +187,7 @@ impl ToolServer {
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
             landing: self.landing.clone(),
+            shared_store: self.shared_store.clone(),
         }
     }
 

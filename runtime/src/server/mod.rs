@@ -37,6 +37,9 @@ mod jsonrpc;
 mod landing;
 mod lines;
 mod listener;
+#[cfg(feature = "redis")]
+mod redis_store;
+mod shared;
 mod tasks;
 mod transport;
 mod wire;
@@ -55,6 +58,11 @@ use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use handler::ToolServer;
+#[cfg(feature = "redis")]
+pub use redis_store::{
+    DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
+    RedisStore, RedisUrlError,
+};
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::{HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
@@ -102,6 +110,8 @@ pub struct Server {
     task_store: Option<Arc<dyn TaskStore>>,
     task_ttl: std::time::Duration,
     task_poll_interval: std::time::Duration,
+    #[cfg(feature = "redis")]
+    redis: Option<Result<RedisStore, RedisUrlError>>,
     landing: Option<Landing>,
     repository: Option<String>,
 }
@@ -124,6 +134,8 @@ impl Server {
             task_store: None,
             task_ttl: DEFAULT_TASK_TTL,
             task_poll_interval: DEFAULT_POLL_INTERVAL,
+            #[cfg(feature = "redis")]
+            redis: None,
             landing: None,
             repository: None,
         }
@@ -323,6 +335,39 @@ impl Server {
         self
     }
 
+    /// Keep the Streamable HTTP sessions, the SSE events (for `Last-Event-ID`
+    /// resumption) and the tasks in the Redis at `url`, so that replicas
+    /// behind a load balancer share them; keys are namespaced by the server's
+    /// name. See [`RedisStore`] for the retention, and "Deploying replicas"
+    /// in the README for what happens when Redis fails.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0").redis("redis://127.0.0.1:6379/");
+    /// # server.build().unwrap();
+    /// ```
+    ///
+    /// A URL that is not a Redis URL fails [`Server::build`] with
+    /// [`ServerError::Redis`]; nothing connects until the first request.
+    #[cfg(feature = "redis")]
+    pub fn redis(mut self, url: impl AsRef<str>) -> Self {
+        self.redis = Some(RedisStore::new(url.as_ref()));
+        self
+    }
+
+    /// [`Server::redis`] with a store set up with its own retention or namespace.
+    #[cfg(feature = "redis")]
+    pub fn redis_store(mut self, store: RedisStore) -> Self {
+        self.redis = Some(Ok(store));
+        self
+    }
+
+    /// Whether a Redis store was given (the command line then ignores `MCP_REDIS_URL`).
+    #[cfg(feature = "redis")]
+    pub(crate) fn has_redis(&self) -> bool {
+        self.redis.is_some()
+    }
+
     /// [`Server::state`] for a value already behind an `Arc` that the
     /// application keeps a handle on too.
     pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
@@ -387,17 +432,27 @@ impl Server {
                 return Err(ServerError::Lint(report));
             }
         }
+        #[cfg(feature = "redis")]
+        let shared: Option<Arc<dyn shared::SharedStore>> = match self.redis {
+            Some(Ok(store)) => Some(Arc::new(store.or_namespace(&self.info.name))),
+            Some(Err(err)) => return Err(ServerError::Redis(err)),
+            None => None,
+        };
+        #[cfg(not(feature = "redis"))]
+        let shared: Option<Arc<dyn shared::SharedStore>> = None;
+        let task_store = self.task_store.or_else(|| shared.as_ref().map(|shared| shared.task_store()));
         let catalog = self.catalog.build(&self.states)?;
         let runs_tasks =
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
         let tasks = runs_tasks.then(|| {
-            let store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+            let store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
             tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
             .with_tasks(tasks)
+            .with_shared_store(shared)
             .with_landing(self.landing))
     }
 }
@@ -494,6 +549,9 @@ pub enum ServerError {
     /// The auth configuration cannot protect the HTTP transport (a missing or
     /// short secret, a missing issuer, ..): the server does not start open.
     Auth(AuthConfigError),
+    /// The URL given to [`Server::redis`] is not a Redis URL.
+    #[cfg(feature = "redis")]
+    Redis(RedisUrlError),
 }
 
 impl fmt::Display for ServerError {
@@ -543,6 +601,8 @@ impl fmt::Display for ServerError {
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
             Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
+            #[cfg(feature = "redis")]
+            Self::Redis(err) => write!(f, "{err}."),
         }
     }
 }
@@ -574,6 +634,8 @@ impl StdError for ServerError {
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),
             Self::Auth(err) => Some(err),
+            #[cfg(feature = "redis")]
+            Self::Redis(_) => None,
         }
     }
 }

@@ -489,7 +489,17 @@ impl ToolServer {
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
+        // A store shared with other replicas keeps the sessions' `initialize`
+        // (a replica restores a session it does not hold) and the SSE events
+        // (a stream resumes on any replica).
+        let shared = self.shared_store().cloned();
         let mut manager = LocalSessionManager::default();
+        if let Some(shared) = &shared {
+            manager = manager.with_event_store(shared.event_store());
+            if !options.stateless {
+                config.session_store = Some(shared.session_store());
+            }
+        }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
         let (template, auth) = super::auth::prepare(self, &options.path)?;
@@ -500,6 +510,7 @@ impl ToolServer {
             config.allowed_hosts.clone(),
             sessions,
             Arc::clone(drain),
+            shared,
         ));
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();

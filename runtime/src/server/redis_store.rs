@@ -1,0 +1,521 @@
+//! Sessions, SSE events and tasks in Redis, so that replicas behind a load
+//! balancer share them: a session opened on one replica is restored on
+//! another from its stored `initialize`, a stream cut on one is replayed on
+//! another after its `Last-Event-ID`, a task started on one is read on another.
+//!
+//! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
+//! servers can share one Redis. Every command waits at most the store's
+//! timeout; after a failure the store is not asked again for a moment, so
+//! requests that need it are refused at once (503) instead of each waiting.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use rmcp::model::{DetailedTask, ServerJsonRpcMessage};
+use rmcp::transport::common::server_side_http::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::{
+    EventId, EventStore, EventStoreError, EventStream, SessionState, SessionStore, SessionStoreError,
+};
+
+use super::shared::{SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
+use super::tasks::TaskStore;
+use crate::call::BoxFuture;
+use crate::error::McpError;
+
+/// The environment variable [`Server::run_cli`](super::Server::run_cli) reads
+/// the Redis URL from, when the server was given none.
+pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+
+/// How many events of one SSE stream are kept, by default: a stream is one
+/// request's answer (its progress, logs, and the result) or a session's
+/// standalone stream; the oldest go first.
+pub const DEFAULT_EVENTS_PER_STREAM: usize = 1024;
+
+/// How long an SSE event can be replayed, by default: past it, a client
+/// resuming with `Last-Event-ID` gets only the events after it that are younger.
+pub const DEFAULT_EVENT_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// How long a session is kept unused, by default, as
+/// [`HttpOptions::session_idle_timeout`](super::HttpOptions::session_idle_timeout)
+/// keeps one in memory: any request of the session, on any replica, pushes it back.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
+
+/// How long one Redis command may take, by default, before the request that
+/// needs it is refused (503).
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// After a failure, how long the store is taken for down without asking it.
+const PROBE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// A Redis URL that cannot be used.
+#[derive(Debug)]
+pub struct RedisUrlError(String);
+
+impl std::fmt::Display for RedisUrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db]", self.0)
+    }
+}
+
+impl std::error::Error for RedisUrlError {}
+
+/// Streamable HTTP sessions, SSE events and tasks kept in Redis, for servers
+/// whose replicas share them. [`Server::redis`](super::Server::redis) sets it
+/// up from a URL in one call; this type is for a store with other retention.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_contract::server::{RedisStore, Server};
+/// let store = RedisStore::new("redis://127.0.0.1:6379/")?
+///     .namespace("museum-eu")
+///     .events_per_stream(256)
+///     .event_age(Duration::from_secs(120));
+/// let server = Server::new("museum", "1.0.0").redis_store(store);
+/// # let _ = server;
+/// # Ok::<(), mcp_contract::server::RedisUrlError>(())
+/// ```
+///
+/// Nothing connects before the first command, which waits at most
+/// [`RedisStore::timeout`]; a connection lost is made again by itself.
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+/// What the builder methods set.
+#[derive(Clone)]
+struct Settings {
+    client: redis::Client,
+    namespace: Option<String>,
+    events_per_stream: usize,
+    event_age: Duration,
+    session_idle: Duration,
+    timeout: Duration,
+}
+
+struct Inner {
+    settings: Settings,
+    /// Made on first use: making it spawns on the tokio runtime.
+    connection: OnceLock<ConnectionManager>,
+    health: Mutex<Health>,
+    /// Event ids given out while Redis could not store the event: unique
+    /// to this process (`nonce`) and never replayed.
+    nonce: String,
+    unstored: AtomicU64,
+    /// Sessions whose state could not be stored at `initialize`.
+    store_failures: Mutex<HashSet<String>>,
+    /// When this process last pushed back each session's expiry.
+    touched: Mutex<HashMap<String, Instant>>,
+}
+
+impl Inner {
+    fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            connection: OnceLock::new(),
+            health: Mutex::new(Health { down: false, last_attempt: None }),
+            nonce: uuid::Uuid::new_v4().simple().to_string(),
+            unstored: AtomicU64::new(0),
+            store_failures: Mutex::default(),
+            touched: Mutex::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("namespace", &self.inner.settings.namespace)
+            .field("events_per_stream", &self.inner.settings.events_per_stream)
+            .field("event_age", &self.inner.settings.event_age)
+            .field("session_idle", &self.inner.settings.session_idle)
+            .field("timeout", &self.inner.settings.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://host:port/db`, `rediss://` for
+    /// TLS is not built in), with the default retention.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when `url` is not a Redis URL.
+    pub fn new(url: &str) -> Result<Self, RedisUrlError> {
+        let client = redis::Client::open(url).map_err(|err| RedisUrlError(err.to_string()))?;
+        Ok(Self {
+            inner: Arc::new(Inner::new(Settings {
+                client,
+                namespace: None,
+                events_per_stream: DEFAULT_EVENTS_PER_STREAM,
+                event_age: DEFAULT_EVENT_AGE,
+                session_idle: DEFAULT_SESSION_IDLE,
+                timeout: DEFAULT_REDIS_TIMEOUT,
+            })),
+        })
+    }
+
+    /// The same store with other settings: a store of its own (settings are
+    /// made before serving, so nothing it held is lost).
+    fn with(self, change: impl FnOnce(&mut Settings)) -> Self {
+        let mut settings = self.inner.settings.clone();
+        change(&mut settings);
+        Self { inner: Arc::new(Inner::new(settings)) }
+    }
+
+    /// The prefix of every key, `mcp:{namespace}:`; the server's name unless set.
+    pub fn namespace(self, namespace: impl Into<String>) -> Self {
+        let namespace = namespace.into();
+        self.with(|settings| settings.namespace = Some(namespace))
+    }
+
+    /// Keep at most `count` events per SSE stream (at least one);
+    /// [`DEFAULT_EVENTS_PER_STREAM`] unless set.
+    pub fn events_per_stream(self, count: usize) -> Self {
+        self.with(|settings| settings.events_per_stream = count.max(1))
+    }
+
+    /// Replay events at most `age` old; [`DEFAULT_EVENT_AGE`] unless set.
+    pub fn event_age(self, age: Duration) -> Self {
+        self.with(|settings| settings.event_age = age.max(Duration::from_secs(1)))
+    }
+
+    /// Forget a session unused for `idle`; [`DEFAULT_SESSION_IDLE`] unless set.
+    pub fn session_idle(self, idle: Duration) -> Self {
+        self.with(|settings| settings.session_idle = idle.max(Duration::from_secs(1)))
+    }
+
+    /// Wait at most `timeout` for one command; [`DEFAULT_REDIS_TIMEOUT`] unless set.
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.with(|settings| settings.timeout = timeout.max(Duration::from_millis(1)))
+    }
+
+    /// The store under `namespace` unless one was set.
+    pub(crate) fn or_namespace(self, namespace: &str) -> Self {
+        if self.inner.settings.namespace.is_some() { self } else { self.namespace(namespace) }
+    }
+
+    fn key(&self, kind: &str, id: &str) -> String {
+        format!("mcp:{}:{kind}:{id}", self.inner.settings.namespace.as_deref().unwrap_or("mcp"))
+    }
+
+    fn connection(&self) -> Result<ConnectionManager, redis::RedisError> {
+        if let Some(connection) = self.inner.connection.get() {
+            return Ok(connection.clone());
+        }
+        let timeout = Some(self.inner.settings.timeout);
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(timeout)
+            .set_response_timeout(timeout)
+            // Our own back-off (PROBE_INTERVAL) decides when to try again.
+            .set_number_of_retries(1)
+            .set_max_delay(self.inner.settings.timeout);
+        let made = self.inner.settings.client.get_connection_manager_lazy(config)?;
+        Ok(self.inner.connection.get_or_init(|| made).clone())
+    }
+
+    /// Whether Redis is down and was asked less than [`PROBE_INTERVAL`] ago:
+    /// past that, the next command tries it again.
+    fn failed_recently(&self) -> bool {
+        let health = lock(&self.inner.health);
+        health.down && health.last_attempt.is_some_and(|at| at.elapsed() < PROBE_INTERVAL)
+    }
+
+    /// Run `pipe`, waiting at most the timeout; refused at once while Redis
+    /// failed a moment ago.
+    async fn query<T: redis::FromRedisValue>(&self, pipe: &redis::Pipeline) -> Result<T, Unavailable> {
+        if self.failed_recently() {
+            return Err(Unavailable);
+        }
+        lock(&self.inner.health).last_attempt = Some(Instant::now());
+        let timeout = self.inner.settings.timeout;
+        let outcome = match self.connection() {
+            Ok(mut connection) => match tokio::time::timeout(timeout, pipe.query_async::<T>(&mut connection)).await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(err)) => Err(err.to_string()),
+                Err(_) => Err(format!("no answer within {timeout:?}")),
+            },
+            Err(err) => Err(err.to_string()),
+        };
+        let mut health = lock(&self.inner.health);
+        match outcome {
+            Ok(value) => {
+                if std::mem::replace(&mut health.down, false) {
+                    tracing::info!("the shared store (Redis) answers again");
+                }
+                Ok(value)
+            }
+            Err(why) => {
+                if !std::mem::replace(&mut health.down, true) {
+                    tracing::warn!(
+                        error = why,
+                        "the shared store (Redis) does not answer; requests that need it get 503 until it does"
+                    );
+                }
+                health.last_attempt = Some(Instant::now());
+                Err(Unavailable)
+            }
+        }
+    }
+
+    fn unavailable() -> McpError {
+        McpError::service_unavailable(UNAVAILABLE)
+    }
+}
+
+/// Whether Redis answered the last command, and when it was last asked.
+struct Health {
+    /// Set by a failure, cleared by the next success.
+    down: bool,
+    last_attempt: Option<Instant>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn now_millis() -> u64 {
+    millis(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default())
+}
+
+/// The session's hash: `state` (its `initialize`, as rmcp stores it) and,
+/// with auth on, `owner`.
+#[async_trait::async_trait]
+impl SessionStore for RedisStore {
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let key = self.key("session", session_id);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HGET")
+            .arg(&key)
+            .arg("state")
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(millis(self.inner.settings.session_idle))
+            .ignore();
+        let (state,): (Option<String>,) = self.query(&pipe).await.map_err(|_| UNAVAILABLE)?;
+        match state {
+            Some(state) => Ok(Some(serde_json::from_str(&state)?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        let key = self.key("session", session_id);
+        let owner = SESSION_OWNER.try_with(Clone::clone).ok().flatten();
+        let mut pipe = redis::pipe();
+        pipe.atomic().cmd("HSET").arg(&key).arg("state").arg(serde_json::to_string(state)?);
+        if let Some(owner) = owner {
+            pipe.arg("owner").arg(owner);
+        }
+        pipe.ignore().cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.session_idle)).ignore();
+        if self.query::<()>(&pipe).await.is_err() {
+            // rmcp only logs this; the guard refuses the `initialize` (503)
+            // rather than open a session the other replicas cannot find.
+            lock(&self.inner.store_failures).insert(session_id.to_owned());
+            return Err(UNAVAILABLE.into());
+        }
+        Ok(())
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("DEL").arg(self.key("session", session_id)).ignore();
+        lock(&self.inner.touched).remove(session_id);
+        self.query::<()>(&pipe).await.map_err(|_| UNAVAILABLE.into())
+    }
+}
+
+/// Each SSE stream is a Redis stream, capped at `events_per_stream` and
+/// expiring `event_age` after its last event. An event's id is
+/// `{stream id}#{Redis entry id}`: Redis makes entry ids unique within a key,
+/// and stream ids are unique (rmcp draws them at random, or from the session
+/// id), so event ids are unique across replicas, and say which stream to replay.
+#[async_trait::async_trait]
+impl EventStore for RedisStore {
+    async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
+        let mut pipe = redis::pipe();
+        let key = self.key("events", stream_id);
+        pipe.atomic().cmd("XADD").arg(&key).arg("MAXLEN").arg(self.inner.settings.events_per_stream).arg("*");
+        match (&event.message, event.retry) {
+            (Some(message), _) => pipe.arg("message").arg(serde_json::to_string(&**message)?),
+            (None, Some(retry)) => pipe.arg("retry").arg(millis(retry)),
+            (None, None) => pipe.arg("retry").arg(""),
+        };
+        pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
+        match self.query::<(String,)>(&pipe).await {
+            Ok((entry,)) => Ok(format!("{stream_id}#{entry}")),
+            Err(Unavailable) => {
+                // rmcp sends no event whose store failed, and a response never
+                // sent leaves its call without an answer: the event goes out
+                // live, under an id of this process that no replay accepts.
+                let n = self.inner.unstored.fetch_add(1, Ordering::Relaxed);
+                Ok(format!("{stream_id}#~{}-{n}", self.inner.nonce))
+            }
+        }
+    }
+
+    async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
+        let Some((stream_id, entry)) = last_event_id.rsplit_once('#') else {
+            return Err("not an event id of this server".into());
+        };
+        if entry_millis(entry).is_none() {
+            return Err("this event was sent while the store was down and cannot be replayed".into());
+        }
+        let mut pipe = redis::pipe();
+        pipe.cmd("XRANGE")
+            .arg(self.key("events", stream_id))
+            .arg(format!("({entry}"))
+            .arg("+")
+            .arg("COUNT")
+            .arg(self.inner.settings.events_per_stream);
+        let (entries,): (Vec<(String, HashMap<String, String>)>,) = self.query(&pipe).await.map_err(|_| UNAVAILABLE)?;
+        let oldest = now_millis().saturating_sub(millis(self.inner.settings.event_age));
+        let mut events = Vec::with_capacity(entries.len());
+        for (entry, fields) in entries {
+            if entry_millis(&entry).is_none_or(|at| at < oldest) {
+                continue;
+            }
+            let id = format!("{stream_id}#{entry}");
+            let event = if let Some(message) = fields.get("message") {
+                let message: ServerJsonRpcMessage = serde_json::from_str(message)?;
+                ServerSseMessage::new(id, message)
+            } else {
+                let retry = fields.get("retry").and_then(|ms| ms.parse().ok()).map(Duration::from_millis);
+                let mut event = ServerSseMessage::retry(retry.unwrap_or_default());
+                event.retry = retry;
+                event.event_id = Some(id);
+                event
+            };
+            events.push(event);
+        }
+        Ok(Box::pin(futures::stream::iter(events)))
+    }
+}
+
+/// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
+/// anything else.
+fn entry_millis(entry: &str) -> Option<u64> {
+    let (ms, seq) = entry.split_once('-')?;
+    seq.parse::<u64>().ok()?;
+    ms.parse().ok()
+}
+
+/// A task is one JSON value that expires at its `ttlMs`.
+impl TaskStore for RedisStore {
+    fn put(&self, task: DetailedTask, expires_at: SystemTime) -> BoxFuture<'_, Result<(), McpError>> {
+        Box::pin(async move {
+            let key = self.key("task", &task.task.task_id);
+            let expires = millis(expires_at.duration_since(UNIX_EPOCH).unwrap_or_default());
+            let mut pipe = redis::pipe();
+            if expires <= now_millis() {
+                pipe.cmd("DEL").arg(&key).ignore();
+            } else {
+                let json =
+                    serde_json::to_string(&task).map_err(|err| McpError::serialization_error(err.to_string()))?;
+                pipe.cmd("SET").arg(&key).arg(json).arg("PXAT").arg(expires).ignore();
+            }
+            self.query::<()>(&pipe).await.map_err(|_| Self::unavailable())
+        })
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, McpError>> {
+        Box::pin(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("GET").arg(self.key("task", task_id));
+            let (task,): (Option<String>,) = self.query(&pipe).await.map_err(|_| Self::unavailable())?;
+            match task {
+                Some(task) => serde_json::from_str(&task)
+                    .map(Some)
+                    .map_err(|err| McpError::serialization_error(format!("A stored task does not read back: {err}"))),
+                None => Ok(None),
+            }
+        })
+    }
+}
+
+impl SharedStore for RedisStore {
+    fn unavailable(&self) -> bool {
+        self.failed_recently()
+    }
+
+    fn session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<StoredSession, Unavailable>> {
+        Box::pin(async move {
+            let key = self.key("session", session);
+            let mut pipe = redis::pipe();
+            pipe.cmd("HEXISTS").arg(&key).arg("state").cmd("HGET").arg(&key).arg("owner");
+            let (exists, owner): (bool, Option<String>) = self.query(&pipe).await?;
+            Ok(if exists { StoredSession::OwnedBy(owner) } else { StoredSession::Unknown })
+        })
+    }
+
+    fn touch_session(&self, session: &str) {
+        let idle = self.inner.settings.session_idle;
+        {
+            let mut touched = lock(&self.inner.touched);
+            let now = Instant::now();
+            if touched.get(session).is_some_and(|at| now.duration_since(*at) < idle / 4) {
+                return;
+            }
+            if touched.len() >= 65_536 {
+                touched.retain(|_, at| now.duration_since(*at) < idle);
+            }
+            touched.insert(session.to_owned(), now);
+        }
+        let store = self.clone();
+        let key = self.key("session", session);
+        // In the background: the request goes on, and `query` bounds the wait.
+        tokio::spawn(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("PEXPIRE").arg(key).arg(millis(idle)).ignore();
+            let _ = store.query::<()>(&pipe).await;
+        });
+    }
+
+    fn take_store_failure(&self, session: &str) -> bool {
+        lock(&self.inner.store_failures).remove(session)
+    }
+
+    fn session_store(&self) -> Arc<dyn SessionStore> {
+        Arc::new(self.clone())
+    }
+
+    fn event_store(&self) -> Arc<dyn EventStore> {
+        Arc::new(self.clone())
+    }
+
+    fn task_store(&self) -> Arc<dyn TaskStore> {
+        Arc::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_ids_are_read_strictly() {
+        assert_eq!(entry_millis("1700000000000-3"), Some(1_700_000_000_000));
+        assert_eq!(entry_millis("~abc-1"), None);
+        assert_eq!(entry_millis("12"), None);
+        assert_eq!(entry_millis("12-x"), None);
+    }
+
+    #[test]
+    fn a_bad_url_is_refused_with_the_expected_form() {
+        let err = RedisStore::new("http://example.org").unwrap_err();
+        assert!(err.to_string().contains("redis://"), "{err}");
+    }
+
+    #[test]
+    fn keys_are_namespaced() {
+        let store = RedisStore::new("redis://127.0.0.1:1/").unwrap().or_namespace("museum").or_namespace("other");
+        assert_eq!(store.key("session", "abc"), "mcp:museum:session:abc");
+    }
+}

@@ -1,0 +1,62 @@
+//! What serving asks of a store that replicas share (sessions, SSE events,
+//! tasks), beyond rmcp's `SessionStore` and `EventStore` traits: whether it
+//! answers now, who opened a session, and whether storing one failed. The
+//! HTTP guard uses it to refuse, with 503, the requests that need the store
+//! while it is down, and to bind a session restored on another replica to the
+//! caller who opened it.
+
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore};
+
+use super::tasks::TaskStore;
+use crate::call::BoxFuture;
+
+tokio::task_local! {
+    /// The caller opening a session while rmcp stores its state (the guard
+    /// sets it around an `initialize`), so the store keeps it beside the
+    /// state: another replica then binds the session to the same caller.
+    pub(crate) static SESSION_OWNER: Option<String>;
+}
+
+/// The message of a request refused because the shared store does not
+/// answer: the cause, without addresses or the client library's words.
+pub(crate) const UNAVAILABLE: &str = "Service unavailable: the store this server shares with its replicas \
+                                      (sessions, streams, tasks) does not answer; try again shortly.";
+
+/// A session as the shared store knows it.
+// Only the Redis store (feature `redis`) makes them; the guard reads them in every build.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) enum StoredSession {
+    /// No such session (never opened, deleted, or idle past its expiry).
+    Unknown,
+    /// Opened by this caller (`None` without auth).
+    OwnedBy(Option<String>),
+}
+
+/// The store could not be reached in time.
+#[derive(Debug)]
+pub(crate) struct Unavailable;
+
+/// A store shared by the replicas of one server.
+pub(crate) trait SharedStore: Send + Sync + 'static {
+    /// Whether the store failed a moment ago: a request that needs it is
+    /// refused at once instead of waiting for it again.
+    fn unavailable(&self) -> bool;
+
+    /// Whether the store keeps `session`, and who opened it.
+    fn session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<StoredSession, Unavailable>>;
+
+    /// Push back the idle expiry of `session`, which this replica serves
+    /// (at most now and then, in the background).
+    fn touch_session(&self, session: &str);
+
+    /// Whether storing `session` when it was initialized failed (asked once).
+    fn take_store_failure(&self, session: &str) -> bool;
+
+    fn session_store(&self) -> Arc<dyn SessionStore>;
+
+    fn event_store(&self) -> Arc<dyn EventStore>;
+
+    fn task_store(&self) -> Arc<dyn TaskStore>;
+}

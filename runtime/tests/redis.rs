@@ -1,0 +1,758 @@
+//! The Redis store (feature `redis`) against a real `redis-server` that each
+//! test starts on a free loopback port and stops after: rmcp's `EventStore`
+//! and `SessionStore` contracts and our `TaskStore` across two store
+//! instances (two replicas), retention, and two servers sharing one Redis
+//! over Streamable HTTP: a session opened on one served by the other, a task
+//! started on one read on the other, and Redis stopped and restarted under
+//! load, every request answered.
+//!
+//! A missing `redis-server` fails these tests with how to install it
+//! (`.ci/run` installs it); `MCP_CONTRACT_SKIP_REDIS=1` skips them.
+
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use futures::StreamExt;
+use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::server::{HttpOptions, RedisStore, Server, TaskStore};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use rmcp::model::{
+    ClientCapabilities, DetailedTask, ServerJsonRpcMessage, ServerResult, Task, TaskPayload, TaskStatus,
+};
+use rmcp::transport::common::server_side_http::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::{EventStore, SessionState, SessionStore};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+const SKIP_VARIABLE: &str = "MCP_CONTRACT_SKIP_REDIS";
+
+/// A `redis-server` of this test, on a free loopback port, with an
+/// append-only file so what it kept survives a restart; killed when dropped.
+struct Redis {
+    port: u16,
+    dir: std::path::PathBuf,
+    child: Option<Child>,
+}
+
+impl Redis {
+    /// A fresh server, or `None` (with a note) under `MCP_CONTRACT_SKIP_REDIS=1`.
+    fn start() -> Option<Self> {
+        if std::env::var_os(SKIP_VARIABLE).is_some_and(|value| value == "1") {
+            eprintln!("SKIPPED: {SKIP_VARIABLE}=1; the test against `redis-server` did not run");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let dir = std::env::temp_dir().join(format!("mcp-contract-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut redis = Self { port, dir, child: None };
+        redis.spawn();
+        Some(redis)
+    }
+
+    fn spawn(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(&self.dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| {
+                panic!(
+                    "`redis-server` could not be started ({err}); the Redis store's tests need it. Install it \
+                     (Debian/Ubuntu: `apt-get install redis-server`; `.ci/run` does), or set {SKIP_VARIABLE}=1 to \
+                     skip them"
+                )
+            });
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.pings() {
+            assert!(Instant::now() < deadline, "redis-server did not answer PING within 10 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn pings(&self) -> bool {
+        let Ok(mut socket) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
+        let _ = socket.set_read_timeout(Some(Duration::from_millis(500)));
+        let mut answer = [0u8; 64];
+        socket.write_all(b"PING\r\n").is_ok()
+            && socket.read(&mut answer).is_ok_and(|n| answer[..n].starts_with(b"+PONG"))
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Stop the server (SIGTERM, as an operator does: it flushes its file).
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill").arg(child.id().to_string()).status();
+            let _ = child.wait();
+        }
+    }
+
+    /// Freeze the server (SIGSTOP): connected, and answering nothing.
+    fn freeze(&self, frozen: bool) {
+        let child = self.child.as_ref().expect("running");
+        let signal = if frozen { "-STOP" } else { "-CONT" };
+        let _ = Command::new("kill").args([signal, &child.id().to_string()]).status();
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        if let Some(child) = &self.child {
+            let _ = Command::new("kill").args(["-CONT", &child.id().to_string()]).status();
+        }
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn store(redis: &Redis, namespace: &str) -> RedisStore {
+    RedisStore::new(&redis.url()).expect("a Redis URL").namespace(namespace)
+}
+
+fn event(n: u64) -> ServerSseMessage {
+    let message = ServerJsonRpcMessage::response(
+        ServerResult::empty(()),
+        rmcp::model::NumberOrString::Number(i64::try_from(n).unwrap()),
+    );
+    ServerSseMessage::from_message(message)
+}
+
+fn id_of(event: &ServerSseMessage) -> u64 {
+    let message = event.message.as_deref().expect("a message");
+    match serde_json::to_value(message).unwrap()["id"].as_u64() {
+        Some(id) => id,
+        None => panic!("no id: {message:?}"),
+    }
+}
+
+#[tokio::test]
+async fn event_ids_are_unique_across_replicas_and_a_replay_is_the_later_events_of_its_stream_in_order() {
+    let Some(redis) = Redis::start() else { return };
+    // Two replicas: two stores of one namespace, each with its own connection.
+    let (a, b) = (store(&redis, "museum"), store(&redis, "museum"));
+    let mut ids = Vec::new();
+    for n in 0..10u64 {
+        let (replica, stream) = match n % 4 {
+            0 => (&a, "one"),
+            1 => (&b, "one"),
+            2 => (&a, "two"),
+            _ => (&b, "two"),
+        };
+        ids.push(replica.store_event(stream, &event(n)).await.expect("stored"));
+    }
+    assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "unique ids: {ids:?}");
+    // After the second event of stream `one` (n = 1): its later events, 4, 5, 8, 9, in order, from either replica.
+    for replica in [&a, &b] {
+        let replayed: Vec<ServerSseMessage> = replica.replay_events_after(&ids[1]).await.unwrap().collect().await;
+        assert_eq!(replayed.iter().map(id_of).collect::<Vec<_>>(), [4, 5, 8, 9]);
+        let replayed_ids: Vec<&str> = replayed.iter().map(|event| event.event_id.as_deref().unwrap()).collect();
+        assert_eq!(replayed_ids, [&ids[4], &ids[5], &ids[8], &ids[9]], "the ids first given");
+    }
+    let after_last: Vec<_> = a.replay_events_after(&ids[9]).await.unwrap().collect().await;
+    assert!(after_last.is_empty());
+    // Another server's namespace holds none of them.
+    let other: Vec<_> = store(&redis, "library").replay_events_after(&ids[1]).await.unwrap().collect().await;
+    assert!(other.is_empty(), "namespaces are apart");
+    // An id this store never gave is refused, not read as another stream's.
+    assert!(a.replay_events_after("no-such-id").await.is_err());
+    // A priming event (a retry hint, no message) comes back as one.
+    let priming = a.store_event("three", &ServerSseMessage::retry(Duration::from_millis(1500))).await.unwrap();
+    let first = a.store_event("three", &event(42)).await.unwrap();
+    let replayed: Vec<_> = a.replay_events_after(&priming).await.unwrap().collect().await;
+    assert_eq!(replayed.len(), 1);
+    assert_eq!(replayed[0].event_id.as_deref(), Some(first.as_str()));
+}
+
+#[tokio::test]
+async fn events_are_kept_per_stream_up_to_the_count_and_the_age() {
+    let Some(redis) = Redis::start() else { return };
+    let counted = store(&redis, "count").events_per_stream(3);
+    let mut ids = Vec::new();
+    for n in 0..6 {
+        ids.push(counted.store_event("s", &event(n)).await.unwrap());
+    }
+    let replayed: Vec<_> = counted.replay_events_after(&ids[0]).await.unwrap().collect().await;
+    assert_eq!(replayed.iter().map(id_of).collect::<Vec<_>>(), [3, 4, 5], "the three newest are kept");
+    let aged = store(&redis, "age").event_age(Duration::from_secs(1));
+    let first = aged.store_event("s", &event(0)).await.unwrap();
+    aged.store_event("s", &event(1)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let replayed: Vec<_> = aged.replay_events_after(&first).await.unwrap().collect().await;
+    assert!(replayed.is_empty(), "events older than their age are gone");
+}
+
+fn initialize_params() -> rmcp::model::InitializeRequestParams {
+    serde_json::from_value(json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1.0.0"}
+    }))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn sessions_and_tasks_are_shared_and_expire() {
+    let Some(redis) = Redis::start() else { return };
+    let idle = |redis: &Redis| store(redis, "museum").session_idle(Duration::from_secs(1));
+    let (a, b) = (idle(&redis), idle(&redis));
+    SessionStore::store(&a, "s1", &SessionState::new(initialize_params())).await.unwrap();
+    let loaded = SessionStore::load(&b, "s1").await.unwrap().expect("the other replica finds it");
+    assert_eq!(loaded.initialize_params.client_info.name, "test");
+    assert!(SessionStore::load(&store(&redis, "library"), "s1").await.unwrap().is_none(), "namespaced");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(SessionStore::load(&a, "s1").await.unwrap().is_none(), "gone once idle");
+    SessionStore::store(&a, "s2", &SessionState::new(initialize_params())).await.unwrap();
+    SessionStore::delete(&b, "s2").await.unwrap();
+    assert!(SessionStore::load(&a, "s2").await.unwrap().is_none(), "deleted");
+
+    let task = DetailedTask::new(
+        Task::new("t1", TaskStatus::Working, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+        TaskPayload::Working,
+    );
+    let expires = SystemTime::now() + Duration::from_secs(1);
+    a.put(task.clone(), expires).await.unwrap();
+    assert_eq!(b.get("t1").await.unwrap(), Some(task), "read on the other replica");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(b.get("t1").await.unwrap(), None, "gone past its time to live");
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_reach_redis_answers_within_its_timeout_and_recovers() {
+    let Some(mut redis) = Redis::start() else { return };
+    let a = store(&redis, "museum").timeout(Duration::from_millis(300));
+    a.put(task("t", TaskPayload::Working), SystemTime::now() + Duration::from_secs(60)).await.unwrap();
+    redis.freeze(true);
+    let started = Instant::now();
+    let err = a.get("t").await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2), "bounded: {:?}", started.elapsed());
+    assert_eq!(err.code(), mcp_contract_runtime::JsonRpcErrorCode::ServiceUnavailable);
+    assert!(!err.message().contains("127.0.0.1"), "no internals: {}", err.message());
+    // While it is down, an event still gets an id (its answer goes out live) that no replay accepts.
+    let live = a.store_event("s", &event(1)).await.expect("an id all the same");
+    redis.freeze(false);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(a.replay_events_after(&live).await.is_err());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if a.get("t").await.is_ok_and(|found| found.is_some()) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the store did not recover within 5 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    redis.stop();
+}
+
+fn task(id: &str, payload: TaskPayload) -> DetailedTask {
+    DetailedTask::new(
+        Task::new(id, TaskStatus::Working, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z"),
+        payload,
+    )
+}
+
+// Two servers over Streamable HTTP sharing one Redis.
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct EchoInput {
+    /// What to say back.
+    text: String,
+}
+
+struct Echo;
+static ECHO: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("echo", mcp_contract_runtime::schema::input_schema::<EchoInput>())
+        .with_description("Say it back.")
+});
+
+impl Tool for Echo {
+    type Input = EchoInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &ECHO
+    }
+    async fn call(&self, input: EchoInput, _ctx: Context) -> Result<String, McpError> {
+        Ok(input.text)
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ExportInput {
+    /// How long the export takes, in milliseconds.
+    millis: u64,
+}
+
+struct Export;
+static EXPORT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("export", mcp_contract_runtime::schema::input_schema::<ExportInput>())
+        .with_description("Export, as a task.")
+        .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Export {
+    type Input = ExportInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &EXPORT
+    }
+    async fn call(&self, input: ExportInput, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(input.millis)).await;
+        Ok(format!("exported in {} ms", input.millis))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+struct Count;
+static COUNT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "count",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Count to three, with progress.")
+});
+
+impl Tool for Count {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &COUNT
+    }
+    async fn call(&self, _input: Self::Input, ctx: Context) -> Result<String, McpError> {
+        for n in 1..=3 {
+            ctx.progress(f64::from(n), Some(3.0), None).await;
+        }
+        Ok("counted to three".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// One replica on a loopback port; stops when dropped.
+struct Replica {
+    url: String,
+    stop: CancellationToken,
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn replica(store: RedisStore) -> Replica {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    let server = Server::new("museum", "1.0.0").tool(Echo).tool(Export).tool(Count).redis_store(store).build().unwrap();
+    tokio::spawn(server.serve_http_on(listener, options));
+    Replica { url, stop }
+}
+
+/// What a request got: its status and the JSON-RPC message answering it.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    message: Value,
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap()
+}
+
+async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> Result<Answer, String> {
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    let response = request.send().await.map_err(|err| err.to_string())?;
+    let status = response.status().as_u16();
+    let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let text = response.text().await.map_err(|err| err.to_string())?;
+    // A JSON body, or the SSE event that answers the request.
+    let message = serde_json::from_str(&text).ok().or_else(|| {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|message| message.get("id") == body.get("id"))
+    });
+    Ok(Answer { status, session, message: message.unwrap_or(Value::Null) })
+}
+
+async fn initialize(http: &reqwest::Client, url: &str, tasks: bool) -> Result<Answer, String> {
+    let capabilities = if tasks {
+        serde_json::to_value(ClientCapabilities::builder().enable_tasks().build()).unwrap()
+    } else {
+        json!({})
+    };
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": capabilities,
+        "clientInfo": {"name": "replica-test", "version": "1.0.0"}}});
+    post(http, url, None, &body).await
+}
+
+/// `initialize` and `notifications/initialized` through `url`: the session id.
+async fn open_session(http: &reqwest::Client, url: &str, tasks: bool) -> String {
+    let answer = initialize(http, url, tasks).await.expect("initialize is answered");
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let session = answer.session.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = post(http, url, Some(&session), &initialized).await.unwrap();
+    assert_eq!(answer.status, 202, "{answer:?}");
+    session
+}
+
+fn echo_call(id: u64, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_opened_on_one_replica_is_served_by_the_other_and_a_task_is_read_there() {
+    let Some(redis) = Redis::start() else { return };
+    let (a, b) = (replica(store(&redis, "museum")).await, replica(store(&redis, "museum")).await);
+    let http = client();
+    let session = open_session(&http, &a.url, true).await;
+    for n in 1..=6u64 {
+        let url = if n % 2 == 0 { &a.url } else { &b.url };
+        let answer = post(&http, url, Some(&session), &echo_call(n, &format!("call {n}"))).await.unwrap();
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(answer.message["result"]["content"][0]["text"], format!("call {n}"), "{answer:?}");
+    }
+    // A session id no replica opened is unknown to both.
+    let unknown = post(&http, &b.url, Some("no-such-session"), &echo_call(9, "x")).await.unwrap();
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    assert_eq!(unknown.message["error"]["code"], -32600, "{unknown:?}");
+
+    // A task started through one replica is polled and read through the other.
+    let start = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+        "params": {"name": "export", "arguments": {"millis": 300}}});
+    let started = post(&http, &a.url, Some(&session), &start).await.unwrap();
+    let task_id =
+        started.message["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {started:?}")).to_owned();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let finished = loop {
+        let get = json!({"jsonrpc": "2.0", "id": 21, "method": "tasks/get", "params": {"taskId": task_id}});
+        let answer = post(&http, &b.url, Some(&session), &get).await.unwrap();
+        assert_eq!(answer.status, 200, "{answer:?}");
+        if answer.message["result"]["status"] != "working" {
+            break answer.message;
+        }
+        assert!(Instant::now() < deadline, "the task did not finish within 10 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(finished["result"]["status"], "completed", "{finished}");
+    assert_eq!(finished["result"]["result"]["content"][0]["text"], "exported in 300 ms", "{finished}");
+}
+
+/// How one request fared.
+#[derive(Default)]
+struct Tally {
+    answered: AtomicUsize,
+    unavailable: AtomicUsize,
+    other: AtomicUsize,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_stopped_and_restarted_under_load_every_request_is_answered_and_the_server_recovers() {
+    let Some(mut redis) = Redis::start() else { return };
+    let fast = |redis: &Redis| store(redis, "museum").timeout(Duration::from_millis(500));
+    let (a, b) = (replica(fast(&redis)).await, replica(fast(&redis)).await);
+    let http = client();
+    // Served by both replicas (each holds it now), and one only `a` holds.
+    let both = open_session(&http, &a.url, true).await;
+    post(&http, &b.url, Some(&both), &echo_call(1, "warm")).await.unwrap();
+    let only_a = open_session(&http, &a.url, false).await;
+
+    let running = Arc::new(AtomicBool::new(true));
+    let down = Arc::new(AtomicBool::new(false));
+    let (steady, outage) = (Arc::new(Tally::default()), Arc::new(Tally::default()));
+    let mut load = Vec::new();
+    for worker in 0..4u64 {
+        let (http, urls, session) = (http.clone(), [a.url.clone(), b.url.clone()], both.clone());
+        let (running, down, steady, outage) = (running.clone(), down.clone(), steady.clone(), outage.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0u64;
+            while running.load(Ordering::Relaxed) {
+                n += 1;
+                let id = worker * 1_000_000 + n;
+                let tally = if down.load(Ordering::Relaxed) { &outage } else { &steady };
+                match post(&http, &urls[(n % 2) as usize], Some(&session), &echo_call(id, "load")).await {
+                    Ok(answer) if answer.status == 200 && answer.message["result"]["content"][0]["text"] == "load" => {
+                        tally.answered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(answer) if answer.status == 503 && answer.message["error"]["code"] == -32000 => {
+                        tally.unavailable.fetch_add(1, Ordering::Relaxed);
+                    }
+                    other => {
+                        eprintln!("neither answered nor refused: {other:?}");
+                        tally.other.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
+    // And one client opening new sessions: those need the store.
+    {
+        let (http, urls) = (http.clone(), [a.url.clone(), b.url.clone()]);
+        let (running, down, steady, outage) = (running.clone(), down.clone(), steady.clone(), outage.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0usize;
+            while running.load(Ordering::Relaxed) {
+                n += 1;
+                let tally = if down.load(Ordering::Relaxed) { &outage } else { &steady };
+                match initialize(&http, &urls[n % 2], false).await {
+                    Ok(answer) if answer.status == 200 && answer.session.is_some() => {
+                        tally.answered.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(answer) if answer.status == 503 && answer.message["error"]["code"] == -32000 => {
+                        tally.unavailable.fetch_add(1, Ordering::Relaxed);
+                        // As a client honouring Retry-After would, if sooner.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    other => {
+                        eprintln!("initialize neither answered nor refused: {other:?}");
+                        tally.other.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    redis.stop();
+    down.store(true, Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // What needs the store is refused, with a JSON-RPC error naming the cause.
+    let elsewhere = post(&http, &b.url, Some(&only_a), &echo_call(7, "x")).await.unwrap();
+    assert_eq!(elsewhere.status, 503, "a session `b` must restore: {elsewhere:?}");
+    assert_eq!(elsewhere.message["id"], 7, "{elsewhere:?}");
+    let message = elsewhere.message["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("does not answer") && !message.contains("127.0.0.1"), "{message}");
+    let fresh = initialize(&http, &a.url, false).await.unwrap();
+    assert_eq!(fresh.status, 503, "a new session: {fresh:?}");
+    let get = json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/get", "params": {"taskId": "t"}});
+    let polled = post(&http, &a.url, Some(&both), &get).await.unwrap();
+    // 503 once the replica knows Redis is down (it failed in the last 250 ms);
+    // the request that finds it down gets the same error in its SSE answer.
+    assert!(polled.status == 503 || polled.status == 200, "a task: {polled:?}");
+    assert_eq!(polled.message["error"]["code"], -32000, "a task: {polled:?}");
+    assert!(polled.message["error"]["message"].as_str().is_some_and(|m| m.contains("does not answer")), "{polled:?}");
+    // A call that would start a task cannot keep it: the same error, in its answer.
+    let start = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "export", "arguments": {"millis": 10}}});
+    let refused = post(&http, &a.url, Some(&both), &start).await.unwrap();
+    assert_eq!(refused.message["error"]["code"], -32000, "a task: {refused:?}");
+    // Resuming a stream: 503 once the replica knows, else rmcp's empty stream for a replay that failed.
+    let resumed = http
+        .get(&a.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &both)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", "stream#1-0")
+        .send()
+        .await
+        .unwrap();
+    let status = resumed.status().as_u16();
+    let text = resumed.text().await.unwrap();
+    assert!(status == 503 && text.contains("-32000") || status == 200 && !text.contains("data:"), "{status} {text}");
+    // What does not need it goes on: the session `a` holds.
+    let held = post(&http, &a.url, Some(&only_a), &echo_call(9, "held")).await.unwrap();
+    assert_eq!(held.message["result"]["content"][0]["text"], "held", "{held:?}");
+    tokio::time::sleep(Duration::from_millis(700)).await;
+
+    redis.spawn();
+    down.store(false, Ordering::Relaxed);
+    // Back by itself: the session `b` never held, and a new session.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let answer = post(&http, &b.url, Some(&only_a), &echo_call(10, "back")).await.unwrap();
+        if answer.status == 200 {
+            assert_eq!(answer.message["result"]["content"][0]["text"], "back", "{answer:?}");
+            break;
+        }
+        assert_eq!(answer.status, 503, "{answer:?}");
+        assert!(Instant::now() < deadline, "not recovered within 10 s of Redis's return");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    open_session(&http, &b.url, false).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    running.store(false, Ordering::Relaxed);
+    for worker in load {
+        worker.await.unwrap();
+    }
+    let count = |tally: &Tally| {
+        (
+            tally.answered.load(Ordering::Relaxed),
+            tally.unavailable.load(Ordering::Relaxed),
+            tally.other.load(Ordering::Relaxed),
+        )
+    };
+    let (steady, outage) = (count(&steady), count(&outage));
+    eprintln!(
+        "before the stop and after the restart (answered, 503, other): {steady:?}; while it was down: {outage:?}"
+    );
+    assert_eq!(steady.2 + outage.2, 0, "every request was answered or refused with 503");
+    assert!(outage.0 > 0, "calls of sessions both replicas hold went on while Redis was down: {outage:?}");
+    assert!(outage.1 > 0, "new sessions were refused while Redis was down: {outage:?}");
+    assert!(steady.0 > 0);
+}
+
+/// A request of revision 2026-07-28: its version, client and capabilities ride on each request.
+fn stateless_call(id: u64, text: &str) -> Value {
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "replica-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": text}, "_meta": meta}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_of_2026_07_28_spread_across_replicas_without_a_store() {
+    // Two replicas of a session-mode server, no Redis: nothing to share.
+    let serve = || async {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+        tokio::spawn(Server::new("museum", "1.0.0").tool(Echo).build().unwrap().serve_http_on(listener, options));
+        Replica { url, stop }
+    };
+    let (a, b) = (serve().await, serve().await);
+    let http = client();
+    for n in 1..=8u64 {
+        let url = if n % 2 == 0 { &a.url } else { &b.url };
+        let body = stateless_call(n, &format!("call {n}"));
+        let response = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "echo")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        assert!(response.headers().get("mcp-session-id").is_none(), "no session is opened");
+        let text = response.text().await.unwrap();
+        assert!(text.contains(&format!("\"text\":\"call {n}\"")), "call {n} is answered by either replica: {text}");
+    }
+}
+
+/// The `id:` and `data:` of each SSE event of `text`.
+fn sse_events(text: &str) -> Vec<(Option<String>, Option<Value>)> {
+    text.split("\n\n")
+        .filter(|event| !event.trim().is_empty())
+        .map(|event| {
+            let field = |name: &str| event.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
+            (field("id:").map(str::to_owned), field("data:").and_then(|data| serde_json::from_str(data).ok()))
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_is_replayed_through_the_other_replica_after_its_last_event_id() {
+    let Some(redis) = Redis::start() else { return };
+    let (a, b) = (replica(store(&redis, "museum")).await, replica(store(&redis, "museum")).await);
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let response = http
+        .post(&a.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    let events = sse_events(&response.text().await.unwrap());
+    // The priming event, three progress notifications, the result: each with an id.
+    assert_eq!(events.len(), 5, "{events:?}");
+    assert!(events.iter().all(|(id, _)| id.is_some()), "{events:?}");
+    assert_eq!(events[4].1.as_ref().unwrap()["result"]["content"][0]["text"], "counted to three");
+    // A client cut after the first progress resumes through the other replica.
+    let resumed = http
+        .get(&b.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", events[1].0.as_deref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 200);
+    let replayed = sse_events(&resumed.text().await.unwrap());
+    assert_eq!(replayed, events[2..].to_vec(), "the later events, in order, with their ids");
+}
+
+/// With auth on, a session restored on another replica stays bound to the
+/// caller who opened it: to anyone else it does not exist there either.
+#[cfg(feature = "auth")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_restored_on_another_replica_stays_bound_to_its_caller() {
+    use mcp_contract_runtime::auth::AuthConfig;
+    const SECRET: &str = "test-secret-0123456789abcdef-0123456789";
+    let Some(redis) = Redis::start() else { return };
+    let serve = |store: RedisStore| async move {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let stop = CancellationToken::new();
+        let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+        let server = Server::new("museum", "1.0.0").tool(Echo).auth(AuthConfig::jwt(SECRET)).redis_store(store);
+        tokio::spawn(server.build().unwrap().serve_http_on(listener, options));
+        Replica { url, stop }
+    };
+    let (a, b) = (serve(store(&redis, "museum")).await, serve(store(&redis, "museum")).await);
+    let token = |subject: &str| {
+        let claims = json!({"sub": subject, "exp": jsonwebtoken::get_current_timestamp() + 600});
+        let key = jsonwebtoken::EncodingKey::from_secret(SECRET.as_bytes()).unwrap();
+        jsonwebtoken::encode(&jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256), &claims, &key).unwrap()
+    };
+    let with = |subject: &str| {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("authorization", format!("Bearer {}", token(subject)).parse().unwrap());
+        reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(5)).build().unwrap()
+    };
+    let (alice, mallory) = (with("alice"), with("mallory"));
+    let session = open_session(&alice, &a.url, false).await;
+    // Mallory reaches the other replica first, with Alice's session id: unknown to her.
+    let refused = post(&mallory, &b.url, Some(&session), &echo_call(1, "x")).await.unwrap();
+    assert_eq!(refused.status, 404, "{refused:?}");
+    let served = post(&alice, &b.url, Some(&session), &echo_call(2, "mine")).await.unwrap();
+    assert_eq!(served.message["result"]["content"][0]["text"], "mine", "{served:?}");
+    let refused = post(&mallory, &b.url, Some(&session), &echo_call(3, "x")).await.unwrap();
+    assert_eq!(refused.status, 404, "once restored too: {refused:?}");
+}
