@@ -64,6 +64,8 @@ struct Shared {
     by_name: HashMap<&'static str, usize>,
     states: StateMap,
     catalog: Catalog,
+    /// [`Server::mask_error_details`](super::Server::mask_error_details).
+    mask_error_details: bool,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -91,7 +93,7 @@ impl ToolServer {
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog, mask_error_details: true }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
@@ -100,6 +102,15 @@ impl ToolServer {
             tasks: None,
             landing: None,
         }
+    }
+
+    /// Whether an auto-classified failure of the server's side reaches the
+    /// client masked; set once, before any copy is made.
+    pub(super) fn with_error_masking(mut self, mask: bool) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.mask_error_details = mask;
+        }
+        self
     }
 
     pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
@@ -229,12 +240,31 @@ impl ToolServer {
         errors: &'static [ErrorContract],
         context: &RequestContext<RoleServer>,
     ) -> Context {
-        Context::new(name, errors)
+        self.call_context(name, errors, context)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(self.channel(name, context)))
             .with_client_capabilities(client_capabilities(context))
             .with_client_request_timeout(self.client_request_timeout)
+    }
+
+    /// What every handler's context carries, a task's included: the request's
+    /// and session's ids, the caller, the shared state, and how the server
+    /// treats an unexpected failure of its own.
+    fn call_context(
+        &self,
+        name: &'static str,
+        errors: &'static [ErrorContract],
+        context: &RequestContext<RoleServer>,
+    ) -> Context {
+        let mut ctx = Context::new(name, errors)
+            .with_request_id(request_id(context).to_string())
+            .with_auth(self.scope_policy, caller(context))
             .with_states(self.shared.states.clone())
+            .with_error_masking(self.shared.mask_error_details);
+        if let Some(session) = session_id(context) {
+            ctx = ctx.with_session_id(session);
+        }
+        ctx
     }
 
     fn channel(&self, name: &'static str, context: &RequestContext<RoleServer>) -> PeerChannel {
@@ -305,19 +335,12 @@ impl ServerHandler for ToolServer {
             return missing_capability(definition.name, missing, is_stateless(&context));
         }
         let channel = self.channel(definition.name, &context);
-        // The HTTP auth layer put the verified caller into the request's extensions.
-        let caller = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>())
-            .cloned();
-        let ctx = Context::new(definition.name, definition.errors)
+        let ctx = self
+            .call_context(definition.name, definition.errors, &context)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(channel))
             .with_client_capabilities(capabilities)
-            .with_client_request_timeout(self.client_request_timeout)
-            .with_auth(self.scope_policy, caller.clone())
-            .with_states(self.shared.states.clone());
+            .with_client_request_timeout(self.client_request_timeout);
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
         if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
@@ -331,10 +354,8 @@ impl ServerHandler for ToolServer {
             // answered (progress and logs name live requests only; the client
             // follows the task with tasks/get).
             let cancellation = CancellationToken::new();
-            let ctx = Context::new(definition.name, definition.errors)
-                .with_cancellation(cancellation.clone())
-                .with_auth(self.scope_policy, caller)
-                .with_states(self.shared.states.clone());
+            let ctx =
+                self.call_context(definition.name, definition.errors, &context).with_cancellation(cancellation.clone());
             let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
@@ -547,6 +568,22 @@ fn client_capabilities(context: &RequestContext<RoleServer>) -> ClientCapabiliti
         Some(Ok(serde_json::Value::Object(declared))) => ClientCapabilities::from_json(declared),
         _ => ClientCapabilities::default(),
     }
+}
+
+/// The verified caller, which the HTTP auth layer put into the request's extensions.
+fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<AuthInfo>> {
+    context.extensions.get::<http::request::Parts>().and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>()).cloned()
+}
+
+/// The request's id as the client sent it (the stdio transport hands rmcp ids of its own).
+fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
+    context.extensions.get::<super::lines::ClientId>().map_or(&context.id, |client| &client.0)
+}
+
+/// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.
+fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    parts.headers.get("mcp-session-id")?.to_str().ok()
 }
 
 /// Whether the request is of the stateless revision 2026-07-28 (or later),

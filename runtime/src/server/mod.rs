@@ -104,6 +104,7 @@ pub struct Server {
     task_poll_interval: std::time::Duration,
     landing: Option<Landing>,
     repository: Option<String>,
+    mask_error_details: bool,
 }
 
 impl Server {
@@ -126,7 +127,29 @@ impl Server {
             task_poll_interval: DEFAULT_POLL_INTERVAL,
             landing: None,
             repository: None,
+            mask_error_details: true,
         }
+    }
+
+    /// Whether a failure of the server's side that nobody wrote for a client
+    /// reaches it masked (on by default): an InternalError, DatabaseError,
+    /// ConfigurationError, SerializationError or other error of the server's
+    /// category, classified from a foreign error by `?` or
+    /// [`McpError::from_error`](crate::McpError::from_error) and carrying no
+    /// declared reason, is answered with a generic message and an error id
+    /// (`data.errorId`), while the server's log keeps the original message
+    /// under the same `error_id`. Declared reasons (`ctx.fail(..)`) and
+    /// McpErrors built with a message of their own go out as written.
+    /// `false` sends every message as it is, for development.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0").mask_error_details(false);
+    /// # drop(server);
+    /// ```
+    pub fn mask_error_details(mut self, mask: bool) -> Self {
+        self.mask_error_details = mask;
+        self
     }
 
     /// How long a request a handler sends to the client (`ctx.elicit(..)`,
@@ -395,6 +418,7 @@ impl Server {
             tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
+            .with_error_masking(self.mask_error_details)
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
             .with_tasks(tasks)
