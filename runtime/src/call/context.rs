@@ -79,9 +79,6 @@ pub struct Context {
     client_request_timeout: Duration,
     request_id: Option<Arc<str>>,
     session_id: Option<Arc<str>>,
-    /// Whether the server sends an auto-classified failure of its own side
-    /// with a generic message (see `Server::mask_error_details`).
-    mask_error_details: bool,
 }
 
 impl Context {
@@ -101,7 +98,6 @@ impl Context {
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             request_id: None,
             session_id: None,
-            mask_error_details: true,
         }
     }
 
@@ -137,17 +133,6 @@ impl Context {
     /// `None` over stdio and stateless HTTP, where there is no session.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
-    }
-
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-    pub(crate) fn with_error_masking(mut self, mask: bool) -> Self {
-        self.mask_error_details = mask;
-        self
-    }
-
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-    pub(crate) fn masks_error_details(&self) -> bool {
-        self.mask_error_details
     }
 
     /// The capabilities the client declared; the server sets them from the

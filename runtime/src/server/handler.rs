@@ -21,6 +21,7 @@ use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::observe::Observe;
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
@@ -55,6 +56,8 @@ pub struct ToolServer {
     tasks: Option<Tasks>,
     /// The landing page's config ([`Server::landing`](super::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
+    /// Masking and metrics around every call; shared by every copy.
+    observe: Arc<Observe>,
 }
 
 struct Shared {
@@ -64,8 +67,6 @@ struct Shared {
     by_name: HashMap<&'static str, usize>,
     states: StateMap,
     catalog: Catalog,
-    /// [`Server::mask_error_details`](super::Server::mask_error_details).
-    mask_error_details: bool,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -93,7 +94,7 @@ impl ToolServer {
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog, mask_error_details: true }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
@@ -101,15 +102,21 @@ impl ToolServer {
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
             landing: None,
+            observe: Arc::new(Observe { mask_error_details: true, ..Observe::default() }),
         }
     }
 
     /// Whether an auto-classified failure of the server's side reaches the
-    /// client masked; set once, before any copy is made.
+    /// client masked.
     pub(super) fn with_error_masking(mut self, mask: bool) -> Self {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.mask_error_details = mask;
-        }
+        Arc::make_mut(&mut self.observe).mask_error_details = mask;
+        self
+    }
+
+    /// Count the calls of this server (and of every session made from it after).
+    #[cfg(feature = "metrics")]
+    pub(super) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
+        Arc::make_mut(&mut self.observe).metrics = Some(metrics);
         self
     }
 
@@ -186,6 +193,7 @@ impl ToolServer {
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
             landing: self.landing.clone(),
+            observe: Arc::clone(&self.observe),
         }
     }
 
@@ -259,8 +267,7 @@ impl ToolServer {
         let mut ctx = Context::new(name, errors)
             .with_request_id(request_id(context).to_string())
             .with_auth(self.scope_policy, caller(context))
-            .with_states(self.shared.states.clone())
-            .with_error_masking(self.shared.mask_error_details);
+            .with_states(self.shared.states.clone());
         if let Some(session) = session_id(context) {
             ctx = ctx.with_session_id(session);
         }
@@ -356,10 +363,10 @@ impl ServerHandler for ToolServer {
             let cancellation = CancellationToken::new();
             let ctx =
                 self.call_context(definition.name, definition.errors, &context).with_cancellation(cancellation.clone());
-            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
+            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation, Arc::clone(&self.observe)).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
-        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
@@ -405,7 +412,11 @@ impl ServerHandler for ToolServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        self.shared.catalog.read(request.uri, enabled, make, &context.ct).await.map(ReadResourceResponse::Complete)
+        self.shared
+            .catalog
+            .read(request.uri, enabled, make, &context.ct, &self.observe)
+            .await
+            .map(ReadResourceResponse::Complete)
     }
 
     async fn list_prompts(
@@ -425,7 +436,11 @@ impl ServerHandler for ToolServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        self.shared.catalog.get_prompt(request, enabled, make, &context.ct).await.map(GetPromptResponse::Complete)
+        self.shared
+            .catalog
+            .get_prompt(request, enabled, make, &context.ct, &self.observe)
+            .await
+            .map(GetPromptResponse::Complete)
     }
 
     async fn complete(
@@ -435,7 +450,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<CompleteResult, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |kind, name: &str| self.is_enabled(kind, name);
-        self.shared.catalog.complete(request, enabled, make, &context.ct).await
+        self.shared.catalog.complete(request, enabled, make, &context.ct, &self.observe).await
     }
 
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]

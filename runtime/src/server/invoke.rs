@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::PrimitiveKind;
+use super::observe::{Observe, Outcome};
 use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
@@ -27,12 +28,11 @@ pub(super) struct Call {
     pub(super) session_id: Option<Arc<str>>,
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
     pub(super) completion: bool,
-    /// Whether an auto-classified failure of the server's side is masked.
-    pub(super) mask: bool,
+    pub(super) observe: Arc<Observe>,
 }
 
 impl Call {
-    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context) -> Self {
+    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
         let caller = ctx.auth().and_then(|caller| caller.subject.clone().or_else(|| caller.client_id.clone()));
         Self {
             kind,
@@ -41,13 +41,30 @@ impl Call {
             request_id: ctx.request_id().map(Arc::from),
             session_id: ctx.session_id().map(Arc::from),
             completion: false,
-            mask: ctx.masks_error_details(),
+            observe: Arc::clone(observe),
         }
     }
 
     pub(super) fn completion(mut self) -> Self {
         self.completion = true;
         self
+    }
+
+    /// The `kind` label of the call's metrics: completions apart, as a client
+    /// sends one per keystroke.
+    fn metric_kind(&self) -> &'static str {
+        match (self.completion, self.kind) {
+            (true, _) => "completion",
+            (false, PrimitiveKind::Tool) => "tool",
+            (false, PrimitiveKind::Resource) => "resource",
+            (false, PrimitiveKind::Prompt) => "prompt",
+        }
+    }
+
+    /// A call that ended without an answer of its handler: cancelled, or panicked.
+    fn ended(&self, span: &tracing::Span, started: std::time::Instant, outcome: Outcome) {
+        span.record("outcome", outcome.as_str());
+        self.observe.finished(self.metric_kind(), self.name, outcome, None, started.elapsed().as_secs_f64());
     }
 
     /// The span every event of the call is logged in. Its outcome, code,
@@ -76,7 +93,10 @@ impl Call {
     /// is on, a generic message with a fresh error id. The log line of the
     /// call keeps the original message under the same id.
     fn answer<'e>(&self, err: &'e McpError) -> (std::borrow::Cow<'e, McpError>, Option<String>) {
-        if !(self.mask && err.is_auto_classified() && err.category() == ErrorCategory::Server && err.reason().is_none())
+        if !(self.observe.mask_error_details
+            && err.is_auto_classified()
+            && err.category() == ErrorCategory::Server
+            && err.reason().is_none())
         {
             return (std::borrow::Cow::Borrowed(err), None);
         }
@@ -106,8 +126,12 @@ impl Call {
         outcome: Result<(), &McpError>,
         error_id: Option<&str>,
     ) {
-        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let elapsed = started.elapsed();
+        let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", millis);
+        let error = outcome.err().map(|err| (err.code().as_i32(), err.reason()));
+        let ended = if error.is_some() { Outcome::Error } else { Outcome::Ok };
+        self.observe.finished(self.metric_kind(), self.name, ended, error, elapsed.as_secs_f64());
         let Err(err) = outcome else {
             span.record("outcome", "ok");
             if self.completion {
@@ -183,16 +207,18 @@ pub(super) async fn run_tool(
     arguments: JsonObject,
     ctx: Context,
     cancellation: &CancellationToken,
+    observe: &Arc<Observe>,
 ) -> Result<CallToolResult, Cancelled> {
     let name = tool.definition().name;
-    let log = Call::new(PrimitiveKind::Tool, name, &ctx);
+    let log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
     let span = log.span();
     let started = std::time::Instant::now();
+    let _in_flight = observe.started();
     let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
-            span.record("outcome", "cancelled");
+            log.ended(&span, started, Outcome::Cancelled);
             span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
             return Err(Cancelled);
         }
@@ -215,7 +241,7 @@ pub(super) async fn run_tool(
             } else {
                 "the task running the call was stopped".to_owned()
             };
-            span.record("outcome", "panic");
+            log.ended(&span, started, Outcome::Panic);
             tracing::error!(tool = name, panic = message, "tool handler panicked");
             error_result(&McpError::internal_error(format!(
                 "The tool `{name}` failed with an internal error. The details stay in the server's log; \
@@ -265,11 +291,12 @@ pub(super) async fn guarded<T>(
     let (kind, name) = (log.kind, log.name);
     let span = log.span();
     let started = std::time::Instant::now();
+    let _in_flight = log.observe.started();
     let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
-            span.record("outcome", "cancelled");
+            log.ended(&span, started, Outcome::Cancelled);
             span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
             return Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this request.", None));
         }
@@ -287,7 +314,7 @@ pub(super) async fn guarded<T>(
             Err(envelope(&answer))
         }
         Err(panic) => {
-            span.record("outcome", "panic");
+            log.ended(&span, started, Outcome::Panic);
             tracing::error!(%kind, name, panic = panic_message(panic.as_ref()), "handler panicked");
             Err(envelope(&McpError::internal_error(format!(
                 "The {kind} `{name}` failed with an internal error. The details stay in the server's log; \
@@ -330,7 +357,8 @@ mod tests {
 
     #[test]
     fn each_finished_call_logs_one_line_and_only_an_undeclared_server_failure_warns() {
-        let call = || Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]));
+        let observe = Arc::new(Observe::default());
+        let call = || Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &observe);
         let started = std::time::Instant::now();
         let cases = [
             (None, tracing::Level::INFO, "call finished"),

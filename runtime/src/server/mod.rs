@@ -37,6 +37,7 @@ mod jsonrpc;
 mod landing;
 mod lines;
 mod listener;
+mod observe;
 mod tasks;
 mod transport;
 mod wire;

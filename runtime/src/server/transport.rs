@@ -52,6 +52,8 @@ pub struct HttpOptions {
     handle_signals: bool,
     shutdown_grace: Duration,
     readiness: Option<Readiness>,
+    #[cfg(feature = "metrics")]
+    metrics_path: Option<String>,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -86,6 +88,8 @@ impl Default for HttpOptions {
             handle_signals: true,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             readiness: None,
+            #[cfg(feature = "metrics")]
+            metrics_path: None,
         }
     }
 }
@@ -110,6 +114,24 @@ impl HttpOptions {
         Fut: Future<Output = Result<(), String>> + Send + 'static,
     {
         self.readiness = Some(Readiness(Arc::new(move || Box::pin(check()))));
+        self
+    }
+
+    /// Serve the server's metrics at `GET path` (`/metrics`, say) in the
+    /// OpenMetrics text format that Prometheus scrapes (feature `metrics`; off
+    /// unless set): `mcp_calls_total` by `kind`, `name` and `outcome`,
+    /// `mcp_call_errors_total` by `code` and `reason`,
+    /// `mcp_call_duration_seconds` (a histogram), `mcp_calls_in_flight` and
+    /// `mcp_sessions`. Like `/healthz` it needs no bearer token (a scraper
+    /// holds none): keep it to the private network, or let the proxy refuse it.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().metrics_path("/metrics");
+    /// ```
+    #[cfg(feature = "metrics")]
+    pub fn metrics_path(mut self, path: impl Into<String>) -> Self {
+        self.metrics_path = Some(path.into());
         self
     }
 
@@ -491,7 +513,28 @@ impl ToolServer {
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
-        let (template, auth) = super::auth::prepare(self, &options.path)?;
+        #[cfg(feature = "metrics")]
+        let (server, metrics) = match &options.metrics_path {
+            Some(path) => {
+                let taken = [options.path.as_str(), "/healthz", "/readyz"];
+                if !path.starts_with('/') || taken.contains(&path.as_str()) {
+                    return Err(ServerError::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!(
+                            "the metrics path `{path}` is not free: it must start with `/` and be none of \
+                             `{}`, `/healthz` and `/readyz`; use `/metrics`",
+                            options.path
+                        ),
+                    )));
+                }
+                let metrics = Arc::new(super::observe::metrics::Metrics::new());
+                (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
+            }
+            None => (self, None),
+        };
+        #[cfg(not(feature = "metrics"))]
+        let server = self;
+        let (template, auth) = super::auth::prepare(server, &options.path)?;
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
         let guard = Arc::new(Guard::new(
             &options.allowed_origins,
@@ -513,6 +556,11 @@ impl ToolServer {
         // is outside both, and holds for every route.
         let router = super::auth::protect(router, auth);
         let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
+        #[cfg(feature = "metrics")]
+        let router = match metrics {
+            Some((path, metrics)) => metrics_route(router, &path, metrics, (!options.stateless).then_some(manager)),
+            None => router,
+        };
         let router = super::landing::mount(router, landing, &auth_config);
         Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
     }
@@ -557,6 +605,32 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
     router
         .route("/healthz", get(move || async move { status(http::StatusCode::OK, "ok") }))
         .route("/readyz", get(ready))
+}
+
+/// `GET path`: the metrics, with the sessions open now.
+#[cfg(feature = "metrics")]
+fn metrics_route(
+    router: axum::Router,
+    path: &str,
+    metrics: Arc<super::observe::metrics::Metrics>,
+    sessions: Option<Arc<LocalSessionManager>>,
+) -> axum::Router {
+    let scrape = move || {
+        let (metrics, sessions) = (Arc::clone(&metrics), sessions.clone());
+        async move {
+            let open = match &sessions {
+                Some(manager) => manager.sessions.read().await.len(),
+                None => 0,
+            };
+            let mut response = axum::response::Response::new(axum::body::Body::from(metrics.render(open)));
+            let headers = response.headers_mut();
+            let kind = http::HeaderValue::from_static(super::observe::metrics::CONTENT_TYPE);
+            headers.insert(http::header::CONTENT_TYPE, kind);
+            headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+            response
+        }
+    };
+    router.route(path, axum::routing::get(scrape))
 }
 
 async fn cancel_on_signal(token: CancellationToken) {
