@@ -79,6 +79,7 @@ pub struct Context {
     client_request_timeout: Duration,
     request_id: Option<Arc<str>>,
     session_id: Option<Arc<str>>,
+    client_ip: Option<std::net::IpAddr>,
 }
 
 impl Context {
@@ -98,6 +99,7 @@ impl Context {
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             request_id: None,
             session_id: None,
+            client_ip: None,
         }
     }
 
@@ -133,6 +135,18 @@ impl Context {
     /// `None` over stdio and stateless HTTP, where there is no session.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// The address of the client the call came from, as the server sets it.
+    pub fn with_client_ip(mut self, ip: std::net::IpAddr) -> Self {
+        self.client_ip = Some(ip);
+        self
+    }
+
+    /// The address of the client over Streamable HTTP: the connection's peer,
+    /// or behind a trusted proxy the client it names; `None` over stdio.
+    pub fn client_ip(&self) -> Option<std::net::IpAddr> {
+        self.client_ip
     }
 
     /// The capabilities the client declared; the server sets them from the
@@ -381,6 +395,7 @@ impl fmt::Debug for Context {
             .field("cancelled", &self.is_cancelled())
             .field("request_id", &self.request_id)
             .field("session_id", &self.session_id)
+            .field("client_ip", &self.client_ip)
             .field("states", &self.states.len())
             .finish_non_exhaustive()
     }

@@ -113,6 +113,13 @@ impl ToolServer {
         self
     }
 
+    /// Limit the calls of each caller of this server (and of every session made from it after).
+    #[cfg(feature = "rate-limit")]
+    pub(super) fn with_rate_limit(mut self, limit: super::RateLimit) -> Self {
+        Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::observe::limit::Limiter::new(limit)));
+        self
+    }
+
     /// Count the calls of this server (and of every session made from it after).
     #[cfg(feature = "metrics")]
     pub(super) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
@@ -270,6 +277,10 @@ impl ToolServer {
             .with_states(self.shared.states.clone());
         if let Some(session) = session_id(context) {
             ctx = ctx.with_session_id(session);
+        }
+        let parts = context.extensions.get::<http::request::Parts>();
+        if let Some(client) = parts.and_then(|parts| parts.extensions.get::<super::listener::ClientIp>()) {
+            ctx = ctx.with_client_ip(client.0);
         }
         ctx
     }

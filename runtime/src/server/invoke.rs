@@ -26,6 +26,7 @@ pub(super) struct Call {
     /// The JSON-RPC id of the request, and the session it came in.
     pub(super) request_id: Option<Arc<str>>,
     pub(super) session_id: Option<Arc<str>>,
+    pub(super) client_ip: Option<std::net::IpAddr>,
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
     pub(super) completion: bool,
     pub(super) observe: Arc<Observe>,
@@ -40,6 +41,7 @@ impl Call {
             caller,
             request_id: ctx.request_id().map(Arc::from),
             session_id: ctx.session_id().map(Arc::from),
+            client_ip: ctx.client_ip(),
             completion: false,
             observe: Arc::clone(observe),
         }
@@ -59,6 +61,15 @@ impl Call {
             (false, PrimitiveKind::Resource) => "resource",
             (false, PrimitiveKind::Prompt) => "prompt",
         }
+    }
+
+    /// Whether the rate limit lets this call run; a completion always runs,
+    /// as a client sends one per keystroke and it costs little.
+    fn admit(&self) -> Result<(), McpError> {
+        if self.completion {
+            return Ok(());
+        }
+        self.observe.admit(self.caller.as_deref(), self.client_ip)
     }
 
     /// A call that ended without an answer of its handler: cancelled, or panicked.
@@ -214,6 +225,11 @@ pub(super) async fn run_tool(
     let span = log.span();
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
+    if let Err(refused) = log.admit() {
+        let _entered = span.enter();
+        log.finished(&span, started, Err(&refused), None);
+        return Ok(error_result(&refused));
+    }
     let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
     let outcome = tokio::select! {
         biased;
@@ -292,6 +308,11 @@ pub(super) async fn guarded<T>(
     let span = log.span();
     let started = std::time::Instant::now();
     let _in_flight = log.observe.started();
+    if let Err(refused) = log.admit() {
+        let _entered = span.enter();
+        log.finished(&span, started, Err(&refused), None);
+        return Err(envelope(&refused));
+    }
     let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;

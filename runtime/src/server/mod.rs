@@ -56,6 +56,8 @@ use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use handler::ToolServer;
+#[cfg(feature = "rate-limit")]
+pub use observe::RateLimit;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::{HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;

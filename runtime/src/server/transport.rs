@@ -54,6 +54,8 @@ pub struct HttpOptions {
     readiness: Option<Readiness>,
     #[cfg(feature = "metrics")]
     metrics_path: Option<String>,
+    #[cfg(feature = "rate-limit")]
+    rate_limit: Option<super::RateLimit>,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -90,6 +92,8 @@ impl Default for HttpOptions {
             readiness: None,
             #[cfg(feature = "metrics")]
             metrics_path: None,
+            #[cfg(feature = "rate-limit")]
+            rate_limit: None,
         }
     }
 }
@@ -132,6 +136,23 @@ impl HttpOptions {
     #[cfg(feature = "metrics")]
     pub fn metrics_path(mut self, path: impl Into<String>) -> Self {
         self.metrics_path = Some(path.into());
+        self
+    }
+
+    /// Limit each caller's calls (feature `rate-limit`; off unless set): a
+    /// token bucket per caller, keyed by the bearer token's subject (else its
+    /// client id) with auth on, by the client's address without. A tool call,
+    /// resource read or prompt past it is answered RateLimited (-32003) with
+    /// `data.retryAfter`, the seconds until the caller has a token again;
+    /// completions are not counted.
+    ///
+    /// ```
+    /// use mcp_contract::server::{HttpOptions, RateLimit};
+    /// let options = HttpOptions::default().rate_limit(RateLimit::per_minute(120).burst(20));
+    /// ```
+    #[cfg(feature = "rate-limit")]
+    pub fn rate_limit(mut self, limit: super::RateLimit) -> Self {
+        self.rate_limit = Some(limit);
         self
     }
 
@@ -534,6 +555,11 @@ impl ToolServer {
         };
         #[cfg(not(feature = "metrics"))]
         let server = self;
+        #[cfg(feature = "rate-limit")]
+        let server = match options.rate_limit {
+            Some(limit) => server.with_rate_limit(limit),
+            None => server,
+        };
         let (template, auth) = super::auth::prepare(server, &options.path)?;
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
         let guard = Arc::new(Guard::new(

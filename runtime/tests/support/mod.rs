@@ -361,6 +361,15 @@ impl HttpClient {
         Self { stream: BufReader::new(stream), session: None, path: "/mcp".to_owned() }
     }
 
+    /// A connection from `local`, another loopback address than 127.0.0.1.
+    pub async fn connect_from(addr: std::net::SocketAddr, local: std::net::IpAddr) -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(std::net::SocketAddr::new(local, 0)).expect("a loopback address to bind");
+        let stream = socket.connect(addr).await.expect("the server accepts");
+        stream.set_nodelay(true).expect("nodelay");
+        Self { stream: BufReader::new(stream), session: None, path: "/mcp".to_owned() }
+    }
+
     /// A connection with an initialized session.
     pub async fn session(addr: std::net::SocketAddr) -> Self {
         let mut client = Self::connect(addr).await;
