@@ -2,15 +2,16 @@
 //! request and session ids on the handler's context and on the call's span
 //! (with its outcome and duration), and a failure of the server's side that
 //! `?` classified masked for the client while the log keeps it under the same
-//! error id.
+//! error id; hooks around every call.
 
 mod support;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
+use mcp_contract_runtime::call::BoxFuture;
 use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
-use mcp_contract_runtime::server::{HttpOptions, Server, StdioOptions, ToolServer};
+use mcp_contract_runtime::server::{CallHook, CallInfo, CallOutcome, HttpOptions, Server, StdioOptions, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde_json::{Value, json};
 use support::{HttpClient, HttpServer, LineClient, call};
@@ -172,24 +173,17 @@ enum Client {
 }
 
 impl Client {
-    async fn stdio(mask: bool) -> Self {
-        let options = StdioOptions::default().without_signal_handling();
-        Self::Lines(LineClient::serving(server(mask), options).await.0)
-    }
-
-    async fn http(mask: bool) -> Self {
-        let served = HttpServer::serving(server(mask), HttpOptions::default()).await;
-        Self::Http(HttpClient::session(served.addr).await, served)
-    }
-
     async fn call(&mut self, id: &str, tool: &str) -> Value {
-        let request = call(id, tool, json!({}));
+        self.send(&call(id, tool, json!({}))).await
+    }
+
+    async fn send(&mut self, request: &[u8]) -> Value {
         match self {
             Self::Lines(client) => {
-                client.send(&request).await;
+                client.send(request).await;
                 client.next().await
             }
-            Self::Http(client, _) => client.post(&request).await.message(),
+            Self::Http(client, _) => client.post(request).await.message(),
         }
     }
 
@@ -202,8 +196,16 @@ impl Client {
 }
 
 async fn both(mask: bool) -> [(&'static str, Client); 2] {
+    both_serving(|| server(mask)).await
+}
+
+async fn both_serving(server: impl Fn() -> ToolServer) -> [(&'static str, Client); 2] {
     LazyLock::force(&SEEN);
-    [("stdio", Client::stdio(mask).await), ("http", Client::http(mask).await)]
+    let options = StdioOptions::default().without_signal_handling();
+    let stdio = Client::Lines(LineClient::serving(server(), options).await.0);
+    let served = HttpServer::serving(server(), HttpOptions::default()).await;
+    let http = Client::Http(HttpClient::session(served.addr).await, served);
+    [("stdio", stdio), ("http", http)]
 }
 
 // ---------------------------------------------------------------- the tests
@@ -291,5 +293,70 @@ async fn without_masking_a_classified_failure_goes_out_whole() {
         assert_eq!(error["code"], -32603, "{transport}: {answer}");
         assert_eq!(error["message"], INTERNALS, "{transport}: {answer}");
         assert!(error.get("data").is_none_or(|data| data.get("errorId").is_none()), "{transport}: {answer}");
+    }
+}
+
+/// Refuses `explicit` and every resource read; records how each call ended.
+#[derive(Clone, Default)]
+struct Gate(Arc<Mutex<Vec<(String, String, String)>>>);
+
+impl CallHook for Gate {
+    fn before<'a>(&'a self, call: &'a CallInfo<'a>) -> BoxFuture<'a, Result<(), McpError>> {
+        Box::pin(async move {
+            tokio::task::yield_now().await;
+            if call.name() == "explicit" || call.kind() == mcp_contract_runtime::server::PrimitiveKind::Resource {
+                return Err(McpError::forbidden(format!("The gate refuses `{}` to this caller.", call.name())));
+            }
+            Ok(())
+        })
+    }
+
+    fn after(&self, call: &CallInfo<'_>, outcome: CallOutcome<'_>) {
+        let ended = match outcome {
+            CallOutcome::Ok { .. } => "ok".to_owned(),
+            CallOutcome::Error { error, .. } => error.code().as_i32().to_string(),
+            _ => "other".to_owned(),
+        };
+        let id = call.context().request_id().unwrap_or_default().to_owned();
+        self.0.lock().unwrap().push((call.name().to_owned(), id, ended));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_runs_around_every_call_and_may_refuse_one_before_its_handler_runs() {
+    let gate = Gate::default();
+    let make = || {
+        Server::new("operations", "1.0.0")
+            .tool(WhoAmI)
+            .tool(Explicit)
+            .resource(support::surface::About)
+            .hook(gate.clone())
+            .build()
+            .expect("the server builds")
+    };
+    for (transport, mut client) in both_serving(make).await {
+        let answer = client.call(&format!("hook-ok-{transport}"), "who_am_i").await;
+        assert_eq!(answer["result"]["isError"], false, "{transport}: {answer}");
+
+        // Refused before the handler, whose own error would be -32603.
+        let answer = client.call(&format!("hook-refused-{transport}"), "explicit").await;
+        let error = tool_error(&answer);
+        assert_eq!(error["code"], -32005, "{transport}: {answer}");
+        assert_eq!(error["message"], "The gate refuses `explicit` to this caller.", "{transport}: {answer}");
+
+        let read = json!({"jsonrpc": "2.0", "id": format!("hook-read-{transport}"), "method": "resources/read",
+            "params": {"uri": support::surface::ABOUT_URI}});
+        let answer = client.send(read.to_string().as_bytes()).await;
+        assert_eq!(answer["error"]["code"], -32005, "{transport}: a resource read too: {answer}");
+
+        let seen = gate.0.lock().unwrap().clone();
+        for (name, id, ended) in [
+            ("who_am_i", format!("hook-ok-{transport}"), "ok"),
+            ("explicit", format!("hook-refused-{transport}"), "-32005"),
+            ("about", format!("hook-read-{transport}"), "-32005"),
+        ] {
+            let entry = (name.to_owned(), id, ended.to_owned());
+            assert!(seen.contains(&entry), "{transport}: after saw {entry:?}? {seen:?}");
+        }
     }
 }

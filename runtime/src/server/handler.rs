@@ -120,6 +120,11 @@ impl ToolServer {
         self
     }
 
+    pub(super) fn with_hooks(mut self, hooks: Vec<Arc<dyn super::CallHook>>) -> Self {
+        Arc::make_mut(&mut self.observe).hooks = hooks;
+        self
+    }
+
     /// Count the calls of this server (and of every session made from it after).
     #[cfg(feature = "metrics")]
     pub(super) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {

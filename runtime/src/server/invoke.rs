@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::PrimitiveKind;
+use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
 use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
@@ -30,6 +31,8 @@ pub(super) struct Call {
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
     pub(super) completion: bool,
     pub(super) observe: Arc<Observe>,
+    /// The handler's context, for the hooks; `None` without hooks, and for a completion.
+    context: Option<Context>,
 }
 
 impl Call {
@@ -43,13 +46,39 @@ impl Call {
             session_id: ctx.session_id().map(Arc::from),
             client_ip: ctx.client_ip(),
             completion: false,
+            context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
             observe: Arc::clone(observe),
         }
     }
 
     pub(super) fn completion(mut self) -> Self {
         self.completion = true;
+        self.context = None;
         self
+    }
+
+    /// The hooks' `before`, in order, the first refusal winning: a future of
+    /// its own, so that it runs on the call's task (cancelled and aborted
+    /// with it, a panic caught as the handler's is).
+    fn before(&self) -> impl Future<Output = Result<(), McpError>> + Send + 'static {
+        let (observe, kind, name, context) = (Arc::clone(&self.observe), self.kind, self.name, self.context.clone());
+        async move {
+            let Some(context) = context else { return Ok(()) };
+            let call = CallInfo { kind, name, context: &context };
+            for hook in &observe.hooks {
+                hook.before(&call).await?;
+            }
+            Ok(())
+        }
+    }
+
+    /// The hooks' `after`.
+    fn after(&self, outcome: CallOutcome<'_>) {
+        let Some(context) = &self.context else { return };
+        let call = CallInfo { kind: self.kind, name: self.name, context };
+        for hook in &self.observe.hooks {
+            hook.after(&call, outcome);
+        }
     }
 
     /// The `kind` label of the call's metrics: completions apart, as a client
@@ -76,6 +105,9 @@ impl Call {
     fn ended(&self, span: &tracing::Span, started: std::time::Instant, outcome: Outcome) {
         span.record("outcome", outcome.as_str());
         self.observe.finished(self.metric_kind(), self.name, outcome, None, started.elapsed().as_secs_f64());
+        span.in_scope(|| {
+            self.after(if outcome == Outcome::Panic { CallOutcome::Panicked } else { CallOutcome::Cancelled })
+        });
     }
 
     /// The span every event of the call is logged in. Its outcome, code,
@@ -143,6 +175,10 @@ impl Call {
         let error = outcome.err().map(|err| (err.code().as_i32(), err.reason()));
         let ended = if error.is_some() { Outcome::Error } else { Outcome::Ok };
         self.observe.finished(self.metric_kind(), self.name, ended, error, elapsed.as_secs_f64());
+        self.after(match outcome {
+            Ok(()) => CallOutcome::Ok { duration: elapsed },
+            Err(error) => CallOutcome::Error { error, duration: elapsed },
+        });
         let Err(err) = outcome else {
             span.record("outcome", "ok");
             if self.completion {
@@ -230,7 +266,14 @@ pub(super) async fn run_tool(
         log.finished(&span, started, Err(&refused), None);
         return Ok(error_result(&refused));
     }
-    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
+    let before = log.before();
+    let call = AbortOnDrop(tokio::spawn(
+        async move {
+            before.await?;
+            tool.call_json(arguments, ctx).await
+        }
+        .instrument(span.clone()),
+    ));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
@@ -313,6 +356,11 @@ pub(super) async fn guarded<T>(
         log.finished(&span, started, Err(&refused), None);
         return Err(envelope(&refused));
     }
+    let before = log.before();
+    let future = async move {
+        before.await?;
+        future.await
+    };
     let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;

@@ -32,6 +32,7 @@ mod channel;
 mod cli;
 mod guard;
 mod handler;
+mod hook;
 mod invoke;
 mod jsonrpc;
 mod landing;
@@ -56,6 +57,7 @@ use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use handler::ToolServer;
+pub use hook::{CallHook, CallInfo, CallOutcome};
 #[cfg(feature = "rate-limit")]
 pub use observe::RateLimit;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
@@ -108,6 +110,7 @@ pub struct Server {
     landing: Option<Landing>,
     repository: Option<String>,
     mask_error_details: bool,
+    hooks: Vec<Arc<dyn CallHook>>,
 }
 
 impl Server {
@@ -131,7 +134,15 @@ impl Server {
             landing: None,
             repository: None,
             mask_error_details: true,
+            hooks: Vec::new(),
         }
+    }
+
+    /// Run `hook` before and after every tool call, resource read and prompt,
+    /// after the hooks registered before it; see [`CallHook`].
+    pub fn hook(mut self, hook: impl CallHook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
     }
 
     /// Whether a failure of the server's side that nobody wrote for a client
@@ -422,6 +433,7 @@ impl Server {
         });
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
             .with_error_masking(self.mask_error_details)
+            .with_hooks(self.hooks)
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
             .with_tasks(tasks)

@@ -2,7 +2,6 @@
 //! transport: masking a failure of its own side nobody wrote for a client,
 //! and (feature `metrics`) counting the call for the Prometheus endpoint.
 
-#[cfg(any(feature = "metrics", feature = "rate-limit"))]
 use std::sync::Arc;
 
 #[cfg(feature = "rate-limit")]
@@ -11,6 +10,8 @@ pub use limit::RateLimit;
 /// Shared by every copy (every session) of one server.
 #[derive(Clone, Default)]
 pub(super) struct Observe {
+    /// [`Server::hook`](super::Server::hook), in registration order.
+    pub(super) hooks: Vec<Arc<dyn super::CallHook>>,
     /// [`Server::mask_error_details`](super::Server::mask_error_details); the
     /// default is `true`, set by [`Server::build`](super::Server::build).
     pub(super) mask_error_details: bool,
