@@ -135,7 +135,7 @@ const INTERNALS: &str = "disk /srv/catalogue.sqlite is corrupt at page 7";
 
 tool!(WhoAmI, "who_am_i", |ctx| {
     tracing::info!("handler ran");
-    Ok(json!({"request": ctx.request_id(), "session": ctx.session_id()}).to_string())
+    Ok(json!({"request": ctx.request_id(), "session": ctx.session_id(), "client": ctx.client_ip()}).to_string())
 });
 // `?` on a foreign error: classified InternalError, its message the server's business.
 tool!(Corrupt, "corrupt", |_ctx| Err(std::io::Error::other(INTERNALS))?);
@@ -359,4 +359,93 @@ async fn a_hook_runs_around_every_call_and_may_refuse_one_before_its_handler_run
             assert!(seen.contains(&entry), "{transport}: after saw {entry:?}? {seen:?}");
         }
     }
+}
+
+// ---------------------------------------------------------------- behind a proxy
+
+/// A session opened with `headers` on every request, as a proxy would send them.
+struct Proxied {
+    client: HttpClient,
+    headers: Vec<(&'static str, String)>,
+}
+
+impl Proxied {
+    async fn post(&mut self, body: &[u8]) -> support::Answer {
+        let mut headers: Vec<(&str, &str)> = vec![("content-type", "application/json")];
+        headers.extend(self.headers.iter().map(|(name, value)| (*name, value.as_str())));
+        self.client.request("POST", &headers, body).await
+    }
+
+    async fn open(addr: std::net::SocketAddr, headers: &[(&'static str, &str)]) -> (Self, support::Answer) {
+        let headers = headers.iter().map(|(name, value)| (*name, (*value).to_owned())).collect();
+        let mut proxied = Self { client: HttpClient::connect(addr).await, headers };
+        let answer = proxied.post(&support::initialize(0)).await;
+        if let Some(session) = answer.header("mcp-session-id") {
+            proxied.client.session = Some(session.to_owned());
+            assert_eq!(proxied.post(support::INITIALIZED).await.status, 202);
+        }
+        (proxied, answer)
+    }
+
+    async fn client_ip(&mut self) -> Value {
+        let answer = self.post(&call("proxied", "who_am_i", json!({}))).await.message();
+        let seen: Value = serde_json::from_str(text_of(&answer)).expect("the handler's JSON");
+        seen["client"].clone()
+    }
+}
+
+async fn behind_proxy(options: HttpOptions) -> HttpServer {
+    LazyLock::force(&SEEN);
+    HttpServer::serving(server(true), options.allowed_hosts(["mcp.example.com"])).await
+}
+
+const FORWARDED: [(&str, &str); 2] =
+    [("x-forwarded-for", "198.51.100.1, 203.0.113.9"), ("x-forwarded-host", "mcp.example.com")];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trusted_proxy_gives_the_client_address_and_the_host_the_host_check_compares() {
+    let served = behind_proxy(HttpOptions::default().trusted_proxies(["127.0.0.0/8"])).await;
+    let (mut proxied, answer) = Proxied::open(served.addr, &FORWARDED).await;
+    assert_eq!(answer.status, 200, "the forwarded Host is allowed: {}", answer.text());
+    assert_eq!(proxied.client_ip().await, json!("203.0.113.9"), "the hop before the trusted proxy");
+
+    // The same headers from a peer that is no trusted proxy are not believed.
+    let served = behind_proxy(HttpOptions::default().trusted_proxies(["10.0.0.0/8"])).await;
+    let (_, answer) = Proxied::open(served.addr, &FORWARDED).await;
+    assert_eq!(answer.status, 403, "its own Host, 127.0.0.1, is not allowed: {}", answer.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_host_is_logged_with_how_to_allow_it_and_the_client_learns_nothing_more() {
+    let served = behind_proxy(HttpOptions::default().trusted_proxies(["127.0.0.1"])).await;
+    let (_, answer) = Proxied::open(served.addr, &[("x-forwarded-host", "rebound.attacker.example")]).await;
+    assert_eq!(answer.status, 403, "{}", answer.text());
+    assert!(!answer.text().contains("allowed-hosts"), "the fix is for the operator: {}", answer.text());
+    let logged = events_with("host", "rebound.attacker.example");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let line = &logged[0]["message"];
+    assert!(
+        line.contains("`Host`") && line.contains("--allowed-hosts") && line.contains("MCP_ALLOWED_HOSTS"),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_origin_check_compares_the_scheme_a_trusted_proxy_forwarded() {
+    let served = behind_proxy(HttpOptions::default().trusted_proxies(["127.0.0.1"])).await;
+    let tls = [("x-forwarded-host", "mcp.example.com"), ("x-forwarded-proto", "https")];
+    let same = [tls[0], tls[1], ("origin", "https://mcp.example.com")];
+    let (_, answer) = Proxied::open(served.addr, &same).await;
+    assert_eq!(answer.status, 200, "the page's own origin: {}", answer.text());
+    let downgraded = [tls[0], tls[1], ("origin", "http://mcp.example.com")];
+    let (_, answer) = Proxied::open(served.addr, &downgraded).await;
+    assert_eq!(answer.status, 403, "another scheme is another origin: {}", answer.text());
+}
+
+#[tokio::test]
+async fn a_trusted_proxy_that_is_no_address_is_refused_at_start() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let options = HttpOptions::default().trusted_proxies(["proxy.internal"]).without_signal_handling();
+    let err = server(true).serve_http_on(listener, options).await.expect_err("not an address");
+    assert!(err.to_string().contains("`proxy.internal` is no proxy address"), "{err}");
 }

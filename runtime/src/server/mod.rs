@@ -39,6 +39,7 @@ mod landing;
 mod lines;
 mod listener;
 mod observe;
+mod proxy;
 mod tasks;
 mod transport;
 mod wire;

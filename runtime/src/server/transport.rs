@@ -52,6 +52,7 @@ pub struct HttpOptions {
     handle_signals: bool,
     shutdown_grace: Duration,
     readiness: Option<Readiness>,
+    trusted_proxies: Vec<String>,
     #[cfg(feature = "metrics")]
     metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
@@ -90,6 +91,7 @@ impl Default for HttpOptions {
             handle_signals: true,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             readiness: None,
+            trusted_proxies: Vec::new(),
             #[cfg(feature = "metrics")]
             metrics_path: None,
             #[cfg(feature = "rate-limit")]
@@ -153,6 +155,25 @@ impl HttpOptions {
     #[cfg(feature = "rate-limit")]
     pub fn rate_limit(mut self, limit: super::RateLimit) -> Self {
         self.rate_limit = Some(limit);
+        self
+    }
+
+    /// The reverse proxies whose forwarding headers the server believes:
+    /// addresses (`10.0.0.7`) and networks (`10.0.0.0/8`); none by default.
+    /// From such a peer, `Forwarded` (else `X-Forwarded-For`, `-Proto` and
+    /// `-Host`) gives the client's address (for the rate limit, the logs and
+    /// `ctx.client_ip()`: the first hop, from the right, that is no trusted
+    /// proxy), the `Host` the `Host` check compares, and the scheme the
+    /// `Origin` check compares. From anyone else those headers are ignored, so
+    /// a client cannot pick its own address. An entry that is neither an
+    /// address nor a network is refused when serving starts.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().trusted_proxies(["10.0.0.0/8", "fd00::/8"]);
+    /// ```
+    pub fn trusted_proxies(mut self, proxies: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.trusted_proxies = proxies.into_iter().map(Into::into).collect();
         self
     }
 
@@ -523,6 +544,8 @@ impl ToolServer {
     /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
     /// the landing page, `robots.txt`, the server card and the status document.
     fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
+        let trusted = super::proxy::TrustedProxies::parse(&options.trusted_proxies)
+            .map_err(|why| ServerError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why)))?;
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
@@ -588,7 +611,11 @@ impl ToolServer {
             None => router,
         };
         let router = super::landing::mount(router, landing, &auth_config);
-        Ok(router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)))
+        let router = router.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin));
+        if trusted.is_empty() {
+            return Ok(router);
+        }
+        Ok(router.layer(axum::middleware::from_fn_with_state(Arc::new(trusted), super::proxy::resolve)))
     }
 }
 
