@@ -147,9 +147,34 @@ tool!(Rewritten, "rewritten", |_ctx| Err(
     McpError::from_error(std::io::Error::other(INTERNALS)).with_message("The catalogue could not be read.")
 ));
 
+/// A resource whose read fails as `Corrupt` does.
+struct Ledger;
+static LEDGER: mcp_contract_runtime::define::ResourceDefinition =
+    mcp_contract_runtime::define::ResourceDefinition::new("museum://ledger", "ledger").with_description("The ledger.");
+
+impl mcp_contract_runtime::define::Resource for Ledger {
+    type Params = mcp_contract_runtime::define::NoArguments;
+    fn definition(&self) -> &'static mcp_contract_runtime::define::ResourceDefinition {
+        &LEDGER
+    }
+    async fn read(
+        &self,
+        _uri: &str,
+        _params: mcp_contract_runtime::define::NoArguments,
+        _ctx: Context,
+    ) -> Result<mcp_contract_runtime::define::ResourceContents, McpError> {
+        Err(std::io::Error::other(INTERNALS))?
+    }
+}
+
 fn server(mask: bool) -> ToolServer {
-    let server =
-        Server::new("operations", "1.0.0").tool(WhoAmI).tool(Corrupt).tool(Declared).tool(Explicit).tool(Rewritten);
+    let server = Server::new("operations", "1.0.0")
+        .tool(WhoAmI)
+        .tool(Corrupt)
+        .tool(Declared)
+        .tool(Explicit)
+        .tool(Rewritten)
+        .resource(Ledger);
     let server = if mask { server } else { server.mask_error_details(false) };
     server.build().expect("the server builds")
 }
@@ -265,6 +290,15 @@ async fn a_classified_server_failure_reaches_the_client_masked_and_the_log_keeps
         // Two failures, two ids.
         let again = client.call(&format!("mask-again-{transport}"), "corrupt").await;
         assert_ne!(tool_error(&again)["data"]["errorId"], json!(error_id));
+
+        // A resource's read, as a JSON-RPC error.
+        let read = json!({"jsonrpc": "2.0", "id": format!("mask-read-{transport}"), "method": "resources/read",
+            "params": {"uri": "museum://ledger"}});
+        let answer = client.send(read.to_string().as_bytes()).await;
+        assert_eq!(answer["error"]["code"], -32603, "{transport}: {answer}");
+        assert!(!answer.to_string().contains("sqlite"), "{transport}: internals reached the client: {answer}");
+        let error_id = answer["error"]["data"]["errorId"].as_str().expect("an error id");
+        assert_eq!(events_with("error_id", error_id)[0]["error"], INTERNALS, "{transport}");
     }
 }
 
