@@ -736,9 +736,10 @@ async fn each_call_is_a_span_naming_the_tool_and_its_caller_with_one_line_when_i
     let token = hs256(SECRET, &jwt_claims(json!({"sub": "observer-42"})));
     served.call(&token, "whoami", json!({})).await;
     let log = LOG.lock().unwrap().clone();
+    let span = log.lines().find(|line| line.starts_with("span mcp_call") && line.contains(r#"caller="observer-42""#));
     assert!(
-        log.contains(r#"span mcp_call kind=tool name="whoami" caller="observer-42""#),
-        "the call's span names the tool and the caller:\n{log}"
+        span.is_some_and(|span| span.contains(r#"kind=tool name="whoami" request_id="#)),
+        "the call's span names the tool, the request and the caller:\n{log}"
     );
     let finished = log.lines().find(|line| line.contains("message=call finished")).expect("one line when it ends");
     assert!(finished.starts_with("INFO") && finished.contains("outcome=\"ok\"") && finished.contains("duration_ms="));

@@ -77,6 +77,9 @@ pub struct Context {
     enrichment: Enrichment,
     client: Arc<ClientCapabilities>,
     client_request_timeout: Duration,
+    request_id: Option<Arc<str>>,
+    session_id: Option<Arc<str>>,
+    client_ip: Option<std::net::IpAddr>,
 }
 
 impl Context {
@@ -94,7 +97,56 @@ impl Context {
             enrichment: Enrichment::default(),
             client: Arc::default(),
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            request_id: None,
+            session_id: None,
+            client_ip: None,
         }
+    }
+
+    /// The JSON-RPC id of the request this call answers, as the server sets it.
+    pub fn with_request_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.request_id = Some(id.into());
+        self
+    }
+
+    /// The `Mcp-Session-Id` of the Streamable HTTP session the call came in, as
+    /// the server sets it.
+    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// The JSON-RPC id of the request this call answers (a number written in
+    /// decimal, or the client's string): `None` outside a server. The same id
+    /// is on the call's `mcp_call` span, so a handler's own logs and the
+    /// client's request can be matched.
+    ///
+    /// ```
+    /// use mcp_contract::Context;
+    /// let ctx = Context::new("search", &[]).with_request_id("7");
+    /// assert_eq!(ctx.request_id(), Some("7"));
+    /// assert_eq!(ctx.session_id(), None);
+    /// ```
+    pub fn request_id(&self) -> Option<&str> {
+        self.request_id.as_deref()
+    }
+
+    /// The `Mcp-Session-Id` of the Streamable HTTP session the call came in;
+    /// `None` over stdio and stateless HTTP, where there is no session.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// The address of the client the call came from, as the server sets it.
+    pub fn with_client_ip(mut self, ip: std::net::IpAddr) -> Self {
+        self.client_ip = Some(ip);
+        self
+    }
+
+    /// The address of the client over Streamable HTTP: the connection's peer,
+    /// or behind a trusted proxy the client it names; `None` over stdio.
+    pub fn client_ip(&self) -> Option<std::net::IpAddr> {
+        self.client_ip
     }
 
     /// The capabilities the client declared; the server sets them from the
@@ -341,6 +393,9 @@ impl fmt::Debug for Context {
             .field("tool", &self.tool)
             .field("reasons", &self.contract.iter().map(|entry| entry.reason).collect::<Vec<_>>())
             .field("cancelled", &self.is_cancelled())
+            .field("request_id", &self.request_id)
+            .field("session_id", &self.session_id)
+            .field("client_ip", &self.client_ip)
             .field("states", &self.states.len())
             .finish_non_exhaustive()
     }

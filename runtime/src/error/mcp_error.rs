@@ -71,6 +71,9 @@ struct Repr {
     /// with [`with_recovery`](Self::with_recovery).
     contract_recovery: Option<&'static str>,
     cause: Option<Cause>,
+    /// The message is a foreign error's own text, taken by
+    /// [`from_error`](McpError::from_error) (`?`), not one written for a client.
+    foreign_message: bool,
 }
 
 macro_rules! factories {
@@ -165,6 +168,7 @@ impl McpError {
             recovery_hint: None,
             contract_recovery: None,
             cause: None,
+            foreign_message: false,
         }))
     }
 
@@ -187,9 +191,34 @@ impl McpError {
             Ok(mcp) => *mcp,
             Err(err) => {
                 let code = crate::classify(&*err);
-                Self::new(code, err.to_string()).with_cause_arc(Arc::from(err))
+                Self::new(code, err.to_string()).with_cause_arc(Arc::from(err)).with_foreign_message()
             }
         }
+    }
+
+    /// Whether this error was classified from a foreign error (by `?`,
+    /// [`from_error`](Self::from_error) or [`try_catch`](crate::try_catch())) and
+    /// still carries that error's own message, which nobody wrote for a client.
+    /// A server masks such an error of the server's category
+    /// ([`ErrorCategory::Server`]) without a reason: see
+    /// [`Server::mask_error_details`](crate::server::Server::mask_error_details).
+    /// [`with_message`](Self::with_message) makes it an error written on purpose.
+    ///
+    /// ```
+    /// use mcp_contract::McpError;
+    ///
+    /// let err = McpError::from_error(std::io::Error::other("disk /dev/sda2 failed"));
+    /// assert!(err.is_auto_classified());
+    /// assert!(!err.with_message("The catalogue is unavailable.").is_auto_classified());
+    /// assert!(!McpError::internal_error("The index is rebuilding.").is_auto_classified());
+    /// ```
+    pub fn is_auto_classified(&self) -> bool {
+        self.0.foreign_message
+    }
+
+    pub(crate) fn with_foreign_message(mut self) -> Self {
+        self.0.foreign_message = true;
+        self
     }
 
     /// The JSON-RPC code.
@@ -233,9 +262,11 @@ impl McpError {
         self.0.code.is_transient()
     }
 
-    /// Replace the message.
+    /// Replace the message. The error then goes out as written, even one
+    /// classified from a foreign error (see [`is_auto_classified`](Self::is_auto_classified)).
     pub fn with_message(mut self, message: impl Into<Cow<'static, str>>) -> Self {
         self.0.message = message.into();
+        self.0.foreign_message = false;
         self
     }
 

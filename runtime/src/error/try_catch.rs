@@ -141,7 +141,8 @@ impl TryCatch {
             (Ok(mcp), _) => *mcp,
             (Err(other), Some(code)) => {
                 let message = other.to_string();
-                McpError::new(code, message).with_cause_arc(Arc::from(other))
+                // The code is chosen, the message still the foreign error's own.
+                McpError::new(code, message).with_cause_arc(Arc::from(other)).with_foreign_message()
             }
             (Err(other), None) => McpError::from_boxed(other),
         };

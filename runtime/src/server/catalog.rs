@@ -18,6 +18,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::invoke::{Answer, Call, guarded};
+use super::observe::Observe;
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
 use crate::call::{BoxFuture, Context, StateMap, StateType};
@@ -230,6 +231,7 @@ impl Catalog {
         enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
+        observe: &Arc<Observe>,
     ) -> Answer<rmcp::model::ReadResourceResult> {
         let Some((index, variables)) = self.resolve(&uri, enabled) else {
             return Err(no_resource_at(&uri));
@@ -237,7 +239,7 @@ impl Catalog {
         let resource = &self.resources[index];
         let definition = resource.definition();
         let ctx = context(definition.name, definition.errors);
-        let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx);
+        let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx, observe);
         let contents = guarded(resource.read_captures(&uri, variables, ctx), cancellation, log).await?;
         Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
     }
@@ -258,6 +260,7 @@ impl Catalog {
         enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
+        observe: &Arc<Observe>,
     ) -> Answer<GetPromptResult> {
         let Some(prompt) = self.prompt(&request.name).filter(|_| enabled(&request.name)) else {
             let name = cap_quoted(&request.name);
@@ -268,7 +271,7 @@ impl Catalog {
         };
         let definition = prompt.definition();
         let ctx = context(definition.name, definition.errors);
-        let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx);
+        let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx, observe);
         let arguments = request.arguments.unwrap_or_default();
         let messages = guarded(prompt.get_json(arguments, ctx), cancellation, log).await?;
         let mut result = GetPromptResult::new(messages.into_iter().map(wire_message).collect());
@@ -305,6 +308,7 @@ impl Catalog {
         enabled: impl Fn(PrimitiveKind, &str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
+        observe: &Arc<Observe>,
     ) -> Answer<CompleteResult> {
         let mut completion_request = CompletionRequest::new(request.argument.name, request.argument.value);
         if let Some(arguments) = request.context.and_then(|context| context.arguments) {
@@ -328,7 +332,7 @@ impl Catalog {
                 let resource = &self.resources[index];
                 let definition = resource.definition();
                 let ctx = context(definition.name, definition.errors);
-                let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx).completion();
+                let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx, observe).completion();
                 (log, resource.complete_dyn(completion_request, ctx))
             }
             Reference::Prompt(reference) => {
@@ -345,7 +349,7 @@ impl Catalog {
                     return Err(unknown_argument(&argument, "the prompt", definition.name));
                 }
                 let ctx = context(definition.name, definition.errors);
-                let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx).completion();
+                let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx, observe).completion();
                 (log, prompt.complete_dyn(completion_request, ctx))
             }
             other => {

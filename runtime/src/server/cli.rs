@@ -35,6 +35,11 @@ struct Deployment {
     path: Option<String>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
+    trusted_proxies: Option<Vec<String>>,
+    #[cfg(feature = "metrics")]
+    metrics_path: Option<String>,
+    #[cfg(feature = "rate-limit")]
+    rate_limit: Option<super::RateLimit>,
 }
 
 impl Deployment {
@@ -48,6 +53,17 @@ impl Deployment {
         if let Some(origins) = self.allowed_origins {
             options = options.allowed_origins(origins);
         }
+        if let Some(proxies) = self.trusted_proxies {
+            options = options.trusted_proxies(proxies);
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(path) = self.metrics_path {
+            options = options.metrics_path(path);
+        }
+        #[cfg(feature = "rate-limit")]
+        if let Some(limit) = self.rate_limit {
+            options = options.rate_limit(limit);
+        }
         options
     }
 }
@@ -57,6 +73,11 @@ const ENV_HTTP_ADDR: &str = "MCP_HTTP_ADDR";
 const ENV_HTTP_PATH: &str = "MCP_HTTP_PATH";
 const ENV_ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
 const ENV_ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
+const ENV_TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
+#[cfg(feature = "metrics")]
+const ENV_METRICS_PATH: &str = "MCP_METRICS_PATH";
+#[cfg(feature = "rate-limit")]
+const ENV_RATE_LIMIT: &str = "MCP_RATE_LIMIT";
 
 /// A comma-separated list, blanks dropped.
 fn list(value: &str) -> Vec<String> {
@@ -72,6 +93,9 @@ fn usage(program: &str) -> String {
       [--path /mcp]                          the endpoint's path                       (or MCP_HTTP_PATH)
       [--allowed-hosts HOST,..]              Host values to accept, beside loopback's  (or MCP_ALLOWED_HOSTS)
       [--allowed-origins ORIGIN,..]          browser origins to accept                 (or MCP_ALLOWED_ORIGINS)
+      [--trusted-proxies ADDR|NET,..]        proxies whose X-Forwarded-* count         (or MCP_TRUSTED_PROXIES)
+      [--metrics-path /metrics]              Prometheus metrics (feature `metrics`)    (or MCP_METRICS_PATH)
+      [--rate-limit 120/min[,burst=N]]       calls per caller (feature `rate-limit`)   (or MCP_RATE_LIMIT)
                                              (MCP_HTTP_ADDR stands for `--http ADDR`; with the
                                              `redis` feature, MCP_REDIS_URL shares sessions,
                                              streams and tasks with other replicas)
@@ -122,6 +146,17 @@ fn parse(args: impl IntoIterator<Item = String>, env: impl Fn(&str) -> Option<St
             "--allowed-origins" => {
                 deployment.allowed_origins = Some(list(&value("--allowed-origins", "https://app.example.com")?));
             }
+            "--trusted-proxies" => {
+                deployment.trusted_proxies = Some(list(&value("--trusted-proxies", "10.0.0.0/8")?));
+            }
+            #[cfg(feature = "metrics")]
+            "--metrics-path" => deployment.metrics_path = Some(value("--metrics-path", "/metrics")?),
+            #[cfg(feature = "rate-limit")]
+            "--rate-limit" => deployment.rate_limit = Some(value("--rate-limit", "120/min")?.parse()?),
+            #[cfg(not(feature = "metrics"))]
+            "--metrics-path" => return Err("`--metrics-path` needs the crate's `metrics` feature".into()),
+            #[cfg(not(feature = "rate-limit"))]
+            "--rate-limit" => return Err("`--rate-limit` needs the crate's `rate-limit` feature".into()),
             "--server-json" => server_json = Some(value("--server-json", "server.json")?),
             "--profile" => profile = Some(value("--profile", "strict")?.parse::<Profile>()?),
             other => return Err(format!("unknown argument `{other}`")),
@@ -133,8 +168,22 @@ fn parse(args: impl IntoIterator<Item = String>, env: impl Fn(&str) -> Option<St
     deployment.allowed_hosts = deployment.allowed_hosts.or_else(|| env(ENV_ALLOWED_HOSTS).map(|hosts| list(&hosts)));
     deployment.allowed_origins =
         deployment.allowed_origins.or_else(|| env(ENV_ALLOWED_ORIGINS).map(|origins| list(&origins)));
+    deployment.trusted_proxies =
+        deployment.trusted_proxies.or_else(|| env(ENV_TRUSTED_PROXIES).map(|proxies| list(&proxies)));
+    #[cfg(feature = "metrics")]
+    {
+        deployment.metrics_path = deployment.metrics_path.or_else(|| env(ENV_METRICS_PATH));
+    }
+    #[cfg(feature = "rate-limit")]
+    if deployment.rate_limit.is_none()
+        && let Some(limit) = env(ENV_RATE_LIMIT)
+    {
+        deployment.rate_limit = Some(limit.parse().map_err(|why| format!("{ENV_RATE_LIMIT}: {why}"))?);
+    }
     if lint && flagged {
-        return Err("`--path`, `--allowed-hosts` and `--allowed-origins` belong to `--http ADDR`".into());
+        return Err(
+            "the HTTP settings (`--path`, `--allowed-hosts`, `--trusted-proxies`, ..) belong to `--http ADDR`".into()
+        );
     }
     // The environment's address only for a serving command line, so that
     // `lint` and `--help` stay what they are wherever it is set.
@@ -147,7 +196,7 @@ fn parse(args: impl IntoIterator<Item = String>, env: impl Fn(&str) -> Option<St
         }
         (false, Some(addr)) => Ok(Command::Http { addr, stateless, deployment }),
         (false, None) if stateless || flagged => {
-            Err("`--stateless`, `--path`, `--allowed-hosts` and `--allowed-origins` belong to `--http ADDR`".into())
+            Err("`--stateless` and the HTTP settings (`--path`, `--allowed-hosts`, ..) belong to `--http ADDR`".into())
         }
         (false, None) => Ok(Command::Stdio),
     }
@@ -159,9 +208,12 @@ impl Server {
     /// - no argument: serve over stdio (what MCP clients launch);
     /// - `--http ADDR [--stateless]`: serve Streamable HTTP at `http://ADDR/mcp`
     ///   (port 0 lets the system choose; the address is printed on stderr), with
-    ///   `--path PATH`, `--allowed-hosts HOST,..` and `--allowed-origins
-    ///   ORIGIN,..`; without a flag, each of the four comes from `MCP_HTTP_ADDR`,
-    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS` and `MCP_ALLOWED_ORIGINS`; with the
+    ///   `--path PATH`, `--allowed-hosts HOST,..`, `--allowed-origins
+    ///   ORIGIN,..`, `--trusted-proxies ADDR|NET,..`, `--metrics-path PATH`
+    ///   (feature `metrics`) and `--rate-limit N/min[,burst=B]` (feature
+    ///   `rate-limit`); without a flag, each comes from `MCP_HTTP_ADDR`,
+    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
+    ///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH` and `MCP_RATE_LIMIT`; with the
     ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
     ///   (unless `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
@@ -405,6 +457,7 @@ mod tests {
             path: Some("/v1/mcp".into()),
             allowed_hosts: strings(&["mcp.example.com", "10.0.0.7:8080"]),
             allowed_origins: strings(&["https://app.example.com"]),
+            ..Deployment::default()
         };
         assert_eq!(
             args(
@@ -422,6 +475,7 @@ mod tests {
             path: Some("/env/mcp".into()),
             allowed_hosts: strings(&["env.example.com", "other.example.com"]),
             allowed_origins: strings(&["https://env.example.com"]),
+            ..Deployment::default()
         };
         assert_eq!(with_env("", &env), http("0.0.0.0:9090", false, from_env));
         assert_eq!(
@@ -433,6 +487,7 @@ mod tests {
                     path: Some("/flag".into()),
                     allowed_hosts: strings(&["flag.example.com"]),
                     allowed_origins: strings(&["https://env.example.com"]),
+                    ..Deployment::default()
                 }
             )
         );
@@ -441,12 +496,58 @@ mod tests {
         assert_eq!(with_env("", &[("MCP_HTTP_ADDR", " ")]), Ok(Command::Stdio));
     }
 
+    /// The settings of operating behind a proxy, from their flags and from
+    /// their environment variables, the flag winning.
+    #[test]
+    #[cfg(all(feature = "metrics", feature = "rate-limit"))]
+    fn the_proxy_metrics_and_rate_limit_settings_come_from_their_flags_or_their_environment() {
+        let flags = "--http 0.0.0.0:8080 --trusted-proxies 10.0.0.0/8,fd00::/8 --metrics-path /metrics --rate-limit 2/s,burst=20";
+        let from_flags = Deployment {
+            trusted_proxies: strings(&["10.0.0.0/8", "fd00::/8"]),
+            metrics_path: Some("/metrics".into()),
+            rate_limit: Some(super::super::RateLimit::per_second(2).burst(20)),
+            ..Deployment::default()
+        };
+        assert_eq!(args(flags), http("0.0.0.0:8080", false, from_flags));
+        let env = [
+            ("MCP_HTTP_ADDR", "0.0.0.0:9090"),
+            ("MCP_TRUSTED_PROXIES", "192.168.0.0/16"),
+            ("MCP_METRICS_PATH", "/env-metrics"),
+            ("MCP_RATE_LIMIT", "120/min"),
+        ];
+        let from_env = Deployment {
+            trusted_proxies: strings(&["192.168.0.0/16"]),
+            metrics_path: Some("/env-metrics".into()),
+            rate_limit: Some(super::super::RateLimit::per_minute(120)),
+            ..Deployment::default()
+        };
+        assert_eq!(with_env("", &env), http("0.0.0.0:9090", false, from_env));
+        let mixed = Deployment {
+            trusted_proxies: strings(&["10.0.0.1"]),
+            metrics_path: Some("/env-metrics".into()),
+            rate_limit: Some(super::super::RateLimit::per_minute(120)),
+            ..Deployment::default()
+        };
+        assert_eq!(with_env("--trusted-proxies 10.0.0.1", &env), http("0.0.0.0:9090", false, mixed));
+        let err = with_env("", &[("MCP_HTTP_ADDR", "0.0.0.0:1"), ("MCP_RATE_LIMIT", "lots")]).unwrap_err();
+        assert!(err.starts_with("MCP_RATE_LIMIT: `lots` is no rate limit"), "{err}");
+        assert!(args("--http 0.0.0.0:1 --rate-limit 0/s").unwrap_err().contains("e.g. `120/min`"));
+        assert!(args("--trusted-proxies 10.0.0.1").unwrap_err().contains("belong to `--http ADDR`"));
+        let options = format!(
+            "{:?}",
+            Deployment { trusted_proxies: strings(&["10.0.0.1"]), ..Deployment::default() }
+                .apply(HttpOptions::default())
+        );
+        assert!(options.contains("\"10.0.0.1\""), "{options}");
+    }
+
     #[test]
     fn the_deployment_settings_reach_the_http_options() {
         let deployment = Deployment {
             path: Some("/v1/mcp".into()),
             allowed_hosts: strings(&["mcp.example.com"]),
             allowed_origins: strings(&["https://app.example.com"]),
+            ..Deployment::default()
         };
         let options = format!("{:?}", deployment.apply(HttpOptions::default()));
         for expected in ["\"/v1/mcp\"", "\"mcp.example.com\"", "\"https://app.example.com\""] {

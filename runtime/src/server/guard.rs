@@ -138,12 +138,20 @@ impl Guard {
         }
     }
 
-    /// Whether the request's `Origin` may call the server.
-    fn check_origin(&self, headers: &HeaderMap) -> Origin {
+    /// Whether the request's `Origin` may call the server. Its own origin is
+    /// the `Host` it was sent to (as a trusted proxy forwarded it), with the
+    /// scheme's default port when either leaves the port out.
+    fn check_origin(&self, headers: &HeaderMap, forwarded_proto: Option<&str>) -> Origin {
         let Some(origin) = headers.get(header::ORIGIN) else { return Origin::SameOrNone };
         let normalized = origin.to_str().map(normalize_origin).unwrap_or_default();
-        let own = headers.get(header::HOST).and_then(|host| host.to_str().ok()).is_some_and(|host| {
-            normalized.split_once("://").is_some_and(|(_, authority)| authority.eq_ignore_ascii_case(host))
+        let own = normalized.split_once("://").is_some_and(|(scheme, authority)| {
+            let host = headers.get(header::HOST).and_then(|host| host.to_str().ok()).and_then(Authority::parse);
+            let (Some(origin), Some(host)) = (Authority::parse(authority), host) else { return false };
+            // Without a forwarded scheme the request's own is unknown (a proxy
+            // may terminate TLS): the Origin's stands for it.
+            let request_scheme = forwarded_proto.unwrap_or(scheme);
+            origin.host == host.host
+                && origin.port.or(default_port(scheme)) == host.port.or(default_port(request_scheme))
         });
         if own {
             return Origin::SameOrNone;
@@ -159,6 +167,16 @@ impl Guard {
     }
 
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
+        if !host_allowed(request.headers(), &self.allowed_hosts) {
+            // rmcp refuses it (403), and tells the client nothing more.
+            let host =
+                request.headers().get(header::HOST).map(|host| String::from_utf8_lossy(host.as_bytes()).into_owned());
+            let host = host.map(|host| super::wire::cap_chars(&host, 200).unwrap_or(host));
+            tracing::warn!(
+                host = host.as_deref().unwrap_or("(none)"),
+                "refused a request whose `Host` header is not allowed; allow it with `--allowed-hosts`, `MCP_ALLOWED_HOSTS` or `HttpOptions::allowed_hosts` (behind a proxy that rewrites `Host`, trust it with `--trusted-proxies`, `MCP_TRUSTED_PROXIES` or `HttpOptions::trusted_proxies`)"
+            );
+        }
         let session = request.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
         // A POST is looked up once its body gave the request's id, for the answer to carry it.
         if *request.method() != Method::POST
@@ -537,7 +555,8 @@ pub(crate) async fn check_origin(
     request: Request<Body>,
     next: Next,
 ) -> Response<Body> {
-    let cors_origin = match guard.check_origin(request.headers()) {
+    let proto = request.extensions().get::<super::proxy::ForwardedProto>().map(|proto| proto.0.as_str());
+    let cors_origin = match guard.check_origin(request.headers(), proto) {
         Origin::SameOrNone => None,
         Origin::Allowed(origin) => Some(origin),
         Origin::Forbidden => {
@@ -603,17 +622,35 @@ fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     if allowed.is_empty() {
         return true;
     }
-    let authority = |text: &str| {
-        http::uri::Authority::try_from(text.trim())
-            .ok()
-            .map(|authority| (authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), authority.port_u16()))
-    };
-    let Some((host, port)) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(authority) else {
+    let Some(host) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(Authority::parse) else {
         return false;
     };
-    allowed.iter().filter_map(|entry| authority(entry)).any(|(allowed_host, allowed_port)| {
-        allowed_host == host && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
+    allowed.iter().filter_map(|entry| Authority::parse(entry)).any(|allowed| {
+        allowed.host == host.host && allowed.port.is_none_or(|allowed_port| host.port == Some(allowed_port))
     })
+}
+
+/// A `Host` value or the authority of an `Origin`, as both checks compare
+/// them: the host name lowercased and without an IPv6 address's brackets,
+/// and the port if one is written.
+struct Authority {
+    host: String,
+    port: Option<u16>,
+}
+
+impl Authority {
+    fn parse(text: &str) -> Option<Self> {
+        let authority = http::uri::Authority::try_from(text.trim()).ok()?;
+        Some(Self { host: authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), port: authority.port_u16() })
+    }
+}
+
+fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" | "ws" => Some(80),
+        "https" | "wss" => Some(443),
+        _ => None,
+    }
 }
 
 fn is_length_limit(err: &(dyn std::error::Error + 'static)) -> bool {

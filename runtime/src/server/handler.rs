@@ -21,6 +21,7 @@ use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::observe::Observe;
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
@@ -57,6 +58,8 @@ pub struct ToolServer {
     landing: Option<Arc<crate::define::Landing>>,
     /// The store shared with other replicas (`Server::redis`), if any.
     shared_store: Option<Arc<dyn super::shared::SharedStore>>,
+    /// Masking and metrics around every call; shared by every copy.
+    observe: Arc<Observe>,
 }
 
 struct Shared {
@@ -102,7 +105,34 @@ impl ToolServer {
             tasks: None,
             landing: None,
             shared_store: None,
+            observe: Arc::new(Observe { mask_error_details: true, ..Observe::default() }),
         }
+    }
+
+    /// Whether an auto-classified failure of the server's side reaches the
+    /// client masked.
+    pub(super) fn with_error_masking(mut self, mask: bool) -> Self {
+        Arc::make_mut(&mut self.observe).mask_error_details = mask;
+        self
+    }
+
+    /// Limit the calls of each caller of this server (and of every session made from it after).
+    #[cfg(feature = "rate-limit")]
+    pub(super) fn with_rate_limit(mut self, limit: super::RateLimit) -> Self {
+        Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::observe::limit::Limiter::new(limit)));
+        self
+    }
+
+    pub(super) fn with_hooks(mut self, hooks: Vec<Arc<dyn super::CallHook>>) -> Self {
+        Arc::make_mut(&mut self.observe).hooks = hooks;
+        self
+    }
+
+    /// Count the calls of this server (and of every session made from it after).
+    #[cfg(feature = "metrics")]
+    pub(super) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
+        Arc::make_mut(&mut self.observe).metrics = Some(metrics);
+        self
     }
 
     pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
@@ -188,6 +218,7 @@ impl ToolServer {
             tasks: self.tasks.clone(),
             landing: self.landing.clone(),
             shared_store: self.shared_store.clone(),
+            observe: Arc::clone(&self.observe),
         }
     }
 
@@ -251,12 +282,34 @@ impl ToolServer {
         errors: &'static [ErrorContract],
         context: &RequestContext<RoleServer>,
     ) -> Context {
-        Context::new(name, errors)
+        self.call_context(name, errors, context)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(self.channel(name, context)))
             .with_client_capabilities(client_capabilities(context))
             .with_client_request_timeout(self.client_request_timeout)
-            .with_states(self.shared.states.clone())
+    }
+
+    /// What every handler's context carries, a task's included: the request's
+    /// and session's ids, the caller, the shared state, and how the server
+    /// treats an unexpected failure of its own.
+    fn call_context(
+        &self,
+        name: &'static str,
+        errors: &'static [ErrorContract],
+        context: &RequestContext<RoleServer>,
+    ) -> Context {
+        let mut ctx = Context::new(name, errors)
+            .with_request_id(request_id(context).to_string())
+            .with_auth(self.scope_policy, caller(context))
+            .with_states(self.shared.states.clone());
+        if let Some(session) = session_id(context) {
+            ctx = ctx.with_session_id(session);
+        }
+        let parts = context.extensions.get::<http::request::Parts>();
+        if let Some(client) = parts.and_then(|parts| parts.extensions.get::<super::listener::ClientIp>()) {
+            ctx = ctx.with_client_ip(client.0);
+        }
+        ctx
     }
 
     fn channel(&self, name: &'static str, context: &RequestContext<RoleServer>) -> PeerChannel {
@@ -327,19 +380,12 @@ impl ServerHandler for ToolServer {
             return missing_capability(definition.name, missing, is_stateless(&context));
         }
         let channel = self.channel(definition.name, &context);
-        // The HTTP auth layer put the verified caller into the request's extensions.
-        let caller = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>())
-            .cloned();
-        let ctx = Context::new(definition.name, definition.errors)
+        let ctx = self
+            .call_context(definition.name, definition.errors, &context)
             .with_cancellation(context.ct.clone())
             .with_channel(Arc::new(channel))
             .with_client_capabilities(capabilities)
-            .with_client_request_timeout(self.client_request_timeout)
-            .with_auth(self.scope_policy, caller.clone())
-            .with_states(self.shared.states.clone());
+            .with_client_request_timeout(self.client_request_timeout);
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
         if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
@@ -353,14 +399,12 @@ impl ServerHandler for ToolServer {
             // answered (progress and logs name live requests only; the client
             // follows the task with tasks/get).
             let cancellation = CancellationToken::new();
-            let ctx = Context::new(definition.name, definition.errors)
-                .with_cancellation(cancellation.clone())
-                .with_auth(self.scope_policy, caller)
-                .with_states(self.shared.states.clone());
-            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
+            let ctx =
+                self.call_context(definition.name, definition.errors, &context).with_cancellation(cancellation.clone());
+            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation, Arc::clone(&self.observe)).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
-        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe).await {
             Ok(result) => Ok(CallToolResponse::Complete(result)),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
@@ -406,7 +450,11 @@ impl ServerHandler for ToolServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        self.shared.catalog.read(request.uri, enabled, make, &context.ct).await.map(ReadResourceResponse::Complete)
+        self.shared
+            .catalog
+            .read(request.uri, enabled, make, &context.ct, &self.observe)
+            .await
+            .map(ReadResourceResponse::Complete)
     }
 
     async fn list_prompts(
@@ -426,7 +474,11 @@ impl ServerHandler for ToolServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        self.shared.catalog.get_prompt(request, enabled, make, &context.ct).await.map(GetPromptResponse::Complete)
+        self.shared
+            .catalog
+            .get_prompt(request, enabled, make, &context.ct, &self.observe)
+            .await
+            .map(GetPromptResponse::Complete)
     }
 
     async fn complete(
@@ -436,7 +488,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<CompleteResult, ErrorData> {
         let make = |name, errors| self.request_context(name, errors, &context);
         let enabled = |kind, name: &str| self.is_enabled(kind, name);
-        self.shared.catalog.complete(request, enabled, make, &context.ct).await
+        self.shared.catalog.complete(request, enabled, make, &context.ct, &self.observe).await
     }
 
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
@@ -569,6 +621,22 @@ fn client_capabilities(context: &RequestContext<RoleServer>) -> ClientCapabiliti
         Some(Ok(serde_json::Value::Object(declared))) => ClientCapabilities::from_json(declared),
         _ => ClientCapabilities::default(),
     }
+}
+
+/// The verified caller, which the HTTP auth layer put into the request's extensions.
+fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<AuthInfo>> {
+    context.extensions.get::<http::request::Parts>().and_then(|parts| parts.extensions.get::<Arc<AuthInfo>>()).cloned()
+}
+
+/// The request's id as the client sent it (the stdio transport hands rmcp ids of its own).
+fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
+    context.extensions.get::<super::lines::ClientId>().map_or(&context.id, |client| &client.0)
+}
+
+/// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.
+fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
+    let parts = context.extensions.get::<http::request::Parts>()?;
+    parts.headers.get("mcp-session-id")?.to_str().ok()
 }
 
 /// Whether the request is of the stateless revision 2026-07-28 (or later),

@@ -11,44 +11,176 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::PrimitiveKind;
+use super::hook::{CallInfo, CallOutcome};
+use super::observe::{Observe, Outcome};
 use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
 use crate::error::{ErrorCategory, JsonObject, McpError};
 
-/// What the log says of one call: what was called, and by whom.
+/// What the log says of one call: what was called, by whom, in which request.
 pub(super) struct Call {
     pub(super) kind: PrimitiveKind,
     pub(super) name: &'static str,
     /// The verified caller's subject (else client id), with auth on.
     pub(super) caller: Option<String>,
+    /// The JSON-RPC id of the request, and the session it came in.
+    pub(super) request_id: Option<Arc<str>>,
+    pub(super) session_id: Option<Arc<str>>,
+    pub(super) client_ip: Option<std::net::IpAddr>,
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
     pub(super) completion: bool,
+    pub(super) observe: Arc<Observe>,
+    /// The handler's context, for the hooks; `None` without hooks, and for a completion.
+    context: Option<Context>,
 }
 
 impl Call {
-    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context) -> Self {
+    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
         let caller = ctx.auth().and_then(|caller| caller.subject.clone().or_else(|| caller.client_id.clone()));
-        Self { kind, name, caller, completion: false }
+        Self {
+            kind,
+            name,
+            caller,
+            request_id: ctx.request_id().map(Arc::from),
+            session_id: ctx.session_id().map(Arc::from),
+            client_ip: ctx.client_ip(),
+            completion: false,
+            context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
+            observe: Arc::clone(observe),
+        }
     }
 
     pub(super) fn completion(mut self) -> Self {
         self.completion = true;
+        self.context = None;
         self
     }
 
-    /// The span every event of the call is logged in.
+    /// The hooks' `before`, in order, the first refusal winning: a future of
+    /// its own, so that it runs on the call's task (cancelled and aborted
+    /// with it, a panic caught as the handler's is).
+    fn before(&self) -> impl Future<Output = Result<(), McpError>> + Send + 'static {
+        let (observe, kind, name, context) = (Arc::clone(&self.observe), self.kind, self.name, self.context.clone());
+        async move {
+            let Some(context) = context else { return Ok(()) };
+            let call = CallInfo { kind, name, context: &context };
+            for hook in &observe.hooks {
+                hook.before(&call).await?;
+            }
+            Ok(())
+        }
+    }
+
+    /// The hooks' `after`.
+    fn after(&self, outcome: CallOutcome<'_>) {
+        let Some(context) = &self.context else { return };
+        let call = CallInfo { kind: self.kind, name: self.name, context };
+        for hook in &self.observe.hooks {
+            hook.after(&call, outcome);
+        }
+    }
+
+    /// The `kind` label of the call's metrics: completions apart, as a client
+    /// sends one per keystroke.
+    fn metric_kind(&self) -> &'static str {
+        match (self.completion, self.kind) {
+            (true, _) => "completion",
+            (false, PrimitiveKind::Tool) => "tool",
+            (false, PrimitiveKind::Resource) => "resource",
+            (false, PrimitiveKind::Prompt) => "prompt",
+        }
+    }
+
+    /// Whether the rate limit lets this call run; a completion always runs,
+    /// as a client sends one per keystroke and it costs little.
+    fn admit(&self) -> Result<(), McpError> {
+        if self.completion {
+            return Ok(());
+        }
+        self.observe.admit(self.caller.as_deref(), self.client_ip)
+    }
+
+    /// A call that ended without an answer of its handler: cancelled, or panicked.
+    fn ended(&self, span: &tracing::Span, started: std::time::Instant, outcome: Outcome) {
+        span.record("outcome", outcome.as_str());
+        self.observe.finished(self.metric_kind(), self.name, outcome, None, started.elapsed().as_secs_f64());
+        span.in_scope(|| {
+            self.after(if outcome == Outcome::Panic { CallOutcome::Panicked } else { CallOutcome::Cancelled })
+        });
+    }
+
+    /// The span every event of the call is logged in. Its outcome, code,
+    /// reason and duration are recorded on it when the call ends, so a
+    /// subscriber that exports spans (OpenTelemetry, say) has them too.
     fn span(&self) -> tracing::Span {
-        tracing::info_span!("mcp_call", kind = %self.kind, name = self.name, caller = self.caller.as_deref())
+        use tracing::field::Empty;
+        tracing::info_span!(
+            "mcp_call",
+            kind = %self.kind,
+            name = self.name,
+            request_id = self.request_id.as_deref(),
+            session_id = self.session_id.as_deref(),
+            caller = self.caller.as_deref(),
+            outcome = Empty,
+            code = Empty,
+            reason = Empty,
+            error_id = Empty,
+            duration_ms = Empty,
+        )
+    }
+
+    /// What the client gets for `err`: `err` itself, or, when it is a failure
+    /// of the server's side that `?` or [`McpError::from_error`] classified
+    /// (no declared reason, no message anyone wrote for a client) and masking
+    /// is on, a generic message with a fresh error id. The log line of the
+    /// call keeps the original message under the same id.
+    fn answer<'e>(&self, err: &'e McpError) -> (std::borrow::Cow<'e, McpError>, Option<String>) {
+        if !(self.observe.mask_error_details
+            && err.is_auto_classified()
+            && err.category() == ErrorCategory::Server
+            && err.reason().is_none())
+        {
+            return (std::borrow::Cow::Borrowed(err), None);
+        }
+        let id = error_id();
+        let masked = McpError::new(
+            err.code(),
+            format!(
+                "The {kind} `{name}` failed with an internal error (error id {id}). The details stay in the \
+                 server's log under that id.",
+                kind = self.kind,
+                name = self.name,
+            ),
+        )
+        .with_data_field("errorId", id.clone());
+        (std::borrow::Cow::Owned(masked), Some(id))
     }
 
     /// One line per finished call: INFO (DEBUG for a completion) with the
     /// outcome, its code and reason, and the duration; WARN for a failure on
     /// the server's side (InternalError and friends) that no declared reason
-    /// expected, so a declared failure never logs above INFO.
-    fn finished(&self, started: std::time::Instant, outcome: Result<(), &McpError>) {
-        let millis = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    /// expected, so a declared failure never logs above INFO. `error_id` is
+    /// the id a masked answer gave the client.
+    fn finished(
+        &self,
+        span: &tracing::Span,
+        started: std::time::Instant,
+        outcome: Result<(), &McpError>,
+        error_id: Option<&str>,
+    ) {
+        let elapsed = started.elapsed();
+        let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+        span.record("duration_ms", millis);
+        let error = outcome.err().map(|err| (err.code().as_i32(), err.reason()));
+        let ended = if error.is_some() { Outcome::Error } else { Outcome::Ok };
+        self.observe.finished(self.metric_kind(), self.name, ended, error, elapsed.as_secs_f64());
+        self.after(match outcome {
+            Ok(()) => CallOutcome::Ok { duration: elapsed },
+            Err(error) => CallOutcome::Error { error, duration: elapsed },
+        });
         let Err(err) = outcome else {
+            span.record("outcome", "ok");
             if self.completion {
                 tracing::debug!(duration_ms = millis, outcome = "ok", "completion finished");
             } else {
@@ -57,11 +189,16 @@ impl Call {
             return;
         };
         let (code, reason, message) = (err.code().as_i32(), err.reason(), bounded(err));
+        span.record("outcome", "error");
+        span.record("code", code);
+        span.record("reason", reason);
+        span.record("error_id", error_id);
         if err.category() == ErrorCategory::Server && reason.is_none() {
             tracing::warn!(
                 duration_ms = millis,
                 outcome = "error",
                 code,
+                error_id,
                 error = message.message(),
                 "call failed on the server's side"
             );
@@ -85,6 +222,12 @@ impl Call {
             );
         }
     }
+}
+
+/// A fresh id for a masked error: random, so it says nothing of how many
+/// calls failed, and short enough to read out in a bug report.
+fn error_id() -> String {
+    format!("{:016x}", fastrand::u64(..))
 }
 
 /// A resource's, prompt's or completion's answer, or its JSON-RPC error.
@@ -111,15 +254,30 @@ pub(super) async fn run_tool(
     arguments: JsonObject,
     ctx: Context,
     cancellation: &CancellationToken,
+    observe: &Arc<Observe>,
 ) -> Result<CallToolResult, Cancelled> {
     let name = tool.definition().name;
-    let log = Call::new(PrimitiveKind::Tool, name, &ctx);
+    let log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
     let span = log.span();
     let started = std::time::Instant::now();
-    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
+    let _in_flight = observe.started();
+    if let Err(refused) = log.admit() {
+        let _entered = span.enter();
+        log.finished(&span, started, Err(&refused), None);
+        return Ok(error_result(&refused));
+    }
+    let before = log.before();
+    let call = AbortOnDrop(tokio::spawn(
+        async move {
+            before.await?;
+            tool.call_json(arguments, ctx).await
+        }
+        .instrument(span.clone()),
+    ));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
+            log.ended(&span, started, Outcome::Cancelled);
             span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
             return Err(Cancelled);
         }
@@ -128,12 +286,13 @@ pub(super) async fn run_tool(
     let _entered = span.enter();
     Ok(match outcome {
         Ok(Ok(output)) => {
-            log.finished(started, Ok(()));
+            log.finished(&span, started, Ok(()), None);
             success_result(output)
         }
         Ok(Err(err)) => {
-            log.finished(started, Err(&err));
-            error_result(&err)
+            let (answer, error_id) = log.answer(&err);
+            log.finished(&span, started, Err(&err), error_id.as_deref());
+            error_result(&answer)
         }
         Err(failure) => {
             let message = if failure.is_panic() {
@@ -141,6 +300,7 @@ pub(super) async fn run_tool(
             } else {
                 "the task running the call was stopped".to_owned()
             };
+            log.ended(&span, started, Outcome::Panic);
             tracing::error!(tool = name, panic = message, "tool handler panicked");
             error_result(&McpError::internal_error(format!(
                 "The tool `{name}` failed with an internal error. The details stay in the server's log; \
@@ -190,10 +350,22 @@ pub(super) async fn guarded<T>(
     let (kind, name) = (log.kind, log.name);
     let span = log.span();
     let started = std::time::Instant::now();
+    let _in_flight = log.observe.started();
+    if let Err(refused) = log.admit() {
+        let _entered = span.enter();
+        log.finished(&span, started, Err(&refused), None);
+        return Err(envelope(&refused));
+    }
+    let before = log.before();
+    let future = async move {
+        before.await?;
+        future.await
+    };
     let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
+            log.ended(&span, started, Outcome::Cancelled);
             span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
             return Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this request.", None));
         }
@@ -202,14 +374,16 @@ pub(super) async fn guarded<T>(
     let _entered = span.enter();
     match outcome {
         Ok(Ok(value)) => {
-            log.finished(started, Ok(()));
+            log.finished(&span, started, Ok(()), None);
             Ok(value)
         }
         Ok(Err(err)) => {
-            log.finished(started, Err(&err));
-            Err(envelope(&err))
+            let (answer, error_id) = log.answer(&err);
+            log.finished(&span, started, Err(&err), error_id.as_deref());
+            Err(envelope(&answer))
         }
         Err(panic) => {
+            log.ended(&span, started, Outcome::Panic);
             tracing::error!(%kind, name, panic = panic_message(panic.as_ref()), "handler panicked");
             Err(envelope(&McpError::internal_error(format!(
                 "The {kind} `{name}` failed with an internal error. The details stay in the server's log; \
@@ -252,7 +426,8 @@ mod tests {
 
     #[test]
     fn each_finished_call_logs_one_line_and_only_an_undeclared_server_failure_warns() {
-        let call = || Call { kind: PrimitiveKind::Tool, name: "search", caller: None, completion: false };
+        let observe = Arc::new(Observe::default());
+        let call = || Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &observe);
         let started = std::time::Instant::now();
         let cases = [
             (None, tracing::Level::INFO, "call finished"),
@@ -269,10 +444,11 @@ mod tests {
             (Some(McpError::not_found("no object 7")), tracing::Level::INFO, "call finished with an error"),
         ];
         for (err, level, message) in cases {
-            let seen = levels(|| call().finished(started, err.as_ref().map_or(Ok(()), Err)));
+            let seen =
+                levels(|| call().finished(&tracing::Span::none(), started, err.as_ref().map_or(Ok(()), Err), None));
             assert_eq!(seen, vec![(level, message.to_owned())], "{err:?}");
         }
-        let seen = levels(|| call().completion().finished(started, Ok(())));
+        let seen = levels(|| call().completion().finished(&tracing::Span::none(), started, Ok(()), None));
         assert_eq!(seen, vec![(tracing::Level::DEBUG, "completion finished".to_owned())]);
     }
 }

@@ -42,6 +42,10 @@ type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 /// call's late answer could go out under a new request that reuses its id
 /// (and the new request's answer be dropped). Each request therefore reaches
 /// rmcp under an id of our own, mapped back on the way out.
+/// The id the client gave a request that reaches rmcp under one of ours.
+#[derive(Clone, Debug)]
+pub(super) struct ClientId(pub(super) RequestId);
+
 #[derive(Default)]
 struct InFlight {
     state: Mutex<Ids>,
@@ -505,6 +509,8 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
             let ours = ids.next;
             ids.next += 1;
             let client_id = std::mem::replace(&mut request.id, RequestId::Number(ours));
+            // The handler's context and the call's span name the client's id.
+            rmcp::model::GetExtensions::extensions_mut(&mut request.request).insert(ClientId(client_id.clone()));
             ids.theirs.insert(client_id.clone(), ours);
             ids.ours.insert(ours, Pending { client_id, bootstrap, cancelled: false });
         }

@@ -63,7 +63,7 @@ pub(crate) async fn serve(
             () = stop.cancelled() => break,
         };
         let stream = match accepted {
-            Ok((stream, _)) => stream,
+            Ok(accepted) => accepted,
             Err(err) => {
                 // Out of file descriptors and the like: wait a little and go on,
                 // rather than end the server.
@@ -72,6 +72,7 @@ pub(crate) async fn serve(
                 continue;
             }
         };
+        let (stream, peer) = stream;
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
             // Best effort and without waiting: the client learns why instead of timing out.
@@ -84,7 +85,7 @@ pub(crate) async fn serve(
         let app = app.clone();
         let (stop, cut) = (stop.clone(), cut.clone());
         tokio::spawn(async move {
-            serve_connection(stream, app, limits, stop, cut).await;
+            serve_connection(stream, peer.ip(), app, limits, stop, cut).await;
             drop(permit);
         });
     }
@@ -105,8 +106,14 @@ pub(crate) async fn serve(
 /// How long connections may take to send their last answers once calls are cut.
 const CUT_LINGER: Duration = Duration::from_secs(2);
 
+/// The address of the client a request came from: the connection's peer, or
+/// what a trusted proxy says the client was.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ClientIp(pub(crate) std::net::IpAddr);
+
 async fn serve_connection(
     stream: TcpStream,
+    peer: std::net::IpAddr,
     app: axum::Router,
     limits: ConnectionLimits,
     stop: CancellationToken,
@@ -125,7 +132,8 @@ async fn serve_connection(
             // no body held the connection forever.
             let deadline = head_began + limits.request_read_timeout;
             async move {
-                let request = request.map(|body| Body::new(TimedBody::new(body, deadline)));
+                let mut request = request.map(|body| Body::new(TimedBody::new(body, deadline)));
+                request.extensions_mut().insert(ClientIp(peer));
                 let response = tower_service_call(app, request).await;
                 Ok::<_, std::convert::Infallible>(busy.hold_until_sent(response))
             }

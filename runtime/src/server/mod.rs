@@ -32,6 +32,7 @@ mod channel;
 mod cli;
 mod guard;
 mod handler;
+mod hook;
 mod invoke;
 mod jsonrpc;
 mod landing;
@@ -40,6 +41,8 @@ mod listener;
 #[cfg(feature = "redis")]
 mod redis_store;
 mod shared;
+mod observe;
+mod proxy;
 mod tasks;
 mod transport;
 mod wire;
@@ -63,6 +66,9 @@ pub use redis_store::{
     DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
     RedisStore, RedisUrlError,
 };
+pub use hook::{CallHook, CallInfo, CallOutcome};
+#[cfg(feature = "rate-limit")]
+pub use observe::RateLimit;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::{HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
@@ -114,6 +120,8 @@ pub struct Server {
     redis: Option<Result<RedisStore, RedisUrlError>>,
     landing: Option<Landing>,
     repository: Option<String>,
+    mask_error_details: bool,
+    hooks: Vec<Arc<dyn CallHook>>,
 }
 
 impl Server {
@@ -138,7 +146,37 @@ impl Server {
             redis: None,
             landing: None,
             repository: None,
+            mask_error_details: true,
+            hooks: Vec::new(),
         }
+    }
+
+    /// Run `hook` before and after every tool call, resource read and prompt,
+    /// after the hooks registered before it; see [`CallHook`].
+    pub fn hook(mut self, hook: impl CallHook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Whether a failure of the server's side that nobody wrote for a client
+    /// reaches it masked (on by default): an InternalError, DatabaseError,
+    /// ConfigurationError, SerializationError or other error of the server's
+    /// category, classified from a foreign error by `?` or
+    /// [`McpError::from_error`](crate::McpError::from_error) and carrying no
+    /// declared reason, is answered with a generic message and an error id
+    /// (`data.errorId`), while the server's log keeps the original message
+    /// under the same `error_id`. Declared reasons (`ctx.fail(..)`) and
+    /// McpErrors built with a message of their own go out as written.
+    /// `false` sends every message as it is, for development.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0").mask_error_details(false);
+    /// # drop(server);
+    /// ```
+    pub fn mask_error_details(mut self, mask: bool) -> Self {
+        self.mask_error_details = mask;
+        self
     }
 
     /// How long a request a handler sends to the client (`ctx.elicit(..)`,
@@ -449,6 +487,8 @@ impl Server {
             tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
         Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
+            .with_error_masking(self.mask_error_details)
+            .with_hooks(self.hooks)
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
             .with_tasks(tasks)

@@ -15,6 +15,7 @@ use rmcp::model::{CallToolResult, DetailedTask, ErrorCode, ErrorData, Task, Task
 use tokio_util::sync::CancellationToken;
 
 use super::invoke::{Cancelled, run_tool};
+use super::observe::Observe;
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
 use crate::error::{JsonObject, McpError};
@@ -173,6 +174,7 @@ impl Tasks {
         arguments: JsonObject,
         ctx: Context,
         cancellation: CancellationToken,
+        observe: Arc<Observe>,
     ) -> Result<Task, ErrorData> {
         if lock(&self.running).len() >= DEFAULT_MAX_TASKS {
             // A store that keeps more (or forgets a task past its time to live
@@ -195,7 +197,7 @@ impl Tasks {
         let tasks = self.clone();
         let seed = task.clone();
         tokio::spawn(async move {
-            let outcome = run_tool(tool, arguments, ctx, &cancellation).await;
+            let outcome = run_tool(tool, arguments, ctx, &cancellation, &observe).await;
             lock(&tasks.running).remove(&id);
             let payload = match outcome {
                 Ok(result) => TaskPayload::Completed { result: result_object(&result) },

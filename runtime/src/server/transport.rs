@@ -52,6 +52,11 @@ pub struct HttpOptions {
     handle_signals: bool,
     shutdown_grace: Duration,
     readiness: Option<Readiness>,
+    trusted_proxies: Vec<String>,
+    #[cfg(feature = "metrics")]
+    metrics_path: Option<String>,
+    #[cfg(feature = "rate-limit")]
+    rate_limit: Option<super::RateLimit>,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -86,6 +91,11 @@ impl Default for HttpOptions {
             handle_signals: true,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             readiness: None,
+            trusted_proxies: Vec::new(),
+            #[cfg(feature = "metrics")]
+            metrics_path: None,
+            #[cfg(feature = "rate-limit")]
+            rate_limit: None,
         }
     }
 }
@@ -110,6 +120,60 @@ impl HttpOptions {
         Fut: Future<Output = Result<(), String>> + Send + 'static,
     {
         self.readiness = Some(Readiness(Arc::new(move || Box::pin(check()))));
+        self
+    }
+
+    /// Serve the server's metrics at `GET path` (`/metrics`, say) in the
+    /// OpenMetrics text format that Prometheus scrapes (feature `metrics`; off
+    /// unless set): `mcp_calls_total` by `kind`, `name` and `outcome`,
+    /// `mcp_call_errors_total` by `code` and `reason`,
+    /// `mcp_call_duration_seconds` (a histogram), `mcp_calls_in_flight` and
+    /// `mcp_sessions`. Like `/healthz` it needs no bearer token (a scraper
+    /// holds none): keep it to the private network, or let the proxy refuse it.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().metrics_path("/metrics");
+    /// ```
+    #[cfg(feature = "metrics")]
+    pub fn metrics_path(mut self, path: impl Into<String>) -> Self {
+        self.metrics_path = Some(path.into());
+        self
+    }
+
+    /// Limit each caller's calls (feature `rate-limit`; off unless set): a
+    /// token bucket per caller, keyed by the bearer token's subject (else its
+    /// client id) with auth on, by the client's address without. A tool call,
+    /// resource read or prompt past it is answered RateLimited (-32003) with
+    /// `data.retryAfter`, the seconds until the caller has a token again;
+    /// completions are not counted.
+    ///
+    /// ```
+    /// use mcp_contract::server::{HttpOptions, RateLimit};
+    /// let options = HttpOptions::default().rate_limit(RateLimit::per_minute(120).burst(20));
+    /// ```
+    #[cfg(feature = "rate-limit")]
+    pub fn rate_limit(mut self, limit: super::RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// The reverse proxies whose forwarding headers the server believes:
+    /// addresses (`10.0.0.7`) and networks (`10.0.0.0/8`); none by default.
+    /// From such a peer, `Forwarded` (else `X-Forwarded-For`, `-Proto` and
+    /// `-Host`) gives the client's address (for the rate limit, the logs and
+    /// `ctx.client_ip()`: the first hop, from the right, that is no trusted
+    /// proxy), the `Host` the `Host` check compares, and the scheme the
+    /// `Origin` check compares. From anyone else those headers are ignored, so
+    /// a client cannot pick its own address. An entry that is neither an
+    /// address nor a network is refused when serving starts.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().trusted_proxies(["10.0.0.0/8", "fd00::/8"]);
+    /// ```
+    pub fn trusted_proxies(mut self, proxies: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.trusted_proxies = proxies.into_iter().map(Into::into).collect();
         self
     }
 
@@ -481,6 +545,8 @@ impl ToolServer {
     /// the landing page, `robots.txt`, the server card and the status document;
     /// the card alone is outside the Origin check (any origin may read it).
     fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
+        let trusted = super::proxy::TrustedProxies::parse(&options.trusted_proxies)
+            .map_err(|why| ServerError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why)))?;
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
@@ -502,7 +568,33 @@ impl ToolServer {
         }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         let manager = Arc::new(manager);
-        let (template, auth) = super::auth::prepare(self, &options.path)?;
+        #[cfg(feature = "metrics")]
+        let (server, metrics) = match &options.metrics_path {
+            Some(path) => {
+                let taken = [options.path.as_str(), "/healthz", "/readyz"];
+                if !path.starts_with('/') || taken.contains(&path.as_str()) {
+                    return Err(ServerError::Io(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!(
+                            "the metrics path `{path}` is not free: it must start with `/` and be none of \
+                             `{}`, `/healthz` and `/readyz`; use `/metrics`",
+                            options.path
+                        ),
+                    )));
+                }
+                let metrics = Arc::new(super::observe::metrics::Metrics::new());
+                (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
+            }
+            None => (self, None),
+        };
+        #[cfg(not(feature = "metrics"))]
+        let server = self;
+        #[cfg(feature = "rate-limit")]
+        let server = match options.rate_limit {
+            Some(limit) => server.with_rate_limit(limit),
+            None => server,
+        };
+        let (template, auth) = super::auth::prepare(server, &options.path)?;
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
         let guard = Arc::new(Guard::new(
             &options.allowed_origins,
@@ -525,9 +617,19 @@ impl ToolServer {
         // is outside both, and holds for every route but the server card.
         let router = super::auth::protect(router, auth);
         let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
+        #[cfg(feature = "metrics")]
+        let router = match metrics {
+            Some((path, metrics)) => metrics_route(router, &path, metrics, (!options.stateless).then_some(manager)),
+            None => router,
+        };
         let mounted = super::landing::mount(router, landing, &auth_config);
         // The server card stays outside the Origin check: browsers and registries read it cross-origin.
-        Ok(mounted.guarded.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)).merge(mounted.open))
+        let router =
+            mounted.guarded.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)).merge(mounted.open);
+        if trusted.is_empty() {
+            return Ok(router);
+        }
+        Ok(router.layer(axum::middleware::from_fn_with_state(Arc::new(trusted), super::proxy::resolve)))
     }
 }
 
@@ -570,6 +672,32 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
     router
         .route("/healthz", get(move || async move { status(http::StatusCode::OK, "ok") }))
         .route("/readyz", get(ready))
+}
+
+/// `GET path`: the metrics, with the sessions open now.
+#[cfg(feature = "metrics")]
+fn metrics_route(
+    router: axum::Router,
+    path: &str,
+    metrics: Arc<super::observe::metrics::Metrics>,
+    sessions: Option<Arc<LocalSessionManager>>,
+) -> axum::Router {
+    let scrape = move || {
+        let (metrics, sessions) = (Arc::clone(&metrics), sessions.clone());
+        async move {
+            let open = match &sessions {
+                Some(manager) => manager.sessions.read().await.len(),
+                None => 0,
+            };
+            let mut response = axum::response::Response::new(axum::body::Body::from(metrics.render(open)));
+            let headers = response.headers_mut();
+            let kind = http::HeaderValue::from_static(super::observe::metrics::CONTENT_TYPE);
+            headers.insert(http::header::CONTENT_TYPE, kind);
+            headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
+            response
+        }
+    };
+    router.route(path, axum::routing::get(scrape))
 }
 
 async fn cancel_on_signal(token: CancellationToken) {

@@ -224,9 +224,17 @@ impl LineClient {
     pub async fn start_with(
         options: StdioOptions,
     ) -> (Self, tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>) {
+        Self::serving(server(), options).await
+    }
+
+    /// [`start_with`](Self::start_with) for a server of the test's own.
+    pub async fn serving(
+        server: ToolServer,
+        options: StdioOptions,
+    ) -> (Self, tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>) {
         let (client, server_side) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_side);
-        let served = tokio::spawn(server().serve_io_with(read, write, options));
+        let served = tokio::spawn(server.serve_io_with(read, write, options));
         let (read, write) = tokio::io::split(client);
         let mut client = Self { write, read: BufReader::new(read), echo: Vec::new() };
         client.send(&initialize("init")).await;
@@ -274,11 +282,16 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub async fn start(options: HttpOptions) -> Self {
+        Self::serving(server(), options).await
+    }
+
+    /// [`start`](Self::start) for a server of the test's own.
+    pub async fn serving(server: ToolServer, options: HttpOptions) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
         let addr = listener.local_addr().expect("bound");
         let stop = CancellationToken::new();
         let options = options.shutdown_token(stop.clone()).without_signal_handling();
-        let served = Some(tokio::spawn(server().serve_http_on(listener, options)));
+        let served = Some(tokio::spawn(server.serve_http_on(listener, options)));
         Self { addr, stop, served }
     }
 }
@@ -344,6 +357,15 @@ pub struct HttpClient {
 impl HttpClient {
     pub async fn connect(addr: std::net::SocketAddr) -> Self {
         let stream = TcpStream::connect(addr).await.expect("the server accepts");
+        stream.set_nodelay(true).expect("nodelay");
+        Self { stream: BufReader::new(stream), session: None, path: "/mcp".to_owned() }
+    }
+
+    /// A connection from `local`, another loopback address than 127.0.0.1.
+    pub async fn connect_from(addr: std::net::SocketAddr, local: std::net::IpAddr) -> Self {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(std::net::SocketAddr::new(local, 0)).expect("a loopback address to bind");
+        let stream = socket.connect(addr).await.expect("the server accepts");
         stream.set_nodelay(true).expect("nodelay");
         Self { stream: BufReader::new(stream), session: None, path: "/mcp".to_owned() }
     }

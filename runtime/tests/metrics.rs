@@ -1,0 +1,135 @@
+//! The Prometheus metrics endpoint (feature `metrics`): scraped over HTTP
+//! after real calls, and read with an exposition-format parser.
+
+mod support;
+
+use std::sync::LazyLock;
+
+use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
+use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use prometheus_parse::{LineInfo, Scrape, Value};
+use serde_json::json;
+use support::{HttpClient, HttpServer, call};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Nothing {}
+
+macro_rules! tool {
+    ($tool:ident, $name:literal, $body:expr) => {
+        struct $tool;
+        impl Tool for $tool {
+            type Input = Nothing;
+            type Output = String;
+            fn definition(&self) -> &'static ToolDefinition {
+                static DEFINITION: LazyLock<ToolDefinition> = LazyLock::new(|| {
+                    ToolDefinition::new($name, mcp_contract_runtime::schema::input_schema::<Nothing>())
+                        .with_description("A test tool.")
+                });
+                &DEFINITION
+            }
+            async fn call(&self, _input: Nothing, _ctx: Context) -> Result<String, McpError> {
+                $body
+            }
+            fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+                Ok(ToolOutput::text(output))
+            }
+        }
+    };
+}
+
+tool!(Fine, "fine", Ok("fine".to_owned()));
+tool!(Offline, "offline", Err(McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")));
+tool!(Slow, "slow", {
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    Ok("slow".to_owned())
+});
+
+fn server() -> ToolServer {
+    Server::new("metrics", "1.0.0").tool(Fine).tool(Offline).tool(Slow).build().expect("the server builds")
+}
+
+/// `GET /metrics`, checked line by line and parsed.
+async fn scrape(addr: std::net::SocketAddr) -> Scrape {
+    let mut client = HttpClient::connect(addr).await;
+    client.path = "/metrics".to_owned();
+    let answer = client.request("GET", &[], b"").await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert!(answer.header("content-type").is_some_and(|kind| kind.starts_with("application/openmetrics-text")));
+    let text = answer.text();
+    assert!(text.ends_with("# EOF\n"), "an OpenMetrics exposition ends with `# EOF`: {text}");
+    // The parser skips what it cannot read: every line must be one it reads.
+    for line in text.lines().filter(|line| !line.starts_with('#')) {
+        assert!(matches!(LineInfo::parse(line), LineInfo::Sample { .. }), "not a sample line: {line:?}");
+    }
+    Scrape::parse(text.lines().map(|line| Ok(line.to_owned()))).expect("the exposition parses")
+}
+
+fn value(scrape: &Scrape, metric: &str, labels: &[(&str, &str)]) -> Option<f64> {
+    scrape
+        .samples
+        .iter()
+        .filter(|sample| sample.metric == metric)
+        .find(|sample| labels.iter().all(|(name, value)| sample.labels.get(name) == Some(value)))
+        .map(|sample| match &sample.value {
+            Value::Counter(v) | Value::Gauge(v) | Value::Untyped(v) => *v,
+            other => panic!("{metric} is no single value: {other:?}"),
+        })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_endpoint_counts_calls_errors_latency_sessions_and_calls_in_flight() {
+    let served = HttpServer::serving(server(), HttpOptions::default().metrics_path("/metrics")).await;
+    let mut first = HttpClient::session(served.addr).await;
+    let _second = HttpClient::session(served.addr).await;
+    for id in 0..3 {
+        first.post(&call(id, "fine", json!({}))).await;
+    }
+    first.post(&call(10, "offline", json!({}))).await;
+
+    // A slow call in flight while the endpoint is scraped.
+    let mut slow = HttpClient::connect(served.addr).await;
+    slow.session = first.session.clone();
+    let in_flight = tokio::spawn(async move { slow.post(&call(20, "slow", json!({}))).await });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let during = scrape(served.addr).await;
+    assert_eq!(value(&during, "mcp_calls_in_flight", &[]), Some(1.0), "{:?}", during.samples);
+    assert_eq!(value(&during, "mcp_sessions", &[]), Some(2.0));
+    in_flight.await.expect("the slow call is answered");
+
+    let after = scrape(served.addr).await;
+    let ok = [("kind", "tool"), ("name", "fine"), ("outcome", "ok")];
+    assert_eq!(value(&after, "mcp_calls_total", &ok), Some(3.0), "{:?}", after.samples);
+    let failed = [("kind", "tool"), ("name", "offline"), ("outcome", "error")];
+    assert_eq!(value(&after, "mcp_calls_total", &failed), Some(1.0));
+    let by_reason = [("name", "offline"), ("code", "-32010"), ("reason", "catalog_offline")];
+    assert_eq!(value(&after, "mcp_call_errors_total", &by_reason), Some(1.0));
+    assert_eq!(value(&after, "mcp_calls_in_flight", &[]), Some(0.0));
+
+    let slow = after
+        .samples
+        .iter()
+        .find(|sample| sample.metric == "mcp_call_duration_seconds" && sample.labels.get("name") == Some("slow"))
+        .expect("the slow call's histogram");
+    let Value::Histogram(buckets) = &slow.value else { panic!("not a histogram: {slow:?}") };
+    let count_below = |bound: f64| buckets.iter().find(|b| b.less_than == bound).map(|b| b.count);
+    assert_eq!(count_below(0.25), Some(0.0), "the 300 ms call is above 250 ms: {buckets:?}");
+    assert_eq!(count_below(0.5), Some(1.0), "and below 500 ms: {buckets:?}");
+    assert_eq!(value(&after, "mcp_call_duration_seconds_count", &[("name", "fine")]), Some(3.0));
+}
+
+#[tokio::test]
+async fn without_a_metrics_path_there_is_no_endpoint() {
+    let served = HttpServer::serving(server(), HttpOptions::default()).await;
+    let mut client = HttpClient::connect(served.addr).await;
+    client.path = "/metrics".to_owned();
+    assert_eq!(client.request("GET", &[], b"").await.status, 404);
+}
+
+#[tokio::test]
+async fn a_metrics_path_that_is_taken_is_refused_with_the_fix() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let options = HttpOptions::default().metrics_path("/healthz").without_signal_handling();
+    let err = server().serve_http_on(listener, options).await.expect_err("a taken path");
+    assert!(err.to_string().contains("use `/metrics`"), "{err}");
+}
