@@ -135,3 +135,33 @@ async fn a_value_given_later_replaces_a_factory_of_its_type() {
     server.build().expect("no factory is left to run");
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }
+
+/// A parser with subcommands of its own takes `ServeArgs` as one of them.
+#[derive(Parser, Debug)]
+#[command(name = "tracker")]
+struct WithSubcommands {
+    #[command(subcommand)]
+    command: TrackerCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum TrackerCommand {
+    /// Serve the tracker over MCP.
+    Serve(ServeArgs),
+    /// Migrate the database.
+    Migrate,
+}
+
+#[test]
+fn a_parser_with_subcommands_of_its_own_nests_the_serving_command_line() {
+    let parse = |line: &[&str]| WithSubcommands::try_parse_from(std::iter::once("tracker").chain(line.iter().copied()));
+    let TrackerCommand::Serve(serve) = parse(&["serve", "--http", "127.0.0.1:0"]).unwrap().command else {
+        panic!("`serve` is the serving command line");
+    };
+    assert_eq!(serve.http.as_deref(), Some("127.0.0.1:0"));
+    let TrackerCommand::Serve(serve) = parse(&["serve", "lint", "--format", "json"]).unwrap().command else {
+        panic!("`serve lint` lints");
+    };
+    assert!(matches!(serve.command, Some(ServeCommand::Lint { .. })), "{serve:?}");
+    assert!(matches!(parse(&["migrate"]).unwrap().command, TrackerCommand::Migrate));
+}

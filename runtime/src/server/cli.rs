@@ -36,7 +36,10 @@ macro_rules! eprintln {
 ///   and build no state: the factories of [`Server::state_with`] run only
 ///   when the server serves.
 ///
-/// Every serving flag is defined here, in this one struct.
+/// Every serving flag is defined here, in this one struct. Its subcommands
+/// (`lint`, `server-json`) join the parser's; a parser with subcommands of
+/// its own takes `ServeArgs` as one of them (`Serve(ServeArgs)`: `tracker
+/// serve --http ADDR`, `tracker serve lint`).
 ///
 /// ```no_run
 /// use clap::Parser;
