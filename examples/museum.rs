@@ -9,6 +9,7 @@
 //! cargo run --example museum -- --http 127.0.0.1:8080            # Streamable HTTP at /mcp
 //! cargo run --example museum -- --http 127.0.0.1:8080 --stateless
 //! cargo run --example museum -- lint               # the definition linter (exit 1 on errors)
+//! cargo run --example museum -- --collection my-collection.json   # another collection file
 //! npx @modelcontextprotocol/inspector cargo run --example museum
 //! MCP_AUTH_MODE=jwt MCP_AUTH_SECRET_KEY=<32+ bytes> cargo run --example museum -- --http 127.0.0.1:8080
 //! ```
@@ -39,7 +40,7 @@ use std::time::Duration;
 use mcp_contract::call::Truncation;
 use mcp_contract::define::Landing;
 use mcp_contract::prelude::*;
-use mcp_contract::server::Changes;
+use mcp_contract::server::{Changes, ServeArgs};
 
 /// One record of the collection, as stored.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -68,9 +69,10 @@ pub struct ObjectRecord {
     pub tags: Vec<String>,
 }
 
-/// The collection every tool reads: the server's shared state, loaded once in
-/// `main` and handed to each handler as `State<Collection>`. A real server keeps
-/// its database pool or HTTP client the same way.
+/// The collection every tool reads: the server's shared state, loaded once when
+/// serving starts (`Server::state_with`, so `--help` and `lint` never read it)
+/// and handed to each handler as `State<Collection>`. A real server keeps its
+/// database pool or HTTP client the same way.
 pub struct Collection {
     /// The records, sorted by ID.
     records: Vec<ObjectRecord>,
@@ -81,7 +83,18 @@ pub struct Collection {
 impl Collection {
     /// The bundled collection.
     fn bundled() -> Result<Self, serde_json::Error> {
-        let mut records: Vec<ObjectRecord> = serde_json::from_str(include_str!("data/collection.json"))?;
+        Self::parse(include_str!("data/collection.json"))
+    }
+
+    /// The collection of a JSON file shaped like `examples/data/collection.json`.
+    async fn open(path: &std::path::Path) -> Result<Self, String> {
+        // Read once at startup, before any client is served: blocking is fine here.
+        let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {}: {err}", path.display()))?;
+        Self::parse(&text).map_err(|err| format!("{} is not a collection: {err}", path.display()))
+    }
+
+    fn parse(text: &str) -> Result<Self, serde_json::Error> {
+        let mut records: Vec<ObjectRecord> = serde_json::from_str(text)?;
         records.sort_by_key(|record| record.id);
         Ok(Self { records, taken_off_view: std::sync::Mutex::default() })
     }
@@ -692,7 +705,18 @@ async fn debug_spin(input: BusyInput) -> Result<String, McpError> {
 
 // ---------------------------------------------------------------- main
 
-fn server(collection: Collection) -> Server {
+/// The museum's command line: its own flag beside the serving ones.
+#[derive(clap::Parser)]
+#[command(name = "museum", version, about = "An offline museum collection over MCP")]
+struct Cli {
+    /// The collection's JSON file, shaped like examples/data/collection.json (the bundled one by default)
+    #[arg(long, value_name = "PATH")]
+    collection: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+fn server(collection: Option<std::path::PathBuf>) -> Server {
     // The example lives in the framework's own crate, so it names itself;
     // your server would say `mcp_contract::server_from_crate!()`.
     let server = Server::new("museum", env!("CARGO_PKG_VERSION"))
@@ -712,7 +736,13 @@ fn server(collection: Collection) -> Server {
             "Find objects with search_objects, then fetch one with get_object. collection_stats lists the \
              departments. get_object_image may be throttled: wait and retry when it says so.",
         )
-        .state(collection)
+        // Read when serving starts, after the command line is parsed.
+        .state_with(move || async move {
+            match collection {
+                Some(path) => Collection::open(&path).await,
+                None => Collection::bundled().map_err(|err| format!("the bundled collection: {err}")),
+            }
+        })
         .tool(SearchObjects)
         .tool(GetObject)
         .tool(GetObjectImage)
@@ -737,18 +767,12 @@ fn server(collection: Collection) -> Server {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // `--help` and bad flags print and exit here, before anything is built.
+    let cli = <Cli as clap::Parser>::parse();
     // The crate's logs (failed calls, panics) on stderr, filtered by RUST_LOG.
     mcp_contract::logging::init();
-    let collection = match Collection::bundled() {
-        Ok(collection) => collection,
-        Err(err) => {
-            // Display, not Debug: a person reads this.
-            eprintln!("museum: {err}");
-            return ExitCode::FAILURE;
-        }
-    };
     // No argument: stdio. `--http ADDR [--stateless]`: Streamable HTTP.
     // `lint [--format json] [--server-json PATH]`: check the tool definitions.
     // `server-json --name io.github.mcp-contract/museum`: write examples/museum.server.json.
-    server(collection).run_cli().await
+    cli.serve.run(server(cli.collection)).await
 }

@@ -1,5 +1,6 @@
-//! The `lint` mode of the museum example's command line (`Server::run_cli`):
-//! its text and JSON reports, `--server-json`, and exit codes.
+//! The museum example's command line (its own `--collection` beside
+//! `ServeArgs`): `--help`, the `lint` mode with its text and JSON reports and
+//! `--server-json`, exit codes, and state built only to serve.
 
 #![cfg(feature = "rmcp")]
 
@@ -28,8 +29,33 @@ fn help_names_the_binary() {
     let output = run(&["--help"]);
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
-    assert!(text.contains("  museum --http ADDR [--stateless]"), "{text}");
+    assert!(text.contains("Usage: museum [OPTIONS] [COMMAND]"), "{text}");
+    for item in ["--collection <PATH>", "--http <ADDR>", "--stateless", "MCP_ALLOWED_HOSTS", "lint", "server-json"] {
+        assert!(text.contains(item), "{item}: {text}");
+    }
     assert!(!text.contains("<server>"), "{text}");
+}
+
+/// The collection is the museum's state, read by its factory when serving
+/// starts: `--help` and `lint` do not read it, serving does and stops on a bad one.
+#[test]
+fn only_serving_reads_the_collection() {
+    let missing = "/nonexistent/collection.json";
+    assert_eq!(run(&["--collection", missing, "--help"]).status.code(), Some(0));
+    let lint = run(&["--collection", missing, "lint"]);
+    assert_eq!(lint.status.code(), Some(0), "{}", String::from_utf8_lossy(&lint.stderr));
+    assert_eq!(stdout(&lint), "lint passed: 0 error(s), 0 warning(s)\n");
+
+    for serve in [&["--collection", missing][..], &["--collection", missing, "--http", "127.0.0.1:0"]] {
+        let output = Command::new(museum()).args(serve).stdin(std::process::Stdio::null()).output().expect("runs");
+        assert_eq!(output.status.code(), Some(1), "{serve:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr
+                .contains(&format!("museum: Building the state `museum::Collection` failed: cannot read {missing}: ")),
+            "{serve:?}: {stderr}"
+        );
+    }
 }
 
 #[test]
@@ -87,7 +113,8 @@ fn bad_arguments_exit_2_with_the_usage() {
     let output = run(&["lint", "--format", "yaml"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("unknown format `yaml`") && stderr.contains("usage:"), "{stderr}");
+    assert!(stderr.contains("invalid value 'yaml' for '--format <FORMAT>'"), "{stderr}");
+    assert!(stderr.contains("[possible values: text, json]") && stderr.contains("try '--help'"), "{stderr}");
 
     let missing = run(&["lint", "--server-json", "/nonexistent/server.json"]);
     assert_eq!(missing.status.code(), Some(2));

@@ -317,7 +317,13 @@ async fn a_variable_that_does_not_decode_is_invalid_params_naming_it() {
     assert_eq!(error["code"], -32602);
     assert_eq!(error["data"], json!({"uri": "museum://objects/vase", "variable": "object_id"}));
     let message = error["message"].as_str().unwrap();
-    assert!(message.contains("variable `object_id` is invalid"), "{message}");
+    // In the terms of the params' schema: no `u32`, no serde wording.
+    assert!(
+        message.ends_with(
+            r#"its variable `object_id` is invalid: expected an integer of at least 0, got the string "vase"."#
+        ),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -400,12 +406,17 @@ async fn missing_or_bad_prompt_arguments_are_invalid_params_naming_the_argument(
     let missing = rpc_error(client.get_prompt(get(json!({"days": "2"}))).await);
     assert_eq!(missing["code"], -32602);
     assert_eq!(missing["data"], json!({"argument": "department"}));
-    assert_eq!(missing["message"], "The prompt `plan_visit` needs the argument `department`.");
+    assert_eq!(missing["message"], "The prompt `plan_visit` needs the argument `department` (a string).");
 
     let bad = rpc_error(client.get_prompt(get(json!({"department": "Arms", "days": "many"}))).await);
     assert_eq!(bad["code"], -32602);
     assert_eq!(bad["data"], json!({"argument": "days"}));
-    assert!(bad["message"].as_str().unwrap().starts_with("The argument `days` of the prompt `plan_visit` is invalid"));
+    let message = bad["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("The argument `days` of the prompt `plan_visit` is invalid: expected an integer"),
+        "{message}"
+    );
+    assert!(message.ends_with(r#", got the string "many"."#), "{message}");
 
     let unknown = rpc_error(client.get_prompt(GetPromptRequestParams::new("nope")).await);
     assert_eq!(unknown["code"], -32602);

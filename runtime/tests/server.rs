@@ -297,11 +297,13 @@ async fn arguments_that_do_not_decode_name_the_json_path() {
     assert_eq!(error["code"], -32602);
     assert_eq!(error["data"]["path"], "times");
     let message = error["message"].as_str().unwrap();
-    assert!(message.starts_with("Invalid arguments at `times`:"), "{message}");
+    assert!(message.starts_with("Invalid arguments at `times`: expected an integer"), "{message}");
+    assert!(message.ends_with(r#"got the string "two"."#), "{message}");
+    assert_eq!(error["data"]["pointer"], "/times");
 
     let missing = call(&client, "echo", json!({})).await.unwrap();
     let message = missing.structured_content.as_ref().unwrap()["error"]["message"].as_str().unwrap().to_owned();
-    assert!(message.contains("missing field `text`"), "{message}");
+    assert_eq!(message, "Invalid arguments: the field `text` is required: expected a string.");
 }
 
 #[tokio::test]

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::mismatch::{self, Explained, Mismatch, Step};
 use crate::error::{JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, Value as UriValue};
 
@@ -30,12 +31,25 @@ pub(crate) enum Raw {
 /// Why params did not decode: the field at fault, when known, and whether it was missing.
 #[derive(Debug)]
 pub(crate) struct DecodeError {
+    /// serde's message, for the log: it names Rust types.
     pub(crate) message: String,
     pub(crate) field: Option<String>,
     pub(crate) missing: bool,
+    /// The params as JSON, each text read as the decoder reads it (`"42"` a
+    /// number), for [`DecodeError::explain`].
+    pub(crate) params: Value,
 }
 
 impl DecodeError {
+    /// Why the params do not fit `schema` (the params type's), in its terms.
+    pub(crate) fn explain(&self, schema: &JsonObject) -> Explained {
+        let path = match (&self.field, self.missing) {
+            (Some(field), false) => vec![Step::Key(field.clone())],
+            _ => Vec::new(),
+        };
+        mismatch::explain(schema, &self.params, &path, &self.message)
+    }
+
     fn at(mut self, field: &str) -> Self {
         if self.field.is_none() {
             self.field = Some(field.to_owned());
@@ -54,11 +68,16 @@ impl std::error::Error for DecodeError {}
 
 impl de::Error for DecodeError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self { message: msg.to_string(), field: None, missing: false }
+        Self { message: msg.to_string(), field: None, missing: false, params: Value::Null }
     }
 
     fn missing_field(field: &'static str) -> Self {
-        Self { message: format!("missing field `{field}`"), field: Some(field.to_owned()), missing: true }
+        Self {
+            message: format!("missing field `{field}`"),
+            field: Some(field.to_owned()),
+            missing: true,
+            params: Value::Null,
+        }
     }
 }
 
@@ -75,7 +94,7 @@ pub(crate) fn decode_captures<T: DeserializeOwned>(captures: Captures) -> Result
             (name, raw)
         })
         .collect();
-    T::deserialize(Fields(fields))
+    decode_fields(fields)
 }
 
 /// Prompt arguments (strings, or JSON from lenient clients), as `T`.
@@ -90,7 +109,17 @@ pub(crate) fn decode_prompt_arguments<T: DeserializeOwned>(arguments: JsonObject
             (name, raw)
         })
         .collect();
-    T::deserialize(Fields(fields))
+    decode_fields(fields)
+}
+
+/// Decode `fields` as `T`; on failure, keep them as JSON for the explanation.
+fn decode_fields<T: DeserializeOwned>(fields: Vec<(String, Raw)>) -> Result<T, DecodeError> {
+    // A copy only a failure reads; params are a few short strings.
+    let shown = fields.iter().map(|(name, raw)| (name.clone(), raw.shown())).collect();
+    T::deserialize(Fields(fields)).map_err(|mut err| {
+        err.params = Value::Object(shown);
+        err
+    })
 }
 
 /// The top level: a map of field names to raw values.
@@ -153,6 +182,28 @@ impl<'de> MapAccess<'de> for FieldsAccess {
 }
 
 impl Raw {
+    /// The value as JSON, a text read as the decoder reads it where it can be:
+    /// `"42"` the number 42, `"true"` the boolean.
+    fn shown(&self) -> Value {
+        fn text(text: &str) -> Value {
+            let trimmed = text.trim();
+            if let Ok(number) = trimmed.parse::<serde_json::Number>() {
+                return Value::Number(number);
+            }
+            match trimmed {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => Value::String(text.to_owned()),
+            }
+        }
+        match self {
+            Self::Text(value) => text(value),
+            Self::List(items) => Value::Array(items.iter().map(|item| text(item)).collect()),
+            Self::Map(pairs) => Value::Object(pairs.iter().map(|(key, value)| (key.clone(), text(value))).collect()),
+            Self::Json(value) => value.clone(),
+        }
+    }
+
     fn text_or_json(self) -> Result<String, Value> {
         match self {
             Self::Text(text) => Ok(text),
@@ -306,37 +357,73 @@ impl<'de> SeqAccess<'de> for Items {
     }
 }
 
-/// Decode tool arguments, naming the JSON path of the field at fault.
+/// Decode tool arguments into `T`, or say why not in the terms of
+/// `input_schema`, the schema the tool advertises: the field's path, the JSON
+/// type, bounds or values it expects, and what the client sent.
+///
+/// The error is InvalidParams, with the path in `data.path` (dotted, `.` for
+/// the arguments themselves) and `data.pointer` (a JSON Pointer). serde's
+/// message, which names Rust types, is its cause: logged, never sent.
 ///
 /// ```
 /// use mcp_contract::define::decode_arguments;
-/// #[derive(serde::Deserialize, Debug)]
+/// use mcp_contract::schema::input_schema;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
 /// struct Input { page: Page }
-/// #[derive(serde::Deserialize, Debug)]
-/// struct Page { size: u32 }
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
+/// struct Page { size: u8 }
 ///
 /// let args = serde_json::json!({"page": {"size": "ten"}});
-/// let err = decode_arguments::<Input>(args.as_object().unwrap().clone()).unwrap_err();
+/// let err = decode_arguments::<Input>(args.as_object().unwrap().clone(), &input_schema::<Input>()).unwrap_err();
 /// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::InvalidParams);
-/// assert!(err.message().starts_with("Invalid arguments at `page.size`"), "{}", err.message());
+/// assert_eq!(
+///     err.message(),
+///     r#"Invalid arguments at `page.size`: expected an integer between 0 and 255, got the string "ten"."#
+/// );
 /// ```
-pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject) -> Result<T, McpError> {
+pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject, input_schema: &JsonObject) -> Result<T, McpError> {
     let value = Value::Object(arguments);
     let mut track = serde_path_to_error::Track::new();
-    let deserializer = serde_path_to_error::Deserializer::new(value, &mut track);
-    T::deserialize(deserializer).map_err(|err| {
-        // serde quotes the client's values and keys in its message, and the
-        // path is made of the client's keys: both are capped, so a 10 MB
-        // argument makes a short error, not a 20 MB one.
-        let path = cap_quoted(&track.path().to_string()).into_owned();
-        let detail = cap_quoted_segments(&err.to_string());
-        let message = if path == "." {
-            format!("Invalid arguments: {detail}.")
-        } else {
-            format!("Invalid arguments at `{path}`: {detail}.")
-        };
-        McpError::invalid_params(message).with_data_field("path", path).with_cause(err)
-    })
+    let deserializer = serde_path_to_error::Deserializer::new(&value, &mut track);
+    let err = match T::deserialize(deserializer) {
+        Ok(decoded) => return Ok(decoded),
+        Err(err) => err,
+    };
+    let mut path = Vec::new();
+    for segment in track.path().iter() {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => path.push(Step::Key(key.clone())),
+            serde_path_to_error::Segment::Enum { variant } => path.push(Step::Key(variant.clone())),
+            serde_path_to_error::Segment::Seq { index } => path.push(Step::Index(*index)),
+            // Past a step serde could not name, the path would be a guess.
+            serde_path_to_error::Segment::Unknown => break,
+        }
+    }
+    let Explained { path, mismatch } = mismatch::explain(input_schema, &value, &path, &err.to_string());
+    // The path is made of the client's keys, and the detail quotes the
+    // client's values: both are capped, so a 10 MB argument makes a short
+    // error, not a 20 MB one.
+    let at = cap_quoted(&mismatch::dotted(&path)).into_owned();
+    let message = match mismatch {
+        Mismatch::Missing { expected } => {
+            format!("Invalid arguments: the field `{at}` is required: expected {expected}.")
+        }
+        Mismatch::Unknown { allowed } if allowed.is_empty() => {
+            format!("Invalid arguments at `{at}`: no such field; this object takes no fields.")
+        }
+        Mismatch::Unknown { allowed } => format!(
+            "Invalid arguments at `{at}`: no such field; the fields are {}.",
+            allowed.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+        ),
+        Mismatch::Invalid { detail } if path.is_empty() => format!("Invalid arguments: {detail}."),
+        Mismatch::Invalid { detail } => format!("Invalid arguments at `{at}`: {detail}."),
+    };
+    let pointer = cap_quoted(&mismatch::pointer(&path)).into_owned();
+    Err(McpError::invalid_params(message)
+        .with_data_field("path", at)
+        .with_data_field("pointer", pointer)
+        .with_cause(err))
 }
 
 /// How many characters of client-supplied text an error message quotes; the
@@ -350,44 +437,6 @@ pub(crate) fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
         Some((cut, _)) => format!("{}…", &text[..cut]).into(),
         None => text.into(),
     }
-}
-
-/// A message with every quoted part (between `"`, or between backticks, as
-/// serde quotes values and field names) capped by [`cap_quoted`], and the whole
-/// capped at four times that.
-pub(crate) fn cap_quoted_segments(message: &str) -> String {
-    let mut out = String::with_capacity(message.len().min(4 * QUOTED_INPUT_CHARS));
-    let mut rest = message;
-    while let Some(open) = rest.find(['"', '`']) {
-        let quote = rest[open..].chars().next().unwrap_or('"');
-        out.push_str(&rest[..=open]);
-        let inner = &rest[open + 1..];
-        // serde writes strings with Debug escapes, so an escaped quote is not the end.
-        let close = closing_quote(inner, quote).unwrap_or(inner.len());
-        out.push_str(&cap_quoted(&inner[..close]));
-        rest = &inner[close..];
-        if let Some(stripped) = rest.strip_prefix(quote) {
-            out.push(quote);
-            rest = stripped;
-        }
-    }
-    out.push_str(rest);
-    match out.char_indices().nth(4 * QUOTED_INPUT_CHARS) {
-        Some((cut, _)) => format!("{}…", &out[..cut]),
-        None => out,
-    }
-}
-
-fn closing_quote(text: &str, quote: char) -> Option<usize> {
-    let mut escaped = false;
-    for (at, c) in text.char_indices() {
-        match c {
-            '\\' if !escaped => escaped = true,
-            c if c == quote && !escaped => return Some(at),
-            _ => escaped = false,
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -478,5 +527,271 @@ mod tests {
         let long = "x".repeat(10_000);
         assert_eq!(cap_quoted(&long).chars().count(), 201);
         assert!(cap_quoted(&long).ends_with('…'));
+    }
+}
+
+#[cfg(test)]
+mod schema_terms {
+    //! Argument errors say what the advertised schema expects, never a Rust type.
+    // The types' fields are only decoded, never read.
+    #![allow(dead_code)]
+    use super::*;
+    use crate::schema::input_schema;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Size {
+        Small,
+        Large,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Page {
+        number: u16,
+        #[schemars(range(min = 1, max = 100))]
+        per_page: u32,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Tag {
+        name: String,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Filter {
+        Artist { name: String },
+        Year { from: i32 },
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct Search {
+        query: String,
+        count: u32,
+        small: u8,
+        score: Option<f32>,
+        size: Option<Size>,
+        page: Page,
+        tags: Vec<Tag>,
+        filter: Option<Filter>,
+        #[schemars(length(min = 1, max = 3))]
+        words: Option<Vec<String>>,
+        #[schemars(with = "Option<String>")]
+        isbn: Option<Isbn>,
+        target: Option<Target>,
+    }
+
+    /// A type with validation of its own, whose message is for the caller.
+    #[derive(Debug, Deserialize)]
+    #[serde(try_from = "String")]
+    struct Isbn(String);
+
+    impl TryFrom<String> for Isbn {
+        type Error = &'static str;
+        fn try_from(text: String) -> Result<Self, Self::Error> {
+            if text.len() == 13 { Ok(Self(text)) } else { Err("an ISBN has 13 digits") }
+        }
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[serde(untagged)]
+    enum Target {
+        Id { id: u32 },
+        Name(String),
+    }
+
+    fn valid() -> Value {
+        json!({"query": "vase", "count": 1, "small": 2, "page": {"number": 1, "per_page": 10}, "tags": []})
+    }
+
+    /// The valid arguments with `changes` merged in (a `null` removes a field).
+    fn with(changes: Value) -> Value {
+        let mut args = valid();
+        for (key, value) in changes.as_object().unwrap() {
+            if value.is_null() {
+                args.as_object_mut().unwrap().remove(key);
+            } else {
+                args[key] = value.clone();
+            }
+        }
+        args
+    }
+
+    fn fail(args: Value) -> (String, Value) {
+        let err = decode_arguments::<Search>(args.as_object().unwrap().clone(), &input_schema::<Search>())
+            .expect_err("the arguments are bad");
+        assert_eq!(err.code(), crate::JsonRpcErrorCode::InvalidParams);
+        (err.message().to_owned(), err.data().cloned().map(Value::Object).unwrap_or_default())
+    }
+
+    /// Each shape of mistake, with the message and the path a client gets.
+    #[test]
+    fn each_mistake_is_worded_from_the_advertised_schema() {
+        for (args, message, path) in [
+            (
+                with(json!({"count": "ten"})),
+                r#"Invalid arguments at `count`: expected an integer of at least 0, got the string "ten"."#,
+                "count",
+            ),
+            (
+                with(json!({"small": 300})),
+                "Invalid arguments at `small`: expected an integer between 0 and 255, got the number 300.",
+                "small",
+            ),
+            (
+                with(json!({"count": -1})),
+                "Invalid arguments at `count`: expected an integer of at least 0, got the number -1.",
+                "count",
+            ),
+            (
+                with(json!({"query": null})),
+                "Invalid arguments: the field `query` is required: expected a string.",
+                "query",
+            ),
+            (
+                with(json!({"page": {"per_page": 5}})),
+                "Invalid arguments: the field `page.number` is required: expected an integer between 0 and 65535.",
+                "page.number",
+            ),
+            (
+                with(json!({"page": {"number": 70000, "per_page": 5}})),
+                "Invalid arguments at `page.number`: expected an integer between 0 and 65535, got the number 70000.",
+                "page.number",
+            ),
+            (
+                with(json!({"tags": [{"name": "a"}, {"name": 5}]})),
+                "Invalid arguments at `tags[1].name`: expected a string, got the number 5.",
+                "tags[1].name",
+            ),
+            (
+                with(json!({"tags": "a"})),
+                r#"Invalid arguments at `tags`: expected an array, each an object with `name`, got the string "a"."#,
+                "tags",
+            ),
+            (
+                with(json!({"size": "huge"})),
+                r#"Invalid arguments at `size`: expected one of "small", "large", or null, got the string "huge"."#,
+                "size",
+            ),
+            (
+                with(json!({"score": "high"})),
+                r#"Invalid arguments at `score`: expected a number, or null, got the string "high"."#,
+                "score",
+            ),
+            (
+                with(json!({"words": ["a", 1]})),
+                "Invalid arguments at `words[1]`: expected a string, got the number 1.",
+                "words[1]",
+            ),
+            (
+                with(json!({"filter": {"kind": "year", "from": "x"}})),
+                r#"Invalid arguments at `filter.from`: expected an integer, got the string "x"."#,
+                "filter.from",
+            ),
+            (
+                with(json!({"filter": {"kind": "colour"}})),
+                r#"Invalid arguments at `filter.kind`: expected one of "artist", "year", got the string "colour"."#,
+                "filter.kind",
+            ),
+            (
+                with(json!({"filter": {"name": "Hokusai"}})),
+                r#"Invalid arguments: the field `filter.kind` is required: expected one of "artist", "year"."#,
+                "filter.kind",
+            ),
+            (
+                with(json!({"target": true})),
+                "Invalid arguments at `target`: expected an object with `id`, or a string, or null, got `true`.",
+                "target",
+            ),
+            (
+                with(json!({"isbn": "12"})),
+                r#"Invalid arguments at `isbn`: the string "12" is not accepted: an ISBN has 13 digits."#,
+                "isbn",
+            ),
+            (
+                with(json!({"count": 5_000_000_000_u64})),
+                "Invalid arguments at `count`: the number 5000000000 is out of the range this field accepts \
+                 (an integer of at least 0).",
+                "count",
+            ),
+            (
+                with(json!({"colour": "red"})),
+                "Invalid arguments at `colour`: no such field; the fields are `count`, `filter`, `isbn`, `page`, \
+                 `query`, `score`, `size`, `small`, `tags`, `target`, `words`.",
+                "colour",
+            ),
+        ] {
+            let (got, data) = fail(args);
+            assert_eq!(got, message);
+            assert_eq!(data["path"], path, "{message}");
+        }
+    }
+
+    #[test]
+    fn the_data_holds_the_path_as_a_json_pointer_too() {
+        let (_, data) = fail(with(json!({"tags": [{"name": "a"}, {"name": 5}]})));
+        assert_eq!(data, json!({"path": "tags[1].name", "pointer": "/tags/1/name"}));
+        let (_, data) = fail(json!({"a/b~c": 1}));
+        assert_eq!(data["pointer"], "/a~1b~0c");
+    }
+
+    /// serde's messages name Rust types (`expected u32`, `struct Page`,
+    /// `untagged enum Target`); no answer carries one.
+    #[test]
+    fn no_argument_error_carries_a_rust_type_name() {
+        const RUST: [&str; 22] = [
+            "u8",
+            "u16",
+            "u32",
+            "u64",
+            "i32",
+            "i64",
+            "f32",
+            "f64",
+            "usize",
+            "String",
+            "Vec",
+            "Option",
+            "struct",
+            "enum",
+            "Search",
+            "Page",
+            "Tag",
+            "Filter",
+            "Size",
+            "Target",
+            "Isbn",
+            "invalid type",
+        ];
+        let bad = [
+            json!({}),
+            with(json!({"count": "ten"})),
+            with(json!({"count": 1.5})),
+            with(json!({"count": 5_000_000_000_u64})),
+            with(json!({"small": -3})),
+            with(json!({"score": [1]})),
+            with(json!({"size": 3})),
+            with(json!({"page": "one"})),
+            with(json!({"page": {"number": 1}})),
+            with(json!({"tags": [1]})),
+            with(json!({"tags": {"name": "a"}})),
+            with(json!({"filter": {"name": "x"}})),
+            with(json!({"filter": "artist"})),
+            with(json!({"target": true})),
+            with(json!({"target": {"id": "x"}})),
+            with(json!({"isbn": 12})),
+            with(json!({"query": {"text": "a"}})),
+        ];
+        for args in bad {
+            let (message, data) = fail(args.clone());
+            let answer = format!("{message} {data}");
+            for name in RUST {
+                assert!(!answer.contains(name), "`{name}` in the answer to {args}: {answer}");
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ mod completion;
 mod content;
 mod enrichment;
 mod landing;
+mod mismatch;
 mod prompt;
 mod resource;
 mod tool;

@@ -16,8 +16,9 @@ use serde_json::Value;
 
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::ResourceContent;
-use crate::define::arguments::{self, DecodeError, cap_quoted, cap_quoted_segments};
+use crate::define::arguments::{self, DecodeError, cap_quoted};
 use crate::define::content::base64;
+use crate::define::mismatch::{Mismatch, Step};
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
@@ -266,7 +267,7 @@ impl<T: Prompt> DynPrompt for T {
     fn get_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<Vec<PromptMessage>, McpError>> {
         Box::pin(async move {
             let arguments = arguments::decode_prompt_arguments::<T::Arguments>(arguments)
-                .map_err(|err| invalid_argument(Prompt::definition(self), err))?;
+                .map_err(|err| invalid_argument(Prompt::definition(self), &self.arguments_schema(), err))?;
             self.get(arguments, ctx).await
         })
     }
@@ -289,20 +290,36 @@ impl<T: Prompt> DynPrompt for T {
 }
 
 /// A missing or bad argument: InvalidParams naming it, in the message and in
-/// `data.argument`. The argument's name may be the client's (an unknown one),
-/// and serde's message quotes the client's value: both are quoted capped.
-fn invalid_argument(definition: &PromptDefinition, err: DecodeError) -> McpError {
+/// `data.argument`, with what it must be in the terms of the arguments'
+/// schema (serde's message names Rust types: it is the cause, logged). The
+/// argument's name may be the client's (an unknown one), and so is its
+/// value: both are quoted capped.
+fn invalid_argument(definition: &PromptDefinition, schema: &JsonObject, err: DecodeError) -> McpError {
     let prompt = definition.name;
-    let argument = err.field.as_deref().map(cap_quoted);
-    let detail = cap_quoted_segments(&err.to_string());
-    let message = match (&argument, err.missing) {
-        (Some(argument), true) => format!("The prompt `{prompt}` needs the argument `{argument}`."),
-        (Some(argument), false) => format!("The argument `{argument}` of the prompt `{prompt}` is invalid: {detail}."),
-        (None, _) => format!("The arguments of the prompt `{prompt}` are invalid: {detail}."),
+    let explained = err.explain(schema);
+    let argument = match explained.path.first() {
+        Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
+        _ => None,
+    };
+    let message = match (&argument, explained.mismatch) {
+        (Some(argument), Mismatch::Missing { expected }) => {
+            format!("The prompt `{prompt}` needs the argument `{argument}` ({expected}).")
+        }
+        (Some(argument), Mismatch::Unknown { allowed }) => format!(
+            "The prompt `{prompt}` has no argument `{argument}`; its arguments are {}.",
+            allowed.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+        ),
+        (Some(argument), Mismatch::Invalid { detail }) => {
+            format!("The argument `{argument}` of the prompt `{prompt}` is invalid: {detail}.")
+        }
+        (None, Mismatch::Invalid { detail }) => {
+            format!("The arguments of the prompt `{prompt}` are invalid: {detail}.")
+        }
+        (None, _) => format!("The arguments of the prompt `{prompt}` are invalid."),
     };
     let mut error = McpError::invalid_params(message);
     if let Some(argument) = argument {
-        error = error.with_data_field("argument", argument.into_owned());
+        error = error.with_data_field("argument", argument);
     }
     error.with_cause(err)
 }

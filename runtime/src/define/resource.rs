@@ -19,7 +19,8 @@ use serde::de::DeserializeOwned;
 use super::app::AppUi;
 use super::content::base64;
 use crate::call::{BoxFuture, Context, StateType};
-use crate::define::arguments::{self, DecodeError, cap_quoted, cap_quoted_segments};
+use crate::define::arguments::{self, DecodeError, cap_quoted};
+use crate::define::mismatch::{Mismatch, Step};
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::Captures;
@@ -334,7 +335,7 @@ impl<T: Resource> DynResource for T {
     ) -> BoxFuture<'a, Result<ResourceContents, McpError>> {
         Box::pin(async move {
             let params = arguments::decode_captures::<T::Params>(variables)
-                .map_err(|err| invalid_variable(Resource::definition(self), uri, err))?;
+                .map_err(|err| invalid_variable(Resource::definition(self), &self.params_schema(), uri, err))?;
             self.read(uri, params, ctx).await
         })
     }
@@ -357,30 +358,39 @@ impl<T: Resource> DynResource for T {
 }
 
 /// A URI that fits the template but whose variables do not decode: InvalidParams
-/// naming the variable, with the URI in `data`.
+/// naming the variable, with the URI in `data`, and what the variable must be
+/// in the terms of the params' schema (serde's message names Rust types: it
+/// is the cause, logged).
 ///
-/// The URI and serde's message (which quotes the value) are the client's text:
-/// both are quoted capped, so a 4 MB URI makes a short error.
-fn invalid_variable(definition: &ResourceDefinition, uri: &str, err: DecodeError) -> McpError {
+/// The URI and the variable's value are the client's text: both are quoted
+/// capped, so a 4 MB URI makes a short error.
+fn invalid_variable(definition: &ResourceDefinition, schema: &JsonObject, uri: &str, err: DecodeError) -> McpError {
     let template = definition.uri;
     let uri = cap_quoted(uri);
-    let detail = cap_quoted_segments(&err.to_string());
-    let message = match (&err.field, err.missing) {
-        (Some(variable), true) => {
-            format!(
-                "The URI `{uri}` gives no value for the variable `{variable}` of the resource template `{template}`."
-            )
-        }
-        (Some(variable), false) => format!(
+    let explained = err.explain(schema);
+    let variable = match explained.path.first() {
+        Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
+        _ => None,
+    };
+    let message = match (&variable, explained.mismatch) {
+        (Some(variable), Mismatch::Missing { expected }) => format!(
+            "The URI `{uri}` gives no value for the variable `{variable}` of the resource template `{template}`; \
+             it must be {expected}."
+        ),
+        (Some(variable), Mismatch::Unknown { .. }) => format!(
+            "The URI `{uri}` fits the resource template `{template}`, but the resource takes no variable `{variable}`."
+        ),
+        (Some(variable), Mismatch::Invalid { detail }) => format!(
             "The URI `{uri}` fits the resource template `{template}`, but its variable `{variable}` is invalid: {detail}."
         ),
-        (None, _) => {
+        (None, Mismatch::Invalid { detail }) => {
             format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid: {detail}.")
         }
+        (None, _) => format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid."),
     };
     let mut error = McpError::invalid_params(message).with_data_field("uri", uri.into_owned());
-    if let Some(variable) = &err.field {
-        error = error.with_data_field("variable", variable.as_str());
+    if let Some(variable) = variable {
+        error = error.with_data_field("variable", variable);
     }
     error.with_cause(err)
 }

@@ -434,7 +434,7 @@ impl<T: Tool> DynTool for T {
 
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>> {
         Box::pin(async move {
-            let input = decode_arguments::<T::Input>(arguments)?;
+            let input = decode_arguments::<T::Input>(arguments, &Tool::definition(self).input_schema)?;
             let enrichment = ctx.enrich().clone();
             let output = self.render(self.call(input, ctx).await?)?;
             Ok(match &Tool::definition(self).enrichment {

@@ -21,7 +21,7 @@ use super::invoke::{Answer, Call, guarded};
 use super::observe::Observe;
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
-use crate::call::{BoxFuture, Context, StateMap, StateType};
+use crate::call::{BoxFuture, Context, StateType};
 use crate::define::arguments::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
@@ -99,7 +99,7 @@ impl Registered {
     /// Check state, URIs (each a valid RFC 6570 template, each registered
     /// once) and build the list entries. [`Server::build`] has checked the
     /// names (`name-unique`) already.
-    pub(super) fn build(self, states: &StateMap) -> Result<Catalog, ServerError> {
+    pub(super) fn build(self, available: &dyn Fn(StateType) -> bool) -> Result<Catalog, ServerError> {
         let needs: Vec<(PrimitiveKind, &'static str, &'static [StateType])> = self
             .resources
             .iter()
@@ -111,7 +111,7 @@ impl Registered {
             )
             .collect();
         for (kind, name, required) in needs {
-            if let Some(missing) = required.iter().find(|state| !states.contains(**state)) {
+            if let Some(missing) = required.iter().find(|state| !available(**state)) {
                 return Err(ServerError::MissingStateOf { kind, name, type_name: missing.type_name() });
             }
         }

@@ -1,9 +1,13 @@
-//! The command line every server binary gets from [`Server::run_cli`]:
-//! serve over stdio or Streamable HTTP, or lint the definitions.
+//! The command line of a server binary: [`ServeArgs`], the serving flags a
+//! server flattens into its own `clap` parser, and [`Server::run_cli`] for a
+//! binary with no flags of its own. Serve over stdio or Streamable HTTP, lint
+//! the definitions, or print `server.json`.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::{Args, FromArgMatches};
 use tokio::net::TcpListener;
 
 use super::{HttpOptions, Server};
@@ -18,13 +22,145 @@ macro_rules! eprintln {
     }};
 }
 
-/// What the command line asks for.
+/// The serving command line of a server binary, as a `clap` [`Args`] struct:
+/// `#[command(flatten)]` it into your own parser beside your own flags, then
+/// hand it the server with [`ServeArgs::run`]. [`Server::run_cli`] parses it
+/// alone, for a binary without flags of its own.
+///
+/// - no subcommand: serve over stdio (what MCP clients launch), or with
+///   `--http ADDR` Streamable HTTP (`--stateless`, `--path`,
+///   `--allowed-hosts`, `--allowed-origins`, `--trusted-proxies`,
+///   `--metrics-path`, `--rate-limit`); each HTTP setting without its flag
+///   comes from its environment variable (`MCP_HTTP_ADDR`, `MCP_HTTP_PATH`,
+///   `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`, `MCP_TRUSTED_PROXIES`,
+///   `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`); with the `redis` feature,
+///   `MCP_REDIS_URL` gives the Redis that replicas share;
+/// - `lint`, `server-json`: see [`ServeCommand`]. They read no environment
+///   and build no state: the factories of [`Server::state_with`] run only
+///   when the server serves.
+///
+/// Every serving flag is defined here, in this one struct. Its subcommands
+/// (`lint`, `server-json`) join the parser's; a parser with subcommands of
+/// its own takes `ServeArgs` as one of them (`Serve(ServeArgs)`: `tracker
+/// serve --http ADDR`, `tracker serve lint`).
+///
+/// ```no_run
+/// use clap::Parser;
+/// use mcp_contract::server::{ServeArgs, Server};
+///
+/// #[derive(Parser)]
+/// struct Cli {
+///     /// The SQLite database of the issues.
+///     #[arg(long, default_value = "tracker.db")]
+///     db: std::path::PathBuf,
+///     #[command(flatten)]
+///     serve: ServeArgs,
+/// }
+///
+/// struct Db(std::path::PathBuf);
+///
+/// #[tokio::main]
+/// async fn main() -> std::process::ExitCode {
+///     let cli = Cli::parse();
+///     let db = cli.db;
+///     let server = Server::new("tracker", "1.0.0")
+///         // Runs when serving starts: `--help` and `lint` never open the database.
+///         .state_with(move || async move { std::fs::metadata(&db).map(|_| Db(db)) });
+///     cli.serve.run(server).await
+/// }
+/// ```
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq)]
+// This doc is for rustdoc: the help's about text is the server's own.
+#[command(about = None, long_about = None)]
+#[non_exhaustive]
+pub struct ServeArgs {
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; port 0 lets the system choose
+    /// [env: MCP_HTTP_ADDR]
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: no sessions, so any replica answers any request
+    #[arg(long)]
+    pub stateless: bool,
+    /// With --http: the endpoint's path [default: /mcp] [env: MCP_HTTP_PATH]
+    #[arg(long, value_name = "PATH")]
+    pub path: Option<String>,
+    /// With --http: Host values to accept besides loopback's [env: MCP_ALLOWED_HOSTS]
+    #[arg(long, value_name = "HOST,..", value_delimiter = ',')]
+    pub allowed_hosts: Option<Vec<String>>,
+    /// With --http: browser origins to accept besides the server's own [env: MCP_ALLOWED_ORIGINS]
+    #[arg(long, value_name = "ORIGIN,..", value_delimiter = ',')]
+    pub allowed_origins: Option<Vec<String>>,
+    /// With --http: proxies (addresses, networks) whose Forwarded / X-Forwarded-* headers count
+    /// [env: MCP_TRUSTED_PROXIES]
+    #[arg(long, value_name = "ADDR|NET,..", value_delimiter = ',')]
+    pub trusted_proxies: Option<Vec<String>>,
+    /// With --http: serve Prometheus metrics at PATH (feature `metrics`) [env: MCP_METRICS_PATH]
+    #[arg(long, value_name = "PATH")]
+    pub metrics_path: Option<String>,
+    /// With --http: calls per caller, e.g. 120/min or 2/s,burst=20 (feature `rate-limit`)
+    /// [env: MCP_RATE_LIMIT]
+    #[arg(long, value_name = "N/s|N/min|N/h[,burst=B]")]
+    pub rate_limit: Option<String>,
+    /// What to do instead of serving.
+    #[command(subcommand)]
+    pub command: Option<ServeCommand>,
+}
+
+/// The subcommands of [`ServeArgs`]: what a server binary does instead of serving.
+#[derive(clap::Subcommand, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServeCommand {
+    /// Check the definitions with the definition linter; exit 1 on errors
+    ///
+    /// The report goes to stdout: grouped by severity, or one JSON document
+    /// `{"passed", "diagnostics": [{"rule", "severity", "kind", "name", "path",
+    /// "message"}]}`. The exit code is also 1 when the server would not build
+    /// for a reason of its own (a state type a handler takes but nobody
+    /// registered, two resources at one URI), which goes to stderr.
+    Lint {
+        /// How to print the report
+        #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+        format: LintFormat,
+        /// Check this server.json too
+        #[arg(long, value_name = "PATH")]
+        server_json: Option<PathBuf>,
+        /// The portability profile: default, strict or gemini
+        #[arg(long, value_name = "NAME", value_parser = |name: &str| name.parse::<Profile>())]
+        profile: Option<Profile>,
+    },
+    /// Print the MCP registry's server.json, checked with the server-json rules
+    ///
+    /// It is written from the crate's metadata (description, repository,
+    /// version) and named `io.github.{owner}/{repo}` after the repository
+    /// unless `--name` says otherwise. When it would not pass the
+    /// `server-json-*` rules, the findings go to stderr and the exit code is 1.
+    ServerJson {
+        /// The server's name in the registry, e.g. io.github.owner/repo
+        #[arg(long)]
+        name: Option<String>,
+        /// Its Streamable HTTP remote, e.g. https://mcp.example.com/mcp
+        #[arg(long, value_name = "URL")]
+        remote: Option<String>,
+    },
+}
+
+/// How `lint` prints its report.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LintFormat {
+    /// Grouped by severity, for a person.
+    #[default]
+    Text,
+    /// One JSON document, for a CI job.
+    Json,
+}
+
+/// What the command line asks for, once the environment had its say.
 #[derive(Debug, PartialEq, Eq)]
 enum Command {
     Stdio,
     Http { addr: String, stateless: bool, deployment: Deployment },
-    Lint { json: bool, server_json: Option<String>, profile: Option<Profile> },
-    Help,
+    Lint { json: bool, server_json: Option<PathBuf>, profile: Option<Profile> },
+    ServerJson { name: Option<String>, remote: Option<String> },
 }
 
 /// The HTTP settings a deployment behind a proxy needs, each from its flag or,
@@ -74,9 +210,7 @@ const ENV_HTTP_PATH: &str = "MCP_HTTP_PATH";
 const ENV_ALLOWED_HOSTS: &str = "MCP_ALLOWED_HOSTS";
 const ENV_ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
 const ENV_TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
-#[cfg(feature = "metrics")]
 const ENV_METRICS_PATH: &str = "MCP_METRICS_PATH";
-#[cfg(feature = "rate-limit")]
 const ENV_RATE_LIMIT: &str = "MCP_RATE_LIMIT";
 
 /// A comma-separated list, blanks dropped.
@@ -84,27 +218,9 @@ fn list(value: &str) -> Vec<String> {
     value.split(',').map(str::trim).filter(|item| !item.is_empty()).map(str::to_owned).collect()
 }
 
-/// The usage text, with the name the binary was started as.
-fn usage(program: &str) -> String {
-    format!(
-        "usage:
-  {program}                                   serve MCP over stdio (what MCP clients launch)
-  {program} --http ADDR [--stateless]         serve Streamable HTTP at http://ADDR/mcp
-      [--path /mcp]                          the endpoint's path                       (or MCP_HTTP_PATH)
-      [--allowed-hosts HOST,..]              Host values to accept, beside loopback's  (or MCP_ALLOWED_HOSTS)
-      [--allowed-origins ORIGIN,..]          browser origins to accept                 (or MCP_ALLOWED_ORIGINS)
-      [--trusted-proxies ADDR|NET,..]        proxies whose X-Forwarded-* count         (or MCP_TRUSTED_PROXIES)
-      [--metrics-path /metrics]              Prometheus metrics (feature `metrics`)    (or MCP_METRICS_PATH)
-      [--rate-limit 120/min[,burst=N]]       calls per caller (feature `rate-limit`)   (or MCP_RATE_LIMIT)
-                                             (MCP_HTTP_ADDR stands for `--http ADDR`; with the
-                                             `redis` feature, MCP_REDIS_URL shares sessions,
-                                             streams and tasks with other replicas)
-  {program} lint [--format text|json] [--server-json PATH] [--profile default|strict|gemini]
-                                             check the tool definitions (exit 1 on errors)
-  {program} server-json [--name NAME] [--remote URL]
-                                             print the MCP registry's server.json
-  {program} --help"
-    )
+/// The items of a list flag, trimmed, blanks dropped (`--allowed-hosts "a, b"`).
+fn tidy(items: Vec<String>) -> Vec<String> {
+    items.iter().flat_map(|item| list(item)).collect()
 }
 
 /// The file name of the running binary, as `argv[0]` names it.
@@ -114,96 +230,88 @@ fn program_name(argv0: Option<String>) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// The command of `args`, with `env` (the process environment, in tests a
-/// table) for the HTTP settings no flag gives.
-fn parse(args: impl IntoIterator<Item = String>, env: impl Fn(&str) -> Option<String>) -> Result<Command, String> {
-    let mut args = args.into_iter();
-    let mut http = None;
-    let mut deployment = Deployment::default();
-    let mut stateless = false;
-    let mut lint = false;
-    let mut json = false;
-    let mut server_json = None;
-    let mut profile = None;
-    while let Some(arg) = args.next() {
-        let mut value = |flag: &str, example: &str| {
-            args.next().ok_or_else(|| format!("`{flag}` needs a value, e.g. `{flag} {example}`"))
+impl ServeArgs {
+    /// The command, with `env` (the process environment, in tests a table)
+    /// for the HTTP settings no flag gives.
+    fn command(self, env: impl Fn(&str) -> Option<String>) -> Result<Command, String> {
+        let mut deployment = Deployment {
+            path: self.path,
+            allowed_hosts: self.allowed_hosts.map(tidy),
+            allowed_origins: self.allowed_origins.map(tidy),
+            trusted_proxies: self.trusted_proxies.map(tidy),
+            ..Deployment::default()
         };
-        match arg.as_str() {
-            "--help" | "-h" => return Ok(Command::Help),
-            "lint" if !lint => lint = true,
-            "--http" => http = Some(value("--http", "127.0.0.1:8080")?),
-            "--stateless" => stateless = true,
-            "--format" => {
-                json = match value("--format", "json")?.as_str() {
-                    "json" => true,
-                    "text" => false,
-                    other => return Err(format!("unknown format `{other}`; use `text` or `json`")),
-                }
+        let flagged = deployment != Deployment::default() || self.metrics_path.is_some() || self.rate_limit.is_some();
+        let serving = self.http.is_some() || self.stateless || flagged;
+        match self.command {
+            Some(_) if serving => {
+                return Err("`--http`, `--stateless` and the HTTP settings (`--path`, `--allowed-hosts`, \
+                            `--trusted-proxies`, ..) are for serving: drop them to lint or print server.json"
+                    .into());
             }
-            "--path" => deployment.path = Some(value("--path", "/mcp")?),
-            "--allowed-hosts" => deployment.allowed_hosts = Some(list(&value("--allowed-hosts", "mcp.example.com")?)),
-            "--allowed-origins" => {
-                deployment.allowed_origins = Some(list(&value("--allowed-origins", "https://app.example.com")?));
+            Some(ServeCommand::Lint { format, server_json, profile }) => {
+                return Ok(Command::Lint { json: format == LintFormat::Json, server_json, profile });
             }
-            "--trusted-proxies" => {
-                deployment.trusted_proxies = Some(list(&value("--trusted-proxies", "10.0.0.0/8")?));
+            Some(ServeCommand::ServerJson { name, remote }) => return Ok(Command::ServerJson { name, remote }),
+            None => {}
+        }
+        let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
+        deployment.path = deployment.path.or_else(|| env(ENV_HTTP_PATH));
+        deployment.allowed_hosts =
+            deployment.allowed_hosts.or_else(|| env(ENV_ALLOWED_HOSTS).map(|hosts| list(&hosts)));
+        deployment.allowed_origins =
+            deployment.allowed_origins.or_else(|| env(ENV_ALLOWED_ORIGINS).map(|origins| list(&origins)));
+        deployment.trusted_proxies =
+            deployment.trusted_proxies.or_else(|| env(ENV_TRUSTED_PROXIES).map(|proxies| list(&proxies)));
+        let metrics_path = self.metrics_path.or_else(|| env(ENV_METRICS_PATH));
+        #[cfg(feature = "metrics")]
+        {
+            deployment.metrics_path = metrics_path;
+        }
+        #[cfg(not(feature = "metrics"))]
+        if metrics_path.is_some() {
+            return Err(format!("`--metrics-path` ({ENV_METRICS_PATH}) needs the crate's `metrics` feature"));
+        }
+        let rate_limit = match (self.rate_limit, env(ENV_RATE_LIMIT)) {
+            (Some(flag), _) => Some(("--rate-limit", flag)),
+            (None, Some(value)) => Some((ENV_RATE_LIMIT, value)),
+            (None, None) => None,
+        };
+        #[cfg(feature = "rate-limit")]
+        if let Some((source, limit)) = rate_limit {
+            deployment.rate_limit = Some(limit.parse().map_err(|why| format!("{source}: {why}"))?);
+        }
+        #[cfg(not(feature = "rate-limit"))]
+        if let Some((source, _)) = rate_limit {
+            return Err(format!("`{source}` needs the crate's `rate-limit` feature"));
+        }
+        match self.http.or_else(|| env(ENV_HTTP_ADDR)) {
+            Some(addr) => Ok(Command::Http { addr, stateless: self.stateless, deployment }),
+            None if self.stateless || flagged => {
+                Err("`--stateless` and the HTTP settings (`--path`, `--allowed-hosts`, `--trusted-proxies`, ..) \
+                     belong to `--http ADDR`"
+                    .into())
             }
-            #[cfg(feature = "metrics")]
-            "--metrics-path" => deployment.metrics_path = Some(value("--metrics-path", "/metrics")?),
-            #[cfg(feature = "rate-limit")]
-            "--rate-limit" => deployment.rate_limit = Some(value("--rate-limit", "120/min")?.parse()?),
-            #[cfg(not(feature = "metrics"))]
-            "--metrics-path" => return Err("`--metrics-path` needs the crate's `metrics` feature".into()),
-            #[cfg(not(feature = "rate-limit"))]
-            "--rate-limit" => return Err("`--rate-limit` needs the crate's `rate-limit` feature".into()),
-            "--server-json" => server_json = Some(value("--server-json", "server.json")?),
-            "--profile" => profile = Some(value("--profile", "strict")?.parse::<Profile>()?),
-            other => return Err(format!("unknown argument `{other}`")),
+            None => Ok(Command::Stdio),
         }
     }
-    let flagged = deployment != Deployment::default();
-    let env = |name: &str| env(name).filter(|value| !value.trim().is_empty());
-    deployment.path = deployment.path.or_else(|| env(ENV_HTTP_PATH));
-    deployment.allowed_hosts = deployment.allowed_hosts.or_else(|| env(ENV_ALLOWED_HOSTS).map(|hosts| list(&hosts)));
-    deployment.allowed_origins =
-        deployment.allowed_origins.or_else(|| env(ENV_ALLOWED_ORIGINS).map(|origins| list(&origins)));
-    deployment.trusted_proxies =
-        deployment.trusted_proxies.or_else(|| env(ENV_TRUSTED_PROXIES).map(|proxies| list(&proxies)));
-    #[cfg(feature = "metrics")]
-    {
-        deployment.metrics_path = deployment.metrics_path.or_else(|| env(ENV_METRICS_PATH));
-    }
-    #[cfg(feature = "rate-limit")]
-    if deployment.rate_limit.is_none()
-        && let Some(limit) = env(ENV_RATE_LIMIT)
-    {
-        deployment.rate_limit = Some(limit.parse().map_err(|why| format!("{ENV_RATE_LIMIT}: {why}"))?);
-    }
-    if lint && flagged {
-        return Err(
-            "the HTTP settings (`--path`, `--allowed-hosts`, `--trusted-proxies`, ..) belong to `--http ADDR`".into()
-        );
-    }
-    // The environment's address only for a serving command line, so that
-    // `lint` and `--help` stay what they are wherever it is set.
-    let http = if lint { http } else { http.or_else(|| env(ENV_HTTP_ADDR)) };
-    match (lint, http) {
-        (true, Some(_)) => Err("`lint` does not serve: drop `--http`".into()),
-        (true, None) => Ok(Command::Lint { json, server_json, profile }),
-        (false, _) if json || server_json.is_some() || profile.is_some() => {
-            Err("`--format`, `--server-json` and `--profile` belong to `lint`".into())
-        }
-        (false, Some(addr)) => Ok(Command::Http { addr, stateless, deployment }),
-        (false, None) if stateless || flagged => {
-            Err("`--stateless` and the HTTP settings (`--path`, `--allowed-hosts`, ..) belong to `--http ADDR`".into())
-        }
-        (false, None) => Ok(Command::Stdio),
+
+    /// Do what the command line asks of `server`: serve it (building its
+    /// state first, see [`Server::state_with`]), lint it, or print its
+    /// `server.json`. The exit code is 0 on success, 1 when serving fails or
+    /// `lint` finds an error, 2 for flags that do not go together.
+    pub async fn run(self, server: Server) -> ExitCode {
+        let code = server.run_command(self).await;
+        // The log thread ends with the process: let it write what is queued.
+        #[cfg(feature = "logging")]
+        crate::logging::flush(std::time::Duration::from_secs(1));
+        code
     }
 }
 
 impl Server {
-    /// Run the command line of a server binary, from `std::env::args()`:
+    /// Run the command line of a server binary that has no flags of its own,
+    /// from `std::env::args()`: [`ServeArgs`], parsed alone.
     ///
     /// - no argument: serve over stdio (what MCP clients launch);
     /// - `--http ADDR [--stateless]`: serve Streamable HTTP at `http://ADDR/mcp`
@@ -217,20 +325,14 @@ impl Server {
     ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
     ///   (unless `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
-    ///   definition linter and print its report on stdout: grouped by severity, or
-    ///   one JSON document `{"passed", "diagnostics": [{"rule", "severity", "kind",
-    ///   "name", "path", "message"}]}`. The exit code is 1 when it finds an error,
-    ///   or when the server would not build for a reason of its own (a state
-    ///   type a handler takes but nobody registered, two resources at one URI),
-    ///   which goes to stderr;
+    ///   definition linter (see [`ServeCommand::Lint`]);
     /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's
-    ///   `server.json`, written from the crate's metadata (description,
-    ///   repository, version) and named `io.github.{owner}/{repo}` after the
-    ///   repository unless `--name` says otherwise, with `URL` as its Streamable
-    ///   HTTP remote. It is checked with the `server-json-*` rules first: exit 1,
-    ///   the findings on stderr, when it would not pass them.
+    ///   `server.json` (see [`ServeCommand::ServerJson`]).
     ///
-    /// Bad arguments print the usage, with the binary's name, and exit with 2.
+    /// `--help` prints the usage, with the binary's name; bad arguments print
+    /// what is wrong and exit with 2. A server with settings of its own (a
+    /// database path, an API key) flattens [`ServeArgs`] into its own parser
+    /// instead, and builds its state after parsing with [`Server::state_with`].
     ///
     /// ```no_run
     /// use mcp_contract::server::Server;
@@ -253,36 +355,44 @@ impl Server {
     }
 
     async fn run_cli_as(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
-        let code = self.run_command(program, args).await;
-        // The log thread ends with the process: let it write what is queued.
-        #[cfg(feature = "logging")]
-        crate::logging::flush(std::time::Duration::from_secs(1));
-        code
+        let program = program.unwrap_or_else(|| self.info.name.clone());
+        let command = ServeArgs::augment_args(clap::Command::new(program.clone()).version(self.info.version.clone()));
+        let parsed = command
+            .try_get_matches_from(std::iter::once(program).chain(args))
+            .and_then(|matches| ServeArgs::from_arg_matches(&matches));
+        match parsed {
+            Ok(args) => args.run(self).await,
+            Err(err) => {
+                // `--help` and `--version` are "errors" that print on stdout and exit 0.
+                let _ = err.print();
+                ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
+            }
+        }
     }
 
-    async fn run_command(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
+    async fn run_command(self, args: ServeArgs) -> ExitCode {
         let name = self.info.name.clone();
-        let usage = usage(program.as_deref().unwrap_or(&name));
-        let mut args = args.into_iter().peekable();
-        if args.peek().is_some_and(|arg| arg == "server-json") {
-            return self.server_json_command(&usage, args.skip(1));
-        }
-        let command = match parse(args, |name| std::env::var(name).ok()) {
+        let command = match args.command(|name| std::env::var(name).ok()) {
             Ok(command) => command,
             Err(err) => {
-                eprintln!("{name}: {err}\n{usage}");
+                eprintln!("{name}: {err}\n\nFor more information, try '--help'.");
                 return ExitCode::from(2);
             }
         };
         let served = match command {
-            Command::Help => return print_stdout(&format!("{usage}\n")),
             Command::Lint { json, server_json, profile } => return self.lint_command(json, server_json, profile),
+            Command::ServerJson { name, remote } => return self.server_json_command(name, remote),
             Command::Stdio => {
                 // stdout is the protocol; a person who started this in a terminal reads stderr.
                 eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
                 self.serve_stdio().await
             }
-            Command::Http { addr, stateless, deployment } => match self.with_redis_from_env().build() {
+            Command::Http { addr, stateless, deployment } => match self
+                .with_redis_from_env()
+                .build_state()
+                .await
+                .and_then(Server::build)
+            {
                 Err(err) => Err(err),
                 Ok(server) => match TcpListener::bind(&addr).await {
                     Err(err) => {
@@ -323,12 +433,12 @@ impl Server {
         self
     }
 
-    fn lint_command(mut self, json: bool, server_json: Option<String>, profile: Option<Profile>) -> ExitCode {
+    fn lint_command(mut self, json: bool, server_json: Option<PathBuf>, profile: Option<Profile>) -> ExitCode {
         let text = match &server_json {
             Some(path) => match std::fs::read_to_string(path) {
                 Ok(text) => Some(text),
                 Err(err) => {
-                    eprintln!("{}: cannot read {path}: {err}", self.info.name);
+                    eprintln!("{}: cannot read {}: {err}", self.info.name, path.display());
                     return ExitCode::from(2);
                 }
             },
@@ -351,9 +461,11 @@ impl Server {
         // Clean definitions can still make a server that refuses to start (a
         // state type never registered, two resources at one URI): a CI job that
         // runs `lint` learns it here rather than at deployment. The linter has
-        // had its say, so the build does not run it again.
+        // had its say, so the build does not run it again; the state of a
+        // factory counts as registered, and the factory does not run.
         let name = self.info.name.clone();
-        match self.lint_at_build(false).build() {
+        let promised: Vec<_> = self.pending_states.drain(..).map(|pending| pending.state_type).collect();
+        match self.lint_at_build(false).build_counting(&promised) {
             Ok(_) => ExitCode::SUCCESS,
             Err(err) => {
                 eprintln!("{name}: the definitions pass the linter, but the server does not build: {err}");
@@ -361,42 +473,12 @@ impl Server {
             }
         }
     }
-}
 
-/// `server-json [--name NAME] [--remote URL]`: what [`Server::run_cli`] prints for it.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct ServerJsonArgs {
-    name: Option<String>,
-    remote: Option<String>,
-}
-
-fn parse_server_json(args: impl IntoIterator<Item = String>) -> Result<ServerJsonArgs, String> {
-    let mut parsed = ServerJsonArgs::default();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let slot = match arg.as_str() {
-            "--name" => &mut parsed.name,
-            "--remote" => &mut parsed.remote,
-            other => return Err(format!("unknown argument `{other}` of `server-json`")),
-        };
-        *slot = Some(args.next().ok_or_else(|| format!("`{arg}` needs a value"))?);
-    }
-    Ok(parsed)
-}
-
-impl Server {
     /// Print `server.json`, the MCP registry's manifest, from the crate's
     /// metadata and the definitions, after checking it with the server-json rules.
-    fn server_json_command(self, usage: &str, args: impl IntoIterator<Item = String>) -> ExitCode {
+    fn server_json_command(self, registry_name: Option<String>, remote: Option<String>) -> ExitCode {
         let name = self.info.name.clone();
-        let args = match parse_server_json(args) {
-            Ok(args) => args,
-            Err(err) => {
-                eprintln!("{name}: {err}\n{usage}");
-                return ExitCode::from(2);
-            }
-        };
-        let manifest = match super::landing::server_json(&self, args.name.as_deref(), args.remote.as_deref()) {
+        let manifest = match super::landing::server_json(&self, registry_name.as_deref(), remote.as_deref()) {
             Ok(manifest) => manifest,
             Err(err) => {
                 eprintln!("{name}: {err}");
@@ -430,15 +512,25 @@ fn print_stdout(text: &str) -> ExitCode {
 mod tests {
     use super::*;
 
+    fn cli() -> clap::Command {
+        ServeArgs::augment_args(clap::Command::new("museum-server"))
+    }
+
+    fn parse(line: &str) -> Result<ServeArgs, String> {
+        let args = std::iter::once("museum-server").chain(line.split_whitespace());
+        cli()
+            .try_get_matches_from(args)
+            .and_then(|matches| ServeArgs::from_arg_matches(&matches))
+            .map_err(|err| err.to_string())
+    }
+
     fn args(line: &str) -> Result<Command, String> {
         with_env(line, &[])
     }
 
     fn with_env(line: &str, env: &[(&str, &str)]) -> Result<Command, String> {
         let env: Vec<(String, String)> = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-        parse(line.split_whitespace().map(str::to_owned), |name| {
-            env.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone())
-        })
+        parse(line)?.command(|name| env.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
     }
 
     fn http(addr: &str, stateless: bool, deployment: Deployment) -> Result<Command, String> {
@@ -449,8 +541,17 @@ mod tests {
         Some(items.iter().map(|item| (*item).to_owned()).collect())
     }
 
+    fn lint() -> Result<Command, String> {
+        Ok(Command::Lint { json: false, server_json: None, profile: None })
+    }
+
+    #[test]
+    fn the_serving_flags_are_a_well_formed_clap_command() {
+        cli().debug_assert();
+    }
+
     /// Each deployment setting is read from its flag and from its environment
-    /// variable, the flag winning; `lint` and `--help` ignore the environment.
+    /// variable, the flag winning; `lint` ignores the environment.
     #[test]
     fn each_deployment_setting_comes_from_its_flag_or_its_environment_variable() {
         let from_flags = Deployment {
@@ -491,9 +592,10 @@ mod tests {
                 }
             )
         );
-        assert_eq!(with_env("lint", &env), Ok(Command::Lint { json: false, server_json: None, profile: None }));
-        assert_eq!(with_env("--help", &env), Ok(Command::Help));
+        assert_eq!(with_env("lint", &env), lint());
         assert_eq!(with_env("", &[("MCP_HTTP_ADDR", " ")]), Ok(Command::Stdio));
+        // The address from the environment, `--stateless` from the flag.
+        assert_eq!(with_env("--stateless", &env[..1]), http("0.0.0.0:9090", true, Deployment::default()));
     }
 
     /// The settings of operating behind a proxy, from their flags and from
@@ -533,6 +635,7 @@ mod tests {
         assert!(err.starts_with("MCP_RATE_LIMIT: `lots` is no rate limit"), "{err}");
         assert!(args("--http 0.0.0.0:1 --rate-limit 0/s").unwrap_err().contains("e.g. `120/min`"));
         assert!(args("--trusted-proxies 10.0.0.1").unwrap_err().contains("belong to `--http ADDR`"));
+        assert!(args("--rate-limit 2/s lint").unwrap_err().contains("are for serving"));
         let options = format!(
             "{:?}",
             Deployment { trusted_proxies: strings(&["10.0.0.1"]), ..Deployment::default() }
@@ -561,7 +664,17 @@ mod tests {
         assert_eq!(args("--http 127.0.0.1:0"), http("127.0.0.1:0", false, Deployment::default()));
         assert_eq!(args("--http 127.0.0.1:0 --stateless"), http("127.0.0.1:0", true, Deployment::default()));
         assert_eq!(args("--stateless --http [::1]:80"), http("[::1]:80", true, Deployment::default()));
-        assert_eq!(args("-h"), Ok(Command::Help));
+        assert_eq!(
+            args("--http 127.0.0.1:0 --allowed-hosts a.example,b.example --allowed-hosts c.example"),
+            http(
+                "127.0.0.1:0",
+                false,
+                Deployment {
+                    allowed_hosts: strings(&["a.example", "b.example", "c.example"]),
+                    ..Deployment::default()
+                }
+            )
+        );
     }
 
     #[test]
@@ -570,14 +683,38 @@ mod tests {
         assert_eq!(program_name(Some("museum".into())).as_deref(), Some("museum"));
         assert_eq!(program_name(Some(String::new())), None);
         assert_eq!(program_name(None), None);
-        let text = usage("museum-server");
-        assert!(text.contains("  museum-server --http ADDR [--stateless]"), "{text}");
+        let text = cli().render_help().to_string();
+        assert!(text.contains("Usage: museum-server [OPTIONS] [COMMAND]"), "{text}");
+        for flag in [
+            "--http <ADDR>",
+            "--stateless",
+            "--path <PATH>",
+            "--allowed-hosts",
+            "--allowed-origins",
+            "--trusted-proxies",
+            "--metrics-path",
+            "--rate-limit",
+            "lint",
+        ] {
+            assert!(text.contains(flag), "{flag}: {text}");
+        }
+        for variable in [
+            ENV_HTTP_ADDR,
+            ENV_HTTP_PATH,
+            ENV_ALLOWED_HOSTS,
+            ENV_ALLOWED_ORIGINS,
+            ENV_TRUSTED_PROXIES,
+            ENV_METRICS_PATH,
+            ENV_RATE_LIMIT,
+        ] {
+            assert!(text.contains(variable), "{variable}: {text}");
+        }
         assert!(!text.contains("<server>"), "{text}");
     }
 
     #[test]
     fn parses_lint() {
-        assert_eq!(args("lint"), Ok(Command::Lint { json: false, server_json: None, profile: None }));
+        assert_eq!(args("lint"), lint());
         assert_eq!(
             args("lint --format json --server-json server.json --profile gemini"),
             Ok(Command::Lint { json: true, server_json: Some("server.json".into()), profile: Some(Profile::Gemini) })
@@ -586,29 +723,29 @@ mod tests {
 
     #[test]
     fn parses_server_json() {
-        let parse = |line: &str| parse_server_json(line.split_whitespace().map(str::to_owned));
-        assert_eq!(parse(""), Ok(ServerJsonArgs::default()));
+        assert_eq!(args("server-json"), Ok(Command::ServerJson { name: None, remote: None }));
         assert_eq!(
-            parse("--remote https://m.example/mcp --name io.example/m"),
-            Ok(ServerJsonArgs { name: Some("io.example/m".into()), remote: Some("https://m.example/mcp".into()) })
+            args("server-json --remote https://m.example/mcp --name io.example/m"),
+            Ok(Command::ServerJson { name: Some("io.example/m".into()), remote: Some("https://m.example/mcp".into()) })
         );
-        assert!(parse("--name").unwrap_err().contains("needs a value"));
-        assert!(parse("--http x").unwrap_err().contains("unknown argument `--http`"));
+        assert!(args("server-json --name").is_err());
+        assert!(args("server-json --http x").unwrap_err().contains("unexpected argument '--http'"));
     }
 
     #[test]
     fn refuses_what_it_does_not_know() {
         for (line, expected) in [
-            ("--http", "`--http` needs a value"),
-            ("--serve", "unknown argument `--serve`"),
-            ("lint --format yaml", "unknown format `yaml`"),
+            ("--http", "a value is required for '--http <ADDR>'"),
+            ("--serve", "unexpected argument '--serve'"),
+            ("lint --format yaml", "invalid value 'yaml' for '--format <FORMAT>'"),
             ("lint --profile claude", "unknown portability profile `claude`"),
-            ("lint --http 127.0.0.1:0", "`lint` does not serve"),
-            ("--format json", "belong to `lint`"),
+            ("lint --http 127.0.0.1:0", "unexpected argument '--http'"),
+            ("--http 127.0.0.1:0 lint", "are for serving"),
+            ("--format json", "unexpected argument '--format'"),
             ("--stateless", "belong to `--http ADDR`"),
             ("--allowed-hosts mcp.example.com", "belong to `--http ADDR`"),
-            ("lint --path /mcp", "belong to `--http ADDR`"),
-            ("lint lint", "unknown argument `lint`"),
+            ("--path /mcp lint", "are for serving"),
+            ("lint lint", "unexpected argument 'lint'"),
         ] {
             let err = args(line).expect_err(line);
             assert!(err.contains(expected), "{line}: {err}");

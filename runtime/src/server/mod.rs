@@ -55,11 +55,12 @@ use std::sync::Arc;
 use rmcp::model::Implementation;
 
 use crate::auth::{AuthConfig, AuthConfigError};
-use crate::call::StateMap;
+use crate::call::{StateMap, StateType};
 use crate::define::{DynTool, Landing};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
+pub use cli::{LintFormat, ServeArgs, ServeCommand};
 pub use handler::ToolServer;
 #[cfg(feature = "redis")]
 pub use redis_store::{
@@ -110,6 +111,8 @@ pub struct Server {
     /// How [`Server::build`] lints the tools; `None` when it does not.
     lint: Option<LintOptions>,
     states: StateMap,
+    /// State built when the server is served ([`Server::state_with`]), in registration order.
+    pending_states: Vec<PendingState>,
     catalog: catalog::Registered,
     client_request_timeout: std::time::Duration,
     changes: Option<Changes>,
@@ -135,6 +138,7 @@ impl Server {
             tools: Vec::new(),
             lint: Some(LintOptions::default()),
             states: StateMap::default(),
+            pending_states: Vec::new(),
             auth: None,
             catalog: catalog::Registered::default(),
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
@@ -409,8 +413,72 @@ impl Server {
     /// [`Server::state`] for a value already behind an `Arc` that the
     /// application keeps a handle on too.
     pub fn shared_state<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        // A value given now replaces a factory of its type given earlier.
+        self.pending_states.retain(|pending| pending.state_type != StateType::of::<T>());
         self.states.insert(value);
         self
+    }
+
+    /// Share the value `factory` builds with every handler that takes a
+    /// `State<T>`, building it only when the server is served: a database
+    /// opened, a pool connected, a file read after the command line is parsed,
+    /// so `--help` and `lint` never touch them (see [`ServeArgs`]). The linter
+    /// and [`Server::build`]'s checks count `T` as registered.
+    ///
+    /// The factories run in registration order when serving starts
+    /// ([`Server::build_state`]); one that fails stops the server from starting
+    /// with [`ServerError::StateFactory`].
+    ///
+    /// ```no_run
+    /// use mcp_contract::server::Server;
+    ///
+    /// struct Db { path: String }
+    /// async fn open(path: &str) -> std::io::Result<Db> {
+    ///     std::fs::metadata(path)?;
+    ///     Ok(Db { path: path.to_owned() })
+    /// }
+    ///
+    /// # async fn run() -> Result<(), mcp_contract::server::ServerError> {
+    /// let path = String::from("tracker.db");
+    /// Server::new("tracker", "1.0.0").state_with(move || async move { open(&path).await }).serve_stdio().await
+    /// # }
+    /// ```
+    pub fn state_with<T, F, Fut, E>(mut self, factory: F) -> Self
+    where
+        T: Send + Sync + 'static,
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, E>> + Send + 'static,
+        E: Into<Box<dyn StdError + Send + Sync>>,
+    {
+        let state_type = StateType::of::<T>();
+        self.pending_states.retain(|pending| pending.state_type != state_type);
+        let build: PendingBuild = Box::new(move || {
+            Box::pin(async move {
+                let value = factory().await.map_err(Into::into)?;
+                Ok(Box::new(move |states: &mut StateMap| states.insert(Arc::new(value))) as Insert)
+            })
+        });
+        self.pending_states.push(PendingState { state_type, build });
+        self
+    }
+
+    /// Run the factories of [`Server::state_with`], in registration order, and
+    /// register what they build; the serving methods and [`ServeArgs`] call
+    /// this before [`Server::build`], which refuses a server whose state is
+    /// not built yet.
+    ///
+    /// # Errors
+    ///
+    /// [`ServerError::StateFactory`] for the first factory that fails; the
+    /// later ones do not run.
+    pub async fn build_state(mut self) -> Result<Self, ServerError> {
+        for PendingState { state_type, build } in std::mem::take(&mut self.pending_states) {
+            match build().await {
+                Ok(insert) => insert(&mut self.states),
+                Err(error) => return Err(ServerError::StateFactory { type_name: state_type.type_name(), error }),
+            }
+        }
+        Ok(self)
     }
 
     /// Check the tools, resources and prompts and build the rmcp handler.
@@ -433,6 +501,16 @@ impl Server {
     ///   [`ServerError::DuplicateResourceUri`] for resource URIs;
     ///   [`ServerError::MissingStateOf`] for a resource's or prompt's state.
     pub fn build(self) -> Result<ToolServer, ServerError> {
+        if let Some(pending) = self.pending_states.first() {
+            return Err(ServerError::StatePending { type_name: pending.state_type.type_name() });
+        }
+        self.build_counting(&[])
+    }
+
+    /// [`Server::build`] with the types of `promised` counted as registered:
+    /// what `lint` checks of a server whose factories it must not run.
+    fn build_counting(self, promised: &[StateType]) -> Result<ToolServer, ServerError> {
+        let available = |state: StateType| self.states.contains(state) || promised.contains(&state);
         let names = self
             .tools
             .iter()
@@ -454,7 +532,7 @@ impl Server {
                 let tool_name = tool.definition().name;
                 tool.required_state()
                     .iter()
-                    .filter(|state| !self.states.contains(**state))
+                    .filter(|state| !available(**state))
                     .map(move |state| MissingState { tool: tool_name, type_name: state.type_name() })
             })
             .collect();
@@ -479,7 +557,7 @@ impl Server {
         #[cfg(not(feature = "redis"))]
         let shared: Option<Arc<dyn shared::SharedStore>> = None;
         let task_store = self.task_store.or_else(|| shared.as_ref().map(|shared| shared.task_store()));
-        let catalog = self.catalog.build(&self.states)?;
+        let catalog = self.catalog.build(&available)?;
         let runs_tasks =
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
         let tasks = runs_tasks.then(|| {
@@ -582,6 +660,19 @@ pub enum ServerError {
     },
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
+    /// [`Server::build`] was called before the state of [`Server::state_with`]
+    /// was built: serve the server, or call [`Server::build_state`] first.
+    StatePending {
+        /// The state type's name.
+        type_name: &'static str,
+    },
+    /// A factory of [`Server::state_with`] failed: the server does not start.
+    StateFactory {
+        /// The state type's name.
+        type_name: &'static str,
+        /// What the factory returned.
+        error: Box<dyn StdError + Send + Sync>,
+    },
     /// The client's `initialize` handshake failed.
     Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection ended abnormally.
@@ -618,7 +709,7 @@ impl fmt::Display for ServerError {
             Self::MissingStateOf { kind, name, type_name } => write!(
                 f,
                 "The {kind} `{name}` takes `State<{type_name}>`, which this server never registered; \
-                 register the value with `Server::state(..)` before serving."
+                 register the value with `Server::state(..)`, or its factory with `Server::state_with(..)`, before serving."
             ),
             Self::DuplicateResourceUri { uri, first, second } => write!(
                 f,
@@ -635,8 +726,14 @@ impl fmt::Display for ServerError {
                 for MissingState { tool, type_name } in missing {
                     write!(f, " the tool `{tool}` takes `State<{type_name}>`;")?;
                 }
-                f.write_str(" register each value with `Server::state(..)` before serving.")
+                f.write_str(" register each value with `Server::state(..)`, or its factory with `Server::state_with(..)`, before serving.")
             }
+            Self::StatePending { type_name } => write!(
+                f,
+                "The state `{type_name}` is built by its factory (`Server::state_with`) when the server is served; \
+                 call `Server::build_state().await` before `Server::build`."
+            ),
+            Self::StateFactory { type_name, error } => write!(f, "Building the state `{type_name}` failed: {error}."),
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -668,7 +765,9 @@ impl StdError for ServerError {
             | Self::MissingState(_)
             | Self::DuplicateName { .. }
             | Self::MissingStateOf { .. }
-            | Self::DuplicateResourceUri { .. } => None,
+            | Self::DuplicateResourceUri { .. }
+            | Self::StatePending { .. }
+            | Self::StateFactory { .. } => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
@@ -679,6 +778,17 @@ impl StdError for ServerError {
         }
     }
 }
+
+/// A factory of [`Server::state_with`], not yet run.
+struct PendingState {
+    state_type: StateType,
+    build: PendingBuild,
+}
+
+/// What a factory's value does to the server's state once built: it keeps its type.
+type Insert = Box<dyn FnOnce(&mut StateMap) + Send>;
+type PendingBuild =
+    Box<dyn FnOnce() -> crate::call::BoxFuture<'static, Result<Insert, Box<dyn StdError + Send + Sync>>> + Send>;
 
 /// A tool's shared state type that the server has no value of.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -345,7 +345,7 @@ impl Server {
     /// A [`ServerError`] when building fails ([`Server::build`]), the handshake
     /// fails, or the serving task dies.
     pub async fn serve_stdio(self) -> Result<(), ServerError> {
-        self.build()?.serve_stdio().await
+        self.build_state().await?.build()?.serve_stdio().await
     }
 
     /// [`Server::serve_stdio`] with the shutdown of `options`.
@@ -354,7 +354,7 @@ impl Server {
     ///
     /// As [`Server::serve_stdio`].
     pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
-        self.build()?.serve_stdio_with(options).await
+        self.build_state().await?.build()?.serve_stdio_with(options).await
     }
 
     /// Serve Streamable HTTP at `addr` (endpoint `/mcp`) until SIGINT/SIGTERM.
@@ -372,7 +372,7 @@ impl Server {
     ///
     /// A [`ServerError`] when building fails or the address cannot be bound.
     pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> Result<(), ServerError> {
-        let server = self.build()?;
+        let server = self.build_state().await?.build()?;
         let listener = TcpListener::bind(addr).await?;
         server.serve_http_on(listener, options).await
     }
