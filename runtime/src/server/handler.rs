@@ -21,6 +21,7 @@ use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
@@ -246,6 +247,7 @@ impl ToolServer {
             request_id: context.id.clone(),
             stateless: is_stateless(context),
             request_log_level: context.meta.log_level().map(channel::level_index),
+            response_stream: context.extensions.get::<ResponseStream>().cloned(),
         }
     }
 }

@@ -30,6 +30,7 @@ mod catalog;
 mod changes;
 mod channel;
 mod cli;
+mod event_store;
 mod guard;
 mod handler;
 mod invoke;
@@ -37,6 +38,7 @@ mod jsonrpc;
 mod landing;
 mod lines;
 mod listener;
+mod streams;
 mod tasks;
 mod transport;
 mod wire;
@@ -54,9 +56,13 @@ use crate::define::{DynTool, Landing};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
+pub use event_store::{
+    DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId, EventStore, EventStoreError,
+    EventStream, MemoryEventStore, ServerSseMessage, StreamId,
+};
 pub use handler::ToolServer;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
-pub use transport::{HttpOptions, StdioOptions};
+pub use transport::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
 
 /// The three kinds of things a server offers, which share one namespace of names.

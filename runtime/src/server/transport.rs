@@ -10,9 +10,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
+use super::event_store::{EventStore, MemoryEventStore};
 use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
+use super::streams::{Primings, SessionStreams};
 use super::{Server, ServerError, ToolServer};
 use crate::auth::AuthConfig;
 use crate::call::BoxFuture;
@@ -52,6 +54,8 @@ pub struct HttpOptions {
     handle_signals: bool,
     shutdown_grace: Duration,
     readiness: Option<Readiness>,
+    event_store: Option<Arc<dyn EventStore>>,
+    sse_retry: Duration,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -63,6 +67,10 @@ impl std::fmt::Debug for Readiness {
         f.write_str("Readiness(..)")
     }
 }
+
+/// The `retry:` hint of SSE streams, by default: how long a client waits before
+/// it reconnects to a stream that ended without its answer.
+pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
 
 /// How long a readiness check may take before it counts as failed.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -86,6 +94,8 @@ impl Default for HttpOptions {
             handle_signals: true,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             readiness: None,
+            event_store: Some(Arc::new(MemoryEventStore::default())),
+            sse_retry: DEFAULT_SSE_RETRY,
         }
     }
 }
@@ -119,6 +129,39 @@ impl HttpOptions {
     /// the end get the same error, in their SSE stream or as a 503.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+
+    /// Where the events of SSE streams are kept, so a client whose stream
+    /// ended before its answer (closed by the server for SSE polling, see
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream), or a
+    /// dropped connection) reconnects with `Last-Event-ID` and receives what
+    /// was sent meanwhile. A [`MemoryEventStore`] with its default bounds
+    /// unless set; a store shared by replicas implements [`EventStore`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_contract::server::{HttpOptions, MemoryEventStore};
+    /// let options = HttpOptions::default().event_store(Arc::new(MemoryEventStore::default()));
+    /// # let _ = options;
+    /// ```
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(store);
+        self
+    }
+
+    /// Keep no events: a stream that ends before its answer cannot be resumed,
+    /// and a call cannot close its stream.
+    pub fn without_event_store(mut self) -> Self {
+        self.event_store = None;
+        self
+    }
+
+    /// The `retry:` hint every SSE stream opens with, and a stream closed for
+    /// SSE polling ends with: how long the client waits before it
+    /// reconnects. [`DEFAULT_SSE_RETRY`] (3 s) by default.
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = retry;
         self
     }
 
@@ -488,8 +531,14 @@ impl ToolServer {
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
+        let config = config.with_sse_retry(Some(options.sse_retry));
+        let primings = options.event_store.clone().map(|store| Arc::new(Primings::new(store)));
         let mut manager = LocalSessionManager::default();
+        if let Some(primings) = &primings {
+            manager = manager.with_event_store(Arc::clone(primings) as Arc<dyn EventStore>);
+        }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        manager.session_config.sse_retry = Some(options.sse_retry);
         let manager = Arc::new(manager);
         let (template, auth) = super::auth::prepare(self, &options.path)?;
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
@@ -503,7 +552,8 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
+        let streams = SessionStreams::new(manager, primings, Some(options.sse_retry));
+        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
             .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));

@@ -274,11 +274,16 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub async fn start(options: HttpOptions) -> Self {
+        Self::serve(server(), options).await
+    }
+
+    /// Serves `server` rather than the suites' own.
+    pub async fn serve(server: ToolServer, options: HttpOptions) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
         let addr = listener.local_addr().expect("bound");
         let stop = CancellationToken::new();
         let options = options.shutdown_token(stop.clone()).without_signal_handling();
-        let served = Some(tokio::spawn(server().serve_http_on(listener, options)));
+        let served = Some(tokio::spawn(server.serve_http_on(listener, options)));
         Self { addr, stop, served }
     }
 }
