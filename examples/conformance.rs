@@ -161,10 +161,16 @@ async fn test_tool_with_progress(ctx: Ctx) -> Result<String, McpError> {
     Ok("Progress reported: 0, 50 and 100 of 100".to_owned())
 }
 
-// needs: closing the call's SSE stream from a handler (SEP-1699), with an event
-// store to replay from on `Last-Event-ID`: tool `test_reconnection` (scenario
-// server-sse-polling) closes its stream mid-call, sleeps 100 ms and answers
-// "Reconnection test completed successfully. ..." on the resumed stream.
+/// Tests SSE polling: closes its stream mid-call, so the client resumes it
+#[mcp_tool]
+async fn test_reconnection(ctx: Ctx) -> Result<String, McpError> {
+    // SEP-1699: the answer waits in the event store for the client's GET with `Last-Event-ID`.
+    ctx.close_sse_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok("Reconnection test completed successfully. If you received this, the client properly reconnected after \
+        stream closure."
+        .to_owned())
+}
 
 #[derive(Deserialize, JsonSchema)]
 struct SamplingInput {
@@ -629,6 +635,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(multiple_content_types())
         .tool(TestToolWithLogging)
         .tool(TestToolWithProgress)
+        .tool(TestReconnection)
         .tool(TestErrorHandling)
         .tool(JsonSchema202012Tool)
         .tool(TestSampling)
