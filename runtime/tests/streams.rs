@@ -70,8 +70,27 @@ impl Tool for Poll {
     }
 }
 
+/// Takes its time, and knows nothing of streams.
+struct Slow;
+static SLOW: LazyLock<ToolDefinition> = LazyLock::new(|| definition("slow"));
+
+impl Tool for Slow {
+    type Input = Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &SLOW
+    }
+    async fn call(&self, _input: Nothing, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        Ok("slow done".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 fn server() -> ToolServer {
-    Server::new("streams", "1.0.0").tool(Chatty).tool(Poll).build().expect("the server builds")
+    Server::new("streams", "1.0.0").tool(Chatty).tool(Poll).tool(Slow).build().expect("the server builds")
 }
 
 /// The data of the answer's log messages, in order.
@@ -218,4 +237,20 @@ async fn the_event_store_option_takes_any_store() {
     assert_eq!(result_text(&resumed).as_deref(), Some("closed: true"));
     // priming, a log, the closing priming, a log, the answer
     assert!(stored.load(Ordering::Relaxed) >= 5, "the call's events went to the given store");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_closes_the_stream_of_a_long_call_and_the_client_resumes_it() {
+    let options = HttpOptions::default().close_call_streams_after(Duration::from_millis(100));
+    let server = HttpServer::serve(server(), options).await;
+    let mut client = HttpClient::session(server.addr).await;
+    // A quick call is answered on its stream, before the server would close it.
+    let quick = client.post(&call(1, "chatty", json!({}))).await;
+    assert_eq!(result_text(&quick).as_deref(), Some("chatty done"));
+
+    let answer = client.post(&call(2, "slow", json!({}))).await;
+    assert_eq!(result_text(&answer), None, "the stream ends before the answer: {}", answer.text());
+    let last = last_event_id(&answer).expect("event ids");
+    let resumed = client.request("GET", &[("last-event-id", &last)], b"").await;
+    assert_eq!(result_text(&resumed).as_deref(), Some("slow done"), "{}", resumed.text());
 }

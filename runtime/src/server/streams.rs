@@ -40,17 +40,20 @@ pub(super) struct SessionStreams {
     local: Arc<LocalSessionManager>,
     primings: Option<Arc<Primings>>,
     retry: Option<Duration>,
+    close_after: Option<Duration>,
 }
 
 impl SessionStreams {
     /// The sessions of `local`, which must have been given `primings` as its
-    /// event store (when there is one); `retry` is the hint a closed stream sends.
+    /// event store (when there is one); `retry` is the hint a closed stream
+    /// sends, `close_after` how long a call's stream stays open at most.
     pub(super) fn new(
         local: Arc<LocalSessionManager>,
         primings: Option<Arc<Primings>>,
         retry: Option<Duration>,
+        close_after: Option<Duration>,
     ) -> Self {
-        Self { local, primings, retry }
+        Self { local, primings, retry, close_after }
     }
 }
 
@@ -224,14 +227,26 @@ impl SessionManager for SessionStreams {
         };
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
-            request.request.extensions_mut().insert(ResponseStream(Arc::new(CallStream {
+            let stream = Arc::new(CallStream {
                 handle: handle.clone(),
                 http_request_id,
                 stored,
                 live,
                 retry: self.retry,
                 closed: AtomicBool::new(false),
-            })));
+            });
+            if let Some(after) = self.close_after {
+                // The server frees the connection of a long call; the timer
+                // holds the stream weakly, so a call that ended is let go.
+                let stream = Arc::downgrade(&stream);
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    if let Some(stream) = stream.upgrade() {
+                        ResponseStream(stream).close().await;
+                    }
+                });
+            }
+            request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
         Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner })

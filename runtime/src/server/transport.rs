@@ -56,6 +56,7 @@ pub struct HttpOptions {
     readiness: Option<Readiness>,
     event_store: Option<Arc<dyn EventStore>>,
     sse_retry: Duration,
+    close_call_streams_after: Option<Duration>,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -96,6 +97,7 @@ impl Default for HttpOptions {
             readiness: None,
             event_store: Some(Arc::new(MemoryEventStore::default())),
             sse_retry: DEFAULT_SSE_RETRY,
+            close_call_streams_after: None,
         }
     }
 }
@@ -162,6 +164,18 @@ impl HttpOptions {
     /// reconnects. [`DEFAULT_SSE_RETRY`] (3 s) by default.
     pub fn sse_retry(mut self, retry: Duration) -> Self {
         self.sse_retry = retry;
+        self
+    }
+
+    /// Close a call's SSE stream once it has been open this long without its
+    /// answer (SSE polling, SEP-1699, for every call, as
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream) does for
+    /// one): a long call does not hold a connection, and the client comes back
+    /// with `Last-Event-ID` after the retry hint. Off by default; needs the
+    /// event store. Applies to 2025 sessions, whose calls have a stream of
+    /// their own to close.
+    pub fn close_call_streams_after(mut self, after: Duration) -> Self {
+        self.close_call_streams_after = Some(after);
         self
     }
 
@@ -552,7 +566,7 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let streams = SessionStreams::new(manager, primings, Some(options.sse_retry));
+        let streams = SessionStreams::new(manager, primings, Some(options.sse_retry), options.close_call_streams_after);
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
