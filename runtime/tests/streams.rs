@@ -19,6 +19,7 @@ use mcp_contract_runtime::{Context, LogLevel, McpError, Tool};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::{Answer, HttpClient, HttpServer, call};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct Nothing {}
@@ -89,8 +90,31 @@ impl Tool for Slow {
     }
 }
 
+/// Answers at once, and logs from a job of its own after its answer, as a
+/// task's handler does.
+struct Later;
+static LATER: LazyLock<ToolDefinition> = LazyLock::new(|| definition("later"));
+
+impl Tool for Later {
+    type Input = Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &LATER
+    }
+    async fn call(&self, _input: Nothing, ctx: Context) -> Result<String, McpError> {
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            ctx.log(LogLevel::Info, "after the answer").await;
+        });
+        Ok("answered".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 fn server() -> ToolServer {
-    Server::new("streams", "1.0.0").tool(Chatty).tool(Poll).tool(Slow).build().expect("the server builds")
+    Server::new("streams", "1.0.0").tool(Chatty).tool(Poll).tool(Slow).tool(Later).build().expect("the server builds")
 }
 
 /// The data of the answer's log messages, in order.
@@ -253,4 +277,45 @@ async fn the_server_closes_the_stream_of_a_long_call_and_the_client_resumes_it()
     let last = last_event_id(&answer).expect("event ids");
     let resumed = client.request("GET", &[("last-event-id", &last)], b"").await;
     assert_eq!(result_text(&resumed).as_deref(), Some("slow done"), "{}", resumed.text());
+}
+
+/// Reads the session's standalone GET stream until `needle` shows, or `timeout` passes.
+async fn standalone_stream_shows(addr: std::net::SocketAddr, session: &str, needle: &str, timeout: Duration) -> bool {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("the server accepts");
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\nmcp-session-id: {session}\r\n\
+         mcp-protocol-version: 2025-06-18\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.expect("the server reads");
+    let mut seen = Vec::new();
+    let read = async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => seen.extend_from_slice(&buffer[..n]),
+            }
+            if String::from_utf8_lossy(&seen).contains(needle) {
+                return true;
+            }
+        }
+    };
+    tokio::time::timeout(timeout, read).await.unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_call_logs_after_its_answer_goes_to_the_standalone_stream() {
+    let server = HttpServer::serve(server(), HttpOptions::default()).await;
+    let mut client = HttpClient::session(server.addr).await;
+    let session = client.session.clone().expect("a session");
+    let addr = server.addr;
+    let listening = tokio::spawn(async move {
+        standalone_stream_shows(addr, &session, "after the answer", Duration::from_secs(5)).await
+    });
+    // The GET stream must be open before the log is sent.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer = client.post(&call(1, "later", json!({}))).await;
+    assert_eq!(result_text(&answer).as_deref(), Some("answered"));
+    assert!(logs(&answer).is_empty(), "nothing logged before the answer");
+    assert!(listening.await.expect("the reader runs"), "the late log reached the standalone stream");
 }

@@ -190,9 +190,10 @@ impl ClientChannel for PeerChannel {
             };
             let param = LoggingMessageNotificationParam::new(level, data).with_logger(self.tool);
             if let Some(stream) = &self.response_stream {
-                let notification = ServerNotification::LoggingMessageNotification(Notification::new(param));
-                stream.send(ServerJsonRpcMessage::notification(notification)).await;
-                return;
+                let notification = ServerNotification::LoggingMessageNotification(Notification::new(param.clone()));
+                if stream.send(ServerJsonRpcMessage::notification(notification)).await {
+                    return;
+                }
             }
             if let Err(err) = self.peer.notify_logging_message(param).await {
                 tracing::debug!(tool = self.tool, %err, "could not send a log notification");

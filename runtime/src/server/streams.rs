@@ -115,13 +115,21 @@ struct CallStream {
     live: mpsc::Sender<ServerSseMessage>,
     retry: Option<Duration>,
     closed: AtomicBool,
+    /// The call's answer went out on the stream: what the call sends after
+    /// it (a task's logs) belongs to no stream of its own any more.
+    answered: AtomicBool,
 }
 
 impl ResponseStream {
     /// Send `message` on this call's stream: stored first (when there is a
     /// store), so a client that resumes gets it, then live, unless the stream
-    /// was closed.
-    pub(super) async fn send(&self, message: ServerJsonRpcMessage) {
+    /// was closed. `false`, sending nothing, once the call was answered (a
+    /// task runs on after it): the message goes where rmcp sends it, the
+    /// standalone stream.
+    pub(super) async fn send(&self, message: ServerJsonRpcMessage) -> bool {
+        if self.0.answered.load(Ordering::Acquire) {
+            return false;
+        }
         let mut event = ServerSseMessage::from_message(message);
         if let Some((store, stream_id)) = &self.0.stored {
             match store.store_event(stream_id, &event).await {
@@ -130,11 +138,12 @@ impl ResponseStream {
             }
         }
         if self.0.closed.load(Ordering::Acquire) {
-            return;
+            return true;
         }
         if tokio::time::timeout(LIVE_SEND_TIMEOUT, self.0.live.send(event)).await.is_err() {
             tracing::debug!("the client did not read its call's stream in time; a message waits in the event store");
         }
+        true
     }
 
     /// Close this call's stream after a priming event with the retry hint;
@@ -142,7 +151,10 @@ impl ResponseStream {
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
     /// is closed already, or there is no event store to resume from.
     pub(super) async fn close(&self) -> bool {
-        if self.0.stored.is_none() || self.0.closed.swap(true, Ordering::AcqRel) {
+        if self.0.stored.is_none()
+            || self.0.answered.load(Ordering::Acquire)
+            || self.0.closed.swap(true, Ordering::AcqRel)
+        {
             return false;
         }
         match self.0.handle.close_sse_stream(self.0.http_request_id, self.0.retry).await {
@@ -162,6 +174,8 @@ struct CallEvents {
     priming: Option<ServerSseMessage>,
     live: mpsc::Receiver<ServerSseMessage>,
     rmcp: mpsc::Receiver<ServerSseMessage>,
+    /// The call, told when its answer passes.
+    call: Option<Arc<CallStream>>,
 }
 
 impl Stream for CallEvents {
@@ -175,7 +189,16 @@ impl Stream for CallEvents {
             return Poll::Ready(Some(event));
         }
         // The stream ends with rmcp's: after the answer, or when closed.
-        self.rmcp.poll_recv(cx)
+        let event = self.rmcp.poll_recv(cx);
+        if let (Poll::Ready(Some(event)), Some(call)) = (&event, &self.call)
+            && matches!(
+                event.message.as_deref(),
+                Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
+            )
+        {
+            call.answered.store(true, Ordering::Release);
+        }
+        event
     }
 }
 
@@ -226,6 +249,7 @@ impl SessionManager for SessionStreams {
             _ => None,
         };
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
+        let mut call = None;
         if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
             let stream = Arc::new(CallStream {
                 handle: handle.clone(),
@@ -234,6 +258,7 @@ impl SessionManager for SessionStreams {
                 live,
                 retry: self.retry,
                 closed: AtomicBool::new(false),
+                answered: AtomicBool::new(false),
             });
             if let Some(after) = self.close_after {
                 // The server frees the connection of a long call; the timer
@@ -246,10 +271,11 @@ impl SessionManager for SessionStreams {
                     }
                 });
             }
+            call = Some(Arc::clone(&stream));
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner })
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
