@@ -161,10 +161,16 @@ async fn test_tool_with_progress(ctx: Ctx) -> Result<String, McpError> {
     Ok("Progress reported: 0, 50 and 100 of 100".to_owned())
 }
 
-// needs: closing the call's SSE stream from a handler (SEP-1699), with an event
-// store to replay from on `Last-Event-ID`: tool `test_reconnection` (scenario
-// server-sse-polling) closes its stream mid-call, sleeps 100 ms and answers
-// "Reconnection test completed successfully. ..." on the resumed stream.
+/// Tests SSE polling: closes its stream mid-call, so the client resumes it
+#[mcp_tool]
+async fn test_reconnection(ctx: Ctx) -> Result<String, McpError> {
+    // SEP-1699: the answer waits in the event store for the client's GET with `Last-Event-ID`.
+    ctx.close_sse_stream().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    Ok("Reconnection test completed successfully. If you received this, the client properly reconnected after \
+        stream closure."
+        .to_owned())
+}
 
 #[derive(Deserialize, JsonSchema)]
 struct SamplingInput {
@@ -363,8 +369,8 @@ fn test_missing_capability() -> Result<String, McpError> {
 /// `$ref`, `allOf`/`anyOf`, `if`/`then`/`else` and `additionalProperties`, untouched.
 /// The definition linter warns about it when the server starts (fields without
 /// a description, `anyOf` branches without a `type`): the schema is the suite's.
-static JSON_SCHEMA_2020_12: LazyLock<ToolDefinition> = LazyLock::new(|| {
-    let schema = json!({
+fn json_schema_2020_12() -> Value {
+    json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
@@ -386,31 +392,13 @@ static JSON_SCHEMA_2020_12: LazyLock<ToolDefinition> = LazyLock::new(|| {
         "then": {"required": ["phone"]},
         "else": {"required": ["email"]},
         "additionalProperties": false
-    });
-    let Value::Object(schema) = schema else { unreachable!("a JSON object literal") };
-    ToolDefinition::new("json_schema_2020_12_tool", Arc::new(schema))
-        .with_description("Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)")
-});
+    })
+}
 
-/// A tool whose input schema is a JSON Schema written by hand rather than
-/// derived from a Rust type: the public `Tool` trait takes any schema object.
-struct JsonSchema202012Tool;
-
-impl Tool for JsonSchema202012Tool {
-    type Input = JsonObject;
-    type Output = JsonObject;
-
-    fn definition(&self) -> &'static ToolDefinition {
-        &JSON_SCHEMA_2020_12
-    }
-
-    async fn call(&self, input: JsonObject, _ctx: Context) -> Result<JsonObject, McpError> {
-        Ok(input)
-    }
-
-    fn render(&self, output: JsonObject) -> Result<ToolOutput, McpError> {
-        Ok(ToolOutput::text(format!("JSON Schema 2020-12 tool called with: {}", Value::Object(output))))
-    }
+/// Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)
+#[mcp_tool(input_schema = json_schema_2020_12)]
+fn json_schema_2020_12_tool(input: JsonObject) -> Result<String, McpError> {
+    Ok(format!("JSON Schema 2020-12 tool called with: {}", Value::Object(input)))
 }
 
 // ---------------------------------------------------------------- resources
@@ -629,6 +617,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(multiple_content_types())
         .tool(TestToolWithLogging)
         .tool(TestToolWithProgress)
+        .tool(TestReconnection)
         .tool(TestErrorHandling)
         .tool(JsonSchema202012Tool)
         .tool(TestSampling)

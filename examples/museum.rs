@@ -398,6 +398,10 @@ fn render_stats(stats: &CollectionSummary) -> String {
 /// Count the collection's objects per department and how many are on view.
 #[mcp_tool(annotations(read_only, idempotent, open_world = false), format = render_stats)]
 async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<CollectionSummary, McpError> {
+    // Counting a big collection takes a while: the call frees its connection,
+    // and the client comes back with `Last-Event-ID` for the progress, the log
+    // and the answer (SSE polling; a no-op on stdio and stateless HTTP).
+    ctx.close_sse_stream().await;
     let names = collection.departments();
     let mut stats = CollectionSummary { objects: 0, on_view: 0, departments: BTreeMap::new() };
     for (done, department) in names.iter().enumerate() {

@@ -907,3 +907,56 @@ fn a_generated_resource_with_renamed_params_is_checked_when_the_server_is_built(
         ]
     );
 }
+
+// ------------------------------------------------------------------ schemas as written
+
+/// The suite's 2020-12 schema, less one field's description, with a format
+/// not every vendor takes.
+fn contact_schema() -> serde_json::Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+            "properties": {"city": {"type": "string", "description": "The city."}}}},
+        "properties": {
+            "name": {"type": "string", "description": "Who to reach."},
+            "address": {"$ref": "#/$defs/address", "description": "Where they live."},
+            "phone": {"type": "string", "format": "phone"}
+        },
+        "allOf": [{"required": ["name"]}],
+        "if": {"properties": {"name": {"const": "desk"}}},
+        "then": {"required": ["phone"]},
+        "else": {"required": []},
+        "additionalProperties": false
+    })
+}
+
+/// Save a contact, its schema written by hand.
+#[mcp_tool(input_schema = contact_schema)]
+fn save_contact(input: mcp_contract::JsonObject) -> Result<String, McpError> {
+    Ok(format!("saved {}", input.len()))
+}
+
+fn not_an_object() -> serde_json::Value {
+    json!(true)
+}
+
+/// Take anything, by a schema that is no object.
+#[mcp_tool(input_schema = not_an_object)]
+fn take_anything(input: mcp_contract::JsonObject) -> Result<String, McpError> {
+    Ok(format!("took {}", input.len()))
+}
+
+#[test]
+fn a_given_schema_is_published_as_written_and_linted_like_any_other() {
+    let published = serde_json::Value::Object((*Tool::definition(&SaveContact).input_schema).clone());
+    assert_eq!(published, contact_schema(), "no keyword added, moved or dropped");
+    let report = lint(&[&SaveContact]);
+    let rules: Vec<_> = found(&report).into_iter().map(|(rule, _)| rule).collect();
+    assert!(rules.contains(&"describe-on-fields"), "the undescribed `phone` is found: {report}");
+    assert!(rules.contains(&"schema-format-portability"), "the portability rules run on it too: {report}");
+
+    let report = lint(&[&TakeAnything]);
+    assert!(!report.passed, "a schema that is no object fails the lint");
+    assert_eq!(found(&report).first().map(|(rule, _)| *rule), Some("schema-is-object"), "{report}");
+}

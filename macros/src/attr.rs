@@ -62,6 +62,10 @@ keys! {
         errors: Option<Meta>,
         /// `task(optional)` or `task(required)`: calls run as tasks (SEP-2663).
         task: Option<Meta>,
+        /// `input_schema = path`: a function giving the input schema as written, instead of the input type's.
+        input_schema: Option<Meta>,
+        /// `output_schema = path`: the same for the output schema.
+        output_schema: Option<Meta>,
         /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
         tool_type: Option<Ident>,
         /// `reason_type = Name`: the generated reason enum (default: the tool type + `Reason`).
@@ -357,6 +361,10 @@ pub(crate) struct RawAttr {
     pub(crate) contract: Option<RawContract>,
     /// `task(optional)` or `task(required)`: the word, checked.
     pub(crate) task: Option<Ident>,
+    /// `input_schema = path`: the function that gives the input schema.
+    pub(crate) input_schema: Option<Path>,
+    /// `output_schema = path`: the function that gives the output schema.
+    pub(crate) output_schema: Option<Path>,
     pub(crate) allow: Vec<AllowedRule>,
 }
 
@@ -396,6 +404,8 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         requires: args.requires.as_ref().map(|meta| requires(meta, diag)).unwrap_or_default(),
         contract: args.errors.as_ref().map(|meta| contract(meta, diag)),
         task: args.task.as_ref().and_then(|meta| task(meta, diag)),
+        input_schema: args.input_schema.as_ref().and_then(|meta| schema_function(meta, diag)),
+        output_schema: args.output_schema.as_ref().and_then(|meta| schema_function(meta, diag)),
         name: args.name,
         title: args.title,
         description: args.description,
@@ -408,6 +418,28 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         krate: args.krate,
         allow,
     }
+}
+
+/// `input_schema = path` or `output_schema = path`: the path of the function
+/// that gives the schema; anything else (a string, a call, a list) is
+/// reported with the form to write.
+fn schema_function(meta: &Meta, diag: &mut Diagnostics) -> Option<Path> {
+    if let Meta::NameValue(nv) = meta
+        && let Expr::Path(path) = &nv.value
+        && path.qself.is_none()
+    {
+        return Some(path.path.clone());
+    }
+    let key = path_name(meta.path());
+    diag.error(value_error(
+        rules::SCHEMA_FUNCTION,
+        meta,
+        format_args!(
+            "`{key}` names the function that gives the schema as written: `{key} = my_schema`, with \
+             `fn my_schema() -> serde_json::Value`"
+        ),
+    ));
+    None
 }
 
 /// `task(optional)` or `task(required)`; anything else is reported with the two forms.

@@ -263,15 +263,27 @@ fn tool_impl(
     // The definition is built through its constructor and only the setters of
     // what the attribute says, so the expansion stays small.
     let name = &tool.name;
-    let mut definition = quote!(#private::ToolDefinition::new(#name, #private::bounds::input_schema::<#input>()));
+    // A schema given as written is taken as it is; otherwise the type's, made portable.
+    let input_schema = match &tool.input_schema {
+        Some(given) => quote_spanned!(given.span()=> #private::bounds::given_schema(#given())),
+        None => quote!(#private::bounds::input_schema::<#input>()),
+    };
+    let mut definition = quote!(#private::ToolDefinition::new(#name, #input_schema));
     if let Some(title) = &tool.title {
         definition.extend(quote!(.with_title(#title)));
     }
     if let Some(description) = &tool.description {
         definition.extend(quote!(.with_description(#description)));
     }
-    if !handler.text_only {
-        definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
+    match &tool.output_schema {
+        Some(given) => {
+            definition
+                .extend(quote_spanned!(given.span()=> .with_output_schema(#private::bounds::given_schema(#given()))));
+        }
+        None if !handler.text_only => {
+            definition.extend(quote!(.with_output_schema(#private::bounds::output_schema::<#output>())));
+        }
+        None => {}
     }
     if let Some(app) = &tool.app {
         definition.extend(quote!(.with_app(#app)));

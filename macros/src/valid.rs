@@ -6,6 +6,7 @@ use darling::util::SpannedValue;
 use proc_macro2::{Ident, Span};
 use quote::format_ident;
 use syn::ext::IdentExt;
+use syn::spanned::Spanned;
 use syn::{LitStr, Path};
 
 use crate::ast::Handler;
@@ -43,6 +44,10 @@ pub(crate) struct Tool {
     pub(crate) contract: Option<Vec<Entry>>,
     /// `task(optional)` or `task(required)`: the `TaskSupport` variant's word.
     pub(crate) task: Option<Ident>,
+    /// `input_schema = path`: the input schema as written, not the input type's.
+    pub(crate) input_schema: Option<Path>,
+    /// `output_schema = path`: the output schema as written (a tool with a structured result only).
+    pub(crate) output_schema: Option<Path>,
 }
 
 #[derive(Default)]
@@ -83,7 +88,21 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         );
     }
 
-    let RawAttr { annotations, auth, requires, contract, allow, task, trailer, .. } = raw;
+    let RawAttr { annotations, auth, requires, contract, allow, task, trailer, input_schema, output_schema, .. } = raw;
+    // A text result has no structured content for an output schema to describe.
+    let output_schema = output_schema.filter(|path| {
+        if handler.text_only {
+            diag.rule_error(
+                rules::SCHEMA_FUNCTION,
+                path.span(),
+                format_args!(
+                    "tool `{name}` answers with text, which has no structured content for `output_schema` to \
+                     describe: return a type with named fields, or remove `output_schema`"
+                ),
+            );
+        }
+        !handler.text_only
+    });
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
     let contract = contract.map(|raw| check_contract(raw, diag));
@@ -148,6 +167,8 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         app,
         contract,
         task,
+        input_schema,
+        output_schema,
     }
 }
 

@@ -172,6 +172,9 @@ rules! {
         ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
         /// `requires(..)` names something that is not a client capability.
         REQUIRES_CAPABILITY = "requires-capability", Error;
+        /// `input_schema = ..` / `output_schema = ..` is no path to the function
+        /// giving the schema, or gives an output schema to a text-only tool.
+        SCHEMA_FUNCTION = "schema-function", Error;
     }
     both: {
         /// `app = ""`: an MCP App without its resource URI.

@@ -43,6 +43,15 @@ pub trait ClientChannel: Send + Sync + 'static {
     /// Send a log message (`notifications/message`).
     fn log(&self, level: LogLevel, data: Value) -> super::BoxFuture<'_, ()>;
 
+    /// Close the call's SSE response stream for SSE polling (SEP-1699): the
+    /// client reconnects after the stream's retry hint and receives, from the
+    /// server's event store, what the call sent meanwhile. `false` when the
+    /// call has no stream to close (stdio, a JSON answer, no event store, or
+    /// closed already). By default there is none.
+    fn close_sse_stream(&self) -> super::BoxFuture<'_, bool> {
+        Box::pin(std::future::ready(false))
+    }
+
     /// Send a request to the client (`elicitation/create`, `sampling/createMessage`)
     /// and wait for its result object. The context bounds the wait, cancels it
     /// with the call, and checks the client's capabilities before it asks; a
@@ -361,10 +370,35 @@ impl Context {
         }
     }
 
-    /// Send a log message to the client; a no-op when nobody listens.
+    /// Send a log message to the client; a no-op when nobody listens. It
+    /// rides the call's own response stream. The client's level decides what
+    /// is sent: `logging/setLevel` on a 2025 session (`info` and above until
+    /// the client sets one), the request's `_meta["io.modelcontextprotocol/logLevel"]`
+    /// on 2026-07-28, where a request without it gets no log at all.
     pub async fn log(&self, level: LogLevel, data: impl Into<Value>) {
         if let Some(channel) = &self.channel {
             channel.log(level, data.into()).await;
+        }
+    }
+
+    /// Close this call's SSE response stream, for SSE polling (SEP-1699): a
+    /// long call frees its connection, the client reconnects after the
+    /// stream's `retry:` hint with `Last-Event-ID`, and receives what the call
+    /// sent meanwhile (its progress, its logs, its answer) from the server's
+    /// event store (see [`HttpOptions::event_store`](crate::server::HttpOptions::event_store)).
+    /// The call goes on. `false` when there is no stream to close: stdio, a
+    /// JSON answer, a server without an event store, or closed already.
+    ///
+    /// ```no_run
+    /// # async fn long_job(ctx: &mcp_contract::Context) {
+    /// // Free the connection while the job runs; the client comes back for the answer.
+    /// ctx.close_sse_stream().await;
+    /// # }
+    /// ```
+    pub async fn close_sse_stream(&self) -> bool {
+        match &self.channel {
+            Some(channel) => channel.close_sse_stream().await,
+            None => false,
         }
     }
 }

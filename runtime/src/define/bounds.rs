@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::define::{Content, ToolOutput};
 use crate::error::{JsonObject, McpError};
@@ -225,6 +226,42 @@ pub fn input_schema<T: InputSchema>() -> Arc<JsonObject> {
 /// [`crate::schema::output_schema`], bounded so a missing derive is reported at `T`.
 pub fn output_schema<T: OutputSchema>() -> Arc<JsonObject> {
     crate::schema::output_schema::<T>()
+}
+
+/// A JSON Schema as a tool's author wrote it (`#[mcp_tool(input_schema = f)]`).
+#[diagnostic::on_unimplemented(
+    message = "a schema given to `#[mcp_tool]` is a JSON Schema value: `{Self}` is not one",
+    label = "this function must return `serde_json::Value` (or a JSON object)",
+    note = "`input_schema = my_schema` names `fn my_schema() -> serde_json::Value`, e.g. one returning a `json!(..)` object; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#schema-function"
+)]
+pub trait GivenSchema {
+    /// The schema as a JSON object.
+    fn into_schema(self) -> JsonObject;
+}
+
+impl GivenSchema for JsonObject {
+    fn into_schema(self) -> JsonObject {
+        self
+    }
+}
+
+impl GivenSchema for Value {
+    /// A value that is no object (`true`, a string) becomes the empty object,
+    /// which has no `type: "object"`: the definition linter reports it
+    /// (`schema-is-object`) rather than the server publishing what MCP refuses.
+    fn into_schema(self) -> JsonObject {
+        match self {
+            Value::Object(schema) => schema,
+            _ => JsonObject::new(),
+        }
+    }
+}
+
+/// A schema given as written, taken as it is: no keyword is added, moved or
+/// dropped (`$schema`, `$defs`, `$anchor`, `$ref`, `allOf`, `if`/`then`/`else`
+/// reach `tools/list` untouched), and the definition linter checks it as any other.
+pub fn given_schema<S: GivenSchema>(schema: S) -> Arc<JsonObject> {
+    Arc::new(schema.into_schema())
 }
 
 /// [`ToolOutput::structured`], bounded so a missing derive is reported at `T`.

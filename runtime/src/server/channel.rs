@@ -11,11 +11,13 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rmcp::RoleServer;
 use rmcp::model::{
     CancelledNotificationParam, ClientResult, GetExtensions, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerRequest, SetLevelRequestParams,
+    Notification, ProgressNotificationParam, ProgressToken, RequestId, ServerCapabilities, ServerJsonRpcMessage,
+    ServerNotification, ServerRequest, SetLevelRequestParams,
 };
 use rmcp::service::{OriginatingRequestId, Peer, PeerRequestOptions, ServiceError};
 use serde_json::{Value, json};
 
+use super::streams::ResponseStream;
 use crate::call::{BoxFuture, ClientChannel, ClientRequestError, LogLevel};
 use crate::error::JsonObject;
 
@@ -61,6 +63,10 @@ pub(super) struct PeerChannel {
     /// that revision has no `logging/setLevel`, and without the key the
     /// client wants no logs at all (SEP-2575).
     pub(super) request_log_level: Option<u8>,
+    /// The call's own response stream on a 2025 session over Streamable
+    /// HTTP: its logs go there, not to the standalone GET stream rmcp gives
+    /// them, and it can be closed for SSE polling.
+    pub(super) response_stream: Option<ResponseStream>,
 }
 
 /// Tells the client a request of the server is withdrawn when the wait for
@@ -142,6 +148,15 @@ impl ClientChannel for PeerChannel {
         })
     }
 
+    fn close_sse_stream(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            match &self.response_stream {
+                Some(stream) => stream.close().await,
+                None => false,
+            }
+        })
+    }
+
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             // MCP sends progress only for requests that asked for it with a token.
@@ -174,6 +189,12 @@ impl ClientChannel for PeerChannel {
                 LogLevel::Error => LoggingLevel::Error,
             };
             let param = LoggingMessageNotificationParam::new(level, data).with_logger(self.tool);
+            if let Some(stream) = &self.response_stream {
+                let notification = ServerNotification::LoggingMessageNotification(Notification::new(param.clone()));
+                if stream.send(ServerJsonRpcMessage::notification(notification)).await {
+                    return;
+                }
+            }
             if let Err(err) = self.peer.notify_logging_message(param).await {
                 tracing::debug!(tool = self.tool, %err, "could not send a log notification");
             }

@@ -22,6 +22,7 @@ use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
 use super::observe::Observe;
+use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
@@ -321,6 +322,7 @@ impl ToolServer {
             request_id: context.id.clone(),
             stateless: is_stateless(context),
             request_log_level: context.meta.log_level().map(channel::level_index),
+            response_stream: context.extensions.get::<ResponseStream>().cloned(),
         }
     }
 }

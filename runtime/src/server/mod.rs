@@ -30,6 +30,7 @@ mod catalog;
 mod changes;
 mod channel;
 mod cli;
+mod event_store;
 mod guard;
 mod handler;
 mod hook;
@@ -43,6 +44,7 @@ mod redis_store;
 mod shared;
 mod observe;
 mod proxy;
+mod streams;
 mod tasks;
 mod transport;
 mod wire;
@@ -61,6 +63,10 @@ use crate::lint::{self, LintInput, LintOptions, LintReport};
 
 pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use cli::{LintFormat, ServeArgs, ServeCommand};
+pub use event_store::{
+    DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId, EventStore, EventStoreError,
+    EventStream, MemoryEventStore, ServerSseMessage, StreamId,
+};
 pub use handler::ToolServer;
 #[cfg(feature = "redis")]
 pub use redis_store::{
@@ -71,7 +77,7 @@ pub use hook::{CallHook, CallInfo, CallOutcome};
 #[cfg(feature = "rate-limit")]
 pub use observe::RateLimit;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
-pub use transport::{HttpOptions, StdioOptions};
+pub use transport::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
 
 /// The three kinds of things a server offers, which share one namespace of names.

@@ -10,9 +10,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
+use super::event_store::{EventStore, MemoryEventStore};
 use super::guard::{self, Guard};
 use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
+use super::streams::{Primings, SessionStreams};
 use super::{Server, ServerError, ToolServer};
 use crate::auth::AuthConfig;
 use crate::call::BoxFuture;
@@ -57,6 +59,9 @@ pub struct HttpOptions {
     metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
     rate_limit: Option<super::RateLimit>,
+    event_store: Option<Arc<dyn EventStore>>,
+    sse_retry: Duration,
+    close_call_streams_after: Option<Duration>,
 }
 
 /// The readiness check of `GET /readyz`, from [`HttpOptions::readiness_check`].
@@ -68,6 +73,10 @@ impl std::fmt::Debug for Readiness {
         f.write_str("Readiness(..)")
     }
 }
+
+/// The `retry:` hint of SSE streams, by default: how long a client waits before
+/// it reconnects to a stream that ended without its answer.
+pub const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
 
 /// How long a readiness check may take before it counts as failed.
 const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
@@ -96,6 +105,9 @@ impl Default for HttpOptions {
             metrics_path: None,
             #[cfg(feature = "rate-limit")]
             rate_limit: None,
+            event_store: Some(Arc::new(MemoryEventStore::default())),
+            sse_retry: DEFAULT_SSE_RETRY,
+            close_call_streams_after: None,
         }
     }
 }
@@ -183,6 +195,51 @@ impl HttpOptions {
     /// the end get the same error, in their SSE stream or as a 503.
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
+        self
+    }
+
+    /// Where the events of SSE streams are kept, so a client whose stream
+    /// ended before its answer (closed by the server for SSE polling, see
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream), or a
+    /// dropped connection) reconnects with `Last-Event-ID` and receives what
+    /// was sent meanwhile. A [`MemoryEventStore`] with its default bounds
+    /// unless set; a store shared by replicas implements [`EventStore`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use mcp_contract::server::{HttpOptions, MemoryEventStore};
+    /// let options = HttpOptions::default().event_store(Arc::new(MemoryEventStore::default()));
+    /// # let _ = options;
+    /// ```
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = Some(store);
+        self
+    }
+
+    /// Keep no events: a stream that ends before its answer cannot be resumed,
+    /// and a call cannot close its stream.
+    pub fn without_event_store(mut self) -> Self {
+        self.event_store = None;
+        self
+    }
+
+    /// The `retry:` hint every SSE stream opens with, and a stream closed for
+    /// SSE polling ends with: how long the client waits before it
+    /// reconnects. [`DEFAULT_SSE_RETRY`] (3 s) by default.
+    pub fn sse_retry(mut self, retry: Duration) -> Self {
+        self.sse_retry = retry;
+        self
+    }
+
+    /// Close a call's SSE stream once it has been open this long without its
+    /// answer (SSE polling, SEP-1699, for every call, as
+    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream) does for
+    /// one): a long call does not hold a connection, and the client comes back
+    /// with `Last-Event-ID` after the retry hint. Off by default; needs the
+    /// event store. Applies to 2025 sessions, whose calls have a stream of
+    /// their own to close.
+    pub fn close_call_streams_after(mut self, after: Duration) -> Self {
+        self.close_call_streams_after = Some(after);
         self
     }
 
@@ -555,18 +612,27 @@ impl ToolServer {
         if let Some(hosts) = &options.allowed_hosts {
             config = config.with_allowed_hosts(hosts.clone());
         }
+        let mut config = config.with_sse_retry(Some(options.sse_retry));
         // A store shared with other replicas keeps the sessions' `initialize`
         // (a replica restores a session it does not hold) and the SSE events
-        // (a stream resumes on any replica).
+        // (a stream resumes on any replica); it stands in for the options' store.
         let shared = self.shared_store().cloned();
+        if let Some(shared) = &shared
+            && !options.stateless
+        {
+            config.session_store = Some(shared.session_store());
+        }
+        let event_store = match &shared {
+            Some(shared) => Some(shared.event_store()),
+            None => options.event_store.clone(),
+        };
+        let primings = event_store.map(|store| Arc::new(Primings::new(store)));
         let mut manager = LocalSessionManager::default();
-        if let Some(shared) = &shared {
-            manager = manager.with_event_store(shared.event_store());
-            if !options.stateless {
-                config.session_store = Some(shared.session_store());
-            }
+        if let Some(primings) = &primings {
+            manager = manager.with_event_store(Arc::clone(primings) as Arc<dyn EventStore>);
         }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        manager.session_config.sse_retry = Some(options.sse_retry);
         let manager = Arc::new(manager);
         #[cfg(feature = "metrics")]
         let (server, metrics) = match &options.metrics_path {
@@ -607,7 +673,9 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::clone(&manager), config);
+        let streams =
+            SessionStreams::new(Arc::clone(&manager), primings, Some(options.sse_retry), options.close_call_streams_after);
+        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
             .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));

@@ -1,0 +1,307 @@
+//! The response streams of a session's calls: what a call sends the client
+//! rides its own POST response stream, and a call can close that stream for
+//! SSE polling (SEP-1699).
+//!
+//! rmcp's local session manager routes a call's answer, progress and
+//! server-to-client requests to the call's stream, but a log message
+//! (`notifications/message`) to the standalone GET stream, which a client
+//! that never opens one does not see. [`SessionStreams`] wraps that manager:
+//! each call's request carries a [`ResponseStream`] in its extensions, through
+//! which the call's logs join its own stream (stored in the event store under
+//! that stream, so a client that reconnects with `Last-Event-ID` receives
+//! them too), and through which the call closes its stream.
+
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::Stream;
+use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionHandle, LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
+use tokio::sync::mpsc;
+
+use super::event_store::{EventId, EventStore, EventStoreError, EventStream, ServerSseMessage, StreamId};
+
+/// How long a call waits for room on its stream before it stops sending a
+/// message live (it stays in the event store, for a client that resumes).
+const LIVE_SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Messages of a call waiting for its client to read them.
+const LIVE_CAPACITY: usize = 16;
+
+/// rmcp's local session manager, with each call's logs on its own stream and
+/// a handle to close that stream.
+pub(super) struct SessionStreams {
+    local: Arc<LocalSessionManager>,
+    primings: Option<Arc<Primings>>,
+    retry: Option<Duration>,
+    close_after: Option<Duration>,
+}
+
+impl SessionStreams {
+    /// The sessions of `local`, which must have been given `primings` as its
+    /// event store (when there is one); `retry` is the hint a closed stream
+    /// sends, `close_after` how long a call's stream stays open at most.
+    pub(super) fn new(
+        local: Arc<LocalSessionManager>,
+        primings: Option<Arc<Primings>>,
+        retry: Option<Duration>,
+        close_after: Option<Duration>,
+    ) -> Self {
+        Self { local, primings, retry, close_after }
+    }
+}
+
+/// An event store that remembers which stream each priming event (the first
+/// event of every stream) belongs to, so a call's logs are stored under the
+/// stream rmcp made for it: rmcp names the stream, and tells only the store.
+pub(super) struct Primings {
+    store: Arc<dyn EventStore>,
+    /// Recent priming events' ids with their streams, newest last; a call
+    /// takes its own out right after its stream opens.
+    recent: Mutex<std::collections::VecDeque<(EventId, StreamId)>>,
+}
+
+/// Priming events remembered at once: many more than streams open at the
+/// same instant; older ones (closed streams' primings, nobody's) are dropped.
+const MAX_PRIMINGS: usize = 1024;
+
+impl Primings {
+    pub(super) fn new(store: Arc<dyn EventStore>) -> Self {
+        Self { store, recent: Mutex::default() }
+    }
+
+    fn take(&self, event_id: &str) -> Option<StreamId> {
+        let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = recent.iter().rposition(|(id, _)| id == event_id)?;
+        recent.remove(at).map(|(_, stream)| stream)
+    }
+}
+
+#[async_trait::async_trait]
+impl EventStore for Primings {
+    async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
+        let id = self.store.store_event(stream_id, event).await?;
+        if event.message.is_none() {
+            let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
+            if recent.len() >= MAX_PRIMINGS {
+                recent.pop_front();
+            }
+            recent.push_back((id.clone(), stream_id.to_owned()));
+        }
+        Ok(id)
+    }
+
+    async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
+        self.store.replay_events_after(last_event_id).await
+    }
+}
+
+/// The response stream of one call of a session, in the call's request
+/// extensions: the way to send on it and to close it.
+#[derive(Clone)]
+pub(super) struct ResponseStream(Arc<CallStream>);
+
+struct CallStream {
+    handle: LocalSessionHandle,
+    http_request_id: u64,
+    /// The store and rmcp's name of this stream in it, when events are stored.
+    stored: Option<(Arc<dyn EventStore>, StreamId)>,
+    live: mpsc::Sender<ServerSseMessage>,
+    retry: Option<Duration>,
+    closed: AtomicBool,
+    /// The call's answer went out on the stream: what the call sends after
+    /// it (a task's logs) belongs to no stream of its own any more.
+    answered: AtomicBool,
+}
+
+impl ResponseStream {
+    /// Send `message` on this call's stream: stored first (when there is a
+    /// store), so a client that resumes gets it, then live, unless the stream
+    /// was closed. `false`, sending nothing, once the call was answered (a
+    /// task runs on after it): the message goes where rmcp sends it, the
+    /// standalone stream.
+    pub(super) async fn send(&self, message: ServerJsonRpcMessage) -> bool {
+        if self.0.answered.load(Ordering::Acquire) {
+            return false;
+        }
+        let mut event = ServerSseMessage::from_message(message);
+        if let Some((store, stream_id)) = &self.0.stored {
+            match store.store_event(stream_id, &event).await {
+                Ok(id) => event.event_id = Some(id),
+                Err(err) => tracing::debug!(%err, "could not store a call's message for resumption"),
+            }
+        }
+        if self.0.closed.load(Ordering::Acquire) {
+            return true;
+        }
+        if tokio::time::timeout(LIVE_SEND_TIMEOUT, self.0.live.send(event)).await.is_err() {
+            tracing::debug!("the client did not read its call's stream in time; a message waits in the event store");
+        }
+        true
+    }
+
+    /// Close this call's stream after a priming event with the retry hint;
+    /// the call goes on, and what it sends meanwhile waits in the event store
+    /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
+    /// is closed already, or there is no event store to resume from.
+    pub(super) async fn close(&self) -> bool {
+        if self.0.stored.is_none()
+            || self.0.answered.load(Ordering::Acquire)
+            || self.0.closed.swap(true, Ordering::AcqRel)
+        {
+            return false;
+        }
+        match self.0.handle.close_sse_stream(self.0.http_request_id, self.0.retry).await {
+            Ok(()) => true,
+            Err(err) => {
+                tracing::debug!(%err, "could not close a call's stream");
+                false
+            }
+        }
+    }
+}
+
+/// A call's stream as the client reads it: the priming event, then rmcp's
+/// messages and the call's own (its logs), the call's own first when both
+/// wait: a log was sent before the answer it precedes was even made.
+struct CallEvents {
+    priming: Option<ServerSseMessage>,
+    live: mpsc::Receiver<ServerSseMessage>,
+    rmcp: mpsc::Receiver<ServerSseMessage>,
+    /// The call, told when its answer passes.
+    call: Option<Arc<CallStream>>,
+}
+
+impl Stream for CallEvents {
+    type Item = ServerSseMessage;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(priming) = self.priming.take() {
+            return Poll::Ready(Some(priming));
+        }
+        if let Poll::Ready(Some(event)) = self.live.poll_recv(cx) {
+            return Poll::Ready(Some(event));
+        }
+        // The stream ends with rmcp's: after the answer, or when closed.
+        let event = self.rmcp.poll_recv(cx);
+        if let (Poll::Ready(Some(event)), Some(call)) = (&event, &self.call)
+            && matches!(
+                event.message.as_deref(),
+                Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
+            )
+        {
+            call.answered.store(true, Ordering::Release);
+        }
+        event
+    }
+}
+
+impl SessionManager for SessionStreams {
+    type Error = LocalSessionManagerError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        self.local.create_session().await
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.local.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.local.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.local.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        mut message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        let handle = self
+            .local
+            .sessions
+            .read()
+            .await
+            .get(id)
+            .cloned()
+            .ok_or_else(|| LocalSessionManagerError::SessionNotFound(id.clone()))?;
+        let mut receiver = handle.establish_request_wise_channel().await?;
+        // rmcp queues the stream's priming event before it hands the stream over.
+        let priming = receiver.inner.try_recv().ok();
+        let stored = match (&self.primings, priming.as_ref().and_then(|event| event.event_id.as_deref())) {
+            (Some(primings), Some(event_id)) => {
+                primings.take(event_id).map(|stream| (Arc::clone(&primings.store), stream))
+            }
+            _ => None,
+        };
+        let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
+        let mut call = None;
+        if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
+            let stream = Arc::new(CallStream {
+                handle: handle.clone(),
+                http_request_id,
+                stored,
+                live,
+                retry: self.retry,
+                closed: AtomicBool::new(false),
+                answered: AtomicBool::new(false),
+            });
+            if let Some(after) = self.close_after {
+                // The server frees the connection of a long call; the timer
+                // holds the stream weakly, so a call that ended is let go.
+                let stream = Arc::downgrade(&stream);
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    if let Some(stream) = stream.upgrade() {
+                        ResponseStream(stream).close().await;
+                    }
+                });
+            }
+            call = Some(Arc::clone(&stream));
+            request.request.extensions_mut().insert(ResponseStream(stream));
+        }
+        handle.push_message(message, receiver.http_request_id).await?;
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
+    }
+
+    async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
+        self.local.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.local.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.local.resume(id, last_event_id).await
+    }
+
+    async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.local.restore_session(id).await
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        self.local.event_store()
+    }
+}
