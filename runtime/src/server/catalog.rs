@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::invoke::{Answer, Call, guarded};
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
-use crate::call::{BoxFuture, Context, StateMap, StateType};
+use crate::call::{BoxFuture, Context, InputRound, RoundEnd, StateMap, StateType};
 use crate::define::arguments::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
@@ -230,7 +230,8 @@ impl Catalog {
         enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
-    ) -> Answer<rmcp::model::ReadResourceResult> {
+        round: Option<&InputRound>,
+    ) -> Answer<Result<rmcp::model::ReadResourceResult, RoundEnd>> {
         let Some((index, variables)) = self.resolve(&uri, enabled) else {
             return Err(no_resource_at(&uri));
         };
@@ -238,8 +239,12 @@ impl Catalog {
         let definition = resource.definition();
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx);
-        let contents = guarded(resource.read_captures(&uri, variables, ctx), cancellation, log).await?;
-        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
+        let contents =
+            match guarded(in_round(round, resource.read_captures(&uri, variables, ctx)), cancellation, log).await? {
+                Ok(contents) => contents,
+                Err(end) => return Ok(Err(end)),
+            };
+        Ok(Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition))))
     }
 
     /// `resources/subscribe` takes the URI of a resource this server reads,
@@ -258,7 +263,8 @@ impl Catalog {
         enabled: impl Fn(&str) -> bool,
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
-    ) -> Answer<GetPromptResult> {
+        round: Option<&InputRound>,
+    ) -> Answer<Result<GetPromptResult, RoundEnd>> {
         let Some(prompt) = self.prompt(&request.name).filter(|_| enabled(&request.name)) else {
             let name = cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
@@ -270,11 +276,30 @@ impl Catalog {
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx);
         let arguments = request.arguments.unwrap_or_default();
-        let messages = guarded(prompt.get_json(arguments, ctx), cancellation, log).await?;
+        let messages = match guarded(in_round(round, prompt.get_json(arguments, ctx)), cancellation, log).await? {
+            Ok(messages) => messages,
+            Err(end) => return Ok(Err(end)),
+        };
         let mut result = GetPromptResult::new(messages.into_iter().map(wire_message).collect());
         result.description = definition.description.map(str::to_owned);
-        Ok(result)
+        Ok(Ok(result))
     }
+}
+
+/// `handler` driven by `round` (when the request has one): its error stays
+/// the handler's, an ended round is the `Ok` side's `Err`.
+fn in_round<'a, T: Send + 'a>(
+    round: Option<&'a InputRound>,
+    handler: BoxFuture<'a, Result<T, McpError>>,
+) -> BoxFuture<'a, Result<Result<T, RoundEnd>, McpError>> {
+    Box::pin(async move {
+        let Some(round) = round else { return handler.await.map(Ok) };
+        match round.drive(handler).await {
+            Ok(Ok(value)) => Ok(Ok(value)),
+            Ok(Err(err)) => Err(err),
+            Err(end) => Ok(Err(end)),
+        }
+    })
 }
 
 /// The error for a URI no (enabled) resource serves.

@@ -20,7 +20,8 @@ use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, run_tool};
+use super::rounds::{Binding, RequestStates};
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
@@ -55,6 +56,8 @@ pub struct ToolServer {
     tasks: Option<Tasks>,
     /// The landing page's config ([`Server::landing`](super::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
+    /// The signing of stateless requests' `requestState`; shared by every copy.
+    request_states: RequestStates,
 }
 
 struct Shared {
@@ -99,7 +102,30 @@ impl ToolServer {
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
             landing: None,
+            request_states: RequestStates::random(),
         }
+    }
+
+    /// Sign the `requestState` of stateless requests with `states`' key.
+    pub(super) fn with_request_states(mut self, states: RequestStates) -> Self {
+        self.request_states = states;
+        self
+    }
+
+    /// The round of a stateless request (2026-07-28), whose handler's asks
+    /// end it with an input-required result; `None` on a session, where
+    /// they are requests to the client.
+    fn round(
+        &self,
+        context: &RequestContext<RoleServer>,
+        binding: &Binding,
+        state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Option<Arc<crate::call::InputRound>>, ErrorData> {
+        if !is_stateless(context) {
+            return Ok(None);
+        }
+        self.request_states.open(binding, state, responses).map(Some)
     }
 
     pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
@@ -175,6 +201,7 @@ impl ToolServer {
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
             landing: self.landing.clone(),
+            request_states: self.request_states.clone(),
         }
     }
 
@@ -304,6 +331,8 @@ impl ServerHandler for ToolServer {
             );
             return missing_capability(definition.name, missing, is_stateless(&context));
         }
+        let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
+        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
         let channel = self.channel(definition.name, &context);
         // The HTTP auth layer put the verified caller into the request's extensions.
         let caller = context
@@ -318,6 +347,10 @@ impl ServerHandler for ToolServer {
             .with_client_request_timeout(self.client_request_timeout)
             .with_auth(self.scope_policy, caller.clone())
             .with_states(self.shared.states.clone());
+        let ctx = match &round {
+            Some(round) => ctx.with_input_round(Arc::clone(round)),
+            None => ctx,
+        };
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
         if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
@@ -338,8 +371,9 @@ impl ServerHandler for ToolServer {
             let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
-        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct).await {
-            Ok(result) => Ok(CallToolResponse::Complete(result)),
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, round).await {
+            Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
+            Ok(Finished::Ended(end)) => self.request_states.end(&binding, end).map(CallToolResponse::InputRequired),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
             }
@@ -382,9 +416,20 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let make = |name, errors| self.request_context(name, errors, &context);
+        let binding = Binding::new("resources/read", &request.uri, None);
+        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+        let make = |name, errors| {
+            let ctx = self.request_context(name, errors, &context);
+            match &round {
+                Some(round) => ctx.with_input_round(Arc::clone(round)),
+                None => ctx,
+            }
+        };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        self.shared.catalog.read(request.uri, enabled, make, &context.ct).await.map(ReadResourceResponse::Complete)
+        match self.shared.catalog.read(request.uri, enabled, make, &context.ct, round.as_deref()).await? {
+            Ok(result) => Ok(ReadResourceResponse::Complete(result)),
+            Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+        }
     }
 
     async fn list_prompts(
@@ -402,9 +447,21 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let make = |name, errors| self.request_context(name, errors, &context);
+        let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
+        let round =
+            self.round(&context, &binding, request.request_state.as_deref(), request.input_responses.clone())?;
+        let make = |name, errors| {
+            let ctx = self.request_context(name, errors, &context);
+            match &round {
+                Some(round) => ctx.with_input_round(Arc::clone(round)),
+                None => ctx,
+            }
+        };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        self.shared.catalog.get_prompt(request, enabled, make, &context.ct).await.map(GetPromptResponse::Complete)
+        match self.shared.catalog.get_prompt(request, enabled, make, &context.ct, round.as_deref()).await? {
+            Ok(result) => Ok(GetPromptResponse::Complete(result)),
+            Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
+        }
     }
 
     async fn complete(

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use super::PrimitiveKind;
 use super::wire::{bounded, envelope, error_result, success_result};
-use crate::call::{BoxFuture, Context};
+use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
 use crate::define::DynTool;
 use crate::error::{ErrorCategory, JsonObject, McpError};
 
@@ -97,6 +97,13 @@ pub(super) const REQUEST_CANCELLED: i32 = -32800;
 /// The client cancelled the call before the handler finished.
 pub(super) struct Cancelled;
 
+/// How a tool call ended: with its result, or (in a stateless round) with
+/// asks of the client that the request did not answer.
+pub(super) enum Finished {
+    Complete(CallToolResult),
+    Ended(RoundEnd),
+}
+
 /// Run one tool call: decode, handle, render; every failure becomes a tool
 /// error result. A panicking handler becomes an InternalError result without
 /// its panic message (which may hold internals), and the server keeps serving.
@@ -106,17 +113,31 @@ pub(super) struct Cancelled;
 /// call is aborted at its next `.await`. (A plain `fn` handler runs on the
 /// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
 /// it checks [`Context::is_cancelled`] itself.)
+///
+/// With a `round` (a stateless request of 2026-07-28, whose context asks
+/// through it), the call ends as soon as the handler waits on nothing but
+/// unanswered asks.
 pub(super) async fn run_tool(
     tool: Arc<dyn DynTool>,
     arguments: JsonObject,
     ctx: Context,
     cancellation: &CancellationToken,
-) -> Result<CallToolResult, Cancelled> {
+    round: Option<Arc<InputRound>>,
+) -> Result<Finished, Cancelled> {
     let name = tool.definition().name;
     let log = Call::new(PrimitiveKind::Tool, name, &ctx);
     let span = log.span();
     let started = std::time::Instant::now();
-    let call = AbortOnDrop(tokio::spawn(async move { tool.call_json(arguments, ctx).await }.instrument(span.clone())));
+    let call = AbortOnDrop(tokio::spawn(
+        async move {
+            let handler = tool.call_json(arguments, ctx);
+            match round {
+                Some(round) => round.drive(handler).await,
+                None => Ok(handler.await),
+            }
+        }
+        .instrument(span.clone()),
+    ));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => {
@@ -126,12 +147,16 @@ pub(super) async fn run_tool(
         outcome = call => outcome,
     };
     let _entered = span.enter();
-    Ok(match outcome {
-        Ok(Ok(output)) => {
+    Ok(Finished::Complete(match outcome {
+        Ok(Err(end)) => {
+            tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
+            return Ok(Finished::Ended(end));
+        }
+        Ok(Ok(Ok(output))) => {
             log.finished(started, Ok(()));
             success_result(output)
         }
-        Ok(Err(err)) => {
+        Ok(Ok(Err(err))) => {
             log.finished(started, Err(&err));
             error_result(&err)
         }
@@ -147,7 +172,7 @@ pub(super) async fn run_tool(
                  the server keeps serving other calls."
             )))
         }
-    })
+    }))
 }
 
 /// A spawned call, aborted when the request that started it goes away

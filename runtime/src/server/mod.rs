@@ -37,6 +37,7 @@ mod jsonrpc;
 mod landing;
 mod lines;
 mod listener;
+mod rounds;
 mod tasks;
 mod transport;
 mod wire;
@@ -104,6 +105,7 @@ pub struct Server {
     task_poll_interval: std::time::Duration,
     landing: Option<Landing>,
     repository: Option<String>,
+    request_state_key: Option<Vec<u8>>,
 }
 
 impl Server {
@@ -126,7 +128,27 @@ impl Server {
             task_poll_interval: DEFAULT_POLL_INTERVAL,
             landing: None,
             repository: None,
+            request_state_key: None,
         }
+    }
+
+    /// Sign the `requestState` of multi-round-trip requests (the stateless
+    /// revision 2026-07-28, SEP-2322) with `key`, at least 32 bytes of secret.
+    ///
+    /// Without it the key is drawn at random when the process starts: a state
+    /// verifies only on the process that gave it, and none outlives a restart.
+    /// Replicas behind one load balancer need one shared key, or a retry
+    /// that reaches another replica is refused as tampered.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let key = std::env::var("REQUEST_STATE_KEY").unwrap_or_else(|_| "a secret of at least 32 bytes, shared".into());
+    /// let server = Server::new("museum", "1.0.0").request_state_key(key).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into());
+        self
     }
 
     /// How long a request a handler sends to the client (`ctx.elicit(..)`,
@@ -387,6 +409,10 @@ impl Server {
                 return Err(ServerError::Lint(report));
             }
         }
+        let request_states = match self.request_state_key {
+            Some(key) => rounds::RequestStates::new(key).map_err(ServerError::RequestStateKey)?,
+            None => rounds::RequestStates::random(),
+        };
         let catalog = self.catalog.build(&self.states)?;
         let runs_tasks =
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
@@ -398,6 +424,7 @@ impl Server {
             .with_auth_config(self.auth)
             .with_client_request_timeout(self.client_request_timeout)
             .with_tasks(tasks)
+            .with_request_states(request_states)
             .with_landing(self.landing))
     }
 }
@@ -494,6 +521,9 @@ pub enum ServerError {
     /// The auth configuration cannot protect the HTTP transport (a missing or
     /// short secret, a missing issuer, ..): the server does not start open.
     Auth(AuthConfigError),
+    /// The key given to [`Server::request_state_key`] cannot sign a
+    /// `requestState` (shorter than 32 bytes).
+    RequestStateKey(String),
 }
 
 impl fmt::Display for ServerError {
@@ -543,6 +573,10 @@ impl fmt::Display for ServerError {
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
             Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
+            Self::RequestStateKey(why) => write!(
+                f,
+                "The requestState key cannot sign multi-round-trip requests: {why}. Give                  `Server::request_state_key(..)` a random secret of at least 32 bytes, the same on every replica."
+            ),
         }
     }
 }
@@ -568,7 +602,8 @@ impl StdError for ServerError {
             | Self::MissingState(_)
             | Self::DuplicateName { .. }
             | Self::MissingStateOf { .. }
-            | Self::DuplicateResourceUri { .. } => None,
+            | Self::DuplicateResourceUri { .. }
+            | Self::RequestStateKey(_) => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),

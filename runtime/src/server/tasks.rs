@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rmcp::model::{CallToolResult, DetailedTask, ErrorCode, ErrorData, Task, TaskPayload, TaskStatus};
 use tokio_util::sync::CancellationToken;
 
-use super::invoke::{Cancelled, run_tool};
+use super::invoke::{Cancelled, Finished, run_tool};
 use crate::call::{BoxFuture, Context};
 use crate::define::DynTool;
 use crate::error::{JsonObject, McpError};
@@ -195,10 +195,17 @@ impl Tasks {
         let tasks = self.clone();
         let seed = task.clone();
         tokio::spawn(async move {
-            let outcome = run_tool(tool, arguments, ctx, &cancellation).await;
+            // No round: a task's context has no client to ask (its asks fail
+            // as Unavailable), so it finishes or is cancelled.
+            let outcome = run_tool(tool, arguments, ctx, &cancellation, None).await;
             lock(&tasks.running).remove(&id);
             let payload = match outcome {
-                Ok(result) => TaskPayload::Completed { result: result_object(&result) },
+                Ok(Finished::Complete(result)) => TaskPayload::Completed { result: result_object(&result) },
+                Ok(Finished::Ended(_)) => TaskPayload::Completed {
+                    result: result_object(&super::wire::error_result(&McpError::internal_error(
+                        "The task asked the client for input, which a task cannot take.",
+                    ))),
+                },
                 Err(Cancelled) => TaskPayload::Cancelled,
             };
             let mut finished = seed;
