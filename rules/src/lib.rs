@@ -170,6 +170,10 @@ rules! {
         ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
         /// `requires(..)` names something that is not a client capability.
         REQUIRES_CAPABILITY = "requires-capability", Error;
+        /// `ctx.elicit::<T>(..)` of a `T` no elicitation form can carry (a list,
+        /// a map, a nested object, an array of objects); the runtime refuses
+        /// what the macro cannot see before sending.
+        ELICITATION_FORM_FLAT = "elicitation-form-flat", Error;
     }
     both: {
         /// `app = ""`: an MCP App without its resource URI.

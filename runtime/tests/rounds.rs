@@ -393,5 +393,6 @@ async fn a_form_no_elicitation_can_carry_is_refused_before_anything_is_asked() {
     assert!(result.get("inputRequests").is_none(), "{answer}");
     let text = text(&answer);
     assert!(text.contains("field `street`") && text.contains("is an object"), "{text}");
+    assert!(text.contains("elicitation-form-flat"), "the rule is named: {text}");
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], "elicitation_form_invalid", "{answer}");
 }

@@ -172,7 +172,12 @@ impl fmt::Display for ClientRequestError {
             }
             Self::Malformed { detail } => write!(f, "The client's answer is malformed: {detail}"),
             Self::Cancelled => f.write_str("The tool call was cancelled while it waited for the client."),
-            Self::FormInvalid { detail } => write!(f, "The elicitation form cannot be built: {detail}"),
+            // The rule's id, not its docs.rs address: the client reads this.
+            Self::FormInvalid { detail } => write!(
+                f,
+                "The elicitation form cannot be built: {detail} (rule `{}`)",
+                crate::rules::ELICITATION_FORM_FLAT.id
+            ),
             Self::Unavailable { detail } => write!(f, "The client cannot be asked: {detail}"),
         }
     }
