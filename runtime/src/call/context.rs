@@ -261,16 +261,31 @@ impl Context {
             return parse(&answer);
         };
         let key = self.input_key.as_deref().map_or_else(|| round.next_key(kind), str::to_owned);
-        match round.answer(&key) {
-            None => Err(round.request(key, InputRequest { method, params }).await),
-            Some(Value::Object(answer)) => match parse(&answer) {
-                Ok(parsed) => {
-                    round.keep(key, answer);
-                    Ok(parsed)
+        let answer = match round.answer(&key) {
+            Some(answer) => answer,
+            // A task's ask waits for the client, bounded and cancelled as a request is.
+            None if round.is_live() => {
+                let timeout = self.client_request_timeout;
+                tokio::select! {
+                    biased;
+                    () = self.cancellation.cancelled() => return Err(ClientRequestError::Cancelled),
+                    answer = tokio::time::timeout(timeout, round.request(key.clone(), InputRequest { method, params })) => {
+                        answer.unwrap_or(Err(ClientRequestError::Timeout { after: timeout }))?
+                    }
                 }
-                Err(err) => Err(round.refuse(key, err.to_string()).await),
-            },
-            Some(_) => Err(round.refuse(key, format!("the answer is no result of `{method}` (not an object)")).await),
+            }
+            None => round.request(key.clone(), InputRequest { method, params }).await?,
+        };
+        let Value::Object(answer) = answer else {
+            let detail = format!("the answer is no result of `{method}` (not an object)");
+            return Err(round.refuse(key, ClientRequestError::Malformed { detail }).await);
+        };
+        match parse(&answer) {
+            Ok(parsed) => {
+                round.keep(key, answer);
+                Ok(parsed)
+            }
+            Err(err) => Err(round.refuse(key, err).await),
         }
     }
 

@@ -12,6 +12,10 @@
 //! and sends the request again; the handler runs again from its start, and
 //! this time its asks find their answers.
 //!
+//! A task (SEP-2663) asks in a live round instead ([`InputRound::live`]):
+//! its ask waits, and the task shows the request in `tasks/get` until the
+//! client answers it with `tasks/update` ([`InputRound::deliver`]).
+//!
 //! An ask is known by its key: the one the handler names
 //! ([`Context::input`](crate::Context::input)), else the
 //! kind of the request and its rank among the handler's asks of that kind
@@ -70,6 +74,10 @@ pub struct InputRound {
     /// Cancelled when the round ends, so an ask still waiting (one the handler
     /// spawned off on a task of its own) gives up rather than wait forever.
     ended: CancellationToken,
+    /// A task's round: an ask waits for its answer rather than end the round.
+    live: bool,
+    /// Wakes the live asks waiting for an answer, and whoever watches the asks.
+    changed: tokio::sync::Notify,
 }
 
 #[derive(Debug, Default)]
@@ -89,10 +97,45 @@ struct RoundState {
 impl InputRound {
     /// A round with the answers earlier rounds kept and those this request sent.
     pub fn new(kept: JsonObject, responses: JsonObject) -> Self {
-        Self {
-            state: Mutex::new(RoundState { kept, responses, ..RoundState::default() }),
-            ended: CancellationToken::new(),
+        Self { state: Mutex::new(RoundState { kept, responses, ..RoundState::default() }), ..Self::default() }
+    }
+
+    /// The round of a task: an ask waits until [`deliver`](Self::deliver)
+    /// brings its answer, and [`pending`](Self::pending) lists what waits.
+    pub(crate) fn live() -> Self {
+        Self { live: true, ..Self::default() }
+    }
+
+    /// Whether asks wait for their answers here (a task's round).
+    pub(crate) fn is_live(&self) -> bool {
+        self.live
+    }
+
+    /// The asks still waiting for an answer, by key.
+    pub(crate) fn pending(&self) -> BTreeMap<String, InputRequest> {
+        self.lock().asked.clone()
+    }
+
+    /// The client's answers (`tasks/update`): the asks they answer get them
+    /// and stop waiting; answers to keys nobody asked are dropped. What still
+    /// waits afterwards, by key.
+    pub(crate) fn deliver(&self, responses: JsonObject) -> BTreeMap<String, InputRequest> {
+        let mut state = self.lock();
+        for (key, answer) in responses {
+            if state.asked.remove(&key).is_some() {
+                state.responses.insert(key, answer);
+            }
         }
+        let pending = state.asked.clone();
+        drop(state);
+        self.changed.notify_waiters();
+        pending
+    }
+
+    /// Resolves when an ask starts or gets its answer, from the moment it
+    /// is [enabled](tokio::sync::futures::Notified::enable).
+    pub(crate) fn changed(&self) -> tokio::sync::futures::Notified<'_> {
+        self.changed.notified()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, RoundState> {
@@ -118,25 +161,45 @@ impl InputRound {
         self.lock().used.insert(key, Value::Object(answer));
     }
 
-    /// Ask the client for `request` under `key`; waits until the round ends.
-    pub(crate) async fn request(&self, key: String, request: InputRequest) -> ClientRequestError {
+    /// Ask the client for `request` under `key`. In a request's round it
+    /// waits until the round ends; in a live one, for the answer.
+    pub(crate) async fn request(&self, key: String, request: InputRequest) -> Result<Value, ClientRequestError> {
         {
             let mut state = self.lock();
-            state.asked.entry(key).or_insert(request);
+            state.asked.entry(key.clone()).or_insert(request);
             if let Some(waker) = state.waker.take() {
                 waker.wake();
             }
         }
-        self.ended.cancelled().await;
-        ClientRequestError::Unavailable { detail: "the request ended with an input-required result".to_owned() }
+        if !self.live {
+            self.ended.cancelled().await;
+            return Err(ClientRequestError::Unavailable {
+                detail: "the request ended with an input-required result".to_owned(),
+            });
+        }
+        self.changed.notify_waiters();
+        loop {
+            let answered = self.changed.notified();
+            let mut answered = pin!(answered);
+            answered.as_mut().enable();
+            if let Some(answer) = self.lock().responses.get(&key) {
+                return Ok(answer.clone());
+            }
+            answered.await;
+        }
     }
 
-    /// The answer under `key` is no answer of its request's kind; waits until
-    /// the round ends (the request is answered with a protocol error).
-    pub(crate) async fn refuse(&self, key: String, detail: String) -> ClientRequestError {
+    /// The answer under `key` is no answer of its request's kind (`err`
+    /// says why). In a request's round the request is answered with a
+    /// protocol error, so this waits until the round ends; in a live round
+    /// the handler gets `err`.
+    pub(crate) async fn refuse(&self, key: String, err: ClientRequestError) -> ClientRequestError {
+        if self.live {
+            return err;
+        }
         {
             let mut state = self.lock();
-            state.invalid.get_or_insert((key, detail));
+            state.invalid.get_or_insert((key, err.to_string()));
             if let Some(waker) = state.waker.take() {
                 waker.wake();
             }
@@ -195,11 +258,10 @@ mod tests {
                 let first = round.next_key("elicitation");
                 let answer = round.answer(&first).unwrap();
                 round.keep(first, answer.as_object().unwrap().clone());
-                let (a, b) = tokio::join!(
+                tokio::join!(
                     round.request(round.next_key("elicitation"), request("elicitation/create")),
                     round.request(round.next_key("sampling"), request("sampling/createMessage")),
-                );
-                (a, b)
+                )
             })
             .await
             .unwrap_err();
@@ -224,8 +286,38 @@ mod tests {
     #[tokio::test]
     async fn a_refused_answer_ends_the_round_as_invalid_and_a_finished_handler_is_its_output() {
         let round = InputRound::default();
-        let end = round.drive(round.refuse("k".to_owned(), "not an object".to_owned())).await.unwrap_err();
-        assert_eq!(end, RoundEnd::Invalid { key: "k".to_owned(), detail: "not an object".to_owned() });
+        let malformed = ClientRequestError::Malformed { detail: "not an object".to_owned() };
+        let end = round.drive(round.refuse("k".to_owned(), malformed.clone())).await.unwrap_err();
+        assert_eq!(end, RoundEnd::Invalid { key: "k".to_owned(), detail: malformed.to_string() });
         assert_eq!(InputRound::default().drive(async { 7 }).await, Ok(7));
+    }
+
+    #[tokio::test]
+    async fn in_a_live_round_an_ask_waits_for_its_answer_and_pending_lists_the_rest() {
+        let round = std::sync::Arc::new(InputRound::live());
+        let asking = std::sync::Arc::clone(&round);
+        let asks = tokio::spawn(async move {
+            tokio::join!(
+                asking.request("a".to_owned(), request("elicitation/create")),
+                asking.request("b".to_owned(), request("elicitation/create")),
+            )
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(5), async {
+            while round.pending().len() < 2 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .expect("both asks wait");
+        let left = round.deliver(JsonObject::from_iter([
+            ("a".to_owned(), json!({"action": "decline"})),
+            ("nobody".to_owned(), json!(1)),
+        ]));
+        assert_eq!(left.keys().collect::<Vec<_>>(), ["b"]);
+        assert!(round.deliver(JsonObject::from_iter([("b".to_owned(), json!({"action": "cancel"}))])).is_empty());
+        let (a, b) = tokio::time::timeout(std::time::Duration::from_secs(5), asks).await.unwrap().unwrap();
+        assert_eq!((a.unwrap(), b.unwrap()), (json!({"action": "decline"}), json!({"action": "cancel"})));
+        let refused = round.refuse("c".to_owned(), ClientRequestError::Cancelled).await;
+        assert_eq!(refused, ClientRequestError::Cancelled, "a live round hands the handler its error");
     }
 }

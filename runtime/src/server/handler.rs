@@ -362,10 +362,13 @@ impl ServerHandler for ToolServer {
             // The task outlives this request: its own cancellation, stopped by
             // tasks/cancel, and no channel to the client, whose request is
             // answered (progress and logs name live requests only; the client
-            // follows the task with tasks/get).
+            // follows the task with tasks/get, and answers its asks with
+            // tasks/update).
             let cancellation = CancellationToken::new();
             let ctx = Context::new(definition.name, definition.errors)
                 .with_cancellation(cancellation.clone())
+                .with_client_capabilities(client_capabilities(&context))
+                .with_client_request_timeout(self.client_request_timeout)
                 .with_auth(self.scope_policy, caller)
                 .with_states(self.shared.states.clone());
             let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation).await?;
@@ -550,10 +553,9 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // No task here asks for input, so there is nothing to answer: the
-        // extension acknowledges responses to keys it does not know.
+        // Answers to keys the task does not wait for are acknowledged too.
         let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-        tasks.get(&request.task_id).await.map(drop)
+        tasks.update(&request.task_id, request.input_responses.into_iter().collect()).await
     }
 
     async fn cancel_task(

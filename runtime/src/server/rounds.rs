@@ -120,6 +120,22 @@ impl std::fmt::Debug for RequestStates {
     }
 }
 
+/// A handler's asks as MCP's `inputRequests`.
+pub(crate) fn wire_requests(
+    requests: std::collections::BTreeMap<String, crate::call::InputRequest>,
+) -> Result<InputRequests, ErrorData> {
+    let mut input_requests = InputRequests::new();
+    for (key, request) in requests {
+        let wire = json!({"method": request.method, "params": request.params});
+        let request: InputRequest = serde_json::from_value(wire).map_err(|err| {
+            tracing::error!(key, %err, "an input request does not fit MCP's schema");
+            ErrorData::internal_error(format!("The server built an input request `{key}` MCP does not accept."), None)
+        })?;
+        input_requests.insert(key, request);
+    }
+    Ok(input_requests)
+}
+
 /// What a `requestState` is bound to: the request it was given for.
 pub(crate) struct Binding(Vec<u8>);
 
