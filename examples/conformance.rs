@@ -700,10 +700,54 @@ async fn failing_job(ctx: Ctx) -> Result<String, McpError> {
     Err(ctx.fail(job_failed, "The job failed, as it always does."))
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct ConfirmDeleteInput {
+    /// The file to delete.
+    filename: String,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct DeleteConfirmation {
+    /// Delete the file.
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms; as a task, it waits in
+/// `input_required` until tasks/update brings the answer
+#[mcp_tool(task(optional), requires(elicitation))]
+async fn confirm_delete(input: ConfirmDeleteInput, ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.elicit::<DeleteConfirmation>(format!("Delete {}?", input.filename)).await?;
+    Ok(match answer.accepted() {
+        Some(DeleteConfirmation { confirm: true }) => format!("Deleted {}", input.filename),
+        _ => format!("Kept {}", input.filename),
+    })
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct NamedConfirmation {
+    /// A name for the answer.
+    name: Option<String>,
+    /// Go ahead.
+    confirm: Option<bool>,
+}
+
+/// Asks two questions at once; as a task, both wait in `input_required`
+/// until each is answered
+#[mcp_tool(task(optional), requires(elicitation))]
+async fn multi_input(ctx: Ctx) -> Result<String, McpError> {
+    let (first, second) = tokio::join!(
+        ctx.elicit::<NamedConfirmation>("First question"),
+        ctx.elicit::<NamedConfirmation>("Second question"),
+    );
+    let name = |answer: Elicitation<NamedConfirmation>| answer.accepted().and_then(|given| given.name);
+    let (first, second) = (name(first?), name(second?));
+    Ok(format!("Answers: {}, {}", first.as_deref().unwrap_or("none"), second.as_deref().unwrap_or("none")))
+}
+
 // needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
 // a handler's failure is a tool error here, which a task reports as
-// `completed` with `isError`. And tasks that ask for input (confirm_delete,
-// multi_input, test_tool_with_task), which wait for input-required results.
+// `completed` with `isError`. And a tool that asks for input on the request
+// before it becomes a task (test_tool_with_task).
 
 // ---------------------------------------------------------------- prompts
 
@@ -785,6 +829,8 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(SlowCompute)
         .tool(FailingJob)
         .tool(TestTriggerPromptChange)
+        .tool(ConfirmDelete)
+        .tool(MultiInput)
         .tool(TestInputRequiredResultElicitation)
         .tool(TestInputRequiredResultSampling)
         .tool(TestInputRequiredResultListRoots)
