@@ -59,9 +59,20 @@ struct Locals {
 
 impl<'ast> Visit<'ast> for Locals {
     fn visit_item_struct(&mut self, item: &'ast syn::ItemStruct) {
+        // A flattened field's own fields join the form, and a skipped one is
+        // no field of it: neither is judged as a field.
+        let own_field = |field: &syn::Field| {
+            !field.attrs.iter().any(|attr| {
+                attr.path().is_ident("serde") && {
+                    let tokens = attr.meta.to_token_stream().to_string();
+                    tokens.contains("flatten") || tokens.contains("skip")
+                }
+            })
+        };
         let fields = item
             .fields
             .iter()
+            .filter(|field| own_field(field))
             .enumerate()
             .map(|(index, field)| {
                 let name = field.ident.as_ref().map_or_else(|| index.to_string(), ToString::to_string);
@@ -201,5 +212,76 @@ fn judge_field(ty: &Type, locals: &Locals) -> Option<String> {
             None
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the check says of each form the handler elicits: `None` for a pass.
+    fn verdicts(item: ItemFn) -> Vec<Option<String>> {
+        let mut locals = Locals::default();
+        locals.visit_block(&item.block);
+        let mut forms = Vec::new();
+        turbofish_types(item.block.to_token_stream(), &mut forms);
+        forms.iter().map(|form| judge_form(form, &locals)).collect()
+    }
+
+    #[test]
+    fn flat_forms_pass_and_what_the_macro_cannot_see_is_left_to_the_runtime() {
+        let item: ItemFn = syn::parse_quote! {
+            async fn f(ctx: Ctx) -> Result<String, McpError> {
+                enum Color { Red, Blue }
+                struct Address { street: String }
+                struct Flat {
+                    name: String, age: Option<u32>, colors: Vec<Color>, favorite: Color, ok: bool,
+                    #[serde(flatten)] address: Address,
+                    #[serde(skip)] cache: Vec<Address>,
+                }
+                let _ = ctx.elicit::<Flat>("?").await;
+                let _ = ctx.input("k").elicit::<Elsewhere>("?").await;
+                let _ = tokio::join!(ctx.elicit::<crate::forms::Other>("?"), ctx.elicit::<Flat>("?"));
+                ctx.elicit("no turbofish").await
+            }
+        };
+        assert_eq!(verdicts(item), vec![None, None, None, None]);
+    }
+
+    #[test]
+    fn lists_maps_scalars_nested_objects_and_arrays_of_objects_are_refused() {
+        let item: ItemFn = syn::parse_quote! {
+            async fn f(ctx: Ctx) -> Result<String, McpError> {
+                struct Inner { city: String }
+                struct Nested { inner: Option<Inner> }
+                struct Listed { all: Vec<Inner> }
+                struct Strings { tags: Vec<String> }
+                struct Mapped { extra: std::collections::HashMap<String, String> }
+                ctx.elicit::<Vec<Inner>>("?");
+                ctx.elicit::<(String, u32)>("?");
+                ctx.elicit::<serde_json::Value>("?");
+                ctx.elicit::<u32>("?");
+                ctx.elicit::<Nested>("?");
+                ctx.elicit::<Listed>("?");
+                ctx.elicit::<Strings>("?");
+                ctx.elicit::<Mapped>("?");
+            }
+        };
+        let verdicts = verdicts(item);
+        let expected = [
+            "it is a list",
+            "it is a tuple",
+            "an object of any shape",
+            "it is one `u32`",
+            "field `inner` is a nested object",
+            "field `all` is an array of objects",
+            "field `tags` is an array of `String`",
+            "field `extra` is an object of any shape",
+        ];
+        assert_eq!(verdicts.len(), expected.len(), "{verdicts:?}");
+        for (verdict, expected) in verdicts.iter().zip(expected) {
+            let verdict = verdict.as_deref().unwrap_or("passed");
+            assert!(verdict.contains(expected), "{verdict:?} should say {expected:?}");
+        }
     }
 }
