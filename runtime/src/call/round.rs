@@ -102,6 +102,7 @@ impl InputRound {
 
     /// The round of a task: an ask waits until [`deliver`](Self::deliver)
     /// brings its answer, and [`pending`](Self::pending) lists what waits.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
     pub(crate) fn live() -> Self {
         Self { live: true, ..Self::default() }
     }
@@ -112,6 +113,7 @@ impl InputRound {
     }
 
     /// The asks still waiting for an answer, by key.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
     pub(crate) fn pending(&self) -> BTreeMap<String, InputRequest> {
         self.lock().asked.clone()
     }
@@ -119,6 +121,7 @@ impl InputRound {
     /// The client's answers (`tasks/update`): the asks they answer get them
     /// and stop waiting; answers to keys nobody asked are dropped. What still
     /// waits afterwards, by key.
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
     pub(crate) fn deliver(&self, responses: JsonObject) -> BTreeMap<String, InputRequest> {
         let mut state = self.lock();
         for (key, answer) in responses {
@@ -134,6 +137,7 @@ impl InputRound {
 
     /// Resolves when an ask starts or gets its answer, from the moment it
     /// is [enabled](tokio::sync::futures::Notified::enable).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
     pub(crate) fn changed(&self) -> tokio::sync::futures::Notified<'_> {
         self.changed.notified()
     }
