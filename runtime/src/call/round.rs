@@ -182,11 +182,15 @@ impl InputRound {
             });
         }
         self.changed.notify_waiters();
+        // An ask given up (its timeout, the task's cancellation) stops waiting:
+        // tasks/get no longer lists it.
+        let mut withdrawn = Withdraw { round: self, key: Some(key.clone()) };
         loop {
             let answered = self.changed.notified();
             let mut answered = pin!(answered);
             answered.as_mut().enable();
             if let Some(answer) = self.lock().responses.get(&key) {
+                withdrawn.key = None;
                 return Ok(answer.clone());
             }
             answered.await;
@@ -240,6 +244,21 @@ impl InputRound {
             self.ended.cancel();
         }
         end
+    }
+}
+
+/// Takes a live ask out of the pending ones when its wait is dropped unanswered.
+struct Withdraw<'a> {
+    round: &'a InputRound,
+    key: Option<String>,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.round.lock().asked.remove(&key);
+            self.round.changed.notify_waiters();
+        }
     }
 }
 
@@ -321,6 +340,13 @@ mod tests {
         assert!(round.deliver(JsonObject::from_iter([("b".to_owned(), json!({"action": "cancel"}))])).is_empty());
         let (a, b) = tokio::time::timeout(std::time::Duration::from_secs(5), asks).await.unwrap().unwrap();
         assert_eq!((a.unwrap(), b.unwrap()), (json!({"action": "decline"}), json!({"action": "cancel"})));
+        // An ask whose wait is given up is no longer pending.
+        let given_up = tokio::time::timeout(
+            std::time::Duration::from_millis(20),
+            round.request("late".to_owned(), request("elicitation/create")),
+        )
+        .await;
+        assert!(given_up.is_err() && round.pending().is_empty(), "{:?}", round.pending());
         let refused = round.refuse("c".to_owned(), ClientRequestError::Cancelled).await;
         assert_eq!(refused, ClientRequestError::Cancelled, "a live round hands the handler its error");
     }
