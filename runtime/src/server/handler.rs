@@ -73,6 +73,7 @@ struct Shared {
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 
 impl ToolServer {
+    #[allow(clippy::too_many_arguments, reason = "one call, in Server::build, which names every part")]
     pub(super) fn new(
         info: Implementation,
         instructions: Option<String>,
@@ -81,6 +82,7 @@ impl ToolServer {
         states: StateMap,
         catalog: Catalog,
         changes: Option<Changes>,
+        request_states: RequestStates,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
@@ -102,14 +104,8 @@ impl ToolServer {
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
             landing: None,
-            request_states: RequestStates::random(),
+            request_states,
         }
-    }
-
-    /// Sign the `requestState` of stateless requests with `states`' key.
-    pub(super) fn with_request_states(mut self, states: RequestStates) -> Self {
-        self.request_states = states;
-        self
     }
 
     /// The round of a stateless request (2026-07-28), whose handler's asks

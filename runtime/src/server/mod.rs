@@ -410,9 +410,10 @@ impl Server {
             }
         }
         let request_states = match self.request_state_key {
-            Some(key) => rounds::RequestStates::new(key).map_err(ServerError::RequestStateKey)?,
+            Some(key) => rounds::RequestStates::new(key),
             None => rounds::RequestStates::random(),
-        };
+        }
+        .map_err(ServerError::RequestStateKey)?;
         let catalog = self.catalog.build(&self.states)?;
         let runs_tasks =
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
@@ -420,12 +421,20 @@ impl Server {
             let store = self.task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
             tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
-            .with_auth_config(self.auth)
-            .with_client_request_timeout(self.client_request_timeout)
-            .with_tasks(tasks)
-            .with_request_states(request_states)
-            .with_landing(self.landing))
+        Ok(ToolServer::new(
+            self.info,
+            self.instructions,
+            self.tools,
+            by_name,
+            self.states,
+            catalog,
+            self.changes,
+            request_states,
+        )
+        .with_auth_config(self.auth)
+        .with_client_request_timeout(self.client_request_timeout)
+        .with_tasks(tasks)
+        .with_landing(self.landing))
     }
 }
 
@@ -522,7 +531,7 @@ pub enum ServerError {
     /// short secret, a missing issuer, ..): the server does not start open.
     Auth(AuthConfigError),
     /// The key given to [`Server::request_state_key`] cannot sign a
-    /// `requestState` (shorter than 32 bytes).
+    /// `requestState` (shorter than 32 bytes), or none could be drawn.
     RequestStateKey(String),
 }
 

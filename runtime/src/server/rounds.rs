@@ -43,14 +43,12 @@ impl RequestStates {
         RequestStateCodec::try_new(key).map(|codec| Self { codec: Arc::new(codec) }).map_err(|err| err.to_string())
     }
 
-    /// States signed with a key drawn for this process.
-    pub(crate) fn random() -> Self {
-        let mut key = vec![0u8; 32];
-        if let Err(err) = getrandom::fill(&mut key) {
-            // Without the system RNG no key is secret; uuid draws from the same source.
-            panic!("the system random number generator failed ({err}), so no requestState key can be made");
-        }
-        Self { codec: Arc::new(RequestStateCodec::new_unchecked(key)) }
+    /// States signed with a key drawn for this process from the system's
+    /// random number generator; its error when there is none to draw from.
+    pub(crate) fn random() -> Result<Self, String> {
+        let mut key = vec![0u8; RequestStateCodec::MIN_KEY_LENGTH];
+        getrandom::fill(&mut key).map_err(|err| format!("the system random number generator failed ({err})"))?;
+        Self::new(key)
     }
 
     /// The round of a request, with the answers its verified `requestState`
