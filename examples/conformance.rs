@@ -345,16 +345,13 @@ async fn test_logging_tool(ctx: Ctx) -> Result<String, McpError> {
 }
 
 /// Reports progress, then asks the user for a response: on 2026-07-28 the
-/// server sends no request on the call's stream (SEP-2575), so the answer says
-/// why it could not ask.
+/// server sends no request on the call's stream (SEP-2575); the ask ends the
+/// call with an input-required result instead (SEP-2322).
 #[mcp_tool(requires(elicitation))]
 async fn test_streaming_elicitation(ctx: Ctx) -> Result<String, McpError> {
     ctx.progress(50.0, Some(100.0), None).await;
-    match ctx.elicit::<UserResponse>("Streaming elicitation").await {
-        Ok(_) => Ok("Streaming complete".to_owned()),
-        Err(err @ ClientRequestError::Unavailable { .. }) => Ok(format!("Streaming complete; not asked: {err}")),
-        Err(err) => Err(err.into()),
-    }
+    ctx.elicit::<UserResponse>("Streaming elicitation").await?;
+    Ok("Streaming complete".to_owned())
 }
 
 /// Needs the client's `sampling` capability, and does nothing with it: on
@@ -399,6 +396,151 @@ fn json_schema_2020_12() -> Value {
 #[mcp_tool(input_schema = json_schema_2020_12)]
 fn json_schema_2020_12_tool(input: JsonObject) -> Result<String, McpError> {
     Ok(format!("JSON Schema 2020-12 tool called with: {}", Value::Object(input)))
+}
+
+// ---------------------------------------------------------------- input-required results (SEP-2322)
+//
+// Plain handlers: on a session each ask is a request to the client; on a
+// stateless 2026-07-28 request it ends the round with an input-required
+// result, and the retried request finds its answer in `inputResponses` under
+// the key named here (the suite's own server's keys).
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct UserName {
+    name: String,
+}
+
+/// Asks the user's name (`user_name`) and greets them.
+#[mcp_tool]
+async fn test_input_required_result_elicitation(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.input("user_name").elicit::<UserName>("What is your name?").await?;
+    let name = answer.accepted().map_or_else(|| "unknown".to_owned(), |user| user.name);
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Asks the client's model (`sample_request`) and answers with its text.
+#[mcp_tool]
+async fn test_input_required_result_sampling(ctx: Ctx) -> Result<String, McpError> {
+    let request = Sampling::new(100).user("What is the capital of France?");
+    let answer = ctx.input("sample_request").sample(request).await?;
+    Ok(format!("Sampling result: {}", answer.text))
+}
+
+/// Asks the client for its roots (`roots_request`) and counts them.
+#[mcp_tool]
+async fn test_input_required_result_list_roots(ctx: Ctx) -> Result<String, McpError> {
+    let roots = ctx.input("roots_request").list_roots().await?;
+    Ok(format!("Found {} root(s)", roots.len()))
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct Confirmation {
+    ok: bool,
+}
+
+/// Asks for a confirmation (`confirm`); the answer comes back with the
+/// server's signed `requestState`, which the server verifies first.
+#[mcp_tool]
+async fn test_input_required_result_request_state(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.input("confirm").elicit::<Confirmation>("Please confirm").await?;
+    Ok(match answer.accepted() {
+        Some(Confirmation { ok: true }) => "state-ok: requestState validated".to_owned(),
+        _ => "state-ok: requestState validated; not confirmed".to_owned(),
+    })
+}
+
+/// Asks three things at once (`tokio::join!`), so one input-required result
+/// carries three input requests: a name, a greeting from the model, the roots.
+#[mcp_tool]
+async fn test_input_required_result_multiple_inputs(ctx: Ctx) -> Result<String, McpError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.input("user_name").elicit::<UserName>("What is your name?"),
+        ctx.input("greeting").sample(Sampling::new(50).user("Generate a greeting")),
+        ctx.input("client_roots").list_roots(),
+    );
+    let name = name?.accepted().map_or_else(|| "unknown".to_owned(), |user| user.name);
+    Ok(format!("Name: {name}; Greeting: {}; Roots: {}", greeting?.text, roots?.len()))
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct FavoriteColor {
+    color: String,
+}
+
+/// Asks one thing after the other: two rounds of input, the second asked
+/// only once the first is answered.
+#[mcp_tool]
+async fn test_input_required_result_multi_round(ctx: Ctx) -> Result<String, McpError> {
+    let name = ctx.input("step1").elicit::<UserName>("Step 1: What is your name?").await?;
+    let name = name.accepted().map_or_else(|| "someone".to_owned(), |user| user.name);
+    let color = ctx.input("step2").elicit::<FavoriteColor>("Step 2: What is your favorite color?").await?;
+    let color = color.accepted().map_or_else(|| "no color".to_owned(), |favorite| favorite.color);
+    Ok(format!("Multi-round complete for {name} who likes {color}"))
+}
+
+/// Asks for a confirmation; a retry whose `requestState` was changed is
+/// refused by the server (-32602) before this handler runs again.
+#[mcp_tool]
+async fn test_input_required_result_tampered_state(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.input("confirm").elicit::<Confirmation>("Please confirm").await?;
+    Ok(match answer.accepted() {
+        Some(Confirmation { ok: true }) => "integrity-ok: state verified".to_owned(),
+        _ => "integrity-ok: state verified; not confirmed".to_owned(),
+    })
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct ElicitedValue {
+    value: String,
+}
+
+/// Asks only for what the client declared it can answer: an elicitation
+/// when it has `elicitation`, a sampling run when it has `sampling`.
+#[mcp_tool]
+async fn test_input_required_result_capabilities(ctx: Ctx) -> Result<String, McpError> {
+    let capabilities = ctx.client_capabilities();
+    let (elicit, sample) =
+        (capabilities.elicitation_form(), capabilities.has(mcp_contract::call::Capability::Sampling));
+    if !elicit && !sample {
+        return Ok("No supported capabilities declared".to_owned());
+    }
+    let (elicited, sampled) = tokio::join!(
+        async {
+            if !elicit {
+                return None;
+            }
+            Some(ctx.input("elicit_input").elicit::<ElicitedValue>("Elicitation input").await)
+        },
+        async {
+            if !sample {
+                return None;
+            }
+            Some(ctx.input("sample_input").sample(Sampling::new(50).user("Sample request")).await)
+        },
+    );
+    let mut received = Vec::new();
+    if let Some(answer) = elicited {
+        answer?;
+        received.push("elicit_input");
+    }
+    if let Some(answer) = sampled {
+        answer?;
+        received.push("sample_input");
+    }
+    Ok(format!("capabilities-ok: received {}", received.join(", ")))
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct PromptContext {
+    context: String,
+}
+
+/// A prompt that asks the user for its context (`user_context`) first.
+#[mcp_prompt(title = "Input Required Result Prompt")]
+async fn test_input_required_result_prompt(ctx: Ctx) -> Result<Vec<PromptMessage>, McpError> {
+    let answer = ctx.input("user_context").elicit::<PromptContext>("What context should the prompt use?").await?;
+    let context = answer.accepted().map_or_else(|| "none".to_owned(), |given| given.context);
+    Ok(vec![PromptMessage::user(format!("Prompt with context: {context}"))])
 }
 
 // ---------------------------------------------------------------- resources
@@ -546,10 +688,54 @@ async fn failing_job(ctx: Ctx) -> Result<String, McpError> {
     Err(ctx.fail(job_failed, "The job failed, as it always does."))
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct ConfirmDeleteInput {
+    /// The file to delete.
+    filename: String,
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct DeleteConfirmation {
+    /// Delete the file.
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms; as a task, it waits in
+/// `input_required` until tasks/update brings the answer
+#[mcp_tool(task(optional), requires(elicitation))]
+async fn confirm_delete(input: ConfirmDeleteInput, ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.elicit::<DeleteConfirmation>(format!("Delete {}?", input.filename)).await?;
+    Ok(match answer.accepted() {
+        Some(DeleteConfirmation { confirm: true }) => format!("Deleted {}", input.filename),
+        _ => format!("Kept {}", input.filename),
+    })
+}
+
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct NamedConfirmation {
+    /// A name for the answer.
+    name: Option<String>,
+    /// Go ahead.
+    confirm: Option<bool>,
+}
+
+/// Asks two questions at once; as a task, both wait in `input_required`
+/// until each is answered
+#[mcp_tool(task(optional), requires(elicitation))]
+async fn multi_input(ctx: Ctx) -> Result<String, McpError> {
+    let (first, second) = tokio::join!(
+        ctx.elicit::<NamedConfirmation>("First question"),
+        ctx.elicit::<NamedConfirmation>("Second question"),
+    );
+    let name = |answer: Elicitation<NamedConfirmation>| answer.accepted().and_then(|given| given.name);
+    let (first, second) = (name(first?), name(second?));
+    Ok(format!("Answers: {}, {}", first.as_deref().unwrap_or("none"), second.as_deref().unwrap_or("none")))
+}
+
 // needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
 // a handler's failure is a tool error here, which a task reports as
-// `completed` with `isError`. And tasks that ask for input (confirm_delete,
-// multi_input, test_tool_with_task), which wait for input-required results.
+// `completed` with `isError`. And a tool that asks for input on the request
+// before it becomes a task (test_tool_with_task).
 
 // ---------------------------------------------------------------- prompts
 
@@ -606,9 +792,8 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 // ---------------------------------------------------------------- the server
 
 fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
-    // needs: input-required results (SEP-2322) from a handler (and tasks that
-    // ask for input): each scenario that waits for one is listed, with why, in
-    // .ci/conformance-expected-failures.yml.
+    // needs: tasks that ask for input: each scenario that waits for one is
+    // listed, with why, in .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -633,6 +818,16 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(SlowCompute)
         .tool(FailingJob)
         .tool(TestTriggerPromptChange)
+        .tool(ConfirmDelete)
+        .tool(MultiInput)
+        .tool(TestInputRequiredResultElicitation)
+        .tool(TestInputRequiredResultSampling)
+        .tool(TestInputRequiredResultListRoots)
+        .tool(TestInputRequiredResultRequestState)
+        .tool(TestInputRequiredResultMultipleInputs)
+        .tool(TestInputRequiredResultMultiRound)
+        .tool(TestInputRequiredResultTamperedState)
+        .tool(TestInputRequiredResultCapabilities)
         .resource(StaticText)
         .resource(StaticBinary)
         .resource(Template)
@@ -641,6 +836,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .prompt(TestPromptWithArguments)
         .prompt(TestPromptWithEmbeddedResource)
         .prompt(TestPromptWithImage)
+        .prompt(TestInputRequiredResultPrompt)
         .changes(changes.clone())
         .shared_state(Arc::clone(revision))
 }

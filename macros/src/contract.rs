@@ -57,6 +57,7 @@ impl Contract {
         for warning in body::check_body(&item.block, &BodyFacts { declared: &declared }) {
             diag.warning(warning);
         }
+        crate::elicit::check_forms(item, diag);
 
         let reason_type =
             reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));

@@ -9,6 +9,7 @@ mod ast;
 mod attr;
 mod contract;
 mod diag;
+mod elicit;
 mod expand;
 mod lint;
 mod names;
@@ -53,6 +54,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut handler = ast::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::validate(raw, &handler, &mut diag);
+    elicit::check_forms(&handler.item, &mut diag);
     if let Some(contract) = &tool.contract {
         let typed_ctx = if handler.ctx() == Some(ast::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
         let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };

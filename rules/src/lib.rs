@@ -175,6 +175,10 @@ rules! {
         /// `input_schema = ..` / `output_schema = ..` is no path to the function
         /// giving the schema, or gives an output schema to a text-only tool.
         SCHEMA_FUNCTION = "schema-function", Error;
+        /// `ctx.elicit::<T>(..)` of a `T` no elicitation form can carry (a list,
+        /// a map, a nested object, an array of objects); the runtime refuses
+        /// what the macro cannot see before sending.
+        ELICITATION_FORM_FLAT = "elicitation-form-flat", Error;
     }
     both: {
         /// `app = ""`: an MCP App without its resource URI.

@@ -6,6 +6,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
+use mcp_contract_runtime::call::Elicitation;
 use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{MemoryTaskStore, Server};
 use mcp_contract_runtime::{Context, McpError, Tool};
@@ -102,8 +103,53 @@ async fn connect<C: ClientHandler>(server: Server, client: C) -> RunningService<
     client.serve(client_io).await.expect("the client connects")
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Answer {
+    word: String,
+}
+
+/// Asks two words at once, as a task when the client can poll.
+struct Ask;
+static ASK: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "ask",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Ask for two words.")
+    .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Ask {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &ASK
+    }
+    async fn call(&self, _input: Self::Input, ctx: Context) -> Result<String, McpError> {
+        let (first, second) = tokio::join!(
+            ctx.input("first").elicit::<Answer>("First?"),
+            ctx.input("second").elicit::<Answer>("Second?")
+        );
+        let word = |answer: Elicitation<Answer>| answer.accepted().map_or_else(|| "-".to_owned(), |answer| answer.word);
+        Ok(format!("{} {}", word(first?), word(second?)))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// A client that declares the tasks extension and elicitation.
+struct Answering;
+impl ClientHandler for Answering {
+    fn get_info(&self) -> ClientConfig {
+        let mut config = ClientConfig::default();
+        config.capabilities = ClientCapabilities::builder().enable_tasks().enable_elicitation().build();
+        config
+    }
+}
+
 fn server() -> Server {
-    Server::new("museum", "1.0.0").tool(Slow).tool(Failing)
+    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask)
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
@@ -265,4 +311,61 @@ async fn a_full_store_refuses_a_new_task_while_every_kept_one_runs() {
     // A finished task makes room.
     let second = task_id(&client, call("slow", json!({"millis": 0}))).await;
     assert_eq!(finished(&client, &second).await["status"], "completed");
+}
+
+/// Poll (bounded) until the task waits for exactly `keys`.
+async fn waiting_for<C: ClientHandler>(client: &RunningService<RoleClient, C>, id: &str, keys: &[&str]) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let task = serde_json::to_value(get(client, id).await.expect("the task is known")).unwrap();
+        let waiting: Vec<&str> = task["inputRequests"]
+            .as_object()
+            .map(|requests| requests.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        if task["status"] == "input_required" && waiting == keys {
+            return task;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the task did not wait for {keys:?}: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn answer(key: &str, word: &str) -> rmcp::model::InputResponses {
+    [(key.to_owned(), json!({"action": "accept", "content": {"word": word}}))].into_iter().collect()
+}
+
+#[tokio::test]
+async fn a_task_that_asks_waits_in_input_required_until_tasks_update_answers_each_ask() {
+    let client = connect(server(), Answering).await;
+    let id = task_id(&client, call("ask", json!({}))).await;
+    let task = waiting_for(&client, &id, &["first", "second"]).await;
+    assert_eq!(task["inputRequests"]["first"]["method"], "elicitation/create", "{task}");
+    assert_eq!(task["inputRequests"]["first"]["params"]["message"], "First?");
+    assert!(task.get("requestState").is_none(), "a task has no requestState: {task}");
+
+    // One answer: the very next tasks/get shows only the other ask.
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("first", "red"))).await.expect("an empty ack");
+    let task = serde_json::to_value(get(&client, &id).await.unwrap()).unwrap();
+    assert_eq!(task["status"], "input_required", "{task}");
+    assert_eq!(task["inputRequests"].as_object().unwrap().keys().collect::<Vec<_>>(), ["second"], "{task}");
+
+    // An answer nobody asked for is acknowledged and changes nothing.
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("unknown-key", "x"))).await.expect("an empty ack");
+    waiting_for(&client, &id, &["second"]).await;
+
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("second", "blue"))).await.expect("an empty ack");
+    let done = finished(&client, &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "red blue", "{done}");
+    // A finished task takes updates, and drops them.
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("second", "late"))).await.expect("an empty ack");
+}
+
+#[tokio::test]
+async fn a_waiting_task_is_cancelled_by_tasks_cancel() {
+    let client = connect(server(), Answering).await;
+    let id = task_id(&client, call("ask", json!({}))).await;
+    waiting_for(&client, &id, &["first", "second"]).await;
+    client.cancel_task(CancelTaskParams::new(id.as_str())).await.expect("an empty ack");
+    assert_eq!(finished(&client, &id).await["status"], "cancelled");
 }

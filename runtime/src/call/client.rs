@@ -172,7 +172,12 @@ impl fmt::Display for ClientRequestError {
             }
             Self::Malformed { detail } => write!(f, "The client's answer is malformed: {detail}"),
             Self::Cancelled => f.write_str("The tool call was cancelled while it waited for the client."),
-            Self::FormInvalid { detail } => write!(f, "The elicitation form cannot be built: {detail}"),
+            // The rule's id, not its docs.rs address: the client reads this.
+            Self::FormInvalid { detail } => write!(
+                f,
+                "The elicitation form cannot be built: {detail} (rule `{}`)",
+                crate::rules::ELICITATION_FORM_FLAT.id
+            ),
             Self::Unavailable { detail } => write!(f, "The client cannot be asked: {detail}"),
         }
     }
@@ -425,5 +430,32 @@ impl SampledMessage {
             tool_uses,
             content: content.clone(),
         })
+    }
+}
+
+/// One of the client's roots (`roots/list`): a directory or file the server
+/// may work in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Root {
+    /// Its URI (`file://` for now, in MCP).
+    pub uri: String,
+    /// Its name for people, when the client gave one.
+    pub name: Option<String>,
+}
+
+impl Root {
+    /// Read a `ListRootsResult`; what does not fit is [`ClientRequestError::Malformed`].
+    pub fn list_from_result(result: &JsonObject) -> Result<Vec<Self>, ClientRequestError> {
+        let malformed = |detail: &str| ClientRequestError::Malformed { detail: detail.to_owned() };
+        let roots = result.get("roots").and_then(Value::as_array).ok_or_else(|| malformed("no `roots` list"))?;
+        roots
+            .iter()
+            .map(|root| {
+                let uri = root.get("uri").and_then(Value::as_str).ok_or_else(|| malformed("a root without `uri`"))?;
+                let name = root.get("name").and_then(Value::as_str).map(str::to_owned);
+                Ok(Self { uri: uri.to_owned(), name })
+            })
+            .collect()
     }
 }

@@ -13,9 +13,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::client::{
-    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, SampledMessage, Sampling,
+    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, Root, SampledMessage, Sampling,
 };
 use crate::call::elicit::{ElicitForm, Elicitation, form_schema};
+use crate::call::round::{InputRequest, InputRound};
 use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
@@ -89,6 +90,10 @@ pub struct Context {
     request_id: Option<Arc<str>>,
     session_id: Option<Arc<str>>,
     client_ip: Option<std::net::IpAddr>,
+    /// On a stateless request (2026-07-28), the round its asks go to.
+    round: Option<Arc<InputRound>>,
+    /// The key the next ask of this context goes under in that round.
+    input_key: Option<Arc<str>>,
 }
 
 impl Context {
@@ -109,6 +114,8 @@ impl Context {
             request_id: None,
             session_id: None,
             client_ip: None,
+            round: None,
+            input_key: None,
         }
     }
 
@@ -158,6 +165,39 @@ impl Context {
         self.client_ip
     }
 
+    /// Ask the client through `round` rather than the channel: what the server
+    /// does on a stateless request of 2026-07-28, where the answers come with
+    /// the request again (`inputResponses`) rather than in a reply.
+    pub fn with_input_round(mut self, round: Arc<InputRound>) -> Self {
+        self.round = Some(round);
+        self
+    }
+
+    /// The ask of the input `key`: on the stateless revision 2026-07-28, the
+    /// key of the input request in the `input_required` result, and of its
+    /// answer in the retried request's `inputResponses`. Without one, an ask's
+    /// key is its kind and rank (`elicitation-1`, `sampling-2`), which the
+    /// same code reproduces on every round. A key names one question: give
+    /// each ask a key of its own. On a session the key is sent nowhere.
+    ///
+    /// ```
+    /// # use mcp_contract::prelude::*;
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Name { name: String }
+    ///
+    /// async fn greet(ctx: &mcp_contract::Context) -> Result<String, ClientRequestError> {
+    ///     Ok(match ctx.input("user_name").elicit::<Name>("What is your name?").await? {
+    ///         Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+    ///         Elicitation::Declined | Elicitation::Cancelled => "Hello!".to_owned(),
+    ///     })
+    /// }
+    /// ```
+    pub fn input(&self, key: impl Into<String>) -> Input {
+        let mut keyed = self.clone();
+        keyed.input_key = Some(Arc::from(key.into()));
+        Input { context: keyed }
+    }
+
     /// The capabilities the client declared; the server sets them from the
     /// session's `initialize` or the request's `_meta`.
     pub fn with_client_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
@@ -198,8 +238,7 @@ impl Context {
         params.insert("mode".to_owned(), Value::from("form"));
         params.insert("message".to_owned(), Value::from(message.into()));
         params.insert("requestedSchema".to_owned(), Value::Object(schema));
-        let answer = self.ask("elicitation/create", params).await?;
-        match action(&answer)? {
+        self.ask_parsed("elicitation", "elicitation/create", params, |answer| match action(answer)? {
             Action::Accept => {
                 let content = answer.get("content").cloned().ok_or_else(|| ClientRequestError::Malformed {
                     detail: "the form was accepted without `content`".to_owned(),
@@ -211,7 +250,8 @@ impl Context {
             }
             Action::Decline => Ok(Elicitation::Declined),
             Action::Cancel => Ok(Elicitation::Cancelled),
-        }
+        })
+        .await
     }
 
     /// Send the user to `url` (`elicitation/create`, URL mode, SEP-1036): for
@@ -232,12 +272,14 @@ impl Context {
         params.insert("message".to_owned(), Value::from(message.into()));
         params.insert("url".to_owned(), Value::from(url.into()));
         params.insert("elicitationId".to_owned(), Value::from(elicitation_id.into()));
-        let answer = self.ask("elicitation/create", params).await?;
-        Ok(match action(&answer)? {
-            Action::Accept => Elicitation::Accepted(()),
-            Action::Decline => Elicitation::Declined,
-            Action::Cancel => Elicitation::Cancelled,
+        self.ask_parsed("elicitation", "elicitation/create", params, |answer| {
+            Ok(match action(answer)? {
+                Action::Accept => Elicitation::Accepted(()),
+                Action::Decline => Elicitation::Declined,
+                Action::Cancel => Elicitation::Cancelled,
+            })
         })
+        .await
     }
 
     /// Ask the client's model (`sampling/createMessage`). Nothing is sent to a
@@ -250,8 +292,62 @@ impl Context {
         if request.has_tools() && !self.client.sampling_tools() {
             return Err(ClientRequestError::NotDeclared { capability: "sampling.tools" });
         }
-        let answer = self.ask("sampling/createMessage", request.to_params()).await?;
-        SampledMessage::from_result(&answer)
+        self.ask_parsed("sampling", "sampling/createMessage", request.to_params(), SampledMessage::from_result).await
+    }
+
+    /// The client's roots (`roots/list`): the directories or files it lets the
+    /// server work in. Nothing is sent to a client that did not declare
+    /// `roots`; bounded and cancelled as [`elicit`](Self::elicit) is.
+    pub async fn list_roots(&self) -> Result<Vec<Root>, ClientRequestError> {
+        if !self.client.has(Capability::Roots) {
+            return Err(ClientRequestError::NotDeclared { capability: "roots" });
+        }
+        self.ask_parsed("roots", "roots/list", JsonObject::new(), Root::list_from_result).await
+    }
+
+    /// One ask of the client, its answer read by `parse`. On a session it is
+    /// a request, bounded by the timeout and cancelled with the call. In a
+    /// stateless round it is the answer under its key, kept for the next round
+    /// once `parse` took it; an answer `parse` refuses ends the round with a
+    /// protocol error, and a missing one with an input request.
+    async fn ask_parsed<T>(
+        &self,
+        kind: &'static str,
+        method: &'static str,
+        params: JsonObject,
+        parse: impl FnOnce(&JsonObject) -> Result<T, ClientRequestError>,
+    ) -> Result<T, ClientRequestError> {
+        let Some(round) = &self.round else {
+            let answer = self.ask(method, params).await?;
+            return parse(&answer);
+        };
+        let key = self.input_key.as_deref().map_or_else(|| round.next_key(kind), str::to_owned);
+        let answer = match round.answer(&key) {
+            Some(answer) => answer,
+            // A task's ask waits for the client, bounded and cancelled as a request is.
+            None if round.is_live() => {
+                let timeout = self.client_request_timeout;
+                tokio::select! {
+                    biased;
+                    () = self.cancellation.cancelled() => return Err(ClientRequestError::Cancelled),
+                    answer = tokio::time::timeout(timeout, round.request(key.clone(), InputRequest { method, params })) => {
+                        answer.unwrap_or(Err(ClientRequestError::Timeout { after: timeout }))?
+                    }
+                }
+            }
+            None => round.request(key.clone(), InputRequest { method, params }).await?,
+        };
+        let Value::Object(answer) = answer else {
+            let detail = format!("the answer is no result of `{method}` (not an object)");
+            return Err(round.refuse(key, ClientRequestError::Malformed { detail }).await);
+        };
+        match parse(&answer) {
+            Ok(parsed) => {
+                round.keep(key, answer);
+                Ok(parsed)
+            }
+            Err(err) => Err(round.refuse(key, err).await),
+        }
     }
 
     /// One request to the client, bounded by the timeout and cancelled with the call.
@@ -400,6 +496,42 @@ impl Context {
             Some(channel) => channel.close_sse_stream().await,
             None => false,
         }
+    }
+}
+
+/// One ask of the client under a key of the handler's ([`Context::input`]):
+/// the asks of [`Context`], taking the key along, so several can be joined
+/// (`tokio::join!`) into one round.
+#[derive(Clone, Debug)]
+#[must_use = "an input does nothing until it is asked"]
+pub struct Input {
+    context: Context,
+}
+
+impl Input {
+    /// [`Context::elicit`] under this input's key.
+    pub async fn elicit<T: ElicitForm>(self, message: impl Into<String>) -> Result<Elicitation<T>, ClientRequestError> {
+        self.context.elicit(message).await
+    }
+
+    /// [`Context::elicit_url`] under this input's key.
+    pub async fn elicit_url(
+        self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Result<Elicitation<()>, ClientRequestError> {
+        self.context.elicit_url(message, url, elicitation_id).await
+    }
+
+    /// [`Context::sample`] under this input's key.
+    pub async fn sample(self, request: Sampling) -> Result<SampledMessage, ClientRequestError> {
+        self.context.sample(request).await
+    }
+
+    /// [`Context::list_roots`] under this input's key.
+    pub async fn list_roots(self) -> Result<Vec<Root>, ClientRequestError> {
+        self.context.list_roots().await
     }
 }
 

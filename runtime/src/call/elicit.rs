@@ -60,9 +60,10 @@ const STRING_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 /// field and what to write instead).
 pub fn form_schema<T: ElicitForm>() -> Result<JsonObject, String> {
     let settings = SchemaSettings::draft2020_12().for_deserialize();
-    let root = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>())
-        .map_err(|err| format!("the schema of `{}` does not serialize: {err}", std::any::type_name::<T>()))?;
-    let type_name = std::any::type_name::<T>();
+    let root = serde_json::to_value(settings.into_generator().into_root_schema_for::<T>()).map_err(|err| {
+        format!("the schema of `{}` does not serialize: {err}", unqualified(std::any::type_name::<T>()))
+    })?;
+    let type_name = unqualified(std::any::type_name::<T>());
     let defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
     if root.get("type") != Some(&json!("object")) {
         return Err(format!(
@@ -88,6 +89,21 @@ pub fn form_schema<T: ElicitForm>() -> Result<JsonObject, String> {
         schema.insert("required".to_owned(), required.clone());
     }
     Ok(schema)
+}
+
+/// A type's name without its module paths (`Vec<Address>`, not
+/// `alloc::vec::Vec<museum::forms::Address>`): the message reaches the
+/// client, and the server's module layout is none of its business.
+fn unqualified(type_name: &str) -> String {
+    let mut short = String::with_capacity(type_name.len());
+    let mut rest = type_name;
+    while let Some(at) = rest.find("::") {
+        let (head, tail) = rest.split_at(at);
+        short.push_str(head.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_'));
+        rest = &tail[2..];
+    }
+    short.push_str(rest);
+    short
 }
 
 /// One property reshaped into an MCP primitive schema.
@@ -358,5 +374,7 @@ mod tests {
         assert!(err.contains("field `addresses`") && err.contains("array of something other than enum"), "{err}");
         let err = form_schema::<String>().unwrap_err();
         assert!(err.contains("Wrap the value in a struct"), "{err}");
+        assert!(!err.contains("::"), "no module path reaches the client: {err}");
+        assert_eq!(unqualified("alloc::vec::Vec<museum::forms::Address>"), "Vec<Address>");
     }
 }

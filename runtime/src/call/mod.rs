@@ -8,6 +8,7 @@ mod client;
 mod context;
 mod elicit;
 mod enrichment;
+mod round;
 mod state;
 
 use std::future::Future;
@@ -15,12 +16,13 @@ use std::pin::Pin;
 
 pub use self::caller::{AuthInfo, ClaimsError, MAX_TENANT_LEN, ScopePolicy, check_scopes, validate_tenant};
 pub use self::client::{
-    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, ModelPreferences,
+    Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, ModelPreferences, Root,
     SampledMessage, Sampling,
 };
-pub use self::context::{ClientChannel, Context, Ctx, LogLevel};
+pub use self::context::{ClientChannel, Context, Ctx, Input, LogLevel};
 pub use self::elicit::{ElicitForm, Elicitation, form_schema};
 pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
+pub use self::round::{InputRequest, InputRound, RoundEnd};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 

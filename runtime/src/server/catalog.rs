@@ -21,7 +21,7 @@ use super::invoke::{Answer, Call, guarded};
 use super::observe::Observe;
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
-use crate::call::{BoxFuture, Context, StateType};
+use crate::call::{BoxFuture, Context, InputRound, RoundEnd, StateType};
 use crate::define::arguments::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
@@ -232,7 +232,8 @@ impl Catalog {
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
         observe: &Arc<Observe>,
-    ) -> Answer<rmcp::model::ReadResourceResult> {
+        round: Option<&InputRound>,
+    ) -> Answer<Result<rmcp::model::ReadResourceResult, RoundEnd>> {
         let Some((index, variables)) = self.resolve(&uri, enabled) else {
             return Err(no_resource_at(&uri));
         };
@@ -240,8 +241,12 @@ impl Catalog {
         let definition = resource.definition();
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx, observe);
-        let contents = guarded(resource.read_captures(&uri, variables, ctx), cancellation, log).await?;
-        Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition)))
+        let contents =
+            match guarded(in_round(round, resource.read_captures(&uri, variables, ctx)), cancellation, log).await? {
+                Ok(contents) => contents,
+                Err(end) => return Ok(Err(end)),
+            };
+        Ok(Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition))))
     }
 
     /// `resources/subscribe` takes the URI of a resource this server reads,
@@ -261,7 +266,8 @@ impl Catalog {
         context: impl FnOnce(&'static str, &'static [ErrorContract]) -> Context,
         cancellation: &CancellationToken,
         observe: &Arc<Observe>,
-    ) -> Answer<GetPromptResult> {
+        round: Option<&InputRound>,
+    ) -> Answer<Result<GetPromptResult, RoundEnd>> {
         let Some(prompt) = self.prompt(&request.name).filter(|_| enabled(&request.name)) else {
             let name = cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
@@ -273,11 +279,30 @@ impl Catalog {
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx, observe);
         let arguments = request.arguments.unwrap_or_default();
-        let messages = guarded(prompt.get_json(arguments, ctx), cancellation, log).await?;
+        let messages = match guarded(in_round(round, prompt.get_json(arguments, ctx)), cancellation, log).await? {
+            Ok(messages) => messages,
+            Err(end) => return Ok(Err(end)),
+        };
         let mut result = GetPromptResult::new(messages.into_iter().map(wire_message).collect());
         result.description = definition.description.map(str::to_owned);
-        Ok(result)
+        Ok(Ok(result))
     }
+}
+
+/// `handler` driven by `round` (when the request has one): its error stays
+/// the handler's, an ended round is the `Ok` side's `Err`.
+fn in_round<'a, T: Send + 'a>(
+    round: Option<&'a InputRound>,
+    handler: BoxFuture<'a, Result<T, McpError>>,
+) -> BoxFuture<'a, Result<Result<T, RoundEnd>, McpError>> {
+    Box::pin(async move {
+        let Some(round) = round else { return handler.await.map(Ok) };
+        match round.drive(handler).await {
+            Ok(Ok(value)) => Ok(Ok(value)),
+            Ok(Err(err)) => Err(err),
+            Err(end) => Ok(Err(end)),
+        }
+    })
 }
 
 /// The error for a URI no (enabled) resource serves.

@@ -20,8 +20,9 @@ use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, REQUEST_CANCELLED, run_tool};
+use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, run_tool};
 use super::observe::Observe;
+use super::rounds::{Binding, RequestStates};
 use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use super::wire::{error_result, listed_tool};
@@ -61,6 +62,8 @@ pub struct ToolServer {
     shared_store: Option<Arc<dyn super::shared::SharedStore>>,
     /// Masking and metrics around every call; shared by every copy.
     observe: Arc<Observe>,
+    /// The signing of stateless requests' `requestState`; shared by every copy.
+    request_states: RequestStates,
 }
 
 struct Shared {
@@ -76,6 +79,7 @@ struct Shared {
 const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 
 impl ToolServer {
+    #[allow(clippy::too_many_arguments, reason = "one call, in Server::build, which names every part")]
     pub(super) fn new(
         info: Implementation,
         instructions: Option<String>,
@@ -84,6 +88,7 @@ impl ToolServer {
         states: StateMap,
         catalog: Catalog,
         changes: Option<Changes>,
+        request_states: RequestStates,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
@@ -107,7 +112,24 @@ impl ToolServer {
             landing: None,
             shared_store: None,
             observe: Arc::new(Observe { mask_error_details: true, ..Observe::default() }),
+            request_states,
         }
+    }
+
+    /// The round of a stateless request (2026-07-28), whose handler's asks
+    /// end it with an input-required result; `None` on a session, where
+    /// they are requests to the client.
+    fn round(
+        &self,
+        context: &RequestContext<RoleServer>,
+        binding: &Binding,
+        state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Option<Arc<crate::call::InputRound>>, ErrorData> {
+        if !is_stateless(context) {
+            return Ok(None);
+        }
+        self.request_states.open(binding, state, responses).map(Some)
     }
 
     /// Whether an auto-classified failure of the server's side reaches the
@@ -220,6 +242,7 @@ impl ToolServer {
             landing: self.landing.clone(),
             shared_store: self.shared_store.clone(),
             observe: Arc::clone(&self.observe),
+            request_states: self.request_states.clone(),
         }
     }
 
@@ -381,6 +404,8 @@ impl ServerHandler for ToolServer {
             );
             return missing_capability(definition.name, missing, is_stateless(&context));
         }
+        let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
+        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
         let channel = self.channel(definition.name, &context);
         let ctx = self
             .call_context(definition.name, definition.errors, &context)
@@ -388,6 +413,10 @@ impl ServerHandler for ToolServer {
             .with_channel(Arc::new(channel))
             .with_client_capabilities(capabilities)
             .with_client_request_timeout(self.client_request_timeout);
+        let ctx = match &round {
+            Some(round) => ctx.with_input_round(Arc::clone(round)),
+            None => ctx,
+        };
         // Declared scopes are checked before the handler runs: a refused call
         // never reaches it, and the refusal is a tool error on both surfaces.
         if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
@@ -399,15 +428,20 @@ impl ServerHandler for ToolServer {
             // The task outlives this request: its own cancellation, stopped by
             // tasks/cancel, and no channel to the client, whose request is
             // answered (progress and logs name live requests only; the client
-            // follows the task with tasks/get).
+            // follows the task with tasks/get, and answers its asks with
+            // tasks/update).
             let cancellation = CancellationToken::new();
-            let ctx =
-                self.call_context(definition.name, definition.errors, &context).with_cancellation(cancellation.clone());
+            let ctx = self
+                .call_context(definition.name, definition.errors, &context)
+                .with_cancellation(cancellation.clone())
+                .with_client_capabilities(client_capabilities(&context))
+                .with_client_request_timeout(self.client_request_timeout);
             let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation, Arc::clone(&self.observe)).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
-        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe).await {
-            Ok(result) => Ok(CallToolResponse::Complete(result)),
+        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
+            Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
+            Ok(Finished::Ended(end)) => self.request_states.end(&binding, end).map(CallToolResponse::InputRequired),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
             }
@@ -450,13 +484,20 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let make = |name, errors| self.request_context(name, errors, &context);
+        let binding = Binding::new("resources/read", &request.uri, None);
+        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+        let make = |name, errors| {
+            let ctx = self.request_context(name, errors, &context);
+            match &round {
+                Some(round) => ctx.with_input_round(Arc::clone(round)),
+                None => ctx,
+            }
+        };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        self.shared
-            .catalog
-            .read(request.uri, enabled, make, &context.ct, &self.observe)
-            .await
-            .map(ReadResourceResponse::Complete)
+        match self.shared.catalog.read(request.uri, enabled, make, &context.ct, &self.observe, round.as_deref()).await? {
+            Ok(result) => Ok(ReadResourceResponse::Complete(result)),
+            Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+        }
     }
 
     async fn list_prompts(
@@ -474,13 +515,22 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let make = |name, errors| self.request_context(name, errors, &context);
+        let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
+        let round =
+            self.round(&context, &binding, request.request_state.as_deref(), request.input_responses.clone())?;
+        let make = |name, errors| {
+            let ctx = self.request_context(name, errors, &context);
+            match &round {
+                Some(round) => ctx.with_input_round(Arc::clone(round)),
+                None => ctx,
+            }
+        };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        self.shared
-            .catalog
-            .get_prompt(request, enabled, make, &context.ct, &self.observe)
-            .await
-            .map(GetPromptResponse::Complete)
+        match self.shared.catalog.get_prompt(request, enabled, make, &context.ct, &self.observe, round.as_deref()).await?
+        {
+            Ok(result) => Ok(GetPromptResponse::Complete(result)),
+            Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
+        }
     }
 
     async fn complete(
@@ -569,10 +619,9 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // No task here asks for input, so there is nothing to answer: the
-        // extension acknowledges responses to keys it does not know.
+        // Answers to keys the task does not wait for are acknowledged too.
         let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-        tasks.get(&request.task_id).await.map(drop)
+        tasks.update(&request.task_id, request.input_responses.into_iter().collect()).await
     }
 
     async fn cancel_task(

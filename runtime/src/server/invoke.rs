@@ -14,7 +14,7 @@ use super::PrimitiveKind;
 use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
 use super::wire::{bounded, envelope, error_result, success_result};
-use crate::call::{BoxFuture, Context};
+use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
 use crate::define::DynTool;
 use crate::error::{ErrorCategory, JsonObject, McpError};
 
@@ -240,6 +240,13 @@ pub(super) const REQUEST_CANCELLED: i32 = -32800;
 /// The client cancelled the call before the handler finished.
 pub(super) struct Cancelled;
 
+/// How a tool call ended: with its result, or (in a stateless round) with
+/// asks of the client that the request did not answer.
+pub(super) enum Finished {
+    Complete(CallToolResult),
+    Ended(RoundEnd),
+}
+
 /// Run one tool call: decode, handle, render; every failure becomes a tool
 /// error result. A panicking handler becomes an InternalError result without
 /// its panic message (which may hold internals), and the server keeps serving.
@@ -255,7 +262,8 @@ pub(super) async fn run_tool(
     ctx: Context,
     cancellation: &CancellationToken,
     observe: &Arc<Observe>,
-) -> Result<CallToolResult, Cancelled> {
+    round: Option<Arc<InputRound>>,
+) -> Result<Finished, Cancelled> {
     let name = tool.definition().name;
     let log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
     let span = log.span();
@@ -264,13 +272,19 @@ pub(super) async fn run_tool(
     if let Err(refused) = log.admit() {
         let _entered = span.enter();
         log.finished(&span, started, Err(&refused), None);
-        return Ok(error_result(&refused));
+        return Ok(Finished::Complete(error_result(&refused)));
     }
     let before = log.before();
     let call = AbortOnDrop(tokio::spawn(
         async move {
-            before.await?;
-            tool.call_json(arguments, ctx).await
+            let handler = async move {
+                before.await?;
+                tool.call_json(arguments, ctx).await
+            };
+            match round {
+                Some(round) => round.drive(handler).await,
+                None => Ok(handler.await),
+            }
         }
         .instrument(span.clone()),
     ));
@@ -284,12 +298,18 @@ pub(super) async fn run_tool(
         outcome = call => outcome,
     };
     let _entered = span.enter();
-    Ok(match outcome {
-        Ok(Ok(output)) => {
+    Ok(Finished::Complete(match outcome {
+        Ok(Err(end)) => {
+            // Not an end of the call: the client retries it with the answers.
+            span.record("outcome", "input_required");
+            tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
+            return Ok(Finished::Ended(end));
+        }
+        Ok(Ok(Ok(output))) => {
             log.finished(&span, started, Ok(()), None);
             success_result(output)
         }
-        Ok(Err(err)) => {
+        Ok(Ok(Err(err))) => {
             let (answer, error_id) = log.answer(&err);
             log.finished(&span, started, Err(&err), error_id.as_deref());
             error_result(&answer)
@@ -307,7 +327,7 @@ pub(super) async fn run_tool(
                  the server keeps serving other calls."
             )))
         }
-    })
+    }))
 }
 
 /// A spawned call, aborted when the request that started it goes away

@@ -45,6 +45,7 @@ mod shared;
 mod observe;
 mod proxy;
 mod streams;
+mod rounds;
 mod tasks;
 mod transport;
 mod wire;
@@ -131,6 +132,7 @@ pub struct Server {
     repository: Option<String>,
     mask_error_details: bool,
     hooks: Vec<Arc<dyn CallHook>>,
+    request_state_key: Option<Vec<u8>>,
 }
 
 impl Server {
@@ -158,6 +160,7 @@ impl Server {
             repository: None,
             mask_error_details: true,
             hooks: Vec::new(),
+            request_state_key: None,
         }
     }
 
@@ -186,6 +189,25 @@ impl Server {
     /// ```
     pub fn mask_error_details(mut self, mask: bool) -> Self {
         self.mask_error_details = mask;
+        self
+    }
+
+    /// Sign the `requestState` of multi-round-trip requests (the stateless
+    /// revision 2026-07-28, SEP-2322) with `key`, at least 32 bytes of secret.
+    ///
+    /// Without it the key is drawn at random when the process starts: a state
+    /// verifies only on the process that gave it, and none outlives a restart.
+    /// Replicas behind one load balancer need one shared key, or a retry
+    /// that reaches another replica is refused as tampered.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let key = std::env::var("REQUEST_STATE_KEY").unwrap_or_else(|_| "a secret of at least 32 bytes, shared".into());
+    /// let server = Server::new("museum", "1.0.0").request_state_key(key).build().unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(key.into());
         self
     }
 
@@ -563,6 +585,11 @@ impl Server {
         #[cfg(not(feature = "redis"))]
         let shared: Option<Arc<dyn shared::SharedStore>> = None;
         let task_store = self.task_store.or_else(|| shared.as_ref().map(|shared| shared.task_store()));
+                let request_states = match self.request_state_key {
+            Some(key) => rounds::RequestStates::new(key),
+            None => rounds::RequestStates::random(),
+        }
+        .map_err(ServerError::RequestStateKey)?;
         let catalog = self.catalog.build(&available)?;
         let runs_tasks =
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
@@ -570,14 +597,23 @@ impl Server {
             let store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
             tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
-        Ok(ToolServer::new(self.info, self.instructions, self.tools, by_name, self.states, catalog, self.changes)
-            .with_error_masking(self.mask_error_details)
-            .with_hooks(self.hooks)
-            .with_auth_config(self.auth)
-            .with_client_request_timeout(self.client_request_timeout)
-            .with_tasks(tasks)
-            .with_shared_store(shared)
-            .with_landing(self.landing))
+        Ok(ToolServer::new(
+            self.info,
+            self.instructions,
+            self.tools,
+            by_name,
+            self.states,
+            catalog,
+            self.changes,
+            request_states,
+        )
+        .with_error_masking(self.mask_error_details)
+        .with_hooks(self.hooks)
+        .with_auth_config(self.auth)
+        .with_client_request_timeout(self.client_request_timeout)
+        .with_tasks(tasks)
+        .with_shared_store(shared)
+        .with_landing(self.landing))
     }
 }
 
@@ -689,6 +725,9 @@ pub enum ServerError {
     /// The URL given to [`Server::redis`] is not a Redis URL.
     #[cfg(feature = "redis")]
     Redis(RedisUrlError),
+    /// The key given to [`Server::request_state_key`] cannot sign a
+    /// `requestState` (shorter than 32 bytes), or none could be drawn.
+    RequestStateKey(String),
 }
 
 impl fmt::Display for ServerError {
@@ -746,6 +785,10 @@ impl fmt::Display for ServerError {
             Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
             #[cfg(feature = "redis")]
             Self::Redis(err) => write!(f, "{err}."),
+            Self::RequestStateKey(why) => write!(
+                f,
+                "The requestState key cannot sign multi-round-trip requests: {why}. Give                  `Server::request_state_key(..)` a random secret of at least 32 bytes, the same on every replica."
+            ),
         }
     }
 }
@@ -773,7 +816,8 @@ impl StdError for ServerError {
             | Self::MissingStateOf { .. }
             | Self::DuplicateResourceUri { .. }
             | Self::StatePending { .. }
-            | Self::StateFactory { .. } => None,
+            | Self::StateFactory { .. }
+            | Self::RequestStateKey(_) => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),

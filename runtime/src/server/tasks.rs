@@ -7,16 +7,17 @@
 //! gives another, e.g. one shared by replicas. What cannot be shared, the
 //! running handler and its cancellation, stays with the process that runs it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{CallToolResult, DetailedTask, ErrorCode, ErrorData, Task, TaskPayload, TaskStatus};
 use tokio_util::sync::CancellationToken;
 
-use super::invoke::{Cancelled, run_tool};
+use super::invoke::{Cancelled, Finished, run_tool};
 use super::observe::Observe;
-use crate::call::{BoxFuture, Context};
+use super::rounds::wire_requests;
+use crate::call::{BoxFuture, Context, InputRequest, InputRound};
 use crate::define::DynTool;
 use crate::error::{JsonObject, McpError};
 
@@ -156,8 +157,22 @@ pub(crate) struct Tasks {
     store: Arc<dyn TaskStore>,
     ttl: Duration,
     poll_interval: Duration,
-    /// The cancellation of each task this process runs, until it finishes.
-    running: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    /// Each task this process runs, until it finishes.
+    running: Arc<Mutex<HashMap<String, Running>>>,
+}
+
+/// What this process holds of a task it runs.
+#[derive(Clone)]
+struct Running {
+    cancellation: CancellationToken,
+    /// Where the handler's asks wait for `tasks/update`.
+    round: Arc<InputRound>,
+    /// Held while the task's state is written, so an update's state and the
+    /// handler's final one land in the order they happened.
+    writing: Arc<tokio::sync::Mutex<()>>,
+    /// The task as it was created, and when the store forgets it.
+    seed: Task,
+    expires_at: SystemTime,
 }
 
 impl Tasks {
@@ -193,24 +208,97 @@ impl Tasks {
             .with_poll_interval_ms(u64::try_from(self.poll_interval.as_millis()).unwrap_or(u64::MAX).max(1));
         self.store.put(DetailedTask::new(task.clone(), TaskPayload::Working), expires_at).await.map_err(store_error)?;
         let id = task.task_id.clone();
-        lock(&self.running).insert(id.clone(), cancellation.clone());
+        let round = Arc::new(InputRound::live());
+        let writing = Arc::new(tokio::sync::Mutex::new(()));
+        let running = Running {
+            cancellation: cancellation.clone(),
+            round: Arc::clone(&round),
+            writing,
+            seed: task.clone(),
+            expires_at,
+        };
+        lock(&self.running).insert(id.clone(), running.clone());
+        let ctx = ctx.with_input_round(Arc::clone(&round));
         let tasks = self.clone();
         let seed = task.clone();
         tokio::spawn(async move {
-            let outcome = run_tool(tool, arguments, ctx, &cancellation, &observe).await;
-            lock(&tasks.running).remove(&id);
+            // The handler's asks wait in the task's live round; while one
+            // waits, tasks/get shows the task `input_required` with it.
+            let run = run_tool(tool, arguments, ctx, &cancellation, &observe, None);
+            let mut run = std::pin::pin!(run);
+            let mut shown = std::collections::BTreeMap::new();
+            let outcome = loop {
+                let changed = round.changed();
+                let mut changed = std::pin::pin!(changed);
+                changed.as_mut().enable();
+                let pending = round.pending();
+                if pending != shown {
+                    let _writing = running.writing.lock().await;
+                    tasks.show_pending(&seed, &pending, expires_at).await;
+                    shown = pending;
+                }
+                tokio::select! {
+                    outcome = &mut run => break outcome,
+                    () = changed => {}
+                }
+            };
             let payload = match outcome {
-                Ok(result) => TaskPayload::Completed { result: result_object(&result) },
+                Ok(Finished::Complete(result)) => TaskPayload::Completed { result: result_object(&result) },
+                // No round was driven: a task's asks wait rather than end one.
+                Ok(Finished::Ended(_)) => TaskPayload::Completed {
+                    result: result_object(&super::wire::error_result(&McpError::internal_error(
+                        "The task ended a round of input, which a task does not have.",
+                    ))),
+                },
                 Err(Cancelled) => TaskPayload::Cancelled,
             };
             let mut finished = seed;
             finished.last_updated_at = timestamp(SystemTime::now());
+            let _writing = running.writing.lock().await;
             if let Err(err) = tasks.store.put(DetailedTask::new(finished, payload), expires_at).await {
                 tracing::error!(task = id, code = %err.code(), "the task's final state could not be stored: {err}");
             }
+            lock(&tasks.running).remove(&id);
         });
         task.status = TaskStatus::Working;
         Ok(task)
+    }
+
+    /// The state of a running task whose handler waits for `pending` (none: working).
+    async fn show_pending(&self, seed: &Task, pending: &BTreeMap<String, InputRequest>, expires_at: SystemTime) {
+        let payload = if pending.is_empty() {
+            TaskPayload::Working
+        } else {
+            match wire_requests(pending.clone()) {
+                Ok(input_requests) => TaskPayload::InputRequired { input_requests },
+                Err(err) => {
+                    tracing::error!(task = seed.task_id, "an input request of the task is not MCP's: {}", err.message);
+                    return;
+                }
+            }
+        };
+        let mut task = seed.clone();
+        task.last_updated_at = timestamp(SystemTime::now());
+        if let Err(err) = self.store.put(DetailedTask::new(task, payload), expires_at).await {
+            tracing::error!(task = seed.task_id, code = %err.code(), "the task's state could not be stored: {err}");
+        }
+    }
+
+    /// `tasks/update`: the answers reach the handler's waiting asks, and the
+    /// task's state shows what still waits before the update is acknowledged
+    /// (a `tasks/get` right after sees it). Answers to keys nobody asked, and
+    /// updates of a finished task, are acknowledged and dropped.
+    pub(crate) async fn update(&self, task_id: &str, responses: JsonObject) -> Result<(), ErrorData> {
+        self.get(task_id).await?;
+        let Some(running) = lock(&self.running).get(task_id).cloned() else { return Ok(()) };
+        let _writing = running.writing.lock().await;
+        // The handler may have finished while this update waited to write.
+        if !lock(&self.running).contains_key(task_id) {
+            return Ok(());
+        }
+        let pending = running.round.deliver(responses);
+        self.show_pending(&running.seed, &pending, running.expires_at).await;
+        Ok(())
     }
 
     /// `tasks/get`.
@@ -223,9 +311,9 @@ impl Tasks {
     pub(crate) async fn cancel(&self, task_id: &str) -> Result<(), ErrorData> {
         let task = self.get(task_id).await?;
         if !task.status().is_terminal()
-            && let Some(token) = lock(&self.running).get(task_id)
+            && let Some(running) = lock(&self.running).get(task_id)
         {
-            token.cancel();
+            running.cancellation.cancel();
         }
         Ok(())
     }

@@ -1,0 +1,148 @@
+//! Multi-round-trip requests on the stateless revision 2026-07-28 (SEP-2322):
+//! a request whose handler asks the client is answered with an
+//! `input_required` result, and its retry carries the answers.
+//!
+//! What a round used is kept for the next one in `requestState`, which the
+//! client echoes untouched: signed (HMAC-SHA256, through rmcp's
+//! [`RequestStateCodec`]) with this server's key, bound to the request (its
+//! method, name and arguments) and to a time to live, so a client can neither
+//! forge nor change an answer the server took, nor carry one over to another
+//! call (a confirmation of one deletion to the deletion of another file).
+//! The state is signed, not encrypted: it holds nothing but the client's own
+//! answers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{ErrorData, InputRequest, InputRequests, InputRequiredResult, InputResponses};
+use rmcp::model::{RequestStateCodec, SealOptions};
+use serde_json::{Value, json};
+
+use crate::call::{InputRound, RoundEnd};
+use crate::error::JsonObject;
+
+/// How long a `requestState` is good for: a round may wait on a person.
+pub(crate) const REQUEST_STATE_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// The signing of the `requestState` of one server (and of its replicas,
+/// when they share the key).
+#[derive(Clone)]
+pub(crate) struct RequestStates {
+    codec: Arc<RequestStateCodec>,
+}
+
+/// What a `requestState` holds.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    answers: JsonObject,
+}
+
+impl RequestStates {
+    /// States signed with `key` (at least [`RequestStateCodec::MIN_KEY_LENGTH`] bytes).
+    pub(crate) fn new(key: Vec<u8>) -> Result<Self, String> {
+        RequestStateCodec::try_new(key).map(|codec| Self { codec: Arc::new(codec) }).map_err(|err| err.to_string())
+    }
+
+    /// States signed with a key drawn for this process from the system's
+    /// random number generator; its error when there is none to draw from.
+    pub(crate) fn random() -> Result<Self, String> {
+        let mut key = vec![0u8; RequestStateCodec::MIN_KEY_LENGTH];
+        getrandom::fill(&mut key).map_err(|err| format!("the system random number generator failed ({err})"))?;
+        Self::new(key)
+    }
+
+    /// The round of a request, with the answers its verified `requestState`
+    /// kept and the ones it sends. A state this server did not sign for this
+    /// very request (changed, cut, of another call, expired) is refused
+    /// (-32602), so no answer the handler reads was forged.
+    pub(crate) fn open(
+        &self,
+        binding: &Binding,
+        state: Option<&str>,
+        responses: Option<InputResponses>,
+    ) -> Result<Arc<InputRound>, ErrorData> {
+        let kept = match state {
+            None => JsonObject::new(),
+            Some(state) => {
+                let kept: Kept = self.codec.open_json_with(state, &binding.0).map_err(|err| {
+                    tracing::debug!(%err, "requestState refused");
+                    ErrorData::invalid_params(
+                        "requestState integrity check failed: it is not a state this server gave for this request, \
+                         or it has expired. Send the request again without requestState and inputResponses.",
+                        None,
+                    )
+                })?;
+                kept.answers
+            }
+        };
+        let responses = responses.unwrap_or_default().into_iter().collect();
+        Ok(Arc::new(InputRound::new(kept, responses)))
+    }
+
+    /// The answer to a request whose round ended before the handler finished.
+    pub(crate) fn end(&self, binding: &Binding, end: RoundEnd) -> Result<InputRequiredResult, ErrorData> {
+        let (requests, answers) = match end {
+            RoundEnd::Invalid { key, detail } => {
+                let key = crate::define::arguments::cap_quoted(&key);
+                return Err(ErrorData::invalid_params(
+                    format!("inputResponses[`{key}`] is not an answer to the request of that key: {detail}"),
+                    Some(json!({ "inputResponse": key })),
+                ));
+            }
+            RoundEnd::InputRequired { requests, answers } => (requests, answers),
+        };
+        let mut input_requests = InputRequests::new();
+        for (key, request) in requests {
+            let wire = json!({"method": request.method, "params": request.params});
+            let request: InputRequest = serde_json::from_value(wire).map_err(|err| {
+                tracing::error!(key, %err, "an input request does not fit MCP's schema");
+                ErrorData::internal_error(
+                    format!("The server built an input request `{key}` MCP does not accept."),
+                    None,
+                )
+            })?;
+            input_requests.insert(key, request);
+        }
+        let options = SealOptions::new().associated_data(&binding.0).ttl(REQUEST_STATE_TTL);
+        let state = self
+            .codec
+            .seal_json_with(&Kept { answers }, &options)
+            .map_err(|err| ErrorData::internal_error(format!("The requestState could not be written: {err}"), None))?;
+        Ok(InputRequiredResult::new(Some(input_requests), Some(state)))
+    }
+}
+
+impl std::fmt::Debug for RequestStates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestStates").finish_non_exhaustive()
+    }
+}
+
+/// A handler's asks as MCP's `inputRequests`.
+pub(crate) fn wire_requests(
+    requests: std::collections::BTreeMap<String, crate::call::InputRequest>,
+) -> Result<InputRequests, ErrorData> {
+    let mut input_requests = InputRequests::new();
+    for (key, request) in requests {
+        let wire = json!({"method": request.method, "params": request.params});
+        let request: InputRequest = serde_json::from_value(wire).map_err(|err| {
+            tracing::error!(key, %err, "an input request does not fit MCP's schema");
+            ErrorData::internal_error(format!("The server built an input request `{key}` MCP does not accept."), None)
+        })?;
+        input_requests.insert(key, request);
+    }
+    Ok(input_requests)
+}
+
+/// What a `requestState` is bound to: the request it was given for.
+pub(crate) struct Binding(Vec<u8>);
+
+impl Binding {
+    /// `method` on `name` (a tool, a prompt, a resource URI) with `arguments`.
+    pub(crate) fn new(method: &str, name: &str, arguments: Option<&JsonObject>) -> Self {
+        // serde_json's maps are sorted by key: the same arguments, the same bytes.
+        let arguments =
+            arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments.clone()).to_string());
+        Self(format!("{method}\n{name}\n{arguments}").into_bytes())
+    }
+}
