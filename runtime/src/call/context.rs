@@ -16,7 +16,7 @@ use crate::call::client::{
     Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, SampledMessage, Sampling,
 };
 use crate::call::elicit::{ElicitForm, Elicitation, form_schema};
-use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
+use crate::call::{AuthInfo, Captured, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
@@ -77,6 +77,8 @@ pub struct Context {
     enrichment: Enrichment,
     client: Arc<ClientCapabilities>,
     client_request_timeout: Duration,
+    /// What a test context records of the call ([`Context::for_unit_test`]).
+    captured: Option<Captured>,
 }
 
 impl Context {
@@ -94,7 +96,19 @@ impl Context {
             enrichment: Enrichment::default(),
             client: Arc::default(),
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
+            captured: None,
         }
+    }
+
+    pub(super) fn set_captured(&mut self, captured: Captured) {
+        self.captured = Some(captured);
+    }
+
+    /// What the handler sent the client, on a test context
+    /// ([`for_unit_test`](Self::for_unit_test), `YourTool::test_ctx()`);
+    /// `None` on a server's context, whose output went to the client.
+    pub fn captured(&self) -> Option<&Captured> {
+        self.captured.as_ref()
     }
 
     /// The capabilities the client declared; the server sets them from the

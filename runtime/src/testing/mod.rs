@@ -1,0 +1,12 @@
+//! Testing a server (feature `testing`): an in-process [`Client`] that runs
+//! the whole stack of a built [`Server`](crate::server::Server) over an
+//! in-memory pipe, for `#[tokio::test]`s that call tools, read resources and
+//! get prompts as a client does.
+//!
+//! The unit-test side, a handler called with its tool's `test_ctx()` (a
+//! caller, state, capabilities, and what the handler sent the client,
+//! [`Captured`](crate::call::Captured)), needs no feature: it is in [`call`](crate::call).
+
+mod client;
+
+pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, ServerRequest};
