@@ -735,3 +735,94 @@ async fn main() -> ExitCode {
     // `server-json --name io.github.mcp-contract/museum`: write examples/museum.server.json.
     server(collection).run_cli().await
 }
+
+// ---------------------------------------------------------------- tests
+
+/// The museum through `mcp_contract::testing`: the in-process client over the
+/// whole stack, and every tool's contract checked on generated inputs.
+#[cfg(test)]
+mod tests {
+    use mcp_contract::testing::{Cases, Client, assert_contract, check_contract};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A client with what every museum tool may need: a caller holding the
+    /// image scope, and answers for the confirmation and the summary.
+    async fn client() -> Client {
+        Client::builder()
+            .caller(AuthInfo::with_scopes(["images:read"]))
+            .answer_elicitation(json!({"action": "accept", "content": {"confirm": true}}))
+            .answer_sampling(json!({"role": "assistant", "content": {"type": "text", "text": "A vase."}, "model": "m"}))
+            .connect(server(Collection::bundled().unwrap()))
+            .await
+            .expect("the museum builds")
+    }
+
+    #[tokio::test]
+    async fn search_then_get_then_fail_as_declared() {
+        let client = client().await;
+        let record = &Collection::bundled().unwrap().records[0];
+        let word = record.title.split_whitespace().find(|word| word.chars().count() >= 3).unwrap().to_owned();
+        let found = client.call(SearchObjects, json!({"query": word})).await.unwrap_or_else(|err| panic!("{err}"));
+        let first = found.results.first().expect("the first record's word finds something");
+        let object = client.call(GetObject, json!({"object_id": first.id})).await.unwrap();
+        assert_eq!(object.title, first.title);
+        let err = client.call(GetObject, json!({"object_id": 1})).await.err().expect("not in the collection");
+        assert_eq!((err.code(), err.reason()), (JsonRpcErrorCode::NotFound, Some("not_in_collection")));
+        assert!(err.recovery_hint().unwrap().contains("search_objects"));
+        let err = client.call(SearchObjects, json!({"query": word, "page_size": 99})).await.err().expect("refused");
+        assert_eq!(err.reason(), Some("invalid_page_size"));
+    }
+
+    #[tokio::test]
+    async fn the_image_scope_is_checked_and_elicitation_and_sampling_are_answered() {
+        let id = Collection::bundled().unwrap().records[0].id;
+        let stranger = Client::builder()
+            .caller(AuthInfo::with_scopes(["objects:read"]))
+            .connect(server(Collection::bundled().unwrap()))
+            .await
+            .unwrap();
+        let err = stranger.call(GetObjectImage, json!({"object_id": id})).await.err().expect("refused");
+        assert_eq!(err.code(), JsonRpcErrorCode::Forbidden);
+        let client = client().await;
+        assert!(client.call(TakeOffView, json!({"object_id": id})).await.unwrap().ends_with("is off view."));
+        assert_eq!(client.call(SummarizeObject, json!({"object_id": id})).await.unwrap(), "A vase.");
+    }
+
+    #[tokio::test]
+    async fn resources_prompts_and_the_guestbook_update() {
+        let client = client().await;
+        assert!(client.list_resources().await.unwrap().iter().any(|resource| resource.uri == "museum://about"));
+        let id = Collection::bundled().unwrap().records[0].id;
+        let record = client.read_resource(&format!("museum://objects/{id}")).await.unwrap();
+        assert!(serde_json::to_string(&record).unwrap().contains(&id.to_string()));
+        let department = Collection::bundled().unwrap().records[0].department.clone();
+        let prompt = client.get_prompt("plan_visit", json!({"department": department})).await.unwrap();
+        assert!(!prompt.messages.is_empty());
+        client.subscribe("museum://guestbook").await.unwrap();
+        client.call(SignGuestbook, json!({"name": "Ada"})).await.unwrap();
+        let heard =
+            client.wait_for(1, |n| matches!(n, mcp_contract::testing::Notification::ResourceUpdated { .. })).await;
+        assert!(heard.is_ok(), "{heard:?}");
+    }
+
+    /// Every tool's failures are declared, its outputs fit its schema and its
+    /// format shows them: 200 generated inputs each, seed fixed (raise with
+    /// MCP_CONTRACT_CASES, replay with MCP_CONTRACT_SEED).
+    #[tokio::test]
+    async fn every_tool_keeps_its_contract() {
+        let client = client().await;
+        let cases = || Cases::new(200).seed(21).or_from_env();
+        let search = check_contract(&client, SearchObjects, cases()).await.unwrap();
+        assert!(search.succeeded > 0 && search.failed > 0, "successes and failures both checked: {search}");
+        search.assert_passed();
+        assert_contract(&client, GetObject, cases()).await;
+        assert_contract(&client, GetObjectImage, cases()).await;
+        assert_contract(&client, CollectionStats, cases()).await;
+        assert_contract(&client, TakeOffView, cases()).await;
+        assert_contract(&client, SummarizeObject, cases()).await;
+        assert_contract(&client, SignGuestbook, cases()).await;
+        assert_contract(&client, ExportDepartment, cases()).await;
+    }
+}

@@ -629,6 +629,24 @@ impl Client {
         self.call_timeout
     }
 
+    /// A tool call bounded by `bound` rather than the client's: `None` past it
+    /// (the request cancelled), else the result, error results included.
+    pub(super) async fn call_within(
+        &self,
+        name: &str,
+        arguments: Value,
+        bound: Duration,
+    ) -> Option<Result<CallToolResult, McpError>> {
+        let Value::Object(arguments) = arguments else {
+            return Some(Err(McpError::invalid_params("tool arguments are a JSON object")));
+        };
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(bound, self.service.call_tool(params)).await {
+            Ok(answer) => Some(answer.map_err(|err| service_error("tools/call", err))),
+            Err(_) => None,
+        }
+    }
+
     async fn bounded<T>(
         &self,
         method: &str,

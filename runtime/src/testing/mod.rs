@@ -8,5 +8,8 @@
 //! [`Captured`](crate::call::Captured)), needs no feature: it is in [`call`](crate::call).
 
 mod client;
+mod contract;
+mod strategy;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, ServerRequest};
+pub use self::contract::{Cases, ContractReport, Finding, FindingKind, assert_contract, check_contract};
