@@ -13,7 +13,8 @@
 //! - [`lint`]: the definition linter over built definitions;
 //! - [`auth`]: bearer-token verification and its configuration (feature `auth`);
 //! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;
-//! - `testing` (feature `testing`): an in-process client of a built server;
+//! - `testing` (feature `testing`): an in-process client of a built server,
+//!   and contract fuzzing of its tools;
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
 //! The rule ids, severities and value checks both the macros and the linter use

@@ -204,14 +204,12 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for AsCaller<T> {
         self.inner.send(item)
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
-        async move {
-            let mut message = self.inner.receive().await?;
-            if let (Some(parts), rmcp::model::JsonRpcMessage::Request(request)) = (&self.parts, &mut message) {
-                request.request.extensions_mut().insert(parts.clone());
-            }
-            Some(message)
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        let mut message = self.inner.receive().await?;
+        if let (Some(parts), rmcp::model::JsonRpcMessage::Request(request)) = (&self.parts, &mut message) {
+            request.request.extensions_mut().insert(parts.clone());
         }
+        Some(message)
     }
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {

@@ -284,7 +284,7 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
     let valid = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
     let invalid = strategy::invalid(&checked.input_schema, &checked.input_schema);
     // Weights out of 1000, so a share of 0.2 is 200 invalid for 800 valid.
-    #[expect(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a share clamped to 0..=1")]
+    // The share is clamped to 0..=1, so the weight is 0..=1000.
     let invalid_weight = (cases.invalid_share * 1000.0).round() as u32;
     let inputs =
         proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)]);
@@ -520,10 +520,8 @@ fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
 /// own to look for, and are the static format-parity rule's to check.
 fn missing_leaves(path: &str, value: &Value, text: &str, missing: &mut Vec<String>) {
     match value {
-        Value::String(s) if !s.trim().is_empty() => {
-            if !text.contains(s.as_str()) && !text.contains(s.trim()) {
-                missing.push(path.to_owned());
-            }
+        Value::String(s) if !s.trim().is_empty() && !text.contains(s.as_str()) && !text.contains(s.trim()) => {
+            missing.push(path.to_owned());
         }
         Value::Number(n) => {
             let plain = n.to_string();
@@ -551,7 +549,7 @@ fn group_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut grouped = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);
