@@ -82,7 +82,7 @@ pub struct Collection {
 
 impl Collection {
     /// The bundled collection.
-    fn bundled() -> Result<Self, serde_json::Error> {
+    pub(crate) fn bundled() -> Result<Self, serde_json::Error> {
         Self::parse(include_str!("data/collection.json"))
     }
 
@@ -720,7 +720,7 @@ struct Cli {
     serve: ServeArgs,
 }
 
-fn server(collection: Option<std::path::PathBuf>) -> Server {
+pub(crate) fn server(collection: Option<std::path::PathBuf>) -> Server {
     // The example lives in the framework's own crate, so it names itself;
     // your server would say `mcp_contract::server_from_crate!()`.
     let server = Server::new("museum", env!("CARGO_PKG_VERSION"))
@@ -779,4 +779,118 @@ async fn main() -> ExitCode {
     // `lint [--format json] [--server-json PATH]`: check the tool definitions.
     // `server-json --name io.github.mcp-contract/museum`: write examples/museum.server.json.
     cli.serve.run(server(cli.collection)).await
+}
+
+// ---------------------------------------------------------------- tests
+
+/// Check the contract of every tool the museum serves by default, with the
+/// cases `cases` gives each; its tests below assert the reports pass, and
+/// `benches/contract.rs` times it.
+#[cfg_attr(not(test), allow(dead_code, reason = "the example's tests and benches/contract.rs run it"))]
+pub(crate) async fn check_every_tool(
+    client: &mcp_contract::testing::Client,
+    cases: impl Fn() -> mcp_contract::testing::Cases,
+) -> Vec<mcp_contract::testing::ContractReport> {
+    use mcp_contract::testing::check_contract;
+    let checked = [
+        check_contract(client, SearchObjects, cases()).await,
+        check_contract(client, GetObject, cases()).await,
+        check_contract(client, GetObjectImage, cases()).await,
+        check_contract(client, CollectionStats, cases()).await,
+        check_contract(client, TakeOffView, cases()).await,
+        check_contract(client, SummarizeObject, cases()).await,
+        check_contract(client, SignGuestbook, cases()).await,
+        check_contract(client, ExportDepartment, cases()).await,
+    ];
+    checked.into_iter().map(|report| report.unwrap_or_else(|err| panic!("the check could not run: {err}"))).collect()
+}
+
+/// The museum through `mcp_contract::testing`: the in-process client over the
+/// whole stack, and every tool's contract checked on generated inputs.
+#[cfg(test)]
+mod tests {
+    use mcp_contract::testing::Client;
+    use serde_json::json;
+
+    use super::*;
+
+    /// A client with what every museum tool may need: a caller holding the
+    /// image scope, and answers for the confirmation and the summary.
+    async fn client() -> Client {
+        Client::builder()
+            .caller(AuthInfo::with_scopes(["images:read"]))
+            .answer_elicitation(json!({"action": "accept", "content": {"confirm": true}}))
+            .answer_sampling(json!({"role": "assistant", "content": {"type": "text", "text": "A vase."}, "model": "m"}))
+            .connect(server(None))
+            .await
+            .expect("the museum builds")
+    }
+
+    #[tokio::test]
+    async fn search_then_get_then_fail_as_declared() {
+        let client = client().await;
+        let record = &Collection::bundled().unwrap().records[0];
+        let word = record.title.split_whitespace().find(|word| word.chars().count() >= 3).unwrap().to_owned();
+        let found = client.call(SearchObjects, json!({"query": word})).await.unwrap_or_else(|err| panic!("{err}"));
+        let first = found.results.first().expect("the first record's word finds something");
+        let object = client.call(GetObject, json!({"object_id": first.id})).await.unwrap();
+        assert_eq!(object.title, first.title);
+        let Err(err) = client.call(GetObject, json!({"object_id": 1})).await else { panic!("not in the collection") };
+        assert_eq!((err.code(), err.reason()), (JsonRpcErrorCode::NotFound, Some("not_in_collection")));
+        assert!(err.recovery_hint().unwrap().contains("search_objects"));
+        let Err(err) = client.call(SearchObjects, json!({"query": word, "page_size": 99})).await else {
+            panic!("refused")
+        };
+        assert_eq!(err.reason(), Some("invalid_page_size"));
+    }
+
+    #[tokio::test]
+    async fn the_image_scope_is_checked_and_elicitation_and_sampling_are_answered() {
+        let id = Collection::bundled().unwrap().records[0].id;
+        let stranger = Client::builder()
+            .caller(AuthInfo::with_scopes(["objects:read"]))
+            .connect(server(None))
+            .await
+            .unwrap();
+        let Err(err) = stranger.call(GetObjectImage, json!({"object_id": id})).await else { panic!("refused") };
+        assert_eq!(err.code(), JsonRpcErrorCode::Forbidden);
+        let client = client().await;
+        assert!(client.call(TakeOffView, json!({"object_id": id})).await.unwrap().ends_with("is off view."));
+        assert_eq!(client.call(SummarizeObject, json!({"object_id": id})).await.unwrap(), "A vase.");
+    }
+
+    #[tokio::test]
+    async fn resources_prompts_and_the_guestbook_update() {
+        let client = client().await;
+        assert!(client.list_resources().await.unwrap().iter().any(|resource| resource.uri == "museum://about"));
+        let id = Collection::bundled().unwrap().records[0].id;
+        let record = client.read_resource(&format!("museum://objects/{id}")).await.unwrap();
+        assert!(serde_json::to_string(&record).unwrap().contains(&id.to_string()));
+        let department = Collection::bundled().unwrap().records[0].department.clone();
+        let prompt = client.get_prompt("plan_visit", json!({"department": department})).await.unwrap();
+        assert!(!prompt.messages.is_empty());
+        client.subscribe("museum://guestbook").await.unwrap();
+        client.call(SignGuestbook, json!({"name": "Ada"})).await.unwrap();
+        let heard =
+            client.wait_for(1, |n| matches!(n, mcp_contract::testing::Notification::ResourceUpdated { .. })).await;
+        assert!(heard.is_ok(), "{heard:?}");
+    }
+
+    /// Every tool's failures are declared, its outputs fit its schema and its
+    /// format shows them: 200 generated inputs each, seed fixed (raise with
+    /// MCP_CONTRACT_CASES, replay with MCP_CONTRACT_SEED).
+    #[tokio::test]
+    async fn every_tool_keeps_its_contract() {
+        use mcp_contract::testing::{Cases, assert_contract};
+        let client = client().await;
+        let reports = check_every_tool(&client, || Cases::new(200).seed(21).or_from_env()).await;
+        assert_eq!(reports.len(), 8);
+        let search = &reports[0];
+        assert!(search.succeeded > 0 && search.failed > 0, "successes and failures both checked: {search}");
+        for report in &reports {
+            report.assert_passed();
+        }
+        // The one-line form, for a single tool.
+        assert_contract(&client, GetObject, Cases::new(50).seed(1)).await;
+    }
 }

@@ -114,7 +114,7 @@ impl Contract {
         };
         let kind = self.kind;
         let doc = format!(
-            "A detached context of this {kind} for unit tests of its handler: the {kind}'s name and contract, no client, never cancelled, no state."
+            "A context of this {kind} for unit tests of its handler: the {kind}'s name and contract, no client (what it sends is `captured()`); add a caller, state, capabilities with `with_caller(..)` and the rest."
         );
         quote! {
             #reason_enum
@@ -124,7 +124,7 @@ impl Contract {
                 #[doc = #doc]
                 #[must_use]
                 #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                    #private::typed_context(#private::Context::new(#name, #errors))
+                    #private::typed_context(#private::Context::for_unit_test(#name, #errors))
                 }
             }
         }

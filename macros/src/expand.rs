@@ -373,11 +373,12 @@ fn tool_impl(
 
         #[automatically_derived]
         impl #tool_ident {
-            /// A detached context of this tool for unit tests of its handler: the
-            /// tool's name and contract, no client, never cancelled, no state.
+            /// A context of this tool for unit tests of its handler: the tool's
+            /// name and contract, no client (what it sends is `captured()`);
+            /// add a caller, state, capabilities with `with_caller(..)` and the rest.
             #[must_use]
             #vis fn test_ctx() -> #private::Ctx<#reason_type> {
-                #private::typed_context(#private::Context::new(#name, #errors))
+                #private::typed_context(#private::Context::for_unit_test(#name, #errors))
             }
         }
     }

@@ -13,6 +13,8 @@
 //! - [`lint`]: the definition linter over built definitions;
 //! - [`auth`]: bearer-token verification and its configuration (feature `auth`);
 //! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;
+//! - `testing` (feature `testing`): an in-process client of a built server,
+//!   and contract fuzzing of its tools;
 //! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
 //!
 //! The rule ids, severities and value checks both the macros and the linter use
@@ -31,6 +33,8 @@ mod private;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 /// The `http` crate the HTTP helpers take (`http::Response`, `http::HeaderMap`,
 /// `http::StatusCode`), so a server builds their arguments without a

@@ -17,7 +17,7 @@ use crate::call::client::{
 };
 use crate::call::elicit::{ElicitForm, Elicitation, form_schema};
 use crate::call::round::{InputRequest, InputRound};
-use crate::call::{AuthInfo, Enrichment, ScopePolicy, SharedState, State, StateMap};
+use crate::call::{AuthInfo, Captured, Enrichment, ScopePolicy, SharedState, State, StateMap};
 use crate::error::{ContractDeclared, ErrorContract, JsonObject, McpError, NoContract, Reason};
 
 /// The severity of a log message sent to the client (MCP `notifications/message`).
@@ -94,6 +94,8 @@ pub struct Context {
     round: Option<Arc<InputRound>>,
     /// The key the next ask of this context goes under in that round.
     input_key: Option<Arc<str>>,
+    /// What a test context records of the call ([`Context::for_unit_test`]).
+    captured: Option<Captured>,
 }
 
 impl Context {
@@ -116,6 +118,7 @@ impl Context {
             client_ip: None,
             round: None,
             input_key: None,
+            captured: None,
         }
     }
 
@@ -196,6 +199,17 @@ impl Context {
         let mut keyed = self.clone();
         keyed.input_key = Some(Arc::from(key.into()));
         Input { context: keyed }
+    }
+
+    pub(super) fn set_captured(&mut self, captured: Captured) {
+        self.captured = Some(captured);
+    }
+
+    /// What the handler sent the client, on a test context
+    /// ([`for_unit_test`](Self::for_unit_test), `YourTool::test_ctx()`);
+    /// `None` on a server's context, whose output went to the client.
+    pub fn captured(&self) -> Option<&Captured> {
+        self.captured.as_ref()
     }
 
     /// The capabilities the client declared; the server sets them from the

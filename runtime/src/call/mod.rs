@@ -4,6 +4,7 @@
 //! and the [`ScopePolicy`] that decides whether declared scopes are enforced).
 
 mod caller;
+mod capture;
 mod client;
 mod context;
 mod elicit;
@@ -15,6 +16,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 pub use self::caller::{AuthInfo, ClaimsError, MAX_TENANT_LEN, ScopePolicy, check_scopes, validate_tenant};
+pub use self::capture::{Captured, ClientRequestRecord, LogRecord, ProgressUpdate};
 pub use self::client::{
     Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, ModelPreferences, Root,
     SampledMessage, Sampling,

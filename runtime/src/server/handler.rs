@@ -213,7 +213,7 @@ impl ToolServer {
         &self.shared.catalog
     }
 
-    pub(super) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
+    pub(crate) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
         self.scope_policy = policy;
         self
     }

@@ -1,0 +1,736 @@
+//! The in-process client: a real rmcp client connected to a built server over
+//! an in-memory pipe, so a test runs the whole stack (argument decoding, state,
+//! scopes, rendering) without a process or a socket.
+
+#![allow(
+    deprecated,
+    reason = "sampling and MCP logging are deprecated by SEP-2577 but are what this crate's servers send"
+)]
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, CompleteRequestParams, CompletionInfo,
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
+    GetExtensions, GetPromptRequestParams, GetPromptResult, Implementation, LoggingMessageNotificationParam,
+    NumberOrString, ProgressNotificationParam, ProgressToken, Prompt as ListedPrompt, ReadResourceRequestParams,
+    ReadResourceResult, RequestParamsMeta, Resource as ListedResource, ResourceTemplate,
+    ResourceUpdatedNotificationParam, Tool as ListedTool,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::auth::{AuthInfo, ScopePolicy};
+use crate::call::Capability;
+use crate::define::Tool;
+use crate::error::{JsonObject, JsonRpcErrorCode, McpError};
+use crate::server::{PrimitiveKind, Server, ServerError, ToolServer};
+
+/// How long a request of the client waits for its answer unless
+/// [`ClientBuilder::call_timeout`] says otherwise.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A notification the server sent the client.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Notification {
+    /// `notifications/progress` of a call (the client asks for progress on every call).
+    Progress {
+        /// How far the work is.
+        progress: f64,
+        /// Out of how much, when known.
+        total: Option<f64>,
+        /// What is being done.
+        message: Option<String>,
+    },
+    /// `notifications/message`: a log message at or above the level the client set.
+    Log {
+        /// Its level, as MCP names it (`"info"`, `"warning"`).
+        level: String,
+        /// The logger, when the server named one.
+        logger: Option<String>,
+        /// What was logged.
+        data: Value,
+    },
+    /// `notifications/resources/updated` of a subscribed resource.
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
+    /// `notifications/{tools,resources,prompts}/list_changed`.
+    ListChanged(PrimitiveKind),
+}
+
+/// A request the server sent the client during a call, with the answer the
+/// client gave from its script.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ServerRequest {
+    /// `elicitation/create` or `sampling/createMessage`.
+    pub method: &'static str,
+    /// Its params as sent.
+    pub params: Value,
+}
+
+#[derive(Default)]
+struct Inbox {
+    notifications: Vec<Notification>,
+    requests: Vec<ServerRequest>,
+    elicitations: VecDeque<Value>,
+    samplings: VecDeque<Value>,
+}
+
+/// The rmcp client handler of [`Client`]: answers from the script, collects
+/// what the server sends.
+#[derive(Clone)]
+struct Script {
+    inbox: Arc<Mutex<Inbox>>,
+    arrived: Arc<tokio::sync::Notify>,
+    info: rmcp::model::ClientConfig,
+}
+
+impl Script {
+    fn inbox(&self) -> std::sync::MutexGuard<'_, Inbox> {
+        self.inbox.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, notification: Notification) {
+        self.inbox().notifications.push(notification);
+        self.arrived.notify_waiters();
+    }
+
+    /// The next scripted answer to `method`, recorded with the request.
+    fn answer<T: DeserializeOwned>(&self, method: &'static str, params: Value) -> Result<T, ErrorData> {
+        let answer = {
+            let mut inbox = self.inbox();
+            inbox.requests.push(ServerRequest { method, params });
+            match method {
+                "elicitation/create" => inbox.elicitations.pop_front(),
+                _ => inbox.samplings.pop_front(),
+            }
+        };
+        let Some(answer) = answer else {
+            return Err(ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("the test client has no scripted answer left for `{method}`"),
+                None,
+            ));
+        };
+        serde_json::from_value(answer).map_err(|err| {
+            ErrorData::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("the scripted answer to `{method}` does not fit: {err}"),
+                None,
+            )
+        })
+    }
+}
+
+impl ClientHandler for Script {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.answer("elicitation/create", serde_json::to_value(request).unwrap_or(Value::Null))
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        self.answer("sampling/createMessage", serde_json::to_value(params).unwrap_or(Value::Null))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.push(Notification::Progress { progress: params.progress, total: params.total, message: params.message });
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level).ok().and_then(|v| v.as_str().map(str::to_owned));
+        self.push(Notification::Log { level: level.unwrap_or_default(), logger: params.logger, data: params.data });
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.push(Notification::ResourceUpdated { uri: params.uri });
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.push(Notification::ListChanged(PrimitiveKind::Resource));
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.push(Notification::ListChanged(PrimitiveKind::Tool));
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.push(Notification::ListChanged(PrimitiveKind::Prompt));
+    }
+
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        self.info.clone()
+    }
+}
+
+/// The server side of the pipe: every request carries the caller, as the
+/// HTTP auth layer puts it into the request's extensions.
+struct AsCaller<T> {
+    inner: T,
+    parts: Option<http::request::Parts>,
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for AsCaller<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        let mut message = self.inner.receive().await?;
+        if let (Some(parts), rmcp::model::JsonRpcMessage::Request(request)) = (&self.parts, &mut message) {
+            request.request.extensions_mut().insert(parts.clone());
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// How to connect a [`Client`]: who calls, what the client declares, how it
+/// answers the server's requests. [`Client::connect`] takes the defaults.
+#[derive(Debug, Default)]
+#[must_use = "a builder does nothing until `connect`"]
+pub struct ClientBuilder {
+    caller: Option<AuthInfo>,
+    capabilities: Vec<Capability>,
+    elicitations: VecDeque<Value>,
+    samplings: VecDeque<Value>,
+    call_timeout: Option<Duration>,
+}
+
+impl ClientBuilder {
+    /// Call as `caller`, with declared scopes enforced, as on Streamable HTTP
+    /// with a verified bearer token. Without one, calls are made as over stdio:
+    /// no caller, scopes not checked.
+    pub fn caller(mut self, caller: AuthInfo) -> Self {
+        self.caller = Some(caller);
+        self
+    }
+
+    /// Declare `capability` at `initialize` (elicitation with its form and URL
+    /// modes, sampling with tools). Scripting an answer declares its capability too.
+    pub fn capability(mut self, capability: Capability) -> Self {
+        if !self.capabilities.contains(&capability) {
+            self.capabilities.push(capability);
+        }
+        self
+    }
+
+    /// Answer the server's next `elicitation/create` with this result
+    /// (`{"action": "accept", "content": {..}}`, `{"action": "decline"}`);
+    /// answers are used in order, and a request with none left gets a
+    /// JSON-RPC error. Declares `elicitation`.
+    pub fn answer_elicitation(mut self, result: Value) -> Self {
+        self.elicitations.push_back(result);
+        self.capability(Capability::Elicitation)
+    }
+
+    /// Answer the server's next `sampling/createMessage` with this result
+    /// (`{"role": "assistant", "content": {"type": "text", "text": ..}, "model": ..}`),
+    /// in order as [`answer_elicitation`](Self::answer_elicitation). Declares `sampling`.
+    pub fn answer_sampling(mut self, result: Value) -> Self {
+        self.samplings.push_back(result);
+        self.capability(Capability::Sampling)
+    }
+
+    /// How long each request waits for its answer ([`DEFAULT_CALL_TIMEOUT`] by
+    /// default); a request past it is cancelled and fails with `Timeout`.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = Some(timeout);
+        self
+    }
+
+    /// Build `server` (its [`Server::state_with`] factories first, then
+    /// linting it and checking its state) and connect to it.
+    ///
+    /// # Errors
+    ///
+    /// The [`ServerError`] of [`Server::build_state`] or [`Server::build`].
+    pub async fn connect(self, server: Server) -> Result<Client, ServerError> {
+        // The state of `Server::state_with` factories is built first, as serving does.
+        Ok(self.connect_built(server.build_state().await?.build()?).await)
+    }
+
+    /// Connect to a server built already.
+    ///
+    /// # Panics
+    ///
+    /// When the in-memory `initialize` fails, which only a broken build of
+    /// rmcp could cause: a test that cannot connect has nothing to test.
+    pub async fn connect_built(self, server: ToolServer) -> Client {
+        let policy = if self.caller.is_some() { ScopePolicy::Enforced } else { ScopePolicy::Open };
+        let parts = self.caller.map(|caller| {
+            let (mut parts, ()) = http::Request::new(()).into_parts();
+            parts.extensions.insert(Arc::new(caller));
+            parts
+        });
+        let server = server.with_scope_policy(policy);
+        let (server_io, client_io) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server_io);
+        let transport = AsCaller { inner: AsyncRwTransport::new_server(read, write), parts };
+        let served = tokio::spawn(async move {
+            if let Ok(running) = server.serve(transport).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        for capability in &self.capabilities {
+            match capability {
+                Capability::Elicitation => {
+                    capabilities.elicitation = serde_json::from_value(serde_json::json!({"form": {}, "url": {}})).ok();
+                }
+                Capability::Sampling => {
+                    capabilities.sampling = serde_json::from_value(serde_json::json!({"tools": {}})).ok();
+                }
+                _ => capabilities.roots = Some(rmcp::model::RootsCapabilities::default()),
+            }
+        }
+        let info = rmcp::model::ClientConfig::new(
+            capabilities,
+            Implementation::new("mcp-contract-testing", env!("CARGO_PKG_VERSION")),
+        );
+        let inbox = Inbox { elicitations: self.elicitations, samplings: self.samplings, ..Inbox::default() };
+        let script = Script { inbox: Arc::new(Mutex::new(inbox)), arrived: Arc::default(), info };
+        let (read, write) = tokio::io::split(client_io);
+        let service = script
+            .clone()
+            .serve(AsyncRwTransport::new_client(read, write))
+            .await
+            .expect("the in-memory client initializes with the server");
+        Client {
+            service,
+            script,
+            served,
+            call_timeout: self.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT),
+            progress: Default::default(),
+        }
+    }
+}
+
+/// A client of a built [`Server`] in the same process, over an in-memory
+/// pipe: the whole stack runs, as for a client over stdio (or, with a
+/// [`caller`](ClientBuilder::caller), over authenticated HTTP).
+///
+/// Tool calls come back as the tool's output or its [`McpError`] (code,
+/// `data.reason`, recovery hint), read from the result the client received;
+/// a JSON-RPC error of any request comes back as an `McpError` too, a code
+/// outside [`JsonRpcErrorCode`]'s as `UnknownError` with `data.code`.
+///
+/// ```
+/// use mcp_contract::prelude::*;
+/// use mcp_contract::testing::Client;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct LookupInput {
+///     /// Object ID, e.g. 7.
+///     pub object_id: u32,
+/// }
+///
+/// /// Look an object up.
+/// #[mcp_tool(errors(not_in_collection(code = NotFound, when = "No object has this ID",
+///     recovery = "Search first to find valid object IDs.")))]
+/// async fn lookup(input: LookupInput, ctx: Ctx) -> Result<String, McpError> {
+///     match input.object_id {
+///         7 => Ok("Vase".to_owned()),
+///         _ => Err(ctx.fail(not_in_collection, "No such object.").with_recovery()),
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = Client::connect(Server::new("museum", "1.0.0").tool(Lookup)).await.unwrap();
+/// assert_eq!(client.call(Lookup, serde_json::json!({"object_id": 7})).await.unwrap(), "Vase");
+/// let err = client.call(Lookup, serde_json::json!({"object_id": 8})).await.unwrap_err();
+/// assert_eq!((err.code(), err.reason()), (JsonRpcErrorCode::NotFound, Some("not_in_collection")));
+/// assert_eq!(err.recovery_hint(), Some("Search first to find valid object IDs."));
+/// # });
+/// ```
+pub struct Client {
+    service: RunningService<RoleClient, Script>,
+    script: Script,
+    served: tokio::task::JoinHandle<()>,
+    call_timeout: Duration,
+    progress: std::sync::atomic::AtomicI64,
+}
+
+impl Client {
+    /// Build `server` and connect with the defaults: no caller, no capability.
+    ///
+    /// # Errors
+    ///
+    /// The [`ServerError`] of [`Server::build_state`] or [`Server::build`].
+    pub async fn connect(server: Server) -> Result<Self, ServerError> {
+        ClientBuilder::default().connect(server).await
+    }
+
+    /// A client with a caller, capabilities or scripted answers.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Call `tool` with `arguments` and decode its output: the structured
+    /// content when the tool has an output schema, the text otherwise.
+    ///
+    /// # Errors
+    ///
+    /// The tool's error as the client read it from the error result's
+    /// `structuredContent.error`; a JSON-RPC error (an unknown tool); an
+    /// output that does not decode into `T::Output` (`SerializationError`).
+    pub async fn call<T: Tool>(&self, tool: T, arguments: Value) -> Result<T::Output, McpError>
+    where
+        T::Output: DeserializeOwned,
+    {
+        let result = self.call_tool(tool.definition().name, arguments).await?;
+        let value = match result.structured_content {
+            Some(structured) => structured,
+            None => Value::String(text_of(&result)),
+        };
+        serde_json::from_value(value).map_err(|err| {
+            McpError::serialization_error(format!(
+                "the result of `{}` does not decode into its output type: {err}",
+                tool.definition().name
+            ))
+        })
+    }
+
+    /// Call the tool named `name` with `arguments` (a JSON object); the
+    /// result as received, or the tool's error read from it.
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call), except decoding.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
+        let result = self.call_tool_raw(name, arguments).await?;
+        if result.is_error == Some(true) {
+            return Err(tool_error(&result));
+        }
+        Ok(result)
+    }
+
+    /// The result of a tool call as the client received it, error results included.
+    ///
+    /// # Errors
+    ///
+    /// A JSON-RPC error, a call past the client's bound, a closed connection.
+    pub async fn call_tool_raw(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
+        let arguments = match arguments {
+            Value::Object(arguments) => arguments,
+            Value::Null => JsonObject::new(),
+            other => {
+                return Err(McpError::invalid_params(format!("tool arguments are a JSON object, not `{other}`")));
+            }
+        };
+        let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        // Every call asks for progress, so a test can read what the handler reported.
+        let token = self.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        params.set_progress_token(ProgressToken(NumberOrString::Number(token)));
+        self.bounded("tools/call", self.service.call_tool(params)).await
+    }
+
+    /// `tools/list`, whole.
+    ///
+    /// # Errors
+    ///
+    /// A JSON-RPC error, a call past the client's bound, a closed connection.
+    pub async fn list_tools(&self) -> Result<Vec<ListedTool>, McpError> {
+        self.bounded("tools/list", self.service.list_all_tools()).await
+    }
+
+    /// `resources/list`, whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn list_resources(&self) -> Result<Vec<ListedResource>, McpError> {
+        self.bounded("resources/list", self.service.list_all_resources()).await
+    }
+
+    /// `resources/templates/list`, whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, McpError> {
+        self.bounded("resources/templates/list", self.service.list_all_resource_templates()).await
+    }
+
+    /// `resources/read` of `uri`.
+    ///
+    /// # Errors
+    ///
+    /// The resource's error (`NotFound` for a URI nobody serves, the handler's
+    /// declared failure with its `data.reason`), or as [`list_tools`](Self::list_tools).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        self.bounded("resources/read", self.service.read_resource(ReadResourceRequestParams::new(uri.to_owned()))).await
+    }
+
+    /// `prompts/list`, whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn list_prompts(&self) -> Result<Vec<ListedPrompt>, McpError> {
+        self.bounded("prompts/list", self.service.list_all_prompts()).await
+    }
+
+    /// `prompts/get` of `name` with string `arguments` (`json!({"department": "Asian Art"})`).
+    ///
+    /// # Errors
+    ///
+    /// The prompt's error (`InvalidParams` with `data.argument` for a bad
+    /// argument), or as [`list_tools`](Self::list_tools).
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<GetPromptResult, McpError> {
+        let mut params = GetPromptRequestParams::new(name.to_owned());
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        self.bounded("prompts/get", self.service.get_prompt(params)).await
+    }
+
+    /// `completion/complete` of a prompt's argument: the candidates for `value`.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn complete_prompt(&self, prompt: &str, argument: &str, value: &str) -> Result<CompletionInfo, McpError> {
+        self.bounded("completion/complete", self.service.complete_prompt_argument(prompt, argument, value, None)).await
+    }
+
+    /// `completion/complete` of a resource template's variable.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn complete_resource(
+        &self,
+        uri_template: &str,
+        variable: &str,
+        value: &str,
+    ) -> Result<CompletionInfo, McpError> {
+        self.bounded(
+            "completion/complete",
+            self.service.complete_resource_argument(uri_template, variable, value, None),
+        )
+        .await
+    }
+
+    /// Any completion request, for a context of previously resolved arguments.
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    pub async fn complete(&self, request: CompleteRequestParams) -> Result<CompletionInfo, McpError> {
+        self.bounded("completion/complete", async { self.service.complete(request).await.map(|r| r.completion) }).await
+    }
+
+    /// Subscribe to updates of `uri` (`resources/subscribe`).
+    ///
+    /// # Errors
+    ///
+    /// As [`list_tools`](Self::list_tools).
+    #[allow(deprecated, reason = "resources/subscribe is what 2025-x clients send, and this client is one")]
+    pub async fn subscribe(&self, uri: &str) -> Result<(), McpError> {
+        let params = rmcp::model::SubscribeRequestParams::new(uri.to_owned());
+        self.bounded("resources/subscribe", self.service.subscribe(params)).await
+    }
+
+    /// Every notification received so far, in the order they arrived.
+    pub fn notifications(&self) -> Vec<Notification> {
+        self.script.inbox().notifications.clone()
+    }
+
+    /// The progress notifications received so far.
+    pub fn progress(&self) -> Vec<Notification> {
+        self.notifications().into_iter().filter(|n| matches!(n, Notification::Progress { .. })).collect()
+    }
+
+    /// The log notifications received so far.
+    pub fn logs(&self) -> Vec<Notification> {
+        self.notifications().into_iter().filter(|n| matches!(n, Notification::Log { .. })).collect()
+    }
+
+    /// Wait (at most the client's bound) until `count` notifications matching
+    /// `matches` have arrived, and return them. Notifications travel beside
+    /// the answers, so one sent before an answer may be read after it.
+    ///
+    /// # Errors
+    ///
+    /// `Timeout` when fewer arrived in time, saying how many did.
+    pub async fn wait_for(
+        &self,
+        count: usize,
+        matches: impl Fn(&Notification) -> bool,
+    ) -> Result<Vec<Notification>, McpError> {
+        let deadline = tokio::time::Instant::now() + self.call_timeout;
+        loop {
+            let arrived = self.script.arrived.notified();
+            let found: Vec<Notification> = self.notifications().into_iter().filter(|n| matches(n)).collect();
+            if found.len() >= count {
+                return Ok(found);
+            }
+            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
+                return Err(McpError::timeout(format!(
+                    "{} of the {count} notifications waited for arrived within {:?}",
+                    found.len(),
+                    self.call_timeout
+                )));
+            }
+        }
+    }
+
+    /// The requests the server sent this client (elicitation, sampling), in order.
+    pub fn server_requests(&self) -> Vec<ServerRequest> {
+        self.script.inbox().requests.clone()
+    }
+
+    /// Script one more answer to `elicitation/create` (the capability must
+    /// have been declared at connect: see [`ClientBuilder::answer_elicitation`]).
+    pub fn answer_elicitation(&self, result: Value) {
+        self.script.inbox().elicitations.push_back(result);
+    }
+
+    /// Script one more answer to `sampling/createMessage` (see [`ClientBuilder::answer_sampling`]).
+    pub fn answer_sampling(&self, result: Value) {
+        self.script.inbox().samplings.push_back(result);
+    }
+
+    /// How long each request waits for its answer.
+    pub fn call_timeout(&self) -> Duration {
+        self.call_timeout
+    }
+
+    /// A tool call bounded by `bound` rather than the client's: `None` past it
+    /// (the request cancelled), else the result, error results included.
+    pub(super) async fn call_within(
+        &self,
+        name: &str,
+        arguments: Value,
+        bound: Duration,
+    ) -> Option<Result<CallToolResult, McpError>> {
+        let Value::Object(arguments) = arguments else {
+            return Some(Err(McpError::invalid_params("tool arguments are a JSON object")));
+        };
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        match tokio::time::timeout(bound, self.service.call_tool(params)).await {
+            Ok(answer) => Some(answer.map_err(|err| service_error("tools/call", err))),
+            Err(_) => None,
+        }
+    }
+
+    async fn bounded<T>(
+        &self,
+        method: &str,
+        request: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, McpError> {
+        match tokio::time::timeout(self.call_timeout, request).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(err)) => Err(service_error(method, err)),
+            Err(_) => Err(McpError::timeout(format!(
+                "`{method}` got no answer within {:?}; the test client cancelled it",
+                self.call_timeout
+            ))
+            .with_reason("call_timeout")),
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.served.abort();
+    }
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("call_timeout", &self.call_timeout).finish_non_exhaustive()
+    }
+}
+
+/// Every text block of a result, joined by blank lines.
+pub(super) fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| serde_json::to_value(block).ok()?.get("text")?.as_str().map(str::to_owned))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The error a tool error result carries on its structured surface (the
+/// text's `Error: ..` when it has none).
+pub(super) fn tool_error(result: &CallToolResult) -> McpError {
+    let error = result.structured_content.as_ref().and_then(|content| content.get("error"));
+    match error {
+        Some(error) => wire_error(
+            error.get("code").and_then(Value::as_i64).unwrap_or(i64::from(JsonRpcErrorCode::UnknownError.as_i32())),
+            error.get("message").and_then(Value::as_str).unwrap_or_default(),
+            error.get("data").cloned(),
+        ),
+        None => {
+            let text = text_of(result);
+            let message = text.strip_prefix("Error: ").unwrap_or(&text).to_owned();
+            McpError::new(JsonRpcErrorCode::UnknownError, message)
+        }
+    }
+}
+
+/// An error as it travelled: its code (one outside [`JsonRpcErrorCode`] as
+/// `UnknownError` with `data.code`), message and data.
+fn wire_error(code: i64, message: &str, data: Option<Value>) -> McpError {
+    let known = i32::try_from(code).ok().and_then(JsonRpcErrorCode::from_i32);
+    let mut err = McpError::new(known.unwrap_or(JsonRpcErrorCode::UnknownError), message.to_owned());
+    if let Some(Value::Object(data)) = data {
+        // The reason and the hint are the error's own, not only keys of its data.
+        let reason = data.get("reason").and_then(Value::as_str).map(str::to_owned);
+        let hint = data.get("recovery").and_then(|r| r.get("hint")).and_then(Value::as_str).map(str::to_owned);
+        err = err.with_data(data);
+        if let Some(reason) = reason {
+            err = err.with_reason(reason);
+        }
+        if let Some(hint) = hint {
+            err = err.with_recovery_hint(hint);
+        }
+    }
+    if known.is_none() {
+        err = err.with_data_field("code", code);
+    }
+    err
+}
+
+fn service_error(method: &str, err: ServiceError) -> McpError {
+    match err {
+        ServiceError::McpError(error) => wire_error(i64::from(error.code.0), &error.message, error.data),
+        other => McpError::internal_error(format!("`{method}` failed in the test client: {other}"))
+            .with_reason("connection_failed"),
+    }
+}

@@ -1,0 +1,585 @@
+//! Contract fuzzing: call a tool with inputs generated from its advertised
+//! input schema, and report every way its answers break what it promises.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::time::Duration;
+
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
+use rmcp::model::CallToolResult;
+use serde_json::Value;
+
+use super::client::{Client, text_of, tool_error};
+use super::strategy;
+use crate::define::{Tool, ToolDefinition};
+use crate::error::{JsonRpcErrorCode, McpError};
+
+/// How many cases a [`check_contract`] run makes, from which seed, and how.
+///
+/// ```
+/// use mcp_contract::testing::Cases;
+/// use std::time::Duration;
+/// let cases = Cases::new(500).seed(42).invalid_share(0.25).time_bound(Duration::from_secs(2));
+/// assert_eq!(cases.count(), 500);
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct Cases {
+    count: u32,
+    seed: u64,
+    invalid_share: f64,
+    time_bound: Duration,
+    max_shrink_steps: u32,
+}
+
+impl Cases {
+    /// `count` cases, seed 0, a fifth of them invalid, 5 s per call, at most
+    /// 256 shrinking steps per finding.
+    pub fn new(count: u32) -> Self {
+        Self { count, seed: 0, invalid_share: 0.2, time_bound: Duration::from_secs(5), max_shrink_steps: 256 }
+    }
+
+    /// The seed: the same seed, tool and server give the same inputs.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The share of inputs that break the input schema in one place (a required
+    /// field missing, a wrong type, a number past its bound), from 0 to 1.
+    pub fn invalid_share(mut self, share: f64) -> Self {
+        self.invalid_share = share.clamp(0.0, 1.0);
+        self
+    }
+
+    /// How long one call may take; a call past it is a finding, and is cancelled.
+    pub fn time_bound(mut self, bound: Duration) -> Self {
+        self.time_bound = bound;
+        self
+    }
+
+    /// How many calls shrinking one finding's input may make.
+    pub fn max_shrink_steps(mut self, steps: u32) -> Self {
+        self.max_shrink_steps = steps;
+        self
+    }
+
+    /// How many cases a run makes.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Cases from the environment's `MCP_CONTRACT_CASES` and `MCP_CONTRACT_SEED`
+    /// when set (a long run in CI, a seed replayed), else these.
+    pub fn or_from_env(mut self) -> Self {
+        let read = |name: &str| std::env::var(name).ok().and_then(|value| value.trim().parse::<u64>().ok());
+        if let Some(count) = read("MCP_CONTRACT_CASES") {
+            self.count = u32::try_from(count).unwrap_or(u32::MAX);
+        }
+        if let Some(seed) = read("MCP_CONTRACT_SEED") {
+            self.seed = seed;
+        }
+        self
+    }
+}
+
+/// What broke the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum FindingKind {
+    /// An error whose code the contract does not declare, and that is neither
+    /// argument decoding (InvalidParams), a baseline code, nor a scope refusal
+    /// of a tool that declares scopes: the run-time `error-contract-conformance`.
+    UndeclaredCode,
+    /// An error whose `data.reason` is not one of the contract's (nor one the
+    /// framework sets, like `client_timeout`).
+    UndeclaredReason,
+    /// The handler panicked.
+    Panic,
+    /// The call took longer than [`Cases::time_bound`].
+    TimeBound,
+    /// The structured content of a success does not validate against the
+    /// advertised output schema.
+    OutputSchema,
+    /// The `format` text leaves out a field of the output it rendered.
+    FormatParity,
+}
+
+impl FindingKind {
+    /// A short name, as the summary prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UndeclaredCode => "undeclared error code",
+            Self::UndeclaredReason => "undeclared reason",
+            Self::Panic => "panic",
+            Self::TimeBound => "past the time bound",
+            Self::OutputSchema => "output schema mismatch",
+            Self::FormatParity => "format parity",
+        }
+    }
+}
+
+impl fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One way the tool broke its contract, with the smallest input found that shows it.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Finding {
+    /// What broke.
+    pub kind: FindingKind,
+    /// What the call answered, in words.
+    pub detail: String,
+    /// The arguments, shrunk.
+    pub input: Value,
+    /// The arguments as first generated.
+    pub original_input: Value,
+    /// How many calls shrinking made.
+    pub shrink_steps: u32,
+}
+
+/// The outcome of [`check_contract`]: the findings, one per distinct problem.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ContractReport {
+    /// The tool checked.
+    pub tool: String,
+    /// The cases run.
+    pub cases: u32,
+    /// The seed they came from.
+    pub seed: u64,
+    /// How many calls answered with success, with a tool error (invalid inputs
+    /// among them), and past the bound; shrinking's calls are not counted.
+    pub succeeded: u32,
+    /// See [`succeeded`](Self::succeeded).
+    pub failed: u32,
+    /// Every distinct problem found, in the order found.
+    pub findings: Vec<Finding>,
+}
+
+impl ContractReport {
+    /// Whether no case broke the contract.
+    pub fn passed(&self) -> bool {
+        self.findings.is_empty()
+    }
+
+    /// Panic with the summary unless the run passed.
+    ///
+    /// # Panics
+    ///
+    /// When a case broke the contract: the message lists every finding with
+    /// its shrunk input, and the seed to replay.
+    #[track_caller]
+    pub fn assert_passed(&self) {
+        assert!(self.passed(), "{self}");
+    }
+}
+
+impl fmt::Display for ContractReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "contract check of `{}`: {} cases (seed {}; {} succeeded, {} failed), ",
+            self.tool, self.cases, self.seed, self.succeeded, self.failed
+        )?;
+        if self.findings.is_empty() {
+            return f.write_str("no finding");
+        }
+        writeln!(f, "{} finding{}:", self.findings.len(), if self.findings.len() == 1 { "" } else { "s" })?;
+        for (number, finding) in self.findings.iter().enumerate() {
+            writeln!(f, "  {}. {}: {}", number + 1, finding.kind, finding.detail)?;
+            writeln!(f, "     smallest input: {}", capped(&finding.input.to_string()))?;
+            if finding.input != finding.original_input {
+                writeln!(
+                    f,
+                    "     (shrunk in {} calls from {})",
+                    finding.shrink_steps,
+                    capped(&finding.original_input.to_string())
+                )?;
+            }
+        }
+        write!(f, "replay with Cases::new({}).seed({})", self.cases, self.seed)
+    }
+}
+
+fn capped(text: &str) -> String {
+    const MAX: usize = 300;
+    if text.chars().count() <= MAX {
+        text.to_owned()
+    } else {
+        format!("{}…", text.chars().take(MAX).collect::<String>())
+    }
+}
+
+/// A problem of one answer, with what tells it from another of its kind.
+#[derive(Clone, Debug)]
+struct Problem {
+    kind: FindingKind,
+    key: String,
+    detail: String,
+}
+
+/// What the checker knows of the tool: its definition and what `tools/list` advertises.
+struct Checked {
+    definition: &'static ToolDefinition,
+    /// Whether the tool renders its output with a `format` function.
+    has_format: bool,
+    input_schema: Value,
+    output: Option<jsonschema::Validator>,
+}
+
+/// Call `tool` on the server `client` is connected to with `cases` inputs
+/// generated from the input schema it advertises, and report each way its
+/// answers break its contract (see [`FindingKind`]), each with its shrunk input.
+///
+/// The calls go through the client, so the caller, capabilities and state
+/// are those of the client and its server. It samples: a pass is evidence, not
+/// a proof.
+///
+/// # Errors
+///
+/// When `tools/list` fails or does not list the tool, or its advertised
+/// output schema is not a valid JSON Schema.
+pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> Result<ContractReport, McpError> {
+    let definition = tool.definition();
+    let listed = client.list_tools().await?;
+    let Some(listed) = listed.into_iter().find(|listed| listed.name == definition.name) else {
+        return Err(McpError::not_found(format!("tools/list does not list `{}`", definition.name)));
+    };
+    let input_schema = Value::Object((*listed.input_schema).clone());
+    let output = match &listed.output_schema {
+        Some(schema) => Some(jsonschema::draft202012::new(&Value::Object((**schema).clone())).map_err(|err| {
+            McpError::validation_error(format!(
+                "the advertised output schema of `{}` is no valid schema: {err}",
+                definition.name
+            ))
+        })?),
+        None => None,
+    };
+    let checked = Checked { definition, has_format: tool.format_function().is_some(), input_schema, output };
+    Ok(run(client, &checked, &cases).await)
+}
+
+/// [`check_contract`], asserting the run passed: one line in a test.
+///
+/// # Panics
+///
+/// When the tool cannot be checked or a case broke its contract, with the summary.
+#[track_caller]
+pub fn assert_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> impl Future<Output = ()> + '_ {
+    let caller = std::panic::Location::caller();
+    async move {
+        match check_contract(client, tool, cases).await {
+            Ok(report) => assert!(report.passed(), "{report}\n(asserted at {caller})"),
+            Err(err) => panic!("the contract check could not run: {err} (at {caller})"),
+        }
+    }
+}
+
+async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractReport {
+    let valid = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
+    let invalid = strategy::invalid(&checked.input_schema, &checked.input_schema);
+    // Weights out of 1000, so a share of 0.2 is 200 invalid for 800 valid.
+    // The share is clamped to 0..=1, so the weight is 0..=1000.
+    let invalid_weight = (cases.invalid_share * 1000.0).round() as u32;
+    let inputs =
+        proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)]);
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&cases.seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        proptest::test_runner::Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+    );
+    let mut report = ContractReport {
+        tool: checked.definition.name.to_owned(),
+        cases: cases.count,
+        seed: cases.seed,
+        succeeded: 0,
+        failed: 0,
+        findings: Vec::new(),
+    };
+    let mut seen: BTreeSet<(FindingKind, String)> = BTreeSet::new();
+    for _ in 0..cases.count {
+        let Ok(mut tree) = inputs.new_tree(&mut runner) else { break };
+        let input = tree.current();
+        let answer = call(client, checked, &input, cases.time_bound).await;
+        match &answer {
+            Answer::Result(result) if result.is_error != Some(true) => report.succeeded += 1,
+            _ => report.failed += 1,
+        }
+        for problem in judge(checked, &answer) {
+            if !seen.insert((problem.kind, problem.key.clone())) {
+                continue;
+            }
+            let (shrunk, detail, steps) = shrink(client, checked, cases, &mut tree, &problem, input.clone()).await;
+            report.findings.push(Finding {
+                kind: problem.kind,
+                detail: detail.unwrap_or(problem.detail),
+                input: shrunk,
+                original_input: input.clone(),
+                shrink_steps: steps,
+            });
+            // The same tree cannot shrink twice; later problems of this case
+            // are found again by later cases, or reported unshrunk.
+            break;
+        }
+    }
+    report
+}
+
+/// Shrink `tree` to the smallest input that still shows `problem`, making at
+/// most [`Cases::max_shrink_steps`] calls.
+async fn shrink(
+    client: &Client,
+    checked: &Checked,
+    cases: &Cases,
+    tree: &mut impl ValueTree<Value = Value>,
+    problem: &Problem,
+    failing: Value,
+) -> (Value, Option<String>, u32) {
+    let mut smallest = failing;
+    let mut detail = None;
+    let mut steps = 0;
+    if !tree.simplify() {
+        return (smallest, detail, steps);
+    }
+    while steps < cases.max_shrink_steps {
+        steps += 1;
+        let candidate = tree.current();
+        let answer = call(client, checked, &candidate, cases.time_bound).await;
+        let same = judge(checked, &answer).into_iter().find(|p| p.kind == problem.kind && p.key == problem.key);
+        if let Some(same) = same {
+            smallest = candidate;
+            detail = Some(same.detail);
+            if !tree.simplify() {
+                break;
+            }
+        } else if !tree.complicate() {
+            break;
+        }
+    }
+    (smallest, detail, steps)
+}
+
+/// What one call answered.
+enum Answer {
+    Result(CallToolResult),
+    /// A JSON-RPC error: the framework refused the request (no such tool, a
+    /// capability missing on 2026-07-28), which is no failure of the tool.
+    Refused,
+    TimedOut(Duration),
+    /// The connection failed; the server task is gone.
+    Broken(String),
+}
+
+async fn call(client: &Client, checked: &Checked, input: &Value, bound: Duration) -> Answer {
+    match client.call_within(checked.definition.name, input.clone(), bound).await {
+        None => Answer::TimedOut(bound),
+        Some(Ok(result)) => Answer::Result(result),
+        Some(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
+        Some(Err(_)) => Answer::Refused,
+    }
+}
+
+/// The reasons the framework itself gives (a client request that failed),
+/// which no contract declares.
+const FRAMEWORK_REASONS: &[&str] = &[
+    "client_capability_missing",
+    "client_timeout",
+    "client_error",
+    "client_answer_malformed",
+    "client_unavailable",
+    "client_request_cancelled",
+    "elicitation_form_invalid",
+];
+
+fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
+    let definition = checked.definition;
+    match answer {
+        Answer::Refused => Vec::new(),
+        Answer::TimedOut(bound) => vec![Problem {
+            kind: FindingKind::TimeBound,
+            key: String::new(),
+            detail: format!("no answer within {bound:?}"),
+        }],
+        Answer::Broken(why) => vec![Problem {
+            kind: FindingKind::Panic,
+            key: "connection".to_owned(),
+            detail: format!("the connection to the server broke: {why}"),
+        }],
+        Answer::Result(result) if result.is_error == Some(true) => judge_error(definition, &tool_error(result)),
+        Answer::Result(result) => judge_success(checked, result),
+    }
+}
+
+fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
+    let panic_answer = format!("The tool `{}` failed with an internal error.", definition.name);
+    // The server's answer to a handler that panicked (server/invoke.rs): the
+    // panic's message stays in the server's log.
+    if err.code() == JsonRpcErrorCode::InternalError
+        && err.reason().is_none()
+        && err.message().starts_with(&panic_answer)
+    {
+        return vec![Problem {
+            kind: FindingKind::Panic,
+            key: String::new(),
+            detail: "the handler panicked".to_owned(),
+        }];
+    }
+    let mut problems = Vec::new();
+    let reason = err.reason();
+    let framework = reason.is_some_and(|reason| FRAMEWORK_REASONS.contains(&reason));
+    if let Some(reason) = reason
+        && !framework
+        && !definition.errors.iter().any(|entry| entry.reason == reason)
+    {
+        problems.push(Problem {
+            kind: FindingKind::UndeclaredReason,
+            key: reason.to_owned(),
+            detail: format!("`data.reason` is `{reason}`, which the contract does not declare ({})", describe(err)),
+        });
+    }
+    let code = err.code();
+    let declared = definition.errors.iter().any(|entry| entry.code == code);
+    let scope_refusal = !definition.auth_scopes.is_empty()
+        && matches!(code, JsonRpcErrorCode::Forbidden | JsonRpcErrorCode::Unauthorized);
+    let decoding = code == JsonRpcErrorCode::InvalidParams;
+    if !declared && !code.is_baseline() && !decoding && !scope_refusal && !framework {
+        problems.push(Problem {
+            kind: FindingKind::UndeclaredCode,
+            key: code.as_i32().to_string(),
+            detail: format!("the call failed with {code}, which the contract does not declare ({})", describe(err)),
+        });
+    }
+    problems
+}
+
+fn describe(err: &McpError) -> String {
+    match err.reason() {
+        Some(reason) => format!("reason `{reason}`: {}", capped(err.message())),
+        None => format!("message: {}", capped(err.message())),
+    }
+}
+
+fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let Some(structured) = &result.structured_content else { return problems };
+    if let Some(validator) = &checked.output
+        && let Err(error) = validator.validate(structured)
+    {
+        let path = error.instance_path().to_string();
+        problems.push(Problem {
+            kind: FindingKind::OutputSchema,
+            key: path.clone(),
+            detail: format!(
+                "the structured content does not validate against the advertised output schema at `{}`: {}",
+                if path.is_empty() { "/" } else { &path },
+                capped(&error.to_string())
+            ),
+        });
+    }
+    if checked.has_format {
+        let text = text_of(result);
+        let enrichment: Vec<String> = checked
+            .definition
+            .enrichment
+            .as_ref()
+            .and_then(|enrichment| {
+                enrichment.schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect())
+            })
+            .unwrap_or_default();
+        let mut missing = Vec::new();
+        if let Value::Object(fields) = structured {
+            for (key, value) in fields {
+                if !enrichment.contains(key) {
+                    missing_leaves(&format!("/{key}"), value, &text, &mut missing);
+                }
+            }
+        }
+        if let Some(first) = missing.first() {
+            problems.push(Problem {
+                kind: FindingKind::FormatParity,
+                key: strip_indices(first),
+                detail: format!(
+                    "the `format` text leaves out {} of the output: {}",
+                    if missing.len() == 1 { "a field".to_owned() } else { format!("{} fields", missing.len()) },
+                    missing.iter().take(5).map(|path| format!("`{path}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+    }
+    problems
+}
+
+/// The paths of the leaves of `value` whose text does not occur in `text`:
+/// non-empty strings and numbers. Booleans and nulls have no text of their
+/// own to look for, and are the static format-parity rule's to check.
+fn missing_leaves(path: &str, value: &Value, text: &str, missing: &mut Vec<String>) {
+    match value {
+        Value::String(s) if !s.trim().is_empty() && !text.contains(s.as_str()) && !text.contains(s.trim()) => {
+            missing.push(path.to_owned());
+        }
+        Value::Number(n) => {
+            let plain = n.to_string();
+            let grouped = n.as_u64().map(group_thousands);
+            if !text.contains(&plain) && !grouped.is_some_and(|g| text.contains(&g)) {
+                missing.push(path.to_owned());
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                missing_leaves(&format!("{path}/{index}"), item, text, missing);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, item) in fields {
+                missing_leaves(&format!("{path}/{key}"), item, text, missing);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `1234567` as `1,234,567`, a way formats commonly write counts.
+fn group_thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+/// A path with its array indices as `*`, so one field missing in every
+/// element of a list is one finding.
+fn strip_indices(path: &str) -> String {
+    path.split('/').map(|part| if part.parse::<usize>().is_ok() { "*" } else { part }).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(group_thousands(1_234_567), "1,234,567");
+        assert_eq!(group_thousands(999), "999");
+        assert_eq!(group_thousands(1000), "1,000");
+    }
+
+    #[test]
+    fn leaves_missing_from_the_text_are_found_by_path() {
+        let mut missing = Vec::new();
+        let output = serde_json::json!({"title": "Vase", "year": 1885, "tags": ["blue", "ming"], "on_view": true});
+        missing_leaves("", &output, "Vase (1885), blue", &mut missing);
+        assert_eq!(missing, ["/tags/1"]);
+        assert_eq!(strip_indices("/tags/1/name"), "/tags/*/name");
+    }
+}
