@@ -847,11 +847,8 @@ mod tests {
     #[tokio::test]
     async fn the_image_scope_is_checked_and_elicitation_and_sampling_are_answered() {
         let id = Collection::bundled().unwrap().records[0].id;
-        let stranger = Client::builder()
-            .caller(AuthInfo::with_scopes(["objects:read"]))
-            .connect(server(None))
-            .await
-            .unwrap();
+        let stranger =
+            Client::builder().caller(AuthInfo::with_scopes(["objects:read"])).connect(server(None)).await.unwrap();
         let Err(err) = stranger.call(GetObjectImage, json!({"object_id": id})).await else { panic!("refused") };
         assert_eq!(err.code(), JsonRpcErrorCode::Forbidden);
         let client = client().await;

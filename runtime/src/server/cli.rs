@@ -41,7 +41,7 @@ macro_rules! eprintln {
 ///
 /// Every serving flag is defined here, in this one struct. Its subcommands
 /// (`lint`, `server-json`) join the parser's; a parser with subcommands of
-/// its own takes `ServeArgs` as one of them (`Serve(ServeArgs)`: `tracker
+/// its own takes `ServeArgs` as one of them (`Serve(Box<ServeArgs>)`: `tracker
 /// serve --http ADDR`, `tracker serve lint`).
 ///
 /// ```no_run
@@ -387,29 +387,26 @@ impl Server {
                 eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
                 self.serve_stdio().await
             }
-            Command::Http { addr, stateless, deployment } => match self
-                .with_redis_from_env()
-                .build_state()
-                .await
-                .and_then(Server::build)
-            {
-                Err(err) => Err(err),
-                Ok(server) => match TcpListener::bind(&addr).await {
-                    Err(err) => {
-                        eprintln!("{name}: cannot listen on {addr}: {err}");
-                        return ExitCode::FAILURE;
-                    }
-                    Ok(listener) => {
-                        let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
-                        let options = deployment.apply(HttpOptions::default().stateless(stateless));
-                        match listener.local_addr() {
-                            Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}{path}"),
-                            Err(_) => eprintln!("{name}: serving Streamable HTTP on {addr}"),
+            Command::Http { addr, stateless, deployment } => {
+                match self.with_redis_from_env().build_state().await.and_then(Server::build) {
+                    Err(err) => Err(err),
+                    Ok(server) => match TcpListener::bind(&addr).await {
+                        Err(err) => {
+                            eprintln!("{name}: cannot listen on {addr}: {err}");
+                            return ExitCode::FAILURE;
                         }
-                        server.serve_http_on(listener, options).await
-                    }
-                },
-            },
+                        Ok(listener) => {
+                            let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
+                            let options = deployment.apply(HttpOptions::default().stateless(stateless));
+                            match listener.local_addr() {
+                                Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}{path}"),
+                                Err(_) => eprintln!("{name}: serving Streamable HTTP on {addr}"),
+                            }
+                            server.serve_http_on(listener, options).await
+                        }
+                    },
+                }
+            }
         };
         match served {
             Ok(()) => ExitCode::SUCCESS,

@@ -494,7 +494,8 @@ impl ServerHandler for ToolServer {
             }
         };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        match self.shared.catalog.read(request.uri, enabled, make, &context.ct, &self.observe, round.as_deref()).await? {
+        match self.shared.catalog.read(request.uri, enabled, make, &context.ct, &self.observe, round.as_deref()).await?
+        {
             Ok(result) => Ok(ReadResourceResponse::Complete(result)),
             Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
         }
@@ -526,7 +527,11 @@ impl ServerHandler for ToolServer {
             }
         };
         let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        match self.shared.catalog.get_prompt(request, enabled, make, &context.ct, &self.observe, round.as_deref()).await?
+        match self
+            .shared
+            .catalog
+            .get_prompt(request, enabled, make, &context.ct, &self.observe, round.as_deref())
+            .await?
         {
             Ok(result) => Ok(GetPromptResponse::Complete(result)),
             Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),

@@ -39,13 +39,13 @@ mod jsonrpc;
 mod landing;
 mod lines;
 mod listener;
-#[cfg(feature = "redis")]
-mod redis_store;
-mod shared;
 mod observe;
 mod proxy;
-mod streams;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod rounds;
+mod shared;
+mod streams;
 mod tasks;
 mod transport;
 mod wire;
@@ -69,14 +69,14 @@ pub use event_store::{
     EventStream, MemoryEventStore, ServerSseMessage, StreamId,
 };
 pub use handler::ToolServer;
+pub use hook::{CallHook, CallInfo, CallOutcome};
+#[cfg(feature = "rate-limit")]
+pub use observe::RateLimit;
 #[cfg(feature = "redis")]
 pub use redis_store::{
     DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
     RedisStore, RedisUrlError,
 };
-pub use hook::{CallHook, CallInfo, CallOutcome};
-#[cfg(feature = "rate-limit")]
-pub use observe::RateLimit;
 pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
@@ -585,7 +585,7 @@ impl Server {
         #[cfg(not(feature = "redis"))]
         let shared: Option<Arc<dyn shared::SharedStore>> = None;
         let task_store = self.task_store.or_else(|| shared.as_ref().map(|shared| shared.task_store()));
-                let request_states = match self.request_state_key {
+        let request_states = match self.request_state_key {
             Some(key) => rounds::RequestStates::new(key),
             None => rounds::RequestStates::random(),
         }

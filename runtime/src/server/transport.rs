@@ -673,8 +673,12 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let streams =
-            SessionStreams::new(Arc::clone(&manager), primings, Some(options.sse_retry), options.close_call_streams_after);
+        let streams = SessionStreams::new(
+            Arc::clone(&manager),
+            primings,
+            Some(options.sse_retry),
+            options.close_call_streams_after,
+        );
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
