@@ -239,7 +239,11 @@ impl ServeArgs {
             allowed_hosts: self.allowed_hosts.map(tidy),
             allowed_origins: self.allowed_origins.map(tidy),
             trusted_proxies: self.trusted_proxies.map(tidy),
-            ..Deployment::default()
+            // Parsed below, with their environment variables.
+            #[cfg(feature = "metrics")]
+            metrics_path: None,
+            #[cfg(feature = "rate-limit")]
+            rate_limit: None,
         };
         let flagged = deployment != Deployment::default() || self.metrics_path.is_some() || self.rate_limit.is_some();
         let serving = self.http.is_some() || self.stateless || flagged;
