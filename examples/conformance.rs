@@ -732,10 +732,16 @@ async fn multi_input(ctx: Ctx) -> Result<String, McpError> {
     Ok(format!("Answers: {}, {}", first.as_deref().unwrap_or("none"), second.as_deref().unwrap_or("none")))
 }
 
-// needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
-// a handler's failure is a tool error here, which a task reports as
-// `completed` with `isError`. And a tool that asks for input on the request
-// before it becomes a task (test_tool_with_task).
+/// Fails with a protocol error after a moment; as a task, it ends `failed`
+/// with that error, where a tool error ends the task `completed`
+#[mcp_tool(task(optional))]
+async fn protocol_error_job() -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Err(McpError::internal_error("The job runner is gone: the job cannot run.").into_protocol_error())
+}
+
+// needs: a tool that asks for input on the request before it becomes a task
+// (test_tool_with_task).
 
 // ---------------------------------------------------------------- prompts
 
@@ -817,6 +823,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(TestCustomHeader)
         .tool(SlowCompute)
         .tool(FailingJob)
+        .tool(ProtocolErrorJob)
         .tool(TestTriggerPromptChange)
         .tool(ConfirmDelete)
         .tool(MultiInput)

@@ -73,6 +73,35 @@ impl Tool for Failing {
     }
 }
 
+/// Cannot run: its job runner is gone, a failure of the request rather than
+/// of the work, so it fails with a protocol error.
+struct Unrunnable;
+static UNRUNNABLE: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "unrunnable",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Fail with a protocol error, as a task when the client can poll.")
+    .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Unrunnable {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &UNRUNNABLE
+    }
+    async fn call(&self, _input: Self::Input, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Err(McpError::service_unavailable("The job runner is gone.")
+            .with_data_field("runner", "batch-2")
+            .into_protocol_error())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 struct Plain;
 
 impl ClientHandler for Plain {
@@ -149,7 +178,7 @@ impl ClientHandler for Answering {
 }
 
 fn server() -> Server {
-    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask)
+    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask).tool(Unrunnable)
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
@@ -260,6 +289,27 @@ async fn a_tool_error_in_a_task_is_a_completed_task_with_an_error_result() {
     assert_eq!(done["status"], "completed", "{done}");
     assert_eq!(done["result"]["isError"], true, "{done}");
     assert!(done["result"]["content"][0]["text"].as_str().unwrap().contains("The archive is closed."), "{done}");
+}
+
+#[tokio::test]
+async fn a_protocol_error_is_a_json_rpc_error_on_a_plain_call_and_a_failed_task_in_a_task() {
+    let plain = connect(server(), Plain).await;
+    let err = plain.call_tool_once(call("unrunnable", json!({}))).await.unwrap_err();
+    assert_eq!(code(&err), -32000, "{err:?}");
+    let ServiceError::McpError(data) = err else { unreachable!() };
+    assert_eq!(data.message, "The job runner is gone.");
+    assert_eq!(data.data, Some(json!({"runner": "batch-2"})));
+
+    let client = connect(server(), Polling).await;
+    let id = task_id(&client, call("unrunnable", json!({}))).await;
+    let done = finished(&client, &id).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(
+        done["error"],
+        json!({"code": -32000, "message": "The job runner is gone.", "data": {"runner": "batch-2"}}),
+        "{done}"
+    );
+    assert!(done.get("result").is_none(), "a failed task has no result: {done}");
 }
 
 #[tokio::test]

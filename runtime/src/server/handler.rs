@@ -441,6 +441,7 @@ impl ServerHandler for ToolServer {
         }
         match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
             Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
+            Ok(Finished::Failed(error)) => Err(error),
             Ok(Finished::Ended(end)) => self.request_states.end(&binding, end).map(CallToolResponse::InputRequired),
             Err(Cancelled) => {
                 Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))

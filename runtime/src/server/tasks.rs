@@ -244,6 +244,9 @@ impl Tasks {
             };
             let payload = match outcome {
                 Ok(Finished::Complete(result)) => TaskPayload::Completed { result: result_object(&result) },
+                // A protocol error of the handler: the task failed, where a
+                // tool error is a completed task with an error result.
+                Ok(Finished::Failed(error)) => TaskPayload::Failed { error: error_object(&error) },
                 // No round was driven: a task's asks wait rather than end one.
                 Ok(Finished::Ended(_)) => TaskPayload::Completed {
                     result: result_object(&super::wire::error_result(&McpError::internal_error(
@@ -329,6 +332,17 @@ fn result_object(result: &CallToolResult) -> JsonObject {
             object
         }
         _ => JsonObject::new(),
+    }
+}
+
+/// A JSON-RPC error as a failed task's `error`: `{code, message, data?}`.
+fn error_object(error: &ErrorData) -> JsonObject {
+    match serde_json::to_value(error) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => JsonObject::from_iter([
+            ("code".to_owned(), error.code.0.into()),
+            ("message".to_owned(), error.message.to_string().into()),
+        ]),
     }
 }
 
