@@ -740,8 +740,15 @@ async fn protocol_error_job() -> Result<String, McpError> {
     Err(McpError::internal_error("The job runner is gone: the job cannot run.").into_protocol_error())
 }
 
-// needs: a tool that asks for input on the request before it becomes a task
-// (test_tool_with_task).
+/// Asks the user's name (`user_name`) on the request, then greets them as a
+/// task: the request that brings the answer is answered with the task
+#[mcp_tool(task(required, input_first), requires(elicitation))]
+async fn test_tool_with_task(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.input("user_name").elicit::<UserName>("What is your name?").await?;
+    let name = answer.accepted().map_or_else(|| "unknown".to_owned(), |user| user.name);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}, from a task!"))
+}
 
 // ---------------------------------------------------------------- prompts
 
@@ -798,8 +805,6 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 // ---------------------------------------------------------------- the server
 
 fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
-    // needs: tasks that ask for input: each scenario that waits for one is
-    // listed, with why, in .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -824,6 +829,7 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(SlowCompute)
         .tool(FailingJob)
         .tool(ProtocolErrorJob)
+        .tool(TestToolWithTask)
         .tool(TestTriggerPromptChange)
         .tool(ConfirmDelete)
         .tool(MultiInput)
