@@ -735,6 +735,20 @@ mod tests {
     }
 
     #[test]
+    fn a_protocol_error_stays_one_through_the_builders_and_a_box_but_not_on_the_wire() {
+        let err = McpError::service_unavailable("The job runner is gone.").into_protocol_error();
+        let built = err.clone().with_data_field("runner", "batch-2").with_reason("runner_gone").with_message("Gone.");
+        assert!(built.is_protocol_error());
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(built.clone());
+        assert!(question_mark(boxed).is_protocol_error(), "`?` on a boxed protocol error keeps the mark");
+        // The mark says which answer the error becomes, not what it says.
+        assert_eq!(serde_json::to_value(&err).unwrap(), json!({"code": -32000, "message": "The job runner is gone."}));
+        assert!(
+            !serde_json::from_value::<McpError>(json!({"code": -32000, "message": "x"})).unwrap().is_protocol_error()
+        );
+    }
+
+    #[test]
     fn non_object_data_is_wrapped() {
         let err = McpError::conflict("x").with_data(json!([1, 2]));
         assert_eq!(serde_json::to_value(&err).unwrap()["data"], json!({"value": [1, 2]}));
