@@ -732,10 +732,23 @@ async fn multi_input(ctx: Ctx) -> Result<String, McpError> {
     Ok(format!("Answers: {}, {}", first.as_deref().unwrap_or("none"), second.as_deref().unwrap_or("none")))
 }
 
-// needs: a task that ends `failed` with a JSON-RPC error (protocol_error_job);
-// a handler's failure is a tool error here, which a task reports as
-// `completed` with `isError`. And a tool that asks for input on the request
-// before it becomes a task (test_tool_with_task).
+/// Fails with a protocol error after a moment; as a task, it ends `failed`
+/// with that error, where a tool error ends the task `completed`
+#[mcp_tool(task(optional))]
+async fn protocol_error_job() -> Result<String, McpError> {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Err(McpError::internal_error("The job runner is gone: the job cannot run.").into_protocol_error())
+}
+
+/// Asks the user's name (`user_name`) on the request, then greets them as a
+/// task: the request that brings the answer is answered with the task
+#[mcp_tool(task(required, input_first), requires(elicitation))]
+async fn test_tool_with_task(ctx: Ctx) -> Result<String, McpError> {
+    let answer = ctx.input("user_name").elicit::<UserName>("What is your name?").await?;
+    let name = answer.accepted().map_or_else(|| "unknown".to_owned(), |user| user.name);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {name}, from a task!"))
+}
 
 // ---------------------------------------------------------------- prompts
 
@@ -792,8 +805,6 @@ fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
 // ---------------------------------------------------------------- the server
 
 fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
-    // needs: tasks that ask for input: each scenario that waits for one is
-    // listed, with why, in .ci/conformance-expected-failures.yml.
     Server::new("mcp-contract-conformance", env!("CARGO_PKG_VERSION"))
         .tool(TestSimpleText)
         .tool(image_content())
@@ -817,6 +828,8 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .tool(TestCustomHeader)
         .tool(SlowCompute)
         .tool(FailingJob)
+        .tool(ProtocolErrorJob)
+        .tool(TestToolWithTask)
         .tool(TestTriggerPromptChange)
         .tool(ConfirmDelete)
         .tool(MultiInput)

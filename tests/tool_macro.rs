@@ -183,12 +183,22 @@ fn count_objects() -> Result<String, McpError> {
     Ok("120".to_owned())
 }
 
+/// Export one department, which the user picks before the export starts.
+#[mcp_tool(task(required, input_first))]
+async fn export_department() -> Result<String, McpError> {
+    Ok("exported".to_owned())
+}
+
 #[test]
 fn task_declares_how_calls_run_as_tasks() {
     use mcp_contract::define::TaskSupport;
     assert_eq!(Tool::definition(&ExportCollection).task_support, TaskSupport::Required);
     assert_eq!(Tool::definition(&CountObjects).task_support, TaskSupport::Optional);
     assert_eq!(Tool::definition(&Hello).task_support, TaskSupport::Forbidden);
+    assert!(!Tool::definition(&ExportCollection).task_input_first);
+    let department = Tool::definition(&ExportDepartment);
+    assert_eq!(department.task_support, TaskSupport::Required);
+    assert!(department.task_input_first, "input_first gathers the input before the task");
 }
 
 #[derive(Deserialize, JsonSchema)]

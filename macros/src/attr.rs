@@ -60,7 +60,8 @@ keys! {
         /// `app = "ui://.."`: the MCP App resource the tool pairs with.
         app: Option<LitStr>,
         errors: Option<Meta>,
-        /// `task(optional)` or `task(required)`: calls run as tasks (SEP-2663).
+        /// `task(optional)` or `task(required)`, with `input_first` maybe:
+        /// calls run as tasks (SEP-2663).
         task: Option<Meta>,
         /// `input_schema = path`: a function giving the input schema as written, instead of the input type's.
         input_schema: Option<Meta>,
@@ -359,8 +360,8 @@ pub(crate) struct RawAttr {
     /// The client capabilities of `requires(..)`, as their `Capability` variant names.
     pub(crate) requires: Vec<Ident>,
     pub(crate) contract: Option<RawContract>,
-    /// `task(optional)` or `task(required)`: the word, checked.
-    pub(crate) task: Option<Ident>,
+    /// `task(optional)` or `task(required)`, maybe with `input_first`: checked.
+    pub(crate) task: Option<TaskArgs>,
     /// `input_schema = path`: the function that gives the input schema.
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the function that gives the output schema.
@@ -442,20 +443,62 @@ fn schema_function(meta: &Meta, diag: &mut Diagnostics) -> Option<Path> {
     None
 }
 
-/// `task(optional)` or `task(required)`; anything else is reported with the two forms.
-fn task(meta: &Meta, diag: &mut Diagnostics) -> Option<Ident> {
-    let word = match meta {
-        Meta::List(list) => list.parse_args::<Ident>().ok(),
+/// `task(..)`: whether calls run as tasks, and whether they gather input first.
+pub(crate) struct TaskArgs {
+    /// `optional` or `required`: the `TaskSupport` variant's word.
+    pub(crate) support: Ident,
+    /// `input_first`: the handler's input is gathered on the request before the task.
+    pub(crate) input_first: Option<Ident>,
+}
+
+/// `task(optional)` or `task(required)`, either with `input_first` after it;
+/// anything else is `attribute-syntax`, reported with the forms.
+fn task(meta: &Meta, diag: &mut Diagnostics) -> Option<TaskArgs> {
+    const FORMS: &str = "`task` takes `optional` or `required`, then maybe `input_first`: `task(optional)` lets a \
+                         client that declares the tasks extension run the call as a task, `task(required)` runs \
+                         every call as one, `task(required, input_first)` gathers the handler's input on the \
+                         request before the call becomes a task";
+    let words = match meta {
+        Meta::List(list) => {
+            list.parse_args_with(syn::punctuated::Punctuated::<Ident, syn::Token![,]>::parse_terminated).ok()
+        }
         _ => None,
     };
-    match word {
-        Some(word) if word == "optional" || word == "required" => Some(word),
-        _ => {
-            diag.error(syn::Error::new_spanned(
-                meta,
-                "`task` takes `optional` or `required`: `task(optional)` lets a client that declares the tasks \
-                 extension run the call as a task, `task(required)` runs every call as one",
-            ));
+    let Some(words) = words else {
+        diag.error(value_error(rules::ATTRIBUTE_SYNTAX, meta, FORMS));
+        return None;
+    };
+    let mut support = None;
+    let mut input_first = None;
+    let mut valid = true;
+    for word in words {
+        let (slot, repeated) = if word == "optional" || word == "required" {
+            (&mut support, "`task` names `optional` or `required` once")
+        } else if word == "input_first" {
+            (&mut input_first, "`input_first` is given once")
+        } else {
+            diag.error(syn::Error::new_spanned(&word, message(rules::ATTRIBUTE_SYNTAX, FORMS)));
+            valid = false;
+            continue;
+        };
+        if slot.is_some() {
+            diag.error(syn::Error::new_spanned(&word, message(rules::ATTRIBUTE_SYNTAX, repeated)));
+            valid = false;
+        } else {
+            *slot = Some(word);
+        }
+    }
+    match support {
+        Some(support) if valid => Some(TaskArgs { support, input_first }),
+        Some(_) => None,
+        None => {
+            if valid {
+                diag.error(value_error(
+                    rules::ATTRIBUTE_SYNTAX,
+                    meta,
+                    "`task` names `optional` or `required` first: `task(required, input_first)`",
+                ));
+            }
             None
         }
     }

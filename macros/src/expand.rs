@@ -324,9 +324,13 @@ fn tool_impl(
     if !requires.is_empty() {
         definition.extend(quote!(.with_requires(&[#(#private::Capability::#requires),*])));
     }
-    if let Some(word) = &tool.task {
+    if let Some(task) = &tool.task {
+        let word = &task.support;
         let variant = format_ident!("{}", if word == "required" { "Required" } else { "Optional" }, span = word.span());
         definition.extend(quote!(.with_task_support(#private::TaskSupport::#variant)));
+        if task.input_first.is_some() {
+            definition.extend(quote!(.with_task_input_first()));
+        }
     }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),

@@ -42,8 +42,8 @@ pub(crate) struct Tool {
     pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
-    /// `task(optional)` or `task(required)`: the `TaskSupport` variant's word.
-    pub(crate) task: Option<Ident>,
+    /// `task(optional)` or `task(required)`, maybe with `input_first`.
+    pub(crate) task: Option<crate::attr::TaskArgs>,
     /// `input_schema = path`: the input schema as written, not the input type's.
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the output schema as written (a tool with a structured result only).

@@ -1,14 +1,17 @@
 //! Tools that run as tasks (SEP-2663) against rmcp's own client over an
 //! in-process pipe: the task a call makes, `tasks/get` until it finishes,
 //! `tasks/cancel`, `tasks/update`, the -32021 of a required task, retention
-//! and the store's bound.
+//! and the store's bound; a tool that gathers its input on stateless
+//! requests before it becomes a task, over Streamable HTTP.
+
+mod support;
 
 use std::sync::LazyLock;
 use std::time::Duration;
 
 use mcp_contract_runtime::call::Elicitation;
 use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
-use mcp_contract_runtime::server::{MemoryTaskStore, Server};
+use mcp_contract_runtime::server::{HttpOptions, MemoryTaskStore, Server};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities, ClientConfig, GetTaskParams,
@@ -67,6 +70,35 @@ impl Tool for Failing {
     }
     async fn call(&self, _input: Self::Input, _ctx: Context) -> Result<String, McpError> {
         Err(McpError::service_unavailable("The archive is closed."))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// Cannot run: its job runner is gone, a failure of the request rather than
+/// of the work, so it fails with a protocol error.
+struct Unrunnable;
+static UNRUNNABLE: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "unrunnable",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Fail with a protocol error, as a task when the client can poll.")
+    .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Unrunnable {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &UNRUNNABLE
+    }
+    async fn call(&self, _input: Self::Input, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Err(McpError::service_unavailable("The job runner is gone.")
+            .with_data_field("runner", "batch-2")
+            .into_protocol_error())
     }
     fn render(&self, output: String) -> Result<ToolOutput, McpError> {
         Ok(ToolOutput::text(output))
@@ -148,8 +180,45 @@ impl ClientHandler for Answering {
     }
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ExportInput {
+    /// The department to export; asked for when not given.
+    department: Option<String>,
+}
+
+/// Exports a department, asking which one on the request before it becomes a task.
+struct Export;
+static EXPORT: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("export", mcp_contract_runtime::schema::input_schema::<ExportInput>())
+        .with_description("Export a department.")
+        .with_task_support(TaskSupport::Required)
+        .with_task_input_first()
+});
+
+impl Tool for Export {
+    type Input = ExportInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &EXPORT
+    }
+    async fn call(&self, input: ExportInput, ctx: Context) -> Result<String, McpError> {
+        let department = match input.department {
+            Some(department) => department,
+            None => {
+                let answer = ctx.input("department").elicit::<Answer>("Which department?").await?;
+                answer.accepted().map_or_else(|| "none".to_owned(), |answer| answer.word)
+            }
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(format!("exported {department}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 fn server() -> Server {
-    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask)
+    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask).tool(Unrunnable).tool(Export)
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
@@ -263,6 +332,27 @@ async fn a_tool_error_in_a_task_is_a_completed_task_with_an_error_result() {
 }
 
 #[tokio::test]
+async fn a_protocol_error_is_a_json_rpc_error_on_a_plain_call_and_a_failed_task_in_a_task() {
+    let plain = connect(server(), Plain).await;
+    let err = plain.call_tool_once(call("unrunnable", json!({}))).await.unwrap_err();
+    assert_eq!(code(&err), -32000, "{err:?}");
+    let ServiceError::McpError(data) = err else { unreachable!() };
+    assert_eq!(data.message, "The job runner is gone.");
+    assert_eq!(data.data, Some(json!({"runner": "batch-2"})));
+
+    let client = connect(server(), Polling).await;
+    let id = task_id(&client, call("unrunnable", json!({}))).await;
+    let done = finished(&client, &id).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    assert_eq!(
+        done["error"],
+        json!({"code": -32000, "message": "The job runner is gone.", "data": {"runner": "batch-2"}}),
+        "{done}"
+    );
+    assert!(done.get("result").is_none(), "a failed task has no result: {done}");
+}
+
+#[tokio::test]
 async fn an_unknown_task_id_is_invalid_params_everywhere() {
     let client = connect(server(), Polling).await;
     assert_eq!(code(&get(&client, "no-such-task").await.unwrap_err()), -32602);
@@ -368,4 +458,107 @@ async fn a_waiting_task_is_cancelled_by_tasks_cancel() {
     waiting_for(&client, &id, &["first", "second"]).await;
     client.cancel_task(CancelTaskParams::new(id.as_str())).await.expect("an empty ack");
     assert_eq!(finished(&client, &id).await["status"], "cancelled");
+}
+
+/// A server on a loopback port; stopped when the guard is dropped.
+async fn serve_http(server: Server) -> (std::net::SocketAddr, tokio_util::sync::DropGuard) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(server.build().expect("the server builds").serve_http_on(listener, options));
+    (addr, stop.drop_guard())
+}
+
+/// One stateless 2026-07-28 request from a client that declares elicitation
+/// and the tasks extension; `name` is the tool or the task id.
+async fn stateless(addr: std::net::SocketAddr, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "tasks", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS_EXTENSION_ID: {}}},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": method, "params": params}).to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+    ];
+    let answer = support::HttpClient::connect(addr).await.request("POST", &headers, body.as_bytes()).await;
+    answer.message()
+}
+
+/// Poll `tasks/get` (bounded) until the task is terminal.
+async fn finished_stateless(addr: std::net::SocketAddr, id: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let task = stateless(addr, "tasks/get", id, json!({"taskId": id})).await;
+        let status = task["result"]["status"].as_str().unwrap_or_else(|| panic!("no task: {task}")).to_owned();
+        if ["completed", "failed", "cancelled"].contains(&status.as_str()) {
+            return task["result"].clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the task did not finish within 10 s: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_first_task_asks_on_the_request_and_becomes_a_task_once_answered() {
+    let (addr, _stop) = serve_http(server()).await;
+    let first = stateless(addr, "tools/call", "export", json!({"name": "export", "arguments": {}})).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(result["inputRequests"]["department"]["method"], "elicitation/create", "{first}");
+    assert!(result.get("taskId").is_none(), "no task before the input is gathered: {first}");
+    let state = result["requestState"].as_str().expect("a requestState").to_owned();
+
+    let retry = json!({
+        "name": "export",
+        "arguments": {},
+        "inputResponses": {"department": {"action": "accept", "content": {"word": "Asian Art"}}},
+        "requestState": state,
+    });
+    let created = stateless(addr, "tools/call", "export", retry).await;
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task", "{created}");
+    assert_eq!(task["status"], "working", "{created}");
+    assert!(task.get("requestState").is_none() && task.get("inputRequests").is_none(), "{created}");
+    let id = task["taskId"].as_str().expect("a taskId");
+    let done = finished_stateless(addr, id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "exported Asian Art", "the task found the answer: {done}");
+
+    // A changed state is refused before anything runs, as for any round.
+    let tampered = json!({
+        "name": "export",
+        "arguments": {},
+        "inputResponses": {"department": {"action": "accept", "content": {"word": "x"}}},
+        "requestState": format!("{state}-TAMPERED"),
+    });
+    let refused = stateless(addr, "tools/call", "export", tampered).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_input_first_task_that_asks_nothing_is_a_task_finished_at_once() {
+    let (addr, _stop) = serve_http(server()).await;
+    let params = json!({"name": "export", "arguments": {"department": "Arms and Armor"}});
+    let created = stateless(addr, "tools/call", "export", params).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    assert_eq!(created["result"]["status"], "completed", "{created}");
+    let id = created["result"]["taskId"].as_str().expect("a taskId");
+    let task = stateless(addr, "tasks/get", id, json!({"taskId": id})).await;
+    assert_eq!(task["result"]["status"], "completed", "known at once: {task}");
+    assert_eq!(task["result"]["result"]["content"][0]["text"], "exported Arms and Armor", "{task}");
+}
+
+#[tokio::test]
+async fn on_a_session_an_input_first_task_is_a_task_from_the_start() {
+    let client = connect(server(), Answering).await;
+    let id = task_id(&client, call("export", json!({}))).await;
+    waiting_for(&client, &id, &["department"]).await;
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("department", "Egyptian Art"))).await.unwrap();
+    let done = finished(&client, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "exported Egyptian Art", "{done}");
 }

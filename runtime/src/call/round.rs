@@ -12,7 +12,7 @@
 //! and sends the request again; the handler runs again from its start, and
 //! this time its asks find their answers.
 //!
-//! A task (SEP-2663) asks in a live round instead ([`InputRound::live`]):
+//! A task (SEP-2663) asks in a live round instead ([`InputRound::live_with`]):
 //! its ask waits, and the task shows the request in `tasks/get` until the
 //! client answers it with `tasks/update` ([`InputRound::deliver`]).
 //!
@@ -100,11 +100,23 @@ impl InputRound {
         Self { state: Mutex::new(RoundState { kept, responses, ..RoundState::default() }), ..Self::default() }
     }
 
-    /// The round of a task: an ask waits until [`deliver`](Self::deliver)
-    /// brings its answer, and [`pending`](Self::pending) lists what waits.
+    /// The round of a task: an ask finds its answer in `answers` (those the
+    /// call's request gathered before it became a task), or waits until
+    /// [`deliver`](Self::deliver) brings it, and [`pending`](Self::pending)
+    /// lists what waits.
     #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
-    pub(crate) fn live() -> Self {
-        Self { live: true, ..Self::default() }
+    pub(crate) fn live_with(answers: JsonObject) -> Self {
+        Self { state: Mutex::new(RoundState { kept: answers, ..RoundState::default() }), live: true, ..Self::default() }
+    }
+
+    /// Every answer this round holds: kept by earlier rounds, and sent with
+    /// this request where no kept one has the key (as [`answer`](Self::answer) reads them).
+    #[cfg_attr(not(feature = "rmcp"), allow(dead_code, reason = "the server's tasks use it"))]
+    pub(crate) fn answers(&self) -> JsonObject {
+        let state = self.lock();
+        let mut answers = state.responses.clone();
+        answers.extend(state.kept.clone());
+        answers
     }
 
     /// Whether asks wait for their answers here (a task's round).
@@ -317,7 +329,7 @@ mod tests {
 
     #[tokio::test]
     async fn in_a_live_round_an_ask_waits_for_its_answer_and_pending_lists_the_rest() {
-        let round = std::sync::Arc::new(InputRound::live());
+        let round = std::sync::Arc::new(InputRound::live_with(JsonObject::new()));
         let asking = std::sync::Arc::clone(&round);
         let asks = tokio::spawn(async move {
             tokio::join!(

@@ -145,6 +145,9 @@ pub struct ToolDefinition {
     pub requires: &'static [Capability],
     /// Whether a call may run as a task (the MCP tasks extension, SEP-2663).
     pub task_support: TaskSupport,
+    /// Whether a call that runs as a task first gathers the handler's input
+    /// on the request (see [`with_task_input_first`](Self::with_task_input_first)).
+    pub task_input_first: bool,
 }
 
 /// Whether a tool's calls run as tasks (the MCP tasks extension, SEP-2663): the
@@ -184,6 +187,7 @@ impl ToolDefinition {
             auth_scopes: &[],
             errors: &[],
             task_support: TaskSupport::Forbidden,
+            task_input_first: false,
             enrichment: None,
             app: None,
             requires: &[],
@@ -236,6 +240,34 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_task_support(mut self, task_support: TaskSupport) -> Self {
         self.task_support = task_support;
+        self
+    }
+
+    /// A call that runs as a task first gathers the handler's input on the
+    /// request (SEP-2322 input-required results), and becomes a task once the
+    /// client answers: `#[mcp_tool(task(required, input_first))]`.
+    ///
+    /// On a stateless (2026-07-28) request that carries no answers yet, the
+    /// handler runs in the request's round: its unanswered asks end the
+    /// request with an `input_required` result, as for a tool that is no
+    /// task; a handler that finishes without asking makes a task finished at
+    /// once. The retry that carries answers (`inputResponses`, the signed
+    /// `requestState`) is answered with the task, whose handler runs again
+    /// from its start with those answers; what it asks beyond them waits in
+    /// the task (`input_required`, answered with `tasks/update`). On a session
+    /// there are no rounds: the call is a task from the start.
+    ///
+    /// ```
+    /// use mcp_contract::define::{NoArguments, TaskSupport, ToolDefinition};
+    /// use mcp_contract::schema::input_schema;
+    /// let definition = ToolDefinition::new("export_for", input_schema::<NoArguments>())
+    ///     .with_task_support(TaskSupport::Required)
+    ///     .with_task_input_first();
+    /// assert!(definition.task_input_first);
+    /// ```
+    #[must_use]
+    pub fn with_task_input_first(mut self) -> Self {
+        self.task_input_first = true;
         self
     }
 

@@ -74,6 +74,9 @@ struct Repr {
     /// The message is a foreign error's own text, taken by
     /// [`from_error`](McpError::from_error) (`?`), not one written for a client.
     foreign_message: bool,
+    /// Answered as a JSON-RPC error rather than a tool error
+    /// ([`into_protocol_error`](McpError::into_protocol_error)).
+    protocol: bool,
 }
 
 macro_rules! factories {
@@ -169,6 +172,7 @@ impl McpError {
             contract_recovery: None,
             cause: None,
             foreign_message: false,
+            protocol: false,
         }))
     }
 
@@ -214,6 +218,39 @@ impl McpError {
     /// ```
     pub fn is_auto_classified(&self) -> bool {
         self.0.foreign_message
+    }
+
+    /// Make this error a protocol error: a tool call that fails with it is
+    /// answered with a JSON-RPC error response (`{code, message, data?}` under
+    /// `error`) rather than a tool error result (`isError: true`), and a task
+    /// that fails with it ends `failed` with it as its `error`, where a tool
+    /// error ends the task `completed` with an error result (SEP-2663
+    /// reserves `failed` for protocol errors).
+    ///
+    /// For a failure of the request itself rather than of the tool's work,
+    /// which the model has nothing to learn from: the tool's backend refused
+    /// the server's own credentials, a dependency the request needs is gone.
+    /// Resource reads and prompts always answer errors this way; there the
+    /// mark changes nothing.
+    ///
+    /// ```
+    /// use mcp_contract::{JsonRpcErrorCode, McpError};
+    ///
+    /// let err = McpError::internal_error("The job runner is gone.").into_protocol_error();
+    /// assert!(err.is_protocol_error());
+    /// assert_eq!(err.code(), JsonRpcErrorCode::InternalError);
+    /// assert!(!McpError::internal_error("The job failed.").is_protocol_error());
+    /// ```
+    #[must_use]
+    pub fn into_protocol_error(mut self) -> Self {
+        self.0.protocol = true;
+        self
+    }
+
+    /// Whether this error is answered as a JSON-RPC error even from a tool
+    /// ([`into_protocol_error`](Self::into_protocol_error)).
+    pub fn is_protocol_error(&self) -> bool {
+        self.0.protocol
     }
 
     pub(crate) fn with_foreign_message(mut self) -> Self {
@@ -374,6 +411,9 @@ impl fmt::Debug for McpError {
         }
         if let Some(cause) = &self.0.cause {
             debug.field("cause", cause);
+        }
+        if self.0.protocol {
+            debug.field("protocol", &true);
         }
         debug.finish()
     }
@@ -692,6 +732,20 @@ mod tests {
         let back = question_mark(anyhow::Error::from(built.clone()));
         assert_eq!(back, built);
         assert_eq!(back.recovery_hint(), Some("Wait."));
+    }
+
+    #[test]
+    fn a_protocol_error_stays_one_through_the_builders_and_a_box_but_not_on_the_wire() {
+        let err = McpError::service_unavailable("The job runner is gone.").into_protocol_error();
+        let built = err.clone().with_data_field("runner", "batch-2").with_reason("runner_gone").with_message("Gone.");
+        assert!(built.is_protocol_error());
+        let boxed: Box<dyn StdError + Send + Sync> = Box::new(built.clone());
+        assert!(question_mark(boxed).is_protocol_error(), "`?` on a boxed protocol error keeps the mark");
+        // The mark says which answer the error becomes, not what it says.
+        assert_eq!(serde_json::to_value(&err).unwrap(), json!({"code": -32000, "message": "The job runner is gone."}));
+        assert!(
+            !serde_json::from_value::<McpError>(json!({"code": -32000, "message": "x"})).unwrap().is_protocol_error()
+        );
     }
 
     #[test]

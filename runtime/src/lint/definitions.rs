@@ -253,6 +253,7 @@ mod tests {
             app: None,
             requires: &[],
             task_support: crate::define::TaskSupport::Forbidden,
+            task_input_first: false,
         }
     }
 

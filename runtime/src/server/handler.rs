@@ -405,6 +405,8 @@ impl ServerHandler for ToolServer {
             return missing_capability(definition.name, missing, is_stateless(&context));
         }
         let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
+        let carries_answers =
+            request.request_state.is_some() || request.input_responses.as_ref().is_some_and(|r| !r.is_empty());
         let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
         let channel = self.channel(definition.name, &context);
         let ctx = self
@@ -425,6 +427,28 @@ impl ServerHandler for ToolServer {
         }
         let arguments = request.arguments.unwrap_or_default();
         if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+            let mut answers = JsonObject::new();
+            if definition.task_input_first
+                && let Some(round) = &round
+            {
+                if carries_answers {
+                    // The retry that answers: the task's handler finds the answers.
+                    answers = round.answers();
+                } else {
+                    // Input first: the handler runs in the request's round;
+                    // its asks end the request with an input-required result.
+                    let outcome =
+                        run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, Some(Arc::clone(round)));
+                    let task = match outcome.await {
+                        Ok(Finished::Ended(end)) => {
+                            return self.request_states.end(&binding, end).map(CallToolResponse::InputRequired);
+                        }
+                        Ok(finished) => tasks.settled(finished).await?,
+                        Err(Cancelled) => return Err(call_cancelled()),
+                    };
+                    return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
+                }
+            }
             // The task outlives this request: its own cancellation, stopped by
             // tasks/cancel, and no channel to the client, whose request is
             // answered (progress and logs name live requests only; the client
@@ -436,15 +460,15 @@ impl ServerHandler for ToolServer {
                 .with_cancellation(cancellation.clone())
                 .with_client_capabilities(client_capabilities(&context))
                 .with_client_request_timeout(self.client_request_timeout);
-            let task = tasks.start(Arc::clone(tool), arguments, ctx, cancellation, Arc::clone(&self.observe)).await?;
+            let observe = Arc::clone(&self.observe);
+            let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }
         match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
             Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
+            Ok(Finished::Failed(error)) => Err(error),
             Ok(Finished::Ended(end)) => self.request_states.end(&binding, end).map(CallToolResponse::InputRequired),
-            Err(Cancelled) => {
-                Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None))
-            }
+            Err(Cancelled) => Err(call_cancelled()),
         }
     }
 
@@ -697,6 +721,11 @@ fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
 
 /// Whether the request is of the stateless revision 2026-07-28 (or later),
 /// where the server never sends the client a request.
+/// The answer to a tool call the client cancelled.
+fn call_cancelled() -> ErrorData {
+    ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None)
+}
+
 fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }

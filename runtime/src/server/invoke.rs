@@ -240,15 +240,17 @@ pub(super) const REQUEST_CANCELLED: i32 = -32800;
 /// The client cancelled the call before the handler finished.
 pub(super) struct Cancelled;
 
-/// How a tool call ended: with its result, or (in a stateless round) with
-/// asks of the client that the request did not answer.
+/// How a tool call ended: with its result, with a protocol error of its
+/// handler ([`McpError::into_protocol_error`]), or (in a stateless round)
+/// with asks of the client that the request did not answer.
 pub(super) enum Finished {
     Complete(CallToolResult),
+    Failed(ErrorData),
     Ended(RoundEnd),
 }
 
 /// Run one tool call: decode, handle, render; every failure becomes a tool
-/// error result. A panicking handler becomes an InternalError result without
+/// error result, but for a protocol error, which stays a JSON-RPC error. A panicking handler becomes an InternalError result without
 /// its panic message (which may hold internals), and the server keeps serving.
 ///
 /// The call runs on a task of its own, so that a handler that holds its worker
@@ -312,6 +314,9 @@ pub(super) async fn run_tool(
         Ok(Ok(Err(err))) => {
             let (answer, error_id) = log.answer(&err);
             log.finished(&span, started, Err(&err), error_id.as_deref());
+            if err.is_protocol_error() {
+                return Ok(Finished::Failed(envelope(&answer)));
+            }
             error_result(&answer)
         }
         Err(failure) => {

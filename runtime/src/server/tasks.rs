@@ -182,11 +182,13 @@ impl Tasks {
 
     /// Start `tool` on `arguments` as a task and return its first state,
     /// which the store holds before the call is answered (a `tasks/get` right
-    /// after finds it).
+    /// after finds it). The handler's asks find `answers` (those its request
+    /// gathered before it became a task) and wait for the others.
     pub(crate) async fn start(
         &self,
         tool: Arc<dyn DynTool>,
         arguments: JsonObject,
+        answers: JsonObject,
         ctx: Context,
         cancellation: CancellationToken,
         observe: Arc<Observe>,
@@ -200,15 +202,9 @@ impl Tasks {
                 None,
             ));
         }
-        let created = SystemTime::now();
-        let expires_at = created + self.ttl;
-        let stamp = timestamp(created);
-        let mut task = Task::new(uuid::Uuid::new_v4().to_string(), TaskStatus::Working, stamp.clone(), stamp)
-            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
-            .with_poll_interval_ms(u64::try_from(self.poll_interval.as_millis()).unwrap_or(u64::MAX).max(1));
-        self.store.put(DetailedTask::new(task.clone(), TaskPayload::Working), expires_at).await.map_err(store_error)?;
+        let (mut task, expires_at) = self.created(TaskPayload::Working).await?;
         let id = task.task_id.clone();
-        let round = Arc::new(InputRound::live());
+        let round = Arc::new(InputRound::live_with(answers));
         let writing = Arc::new(tokio::sync::Mutex::new(()));
         let running = Running {
             cancellation: cancellation.clone(),
@@ -242,26 +238,38 @@ impl Tasks {
                     () = changed => {}
                 }
             };
-            let payload = match outcome {
-                Ok(Finished::Complete(result)) => TaskPayload::Completed { result: result_object(&result) },
-                // No round was driven: a task's asks wait rather than end one.
-                Ok(Finished::Ended(_)) => TaskPayload::Completed {
-                    result: result_object(&super::wire::error_result(&McpError::internal_error(
-                        "The task ended a round of input, which a task does not have.",
-                    ))),
-                },
-                Err(Cancelled) => TaskPayload::Cancelled,
-            };
             let mut finished = seed;
             finished.last_updated_at = timestamp(SystemTime::now());
             let _writing = running.writing.lock().await;
-            if let Err(err) = tasks.store.put(DetailedTask::new(finished, payload), expires_at).await {
+            if let Err(err) = tasks.store.put(DetailedTask::new(finished, payload(outcome)), expires_at).await {
                 tracing::error!(task = id, code = %err.code(), "the task's final state could not be stored: {err}");
             }
             lock(&tasks.running).remove(&id);
         });
         task.status = TaskStatus::Working;
         Ok(task)
+    }
+
+    /// A task that finished before it was made: the handler of a call that
+    /// gathers input first finished in the request's round without asking.
+    pub(crate) async fn settled(&self, outcome: Finished) -> Result<Task, ErrorData> {
+        let payload = payload(Ok(outcome));
+        let status = payload.status();
+        let (mut task, _) = self.created(payload).await?;
+        task.status = status;
+        Ok(task)
+    }
+
+    /// A new task in the state `payload`, kept in the store; and when the store forgets it.
+    async fn created(&self, payload: TaskPayload) -> Result<(Task, SystemTime), ErrorData> {
+        let created = SystemTime::now();
+        let expires_at = created + self.ttl;
+        let stamp = timestamp(created);
+        let task = Task::new(uuid::Uuid::new_v4().to_string(), TaskStatus::Working, stamp.clone(), stamp)
+            .with_ttl_ms(u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX))
+            .with_poll_interval_ms(u64::try_from(self.poll_interval.as_millis()).unwrap_or(u64::MAX).max(1));
+        self.store.put(DetailedTask::new(task.clone(), payload), expires_at).await.map_err(store_error)?;
+        Ok((task, expires_at))
     }
 
     /// The state of a running task whose handler waits for `pending` (none: working).
@@ -319,6 +327,23 @@ impl Tasks {
     }
 }
 
+/// The final state of a task whose handler ended with `outcome`.
+fn payload(outcome: Result<Finished, Cancelled>) -> TaskPayload {
+    match outcome {
+        Ok(Finished::Complete(result)) => TaskPayload::Completed { result: result_object(&result) },
+        // A protocol error of the handler: the task failed, where a tool
+        // error is a completed task with an error result.
+        Ok(Finished::Failed(error)) => TaskPayload::Failed { error: error_object(&error) },
+        // No round was driven: a task's asks wait rather than end one.
+        Ok(Finished::Ended(_)) => TaskPayload::Completed {
+            result: result_object(&super::wire::error_result(&McpError::internal_error(
+                "The task ended a round of input, which a task does not have.",
+            ))),
+        },
+        Err(Cancelled) => TaskPayload::Cancelled,
+    }
+}
+
 /// A tool result as a task's `result`.
 fn result_object(result: &CallToolResult) -> JsonObject {
     match serde_json::to_value(result) {
@@ -329,6 +354,17 @@ fn result_object(result: &CallToolResult) -> JsonObject {
             object
         }
         _ => JsonObject::new(),
+    }
+}
+
+/// A JSON-RPC error as a failed task's `error`: `{code, message, data?}`.
+fn error_object(error: &ErrorData) -> JsonObject {
+    match serde_json::to_value(error) {
+        Ok(serde_json::Value::Object(object)) => object,
+        _ => JsonObject::from_iter([
+            ("code".to_owned(), error.code.0.into()),
+            ("message".to_owned(), error.message.to_string().into()),
+        ]),
     }
 }
 
