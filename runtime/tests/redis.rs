@@ -214,7 +214,7 @@ async fn sessions_and_tasks_are_shared_and_expire() {
     SessionStore::store(&a, "s1", &SessionState::new(initialize_params())).await.unwrap();
     let loaded = SessionStore::load(&b, "s1").await.unwrap().expect("the other replica finds it");
     assert_eq!(loaded.initialize_params.client_info.name, "test");
-    assert!(SessionStore::load(&store(&redis, "library"), "s1").await.unwrap().is_none(), "namespaced");
+    assert!(SessionStore::load(&store(&redis, "library"), "s1").await.unwrap().is_none(), "keys are per server");
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert!(SessionStore::load(&a, "s1").await.unwrap().is_none(), "gone once idle");
     SessionStore::store(&a, "s2", &SessionState::new(initialize_params())).await.unwrap();
