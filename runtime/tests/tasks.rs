@@ -562,3 +562,68 @@ async fn on_a_session_an_input_first_task_is_a_task_from_the_start() {
     let done = finished(&client, &id).await;
     assert_eq!(done["result"]["content"][0]["text"], "exported Egyptian Art", "{done}");
 }
+
+/// A client of the tasks extension that keeps the `notifications/tasks` it hears.
+#[derive(Clone, Default)]
+struct Listening {
+    heard: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl ClientHandler for Listening {
+    fn get_info(&self) -> ClientConfig {
+        Answering.get_info()
+    }
+
+    async fn on_task_status(
+        &self,
+        params: rmcp::model::TaskStatusNotificationParams,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.heard.lock().unwrap().push(serde_json::to_value(params).unwrap());
+    }
+}
+
+impl Listening {
+    /// The statuses heard of task `id`, in order, once one is terminal (at most 10 s).
+    async fn statuses_of(&self, id: &str) -> Vec<String> {
+        for _ in 0..200 {
+            let statuses: Vec<String> = (self.heard.lock().unwrap().iter())
+                .filter(|state| state["taskId"] == id)
+                .map(|state| state["status"].as_str().unwrap_or_default().to_owned())
+                .collect();
+            if statuses.iter().any(|status| ["completed", "failed", "cancelled"].contains(&status.as_str())) {
+                return statuses;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("no terminal status heard of {id}: {:?}", self.heard.lock().unwrap());
+    }
+}
+
+#[tokio::test]
+async fn a_session_hears_each_status_of_its_task_as_tasks_get_gives_it() {
+    let listening = Listening::default();
+    let client = connect(server(), listening.clone()).await;
+    let id = task_id(&client, call("slow", json!({"millis": 100}))).await;
+    assert_eq!(listening.statuses_of(&id).await, ["completed"]);
+    let heard = listening.heard.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(heard["result"]["content"][0]["text"], "worked 100 ms", "the state tasks/get gives: {heard}");
+    let mut got = serde_json::to_value(get(&client, &id).await.unwrap()).unwrap();
+    // `resultType` marks the answer to a request; a notification answers none.
+    got.as_object_mut().unwrap().remove("resultType");
+    assert_eq!(heard, got, "the task as tasks/get gives it");
+
+    // A task that asks: input_required with its asks, then working, then completed.
+    let id = task_id(&client, call("ask", json!({}))).await;
+    waiting_for(&client, &id, &["first", "second"]).await;
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("first", "red"))).await.expect("an empty ack");
+    client.update_task(UpdateTaskParams::new(id.as_str(), answer("second", "blue"))).await.expect("an empty ack");
+    let statuses = listening.statuses_of(&id).await;
+    assert_eq!(statuses.first().map(String::as_str), Some("input_required"), "{statuses:?}");
+    assert_eq!(statuses.last().map(String::as_str), Some("completed"), "{statuses:?}");
+    let asks: Vec<Vec<String>> = (listening.heard.lock().unwrap().iter())
+        .filter(|state| state["taskId"] == id.as_str() && state["status"] == "input_required")
+        .map(|state| state["inputRequests"].as_object().unwrap().keys().cloned().collect())
+        .collect();
+    assert_eq!(asks, [vec!["first".to_owned(), "second".to_owned()], vec!["second".to_owned()]], "{asks:?}");
+}

@@ -461,6 +461,8 @@ impl ServerHandler for ToolServer {
                 .with_client_capabilities(client_capabilities(&context))
                 .with_client_request_timeout(self.client_request_timeout);
             let observe = Arc::clone(&self.observe);
+            // A session hears of the task's status changes; a stateless request polls.
+            let tasks = if is_stateless(&context) { tasks.clone() } else { tasks.notifying(context.peer.clone()) };
             let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
             return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
         }

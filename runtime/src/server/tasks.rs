@@ -11,7 +11,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rmcp::model::{CallToolResult, DetailedTask, ErrorCode, ErrorData, Task, TaskPayload, TaskStatus};
+use rmcp::model::{
+    CallToolResult, DetailedTask, ErrorCode, ErrorData, ServerNotification, Task, TaskPayload, TaskStatus,
+    TaskStatusNotification, TaskStatusNotificationParams,
+};
+use rmcp::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
 use super::invoke::{Cancelled, Finished, run_tool};
@@ -159,6 +163,9 @@ pub(crate) struct Tasks {
     poll_interval: Duration,
     /// Each task this process runs, until it finishes.
     running: Arc<Mutex<HashMap<String, Running>>>,
+    /// The session a task started from here tells of its status changes
+    /// ([`Tasks::notifying`]); none for a stateless request.
+    listener: Option<Peer<RoleServer>>,
 }
 
 /// What this process holds of a task it runs.
@@ -173,11 +180,27 @@ struct Running {
     /// The task as it was created, and when the store forgets it.
     seed: Task,
     expires_at: SystemTime,
+    /// The session that started the task, told of each change of its status.
+    listener: Option<Peer<RoleServer>>,
+    /// The asks the task's state shows now (none: working, as it was
+    /// created); the handler's loop and `tasks/update` both write the
+    /// state, and each change once.
+    shown: Arc<Mutex<BTreeMap<String, InputRequest>>>,
 }
 
 impl Tasks {
     pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, poll_interval: Duration) -> Self {
-        Self { store, ttl, poll_interval, running: Arc::default() }
+        Self { store, ttl, poll_interval, running: Arc::default(), listener: None }
+    }
+
+    /// These tasks, with the tasks started through them telling `session`
+    /// of each change of their status (`notifications/tasks`, the state
+    /// `tasks/get` would give at that moment). Only a session is told: a
+    /// stateless request has no stream left once answered, and a
+    /// `subscriptions/listen` stream carries nothing that ties it to the
+    /// task's creator, so telling it would show one client's tasks to another.
+    pub(crate) fn notifying(&self, session: Peer<RoleServer>) -> Self {
+        Self { listener: Some(session), ..self.clone() }
     }
 
     /// Start `tool` on `arguments` as a task and return its first state,
@@ -212,6 +235,8 @@ impl Tasks {
             writing,
             seed: task.clone(),
             expires_at,
+            listener: self.listener.clone(),
+            shown: Arc::default(),
         };
         lock(&self.running).insert(id.clone(), running.clone());
         let ctx = ctx.with_input_round(Arc::clone(&round));
@@ -222,16 +247,13 @@ impl Tasks {
             // waits, tasks/get shows the task `input_required` with it.
             let run = run_tool(tool, arguments, ctx, &cancellation, &observe, None);
             let mut run = std::pin::pin!(run);
-            let mut shown = std::collections::BTreeMap::new();
             let outcome = loop {
                 let changed = round.changed();
                 let mut changed = std::pin::pin!(changed);
                 changed.as_mut().enable();
-                let pending = round.pending();
-                if pending != shown {
+                if *lock(&running.shown) != round.pending() {
                     let _writing = running.writing.lock().await;
-                    tasks.show_pending(&seed, &pending, expires_at).await;
-                    shown = pending;
+                    tasks.show_pending(&running, round.pending()).await;
                 }
                 tokio::select! {
                     outcome = &mut run => break outcome,
@@ -241,8 +263,12 @@ impl Tasks {
             let mut finished = seed;
             finished.last_updated_at = timestamp(SystemTime::now());
             let _writing = running.writing.lock().await;
-            if let Err(err) = tasks.store.put(DetailedTask::new(finished, payload(outcome)), expires_at).await {
-                tracing::error!(task = id, code = %err.code(), "the task's final state could not be stored: {err}");
+            let last = DetailedTask::new(finished, payload(outcome));
+            match tasks.store.put(last.clone(), expires_at).await {
+                Ok(()) => tell(running.listener.as_ref(), last).await,
+                Err(err) => {
+                    tracing::error!(task = id, code = %err.code(), "the task's final state could not be stored: {err}");
+                }
             }
             lock(&tasks.running).remove(&id);
         });
@@ -272,8 +298,15 @@ impl Tasks {
         Ok((task, expires_at))
     }
 
-    /// The state of a running task whose handler waits for `pending` (none: working).
-    async fn show_pending(&self, seed: &Task, pending: &BTreeMap<String, InputRequest>, expires_at: SystemTime) {
+    /// The state of a running task whose handler waits for `pending` (none:
+    /// working), written and told unless the state shows it already. The
+    /// caller holds `running.writing`.
+    async fn show_pending(&self, running: &Running, pending: BTreeMap<String, InputRequest>) {
+        let seed = &running.seed;
+        if *lock(&running.shown) == pending {
+            return;
+        }
+        lock(&running.shown).clone_from(&pending);
         let payload = if pending.is_empty() {
             TaskPayload::Working
         } else {
@@ -287,8 +320,12 @@ impl Tasks {
         };
         let mut task = seed.clone();
         task.last_updated_at = timestamp(SystemTime::now());
-        if let Err(err) = self.store.put(DetailedTask::new(task, payload), expires_at).await {
-            tracing::error!(task = seed.task_id, code = %err.code(), "the task's state could not be stored: {err}");
+        let state = DetailedTask::new(task, payload);
+        match self.store.put(state.clone(), running.expires_at).await {
+            Ok(()) => tell(running.listener.as_ref(), state).await,
+            Err(err) => {
+                tracing::error!(task = seed.task_id, code = %err.code(), "the task's state could not be stored: {err}");
+            }
         }
     }
 
@@ -305,7 +342,7 @@ impl Tasks {
             return Ok(());
         }
         let pending = running.round.deliver(responses);
-        self.show_pending(&running.seed, &pending, running.expires_at).await;
+        self.show_pending(&running, pending).await;
         Ok(())
     }
 
@@ -324,6 +361,24 @@ impl Tasks {
             running.cancellation.cancel();
         }
         Ok(())
+    }
+}
+
+/// Tell `listener` (the session that started the task) its new `state`,
+/// once the store holds it: a client that reads `tasks/get` on the
+/// notification finds the same. Bounded: a session that does not read its
+/// stream delays the task by at most [`DEFAULT_SEND_TIMEOUT`](super::DEFAULT_SEND_TIMEOUT),
+/// and a lost notification costs nothing `tasks/get` cannot tell.
+async fn tell(listener: Option<&Peer<RoleServer>>, state: DetailedTask) {
+    let Some(session) = listener else { return };
+    let task = state.task.task_id.clone();
+    let notification = ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
+        TaskStatusNotificationParams::new(state),
+    ));
+    match tokio::time::timeout(super::DEFAULT_SEND_TIMEOUT, session.send_notification(notification)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(err)) => tracing::debug!(task, "the task's status notification was not sent: {err}"),
+        Err(_) => tracing::debug!(task, "the task's status notification timed out: the session does not read"),
     }
 }
 
