@@ -222,8 +222,9 @@ mod tests {
 
     use super::*;
 
-    /// Whether the gate is open, whether writes then fail, and what was written.
-    type GateState = (bool, bool, Vec<u8>);
+    /// Whether the gate is open, whether writes then fail, what was written,
+    /// and whether a write has reached the gate.
+    type GateState = (bool, bool, Vec<u8>, bool);
 
     /// A sink that blocks until opened, then fails or keeps what it gets.
     #[derive(Clone, Default)]
@@ -241,12 +242,18 @@ mod tests {
         fn written(&self) -> String {
             String::from_utf8_lossy(&self.0.0.lock().unwrap().2).into_owned()
         }
+
+        fn reached(&self) -> bool {
+            self.0.0.lock().unwrap().3
+        }
     }
 
     impl Write for Gate {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             let (state, wake) = &*self.0;
-            let mut state = wake.wait_while(state.lock().unwrap(), |state| !state.0).unwrap();
+            let mut state = state.lock().unwrap();
+            state.3 = true;
+            let mut state = wake.wait_while(state, |state| !state.0).unwrap();
             if state.1 {
                 return Err(std::io::Error::other("the pipe is closed"));
             }
@@ -273,8 +280,13 @@ mod tests {
     fn a_stalled_sink_never_blocks_the_logger_and_the_loss_is_reported_once() {
         let gate = Gate::default();
         let mut writer = LogWriter::spawn(gate.clone(), 4);
+        // The log thread holds the first line at the stalled sink before the
+        // flood: a thread that starts late would otherwise take the count of
+        // the lines dropped before it ran for a notice of its own.
+        writer.write_all(b"line 0\n").unwrap();
+        wait_for(|| gate.reached());
         let started = Instant::now();
-        for n in 0..1000 {
+        for n in 1..1000 {
             writer.write_all(format!("line {n}\n").as_bytes()).unwrap();
         }
         assert!(started.elapsed() < Duration::from_secs(1), "logging waited for the sink");
