@@ -2,7 +2,8 @@
 //! (8 sessions, one keep-alive connection each), with the in-memory stores,
 //! with Redis (feature `redis`) and one replica, and with Redis and two
 //! replicas behind haproxy (round robin): what the shared store costs a call.
-//! The client writes HTTP/1.1 by hand, as benches/serve_http.rs does.
+//! The client writes HTTP/1.1 by hand: benches/support/http.rs, which the
+//! other HTTP benchmarks share.
 //!
 //! It starts its own `redis-server` and `haproxy` on free loopback ports.
 //! `cargo bench --features redis --bench replicas`; the README's "Performance"
@@ -15,28 +16,11 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_contract::prelude::*;
 use mcp_contract::server::{HttpOptions, RedisStore};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
-#[derive(Deserialize, JsonSchema)]
-pub struct AddInput {
-    /// The first addend.
-    pub a: i64,
-    /// The second addend.
-    pub b: i64,
-}
-
-#[derive(Serialize, Deserialize, JsonSchema)]
-pub struct AddOutput {
-    /// The sum.
-    pub sum: i64,
-}
-
-/// Add two numbers.
-#[mcp_tool(annotations(read_only, open_world = false))]
-async fn add(input: AddInput) -> Result<AddOutput, McpError> {
-    Ok(AddOutput { sum: input.a + input.b })
-}
+#[path = "support/http.rs"]
+mod http;
+use http::{Add, Connection};
 
 async fn replica(redis: Option<&str>) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
@@ -109,91 +93,6 @@ fn haproxy(replicas: &[SocketAddr]) -> (Process, SocketAddr) {
     (proxy, SocketAddr::from(([127, 0, 0, 1], port)))
 }
 
-/// A keep-alive connection with a session of its own.
-struct Connection {
-    stream: BufReader<TcpStream>,
-    session: Option<String>,
-    body: Vec<u8>,
-}
-
-impl Connection {
-    async fn open(addr: SocketAddr) -> Self {
-        let stream = TcpStream::connect(addr).await.expect("the server accepts");
-        stream.set_nodelay(true).expect("nodelay");
-        let mut connection = Self { stream: BufReader::new(stream), session: None, body: Vec::new() };
-        let initialize = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}"#;
-        connection.session = Some(connection.post(initialize).await.expect("a session id"));
-        connection.post(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
-        connection
-    }
-
-    /// POST `body`; returns the session id header, if any, and keeps the answer's body.
-    async fn post(&mut self, body: &[u8]) -> Option<String> {
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\n\
-             content-type: application/json\r\ncontent-length: {}\r\n",
-            body.len()
-        );
-        if let Some(session) = &self.session {
-            request.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
-        }
-        request.push_str("\r\n");
-        let mut bytes = request.into_bytes();
-        bytes.extend_from_slice(body);
-        self.stream.get_mut().write_all(&bytes).await.expect("the server reads");
-
-        let (mut session, mut length, mut chunked) = (None, None, false);
-        let mut line = String::new();
-        loop {
-            line.clear();
-            self.stream.read_line(&mut line).await.expect("an answer");
-            let header = line.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            let lower = header.to_ascii_lowercase();
-            if let Some(value) = lower.strip_prefix("content-length:") {
-                length = value.trim().parse().ok();
-            } else if lower.starts_with("transfer-encoding:") && lower.contains("chunked") {
-                chunked = true;
-            } else if lower.starts_with("mcp-session-id:") {
-                session = header.split_once(':').map(|(_, value)| value.trim().to_owned());
-            }
-        }
-        self.body.clear();
-        if let Some(length) = length {
-            self.body.resize(length, 0);
-            self.stream.read_exact(&mut self.body).await.expect("the body");
-        } else if chunked {
-            loop {
-                line.clear();
-                self.stream.read_line(&mut line).await.expect("a chunk size");
-                let size = usize::from_str_radix(line.trim(), 16).expect("a hex size");
-                let start = self.body.len();
-                self.body.resize(start + size + 2, 0);
-                self.stream.read_exact(&mut self.body[start..]).await.expect("a chunk");
-                self.body.truncate(start + size);
-                if size == 0 {
-                    break;
-                }
-            }
-        }
-        session
-    }
-
-    async fn call(&mut self) {
-        self.post(
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#,
-        )
-        .await;
-        assert!(
-            self.body.windows(10).any(|window| window == br#"{"sum":42}"#),
-            "{}",
-            String::from_utf8_lossy(&self.body)
-        );
-    }
-}
-
 fn replicas(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (_redis, url) = redis();
@@ -205,7 +104,7 @@ fn replicas(c: &mut Criterion) {
 
     let mut sequential = c.benchmark_group("http_session_tools_call_sequential");
     for (name, addr) in setups {
-        let mut connection = runtime.block_on(Connection::open(addr));
+        let mut connection = runtime.block_on(Connection::open(addr, true));
         sequential.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 runtime.block_on(async {
@@ -223,7 +122,7 @@ fn replicas(c: &mut Criterion) {
     // One iteration is 8 calls at once, one per session: the figure is per batch of 8.
     let mut concurrent = c.benchmark_group("http_session_tools_call_8_concurrent");
     for (name, addr) in setups {
-        let mut connections = runtime.block_on(futures::future::join_all((0..8).map(|_| Connection::open(addr))));
+        let mut connections = runtime.block_on(futures::future::join_all((0..8).map(|_| Connection::open(addr, true))));
         concurrent.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 runtime.block_on(async {

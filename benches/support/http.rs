@@ -28,7 +28,7 @@ pub(crate) struct AddOutput {
 
 /// Add two numbers.
 #[mcp_tool(annotations(read_only, open_world = false))]
-async fn add(input: AddInput) -> Result<AddOutput, McpError> {
+pub(crate) async fn add(input: AddInput) -> Result<AddOutput, McpError> {
     Ok(AddOutput { sum: input.a + input.b })
 }
 
