@@ -202,6 +202,13 @@ impl Guard {
             Method::GET if request.headers().contains_key("last-event-id") && self.store_down() => {
                 store_unavailable(None)
             }
+            Method::GET if self.shared.is_some() && request.headers().contains_key("last-event-id") => {
+                // A call lost with its replica may run again here, for this caller.
+                let (parts, body) = request.into_parts();
+                let resuming = parts.clone();
+                let response = shared::RESUMING.scope(resuming, next.run(Request::from_parts(parts, body))).await;
+                self.store_failed(response, None)
+            }
             Method::GET => self.store_failed(next.run(request).await, None),
             _ => next.run(request).await,
         }

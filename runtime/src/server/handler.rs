@@ -229,6 +229,15 @@ impl ToolServer {
         self.shared.tools.iter().map(|tool| tool.definition()).filter(|d| !d.auth_scopes.is_empty()).map(|d| d.name)
     }
 
+    /// The tools safe to run again when the replica running a call of them
+    /// stopped before it answered: those annotated read-only or idempotent.
+    pub(super) fn rerunnable_tools(&self) -> std::collections::HashSet<String> {
+        let safe = |d: &&crate::define::ToolDefinition| {
+            d.annotations.read_only_hint == Some(true) || d.annotations.idempotent_hint == Some(true)
+        };
+        self.shared.tools.iter().map(|tool| tool.definition()).filter(safe).map(|d| d.name.to_owned()).collect()
+    }
+
     /// A copy for a new session: same tools, the default log level.
     pub(crate) fn for_new_session(&self) -> Self {
         Self {

@@ -3,24 +3,29 @@
 //! another from its stored `initialize`, a stream cut on one is replayed on
 //! another after its `Last-Event-ID`, a task started on one is read on another.
 //!
+//! A call's request is kept beside its stream, with the replica running it,
+//! and every replica renews a short-lived key while it runs: a replay that
+//! follows a stream whose replica stopped before the answer ends, and the
+//! session streams answer the call on the replica the client came back to.
+//!
 //! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
 //! servers can share one Redis. Every command waits at most the store's
 //! timeout; after a failure the store is not asked again for a moment, so
 //! requests that need it are refused at once (503) instead of each waiting.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use rmcp::model::{DetailedTask, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, DetailedTask, ServerJsonRpcMessage};
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, SessionState, SessionStore, SessionStoreError,
 };
 
-use super::shared::{SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
+use super::shared::{CallFate, SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
 use super::tasks::TaskStore;
 use crate::call::BoxFuture;
 use crate::error::McpError;
@@ -49,6 +54,55 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// After a failure, how long the store is taken for down without asking it.
 const PROBE_INTERVAL: Duration = Duration::from_millis(250);
+
+/// How often a replica that runs calls renews its key, and how long the key
+/// outlives the last renewal: a replica is taken for stopped this long after
+/// it stopped, and a lost call is answered elsewhere soon after.
+const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
+const HEARTBEAT_TTL: Duration = Duration::from_secs(3);
+
+/// How soon a replay that follows a stream looks again for new events, at
+/// first and at most: it polls, sooner while events come, since a blocking
+/// read would hold the one connection every request of the replica shares.
+const FOLLOW_POLL_MIN: Duration = Duration::from_millis(10);
+const FOLLOW_POLL_MAX: Duration = Duration::from_millis(200);
+
+/// How long a call's record outlives its answer: long enough that its
+/// record, written in the background as the call starts, cannot land after
+/// the answer and stay.
+const ANSWERED_CALL_KEPT: Duration = Duration::from_secs(30);
+
+/// Keep a call's request with its replica, unless the call is answered
+/// already. KEYS: the call; ARGV: the replica, the request, the time to keep.
+const KEEP_CALL: &str = r"
+if redis.call('HEXISTS', KEYS[1], 'answered') == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'request', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
+/// Whether a followed stream's call still runs: 1 when its replica's key is
+/// there, 0 when its replica stopped, -1 when the stream has no call kept
+/// unanswered (a session's standalone stream), -2 when the stream is gone.
+/// KEYS: the events, the call; ARGV: the prefix of replica keys.
+const CALL_RUNS: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+local call = redis.call('HMGET', KEYS[2], 'owner', 'answered')
+if not call[1] or call[2] then return -1 end
+return redis.call('EXISTS', ARGV[1] .. call[1])
+";
+
+/// Take over a call whose replica stopped before its answer: the request,
+/// when this replica (ARGV[2]) is now the call's owner; nil when the call is
+/// answered, its replica runs, or another replica took it over first.
+/// KEYS: the call; ARGV: the prefix of replica keys, this replica.
+const TAKE_OVER: &str = r"
+local call = redis.call('HMGET', KEYS[1], 'owner', 'request', 'answered')
+if not call[1] or not call[2] or call[3] then return false end
+if call[1] == ARGV[2] or redis.call('EXISTS', ARGV[1] .. call[1]) == 1 then return false end
+redis.call('HSET', KEYS[1], 'owner', ARGV[2])
+return call[2]
+";
 
 /// A Redis URL that cannot be used.
 #[derive(Debug)]
@@ -109,6 +163,8 @@ struct Inner {
     store_failures: Mutex<HashSet<String>>,
     /// When this process last pushed back each session's expiry.
     touched: Mutex<HashMap<String, Instant>>,
+    /// Whether this replica renews its key (from its first kept call on).
+    beating: AtomicBool,
 }
 
 impl Inner {
@@ -121,6 +177,7 @@ impl Inner {
             unstored: AtomicU64::new(0),
             store_failures: Mutex::default(),
             touched: Mutex::default(),
+            beating: AtomicBool::new(false),
         }
     }
 }
@@ -349,6 +406,13 @@ impl EventStore for RedisStore {
             (None, None) => pipe.arg("retry").arg(""),
         };
         pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
+        if is_answer(event) {
+            // The call is over: no replica is to take it over, and its request goes.
+            let call = self.key("call", stream_id);
+            pipe.cmd("HSET").arg(&call).arg("answered").arg(1).ignore();
+            pipe.cmd("HDEL").arg(&call).arg("request").ignore();
+            pipe.cmd("PEXPIRE").arg(&call).arg(millis(ANSWERED_CALL_KEPT)).ignore();
+        }
         match self.query::<(String,)>(&pipe).await {
             Ok((entry,)) => Ok(format!("{stream_id}#{entry}")),
             Err(Unavailable) => {
@@ -361,6 +425,10 @@ impl EventStore for RedisStore {
         }
     }
 
+    /// The stored events after `last_event_id`, then the stream followed live
+    /// until its call's answer, until the replica running the call stops (the
+    /// session streams then answer it here), the stream expires, Redis fails,
+    /// or the client goes away.
     async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
         let Some((stream_id, entry)) = last_event_id.rsplit_once('#') else {
             return Err("not an event id of this server".into());
@@ -368,6 +436,48 @@ impl EventStore for RedisStore {
         if entry_millis(entry).is_none() {
             return Err("this event was sent while the store was down and cannot be replayed".into());
         }
+        let stored = self.events_after(stream_id, entry).await.map_err(|_| UNAVAILABLE)?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(16);
+        let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
+        tokio::spawn(async move {
+            let mut pending = stored;
+            let mut poll = FOLLOW_POLL_MIN;
+            let mut checked = Instant::now();
+            loop {
+                for (entry, event) in pending.drain(..) {
+                    last = entry;
+                    let answer = is_answer(&event);
+                    if sender.send(event).await.is_err() || answer {
+                        return;
+                    }
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(poll) => {}
+                    () = sender.closed() => return,
+                }
+                let Ok(events) = store.events_after(&stream_id, &last).await else { return };
+                poll = if events.is_empty() { (poll * 2).min(FOLLOW_POLL_MAX) } else { FOLLOW_POLL_MIN };
+                pending = events;
+                if pending.is_empty() && checked.elapsed() >= HEARTBEAT_EVERY {
+                    checked = Instant::now();
+                    if !store.call_runs(&stream_id).await.unwrap_or(false) {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Box::pin(tokio_stream_of(receiver)))
+    }
+}
+
+impl RedisStore {
+    /// The events of `stream_id` after the Redis entry `entry`, younger than
+    /// the age limit, with their entry ids.
+    async fn events_after(
+        &self,
+        stream_id: &str,
+        entry: &str,
+    ) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
         let mut pipe = redis::pipe();
         pipe.cmd("XRANGE")
             .arg(self.key("events", stream_id))
@@ -375,7 +485,7 @@ impl EventStore for RedisStore {
             .arg("+")
             .arg("COUNT")
             .arg(self.inner.settings.events_per_stream);
-        let (entries,): (Vec<(String, HashMap<String, String>)>,) = self.query(&pipe).await.map_err(|_| UNAVAILABLE)?;
+        let (entries,): (Vec<(String, HashMap<String, String>)>,) = self.query(&pipe).await?;
         let oldest = now_millis().saturating_sub(millis(self.inner.settings.event_age));
         let mut events = Vec::with_capacity(entries.len());
         for (entry, fields) in entries {
@@ -384,7 +494,8 @@ impl EventStore for RedisStore {
             }
             let id = format!("{stream_id}#{entry}");
             let event = if let Some(message) = fields.get("message") {
-                let message: ServerJsonRpcMessage = serde_json::from_str(message)?;
+                // Only this server writes the stream; an entry that does not read back is skipped.
+                let Ok(message) = serde_json::from_str::<ServerJsonRpcMessage>(message) else { continue };
                 ServerSseMessage::new(id, message)
             } else {
                 let retry = fields.get("retry").and_then(|ms| ms.parse().ok()).map(Duration::from_millis);
@@ -393,10 +504,62 @@ impl EventStore for RedisStore {
                 event.event_id = Some(id);
                 event
             };
-            events.push(event);
+            events.push((entry, event));
         }
-        Ok(Box::pin(futures::stream::iter(events)))
+        Ok(events)
     }
+
+    /// Whether the call of `stream_id` may still be answered by the replica
+    /// running it (or the stream has no call: a standalone stream).
+    async fn call_runs(&self, stream_id: &str) -> Result<bool, Unavailable> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("EVAL")
+            .arg(CALL_RUNS)
+            .arg(2)
+            .arg(self.key("events", stream_id))
+            .arg(self.key("call", stream_id))
+            .arg(self.key("replica", ""));
+        let (runs,): (i64,) = self.query(&pipe).await?;
+        Ok(runs != 0 && runs != -2)
+    }
+
+    /// Renew this replica's key every [`HEARTBEAT_EVERY`] from now on, while
+    /// the store lives: the other replicas take its calls over once it stops.
+    fn beat(&self) {
+        if self.inner.beating.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let inner = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(HEARTBEAT_EVERY);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(inner) = inner.upgrade() else { return };
+                let store = RedisStore { inner };
+                let mut pipe = redis::pipe();
+                pipe.cmd("SET")
+                    .arg(store.key("replica", &store.inner.nonce))
+                    .arg(1)
+                    .arg("PX")
+                    .arg(millis(HEARTBEAT_TTL))
+                    .ignore();
+                let _ = store.query::<()>(&pipe).await;
+            }
+        });
+    }
+}
+
+/// A JSON-RPC response or error: the last event of a call's stream.
+fn is_answer(event: &ServerSseMessage) -> bool {
+    matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
+}
+
+/// The events a following replay sends, as the stream rmcp serves.
+fn tokio_stream_of(
+    mut receiver: tokio::sync::mpsc::Receiver<ServerSseMessage>,
+) -> impl futures::Stream<Item = ServerSseMessage> + Send + Sync + 'static {
+    futures::stream::poll_fn(move |cx| receiver.poll_recv(cx))
 }
 
 /// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
@@ -480,6 +643,49 @@ impl SharedStore for RedisStore {
 
     fn take_store_failure(&self, session: &str) -> bool {
         lock(&self.inner.store_failures).remove(session)
+    }
+
+    fn keep_call(&self, stream_id: &str, request: &ClientJsonRpcMessage) {
+        let Ok(request) = serde_json::to_string(request) else { return };
+        self.beat();
+        let store = self.clone();
+        let key = self.key("call", stream_id);
+        // In the background: the call goes on, and `query` bounds the wait.
+        tokio::spawn(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("EVAL")
+                .arg(KEEP_CALL)
+                .arg(1)
+                .arg(key)
+                .arg(&store.inner.nonce)
+                .arg(request)
+                .arg(millis(store.inner.settings.event_age))
+                .ignore();
+            let _ = store.query::<()>(&pipe).await;
+        });
+    }
+
+    fn call_fate<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<CallFate, Unavailable>> {
+        Box::pin(async move {
+            let Some((stream_id, _)) = last_event_id.rsplit_once('#') else { return Ok(CallFate::Unknown) };
+            let mut pipe = redis::pipe();
+            pipe.cmd("EVAL")
+                .arg(TAKE_OVER)
+                .arg(1)
+                .arg(self.key("call", stream_id))
+                .arg(self.key("replica", ""))
+                .arg(&self.inner.nonce);
+            let (request,): (Option<String>,) = self.query(&pipe).await?;
+            let Some(request) = request else { return Ok(CallFate::Unknown) };
+            self.beat();
+            match serde_json::from_str::<ClientJsonRpcMessage>(&request) {
+                Ok(request) => Ok(CallFate::Lost { stream_id: stream_id.to_owned(), request: Box::new(request) }),
+                Err(err) => {
+                    tracing::warn!(%err, "a kept call's request does not read back; its call is not answered here");
+                    Ok(CallFate::Unknown)
+                }
+            }
+        })
     }
 
     fn session_store(&self) -> Arc<dyn SessionStore> {

@@ -7,7 +7,8 @@
 
 use std::sync::Arc;
 
-use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore};
+use rmcp::model::ClientJsonRpcMessage;
+use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore, StreamId};
 
 use super::tasks::TaskStore;
 use crate::call::BoxFuture;
@@ -17,6 +18,13 @@ tokio::task_local! {
     /// sets it around an `initialize`), so the store keeps it beside the
     /// state: another replica then binds the session to the same caller.
     pub(crate) static SESSION_OWNER: Option<String>;
+}
+
+tokio::task_local! {
+    /// The `GET` with `Last-Event-ID` of a client resuming a stream (the
+    /// guard sets it): a call lost with its replica runs again on this one
+    /// with it, as the same caller of the same session.
+    pub(crate) static RESUMING: http::request::Parts;
 }
 
 /// The message of a request refused because the shared store does not
@@ -32,6 +40,19 @@ pub(crate) enum StoredSession {
     Unknown,
     /// Opened by this caller (`None` without auth).
     OwnedBy(Option<String>),
+}
+
+/// A call whose stream a replay followed to its end without meeting the
+/// call's answer, as the shared store knows it.
+// Only the Redis store (feature `redis`) makes them; the session streams read them in every build.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) enum CallFate {
+    /// Nothing is to be done here: the call is answered, its replica still
+    /// runs it, it was never kept, or another replica took it over.
+    Unknown,
+    /// The replica running the call stopped before it answered, and this
+    /// replica now owns the call's stream: it answers on it.
+    Lost { stream_id: StreamId, request: Box<ClientJsonRpcMessage> },
 }
 
 /// The store could not be reached in time.
@@ -53,6 +74,15 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
 
     /// Whether storing `session` when it was initialized failed (asked once).
     fn take_store_failure(&self, session: &str) -> bool;
+
+    /// Keep `request` beside its call's stream `stream_id`, with this replica
+    /// as the one running it (in the background: the call goes on).
+    fn keep_call(&self, stream_id: &str, request: &ClientJsonRpcMessage);
+
+    /// What became of the call of the stream that `last_event_id` belongs to,
+    /// after its replay ended without the call's answer: lost (and now this
+    /// replica's to answer) when the replica running it stopped.
+    fn call_fate<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<CallFate, Unavailable>>;
 
     fn session_store(&self) -> Arc<dyn SessionStore>;
 

@@ -10,15 +10,23 @@
 //! which the call's logs join its own stream (stored in the event store under
 //! that stream, so a client that reconnects with `Last-Event-ID` receives
 //! them too), and through which the call closes its stream.
+//!
+//! With a store shared by replicas, each call's request is kept beside its
+//! stream. A client whose stream was cut resumes on any replica; when the
+//! replica running the call stopped before answering, the replica the client
+//! came back to answers on the same stream: it runs the call again when that
+//! is safe (a read, or a tool annotated read-only or idempotent), and else
+//! answers that the call was lost, since it may have taken effect.
 
+use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::Stream;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use futures::{Stream, StreamExt};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionHandle, LocalSessionManager, LocalSessionManagerError,
 };
@@ -26,6 +34,8 @@ use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, Session
 use tokio::sync::mpsc;
 
 use super::event_store::{EventId, EventStore, EventStoreError, EventStream, ServerSseMessage, StreamId};
+use super::shared::{CallFate, RESUMING, SharedStore};
+use crate::error::McpError;
 
 /// How long a call waits for room on its stream before it stops sending a
 /// message live (it stays in the event store, for a client that resumes).
@@ -36,11 +46,15 @@ const LIVE_CAPACITY: usize = 16;
 
 /// rmcp's local session manager, with each call's logs on its own stream and
 /// a handle to close that stream.
+#[derive(Clone)]
 pub(super) struct SessionStreams {
     local: Arc<LocalSessionManager>,
     primings: Option<Arc<Primings>>,
     retry: Option<Duration>,
     close_after: Option<Duration>,
+    /// The store shared with other replicas, and the tools safe to run again
+    /// (annotated read-only or idempotent), when a call's replica stopped.
+    shared: Option<(Arc<dyn SharedStore>, Arc<HashSet<String>>)>,
 }
 
 impl SessionStreams {
@@ -53,8 +67,108 @@ impl SessionStreams {
         retry: Option<Duration>,
         close_after: Option<Duration>,
     ) -> Self {
-        Self { local, primings, retry, close_after }
+        Self { local, primings, retry, close_after, shared: None }
     }
+
+    /// Keep each call's request in `shared`, and answer on this replica the
+    /// calls whose replica stopped: `rerunnable` names the tools run again.
+    pub(super) fn with_shared_store(mut self, shared: Arc<dyn SharedStore>, rerunnable: HashSet<String>) -> Self {
+        self.shared = Some((shared, Arc::new(rerunnable)));
+        self
+    }
+
+    /// Answer, on the stream `stream_id` and to `client`, the call `request`
+    /// whose replica stopped before it answered: run again when safe, and
+    /// else an error saying it was lost. Every event is stored on that stream
+    /// first, so a client that leaves and resumes again still gets it.
+    async fn answer_lost_call(
+        &self,
+        session: &SessionId,
+        stream_id: StreamId,
+        request: ClientJsonRpcMessage,
+        client: mpsc::Sender<ServerSseMessage>,
+    ) {
+        let (Some(primings), Some((_, rerunnable))) = (&self.primings, &self.shared) else { return };
+        let store = &primings.store;
+        let JsonRpcMessage::Request(call) = &request else { return };
+        let mut client = Some(client);
+        if let Some(lost) = lost_unless_safe(&call.request, rerunnable) {
+            tracing::warn!(
+                request_id = %call.id,
+                "the replica running a call stopped before it answered; the call is not safe to run again, so its \
+                 client is told it was lost"
+            );
+            let answer = ServerJsonRpcMessage::error(super::wire::envelope(&lost), Some(call.id.clone()));
+            forward(store.as_ref(), &stream_id, ServerSseMessage::from_message(answer), &mut client).await;
+            return;
+        }
+        tracing::warn!(request_id = %call.id, "the replica running a call stopped before it answered; running it here");
+        let mut request = request;
+        if let (JsonRpcMessage::Request(call), Ok(parts)) = (&mut request, RESUMING.try_with(Clone::clone)) {
+            // The client that came back is the caller: the same session, verified as it was.
+            call.request.extensions_mut().insert(parts);
+        }
+        let events = match self.create_stream(session, request).await {
+            Ok(events) => events,
+            Err(err) => {
+                tracing::warn!(%err, "could not run a lost call again; its stream ends, and the client may resume");
+                return;
+            }
+        };
+        let mut events = std::pin::pin!(events);
+        while let Some(event) = events.next().await {
+            // The run's own priming: the client resumes the call's first stream.
+            if event.message.is_none() {
+                continue;
+            }
+            let answer = is_answer(&event);
+            forward(store.as_ref(), &stream_id, event, &mut client).await;
+            if answer {
+                return;
+            }
+        }
+    }
+}
+
+/// Store `event` on `stream_id`, then send it to the client, if it is still there.
+async fn forward(
+    store: &dyn EventStore,
+    stream_id: &str,
+    mut event: ServerSseMessage,
+    client: &mut Option<mpsc::Sender<ServerSseMessage>>,
+) {
+    match store.store_event(stream_id, &event).await {
+        Ok(id) => event.event_id = Some(id),
+        Err(err) => tracing::debug!(%err, "could not store a lost call's event for resumption"),
+    }
+    if let Some(sender) = client
+        && sender.send(event).await.is_err()
+    {
+        *client = None;
+    }
+}
+
+/// A JSON-RPC response or error: the last event of a call's stream.
+fn is_answer(event: &ServerSseMessage) -> bool {
+    matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
+}
+
+/// The error a lost call gets when running it again is not safe: a tool
+/// call whose tool is neither read-only nor idempotent. Reads, listings and
+/// the protocol's other requests are safe to run again.
+fn lost_unless_safe(request: &ClientRequest, rerunnable: &HashSet<String>) -> Option<McpError> {
+    let ClientRequest::CallToolRequest(call) = request else { return None };
+    let tool = call.params.name.as_ref();
+    if rerunnable.contains(tool) {
+        return None;
+    }
+    Some(
+        McpError::service_unavailable(format!(
+            "The server replica running this call of `{tool}` stopped before it answered. `{tool}` is not marked \
+             read-only or idempotent, so it was not run again: it may or may not have taken effect."
+        ))
+        .with_recovery_hint(format!("Check whether `{tool}` took effect before calling it again.")),
+    )
 }
 
 /// An event store that remembers which stream each priming event (the first
@@ -202,6 +316,17 @@ impl Stream for CallEvents {
     }
 }
 
+/// The events of a resumed stream, as the stream rmcp serves.
+struct ReceiverEvents(mpsc::Receiver<ServerSseMessage>);
+
+impl Stream for ReceiverEvents {
+    type Item = ServerSseMessage;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_recv(cx)
+    }
+}
+
 impl SessionManager for SessionStreams {
     type Error = LocalSessionManagerError;
     type Transport = <LocalSessionManager as SessionManager>::Transport;
@@ -248,6 +373,10 @@ impl SessionManager for SessionStreams {
             }
             _ => None,
         };
+        if let (Some((shared, _)), Some((_, stream_id)), JsonRpcMessage::Request(_)) = (&self.shared, &stored, &message)
+        {
+            shared.keep_call(stream_id, &message);
+        }
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
         if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
@@ -294,7 +423,34 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.local.resume(id, last_event_id).await
+        let replay = self.local.resume(id, last_event_id.clone()).await?;
+        let Some((shared, _)) = self.shared.clone() else { return Ok(replay.left_stream()) };
+        let (sender, receiver) = mpsc::channel(LIVE_CAPACITY);
+        let (this, session) = (self.clone(), id.clone());
+        let resuming = RESUMING.try_with(Clone::clone).ok();
+        // The replay, then, when it ended without the call's answer because
+        // the replica running the call stopped, the answer from this one.
+        let answer = async move {
+            let mut last = last_event_id;
+            let mut replay = std::pin::pin!(replay);
+            while let Some(event) = replay.next().await {
+                let answer = is_answer(&event);
+                if let Some(id) = &event.event_id {
+                    last.clone_from(id);
+                }
+                if sender.send(event).await.is_err() || answer {
+                    return;
+                }
+            }
+            if let Ok(CallFate::Lost { stream_id, request }) = shared.call_fate(&last).await {
+                this.answer_lost_call(&session, stream_id, *request, sender).await;
+            }
+        };
+        match resuming {
+            Some(parts) => tokio::spawn(RESUMING.scope(parts, answer)),
+            None => tokio::spawn(answer),
+        };
+        Ok(ReceiverEvents(receiver).right_stream())
     }
 
     async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {

@@ -662,6 +662,7 @@ impl ToolServer {
         };
         let (template, auth) = super::auth::prepare(server, &options.path)?;
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
+        let shared_for_streams = shared.clone().filter(|_| !options.stateless);
         let guard = Arc::new(Guard::new(
             &options.allowed_origins,
             options.max_body_bytes,
@@ -673,12 +674,15 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let streams = SessionStreams::new(
+        let mut streams = SessionStreams::new(
             Arc::clone(&manager),
             primings,
             Some(options.sse_retry),
             options.close_call_streams_after,
         );
+        if let Some(shared) = shared_for_streams {
+            streams = streams.with_shared_store(shared, template.rerunnable_tools());
+        }
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
