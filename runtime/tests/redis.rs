@@ -4,7 +4,9 @@
 //! instances (two replicas), retention, and two servers sharing one Redis
 //! over Streamable HTTP: a session opened on one served by the other, a task
 //! started on one read on the other, and Redis stopped and restarted under
-//! load, every request answered.
+//! load, every request answered; a stream cut and resumed on the other
+//! replica, followed live, or its call run again (or answered as lost) there
+//! when the replica running it stopped.
 //!
 //! A missing `redis-server` fails these tests with how to install it
 //! (`.ci/run` installs it); `MCP_CONTRACT_SKIP_REDIS=1` skips them.
@@ -19,7 +21,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use futures::StreamExt;
-use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::define::{TaskSupport, ToolAnnotations, ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{HttpOptions, RedisStore, Server, TaskStore};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use rmcp::model::{
@@ -755,4 +757,200 @@ async fn a_session_restored_on_another_replica_stays_bound_to_its_caller() {
     assert_eq!(served.message["result"]["content"][0]["text"], "mine", "{served:?}");
     let refused = post(&mallory, &b.url, Some(&session), &echo_call(3, "x")).await.unwrap();
     assert_eq!(refused.status, 404, "once restored too: {refused:?}");
+}
+
+// A call whose stream is cut, resumed on the other replica.
+
+/// Which replica ran a call: each replica's state.
+struct ReplicaName(&'static str);
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SlowInput {
+    /// How long the call takes, in milliseconds.
+    millis: u64,
+}
+
+/// A slow call, with the name of the replica that ran it: `survey` is
+/// annotated read-only (safe to run again), `stamp` is not.
+struct Slow(&'static LazyLock<ToolDefinition>);
+static SURVEY: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("survey", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Count the galleries, slowly.")
+        .with_annotations(ToolAnnotations::new().with_read_only_hint(true))
+});
+static STAMP: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("stamp", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Stamp the ledger, slowly: each call adds a line.")
+});
+
+impl Tool for Slow {
+    type Input = SlowInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        self.0
+    }
+    async fn call(&self, input: SlowInput, ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(input.millis)).await;
+        let replica = ctx.state::<ReplicaName>().map_or("?", |name| name.0);
+        Ok(format!("{} by {replica}", self.0.name))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+fn slow_server(name: &'static str, store: RedisStore) -> mcp_contract_runtime::server::ToolServer {
+    Server::new("museum", "1.0.0")
+        .tool(Slow(&SURVEY))
+        .tool(Slow(&STAMP))
+        .state(ReplicaName(name))
+        .redis_store(store)
+        .build()
+        .unwrap()
+}
+
+/// A replica on a runtime and thread of its own: [`Doomed::kill`] stops
+/// everything it runs at once (its calls, its connection to Redis, its
+/// heartbeat), as a killed process stops: nothing drains, nothing says goodbye.
+struct Doomed {
+    url: String,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Doomed {
+    fn start(server: mcp_contract_runtime::server::ToolServer) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let options = HttpOptions::default().without_signal_handling();
+        runtime.spawn(async move {
+            let listener = TcpListener::from_std(listener).unwrap();
+            server.serve_http_on(listener, options).await
+        });
+        Self { url, runtime: Some(runtime) }
+    }
+
+    fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for Doomed {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn serve_slow(name: &'static str, store: RedisStore) -> Replica {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(slow_server(name, store).serve_http_on(listener, options));
+    Replica { url, stop }
+}
+
+/// Start `tool` (taking `millis`) as call `id` of `session` on `url`, and
+/// cut its stream once the first event came: that event's id.
+async fn start_and_cut(http: &reqwest::Client, url: &str, session: &str, id: u64, tool: &str, millis: u64) -> String {
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"millis": millis}}});
+    let mut response = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("mcp-session-id", session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let chunk = response.chunk().await.unwrap().expect("the priming event comes first");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    drop(response);
+    let events = sse_events(&text);
+    events[0].0.clone().expect("the first event has an id")
+}
+
+/// The events of the stream `session` resumes on `url` after `last_event_id`.
+async fn resume(url: &str, session: &str, last_event_id: &str) -> Vec<(Option<String>, Option<Value>)> {
+    // Long enough for a stopped replica's key to expire and the call to run again.
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
+    let resumed = http
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("last-event-id", last_event_id)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 200);
+    sse_events(&resumed.text().await.unwrap())
+}
+
+/// The answer among `events` (the message with an `id`).
+fn answer_in(events: &[(Option<String>, Option<Value>)]) -> Value {
+    let answers: Vec<&Value> =
+        events.iter().filter_map(|(_, message)| message.as_ref()).filter(|m| m.get("id").is_some()).collect();
+    assert_eq!(answers.len(), 1, "one answer: {events:?}");
+    answers[0].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_stream_resumed_on_the_other_replica_follows_its_call_live_to_the_answer() {
+    let Some(redis) = Redis::start() else { return };
+    let a = serve_slow("a", store(&redis, "museum")).await;
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let priming = start_and_cut(&http, &a.url, &session, 7, "stamp", 1000).await;
+    let started = Instant::now();
+    let events = resume(&b.url, &session, &priming).await;
+    let answer = answer_in(&events);
+    assert_eq!(answer["id"], 7);
+    assert_eq!(answer["result"]["content"][0]["text"], "stamp by a", "a ran it, once: {events:?}");
+    assert!(started.elapsed() >= Duration::from_millis(500), "the answer came live, as the call ended");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_call_whose_replica_stopped_runs_again_on_the_replica_the_client_resumes_on() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let priming = start_and_cut(&http, &a.url, &session, 8, "survey", 2000).await;
+    a.kill();
+    let events = resume(&b.url, &session, &priming).await;
+    let answer = answer_in(&events);
+    assert_eq!(answer["id"], 8, "the answer to the call the client made: {events:?}");
+    assert_eq!(answer["result"]["content"][0]["text"], "survey by b", "{events:?}");
+    // The answer is on the call's first stream: a client that lost it again finds it there.
+    let again = resume(&b.url, &session, &priming).await;
+    assert_eq!(answer_in(&again), answer);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_not_safe_to_run_again_whose_replica_stopped_is_answered_as_lost() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let priming = start_and_cut(&http, &a.url, &session, 9, "stamp", 2000).await;
+    a.kill();
+    let events = resume(&b.url, &session, &priming).await;
+    let answer = answer_in(&events);
+    assert_eq!(answer["id"], 9);
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stopped before it answered") && message.contains("not run again"), "{answer}");
+    assert!(answer.to_string().contains("Check whether `stamp` took effect"), "a recovery: {answer}");
 }

@@ -81,14 +81,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 ";
 
-/// Whether a followed stream's call still runs: 1 when its replica's key is
-/// there, 0 when its replica stopped, -1 when the stream has no call kept
-/// unanswered (a session's standalone stream), -2 when the stream is gone.
-/// KEYS: the events, the call; ARGV: the prefix of replica keys.
+/// Whether to go on following a stream: 1 when its call's replica's key is
+/// there, 0 when that replica stopped, 2 when the call is answered, -1 when
+/// the stream has no call kept (a session's standalone stream), -2 when the
+/// stream is gone. KEYS: the events, the call; ARGV: the prefix of replica keys.
 const CALL_RUNS: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
 local call = redis.call('HMGET', KEYS[2], 'owner', 'answered')
-if not call[1] or call[2] then return -1 end
+if call[2] then return 2 end
+if not call[1] then return -1 end
 return redis.call('EXISTS', ARGV[1] .. call[1])
 ";
 
@@ -442,12 +443,29 @@ impl EventStore for RedisStore {
         tokio::spawn(async move {
             let mut pending = stored;
             let mut poll = FOLLOW_POLL_MIN;
-            let mut checked = Instant::now();
+            // Asked at once, so a replay of a stream that is answered (or gone) ends at once.
+            let mut checked: Option<Instant> = None;
             loop {
+                let mut answered = false;
                 for (entry, event) in pending.drain(..) {
                     last = entry;
-                    let answer = is_answer(&event);
-                    if sender.send(event).await.is_err() || answer {
+                    answered |= is_answer(&event);
+                    if sender.send(event).await.is_err() {
+                        return;
+                    }
+                }
+                if answered {
+                    return;
+                }
+                if checked.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
+                    checked = Some(Instant::now());
+                    if !store.call_runs(&stream_id).await.unwrap_or(false) {
+                        // What came before the answer (or the stop) was seen.
+                        for (_, event) in store.events_after(&stream_id, &last).await.unwrap_or_default() {
+                            if sender.send(event).await.is_err() {
+                                return;
+                            }
+                        }
                         return;
                     }
                 }
@@ -458,12 +476,6 @@ impl EventStore for RedisStore {
                 let Ok(events) = store.events_after(&stream_id, &last).await else { return };
                 poll = if events.is_empty() { (poll * 2).min(FOLLOW_POLL_MAX) } else { FOLLOW_POLL_MIN };
                 pending = events;
-                if pending.is_empty() && checked.elapsed() >= HEARTBEAT_EVERY {
-                    checked = Instant::now();
-                    if !store.call_runs(&stream_id).await.unwrap_or(false) {
-                        return;
-                    }
-                }
             }
         });
         Ok(Box::pin(tokio_stream_of(receiver)))
@@ -473,11 +485,7 @@ impl EventStore for RedisStore {
 impl RedisStore {
     /// The events of `stream_id` after the Redis entry `entry`, younger than
     /// the age limit, with their entry ids.
-    async fn events_after(
-        &self,
-        stream_id: &str,
-        entry: &str,
-    ) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
+    async fn events_after(&self, stream_id: &str, entry: &str) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
         let mut pipe = redis::pipe();
         pipe.cmd("XRANGE")
             .arg(self.key("events", stream_id))
@@ -520,7 +528,7 @@ impl RedisStore {
             .arg(self.key("call", stream_id))
             .arg(self.key("replica", ""));
         let (runs,): (i64,) = self.query(&pipe).await?;
-        Ok(runs != 0 && runs != -2)
+        Ok(runs == 1 || runs == -1)
     }
 
     /// Renew this replica's key every [`HEARTBEAT_EVERY`] from now on, while
