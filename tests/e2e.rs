@@ -19,20 +19,12 @@
 #![cfg(feature = "rmcp")]
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `target/<profile>`: this test binary lives in its `deps/`.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary has a path");
-    exe.parent().and_then(Path::parent).expect("the test binary lies in target/<profile>/deps").to_path_buf()
-}
+mod support;
+use support::{profile_dir, root, run, ts2_dir, venv_python};
 
 fn museum() -> PathBuf {
     let path = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
@@ -78,45 +70,6 @@ fn install_package(program: &str) -> &str {
         "node" | "npm" => "nodejs npm",
         other => other,
     }
-}
-
-fn run(command: &mut Command, what: &str) -> Output {
-    let output = command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"));
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-/// The virtualenv's python, with the pinned requirements installed (once per
-/// requirements file content: a stamp holds what was installed).
-fn venv_python() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let requirements = root().join("tests/e2e/python/requirements.txt");
-        let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
-        let venv = profile_dir().parent().expect("target/").join("e2e/python-venv");
-        let bin = if cfg!(windows) { venv.join("Scripts") } else { venv.join("bin") };
-        let python = bin.join(format!("python{}", std::env::consts::EXE_SUFFIX));
-        let stamp = venv.join("installed-requirements.txt");
-        if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
-            return python;
-        }
-        let _ = std::fs::remove_dir_all(&venv);
-        run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv");
-        run(
-            Command::new(&python)
-                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
-                .arg(&requirements),
-            "pip install -r tests/e2e/python/requirements.txt",
-        );
-        std::fs::write(&stamp, wanted).expect("the stamp is writable");
-        python
-    })
 }
 
 fn python_client() -> Command {
@@ -294,33 +247,6 @@ fn a_startup_failure_prints_its_message_not_debug_output() {
     assert!(!output.status.success());
     assert!(stderr.starts_with("museum: "), "{stderr}");
     assert!(!stderr.contains("Io(") && !stderr.contains("Custom {"), "no Debug form: {stderr}");
-}
-
-/// `target/e2e/ts2`: the TypeScript SDK v2 client and the MCP Apps SDK, as
-/// pinned in tests/e2e/ts2/package-lock.json, installed with `npm ci` once per
-/// lock file; the clients' scripts are copied beside them, so node resolves
-/// their imports there and the source tree never holds a `node_modules`.
-fn ts2_dir() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let source = root().join("tests/e2e/ts2");
-        let dir = profile_dir().parent().expect("target/").join("e2e/ts2");
-        std::fs::create_dir_all(&dir).expect("target/e2e/ts2 is writable");
-        for file in ["package.json", "museum_client.mjs"] {
-            std::fs::copy(source.join(file), dir.join(file)).expect("the client's files copy");
-        }
-        let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
-        let stamp = dir.join("installed-package-lock.json");
-        if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
-            std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
-            run(
-                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
-                "npm ci in target/e2e/ts2",
-            );
-            std::fs::write(&stamp, &lock).expect("the stamp is writable");
-        }
-        dir
-    })
 }
 
 /// The protocol schema the MCP Apps SDK ships (`McpUi*` definitions), and a

@@ -3,12 +3,20 @@ share one Redis, with the official Python MCP client (PyPI `mcp`).
 
 Run by tests/replicas.rs:
 
-    python replicas_client.py --data examples/data/collection.json --url http://127.0.0.1:PROXY/mcp
+    python replicas_client.py --data examples/data/collection.json --url http://127.0.0.1:PROXY/mcp --mode share|killed
 
-One session of the MCP client makes its requests through the proxy, which
-sends each to the next replica; then a task is started and polled through the
-proxy with plain HTTP (httpx), since the client does not declare the tasks
-extension. Exits 0 and prints `ok: <n> checks` when every check passed.
+`share`: one session of the MCP client makes its requests through the proxy,
+which sends each to the next replica; then a task is started and polled
+through the proxy with plain HTTP (httpx), since the client does not declare
+the tasks extension.
+
+`killed`: the client calls `export_department` on the largest department and,
+once the call's response stream has begun, prints `serving-replica: <name>`
+(haproxy's `X-Replica` header): the test kills that replica. The client's own
+reconnection (`Last-Event-ID`) must then bring the call's answer through the
+other replica.
+
+Exits 0 and prints `ok: <n> checks` when every check passed.
 """
 
 from __future__ import annotations
@@ -114,15 +122,47 @@ async def one_task(url: str, records: list[dict]) -> None:
         check(csv.count("\n") == count + 1, "the result read through the other replica", csv)
 
 
+async def killed_mid_call(url: str, records: list[dict]) -> None:
+    department, count = max(Counter(record["department"] for record in records).items(), key=lambda item: item[1])
+    resumed: list[str] = []
+
+    async def seen(response: httpx2.Response) -> None:
+        request = response.request
+        replica = response.headers.get("x-replica", "?")
+        if request.method == "POST" and b'"tools/call"' in request.content:
+            print(f"serving-replica: {replica}", flush=True)
+        elif request.method == "GET" and "last-event-id" in request.headers:
+            resumed.append(replica)
+            print(f"resumed with Last-Event-ID on {replica}: {response.status_code}", file=sys.stderr, flush=True)
+
+    # The answer waits for the killed replica's key to expire, then the export runs again.
+    async with httpx2.AsyncClient(timeout=httpx2.Timeout(60), event_hooks={"response": [seen]}) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                started = time.monotonic()
+                result = await session.call_tool("export_department", {"department": department}, read_timeout_seconds=60)
+                took = time.monotonic() - started
+    check(not result.is_error, "the call is answered after its replica was killed", result)
+    csv = result.content[0].text
+    check(csv.count("\n") == count + 1, "the whole export", csv[:200])
+    check(bool(resumed), "the client resumed with Last-Event-ID", resumed)
+    print(f"answered in {took:.1f} s, resumed on {', '.join(resumed)}", file=sys.stderr, flush=True)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--data", required=True)
     parser.add_argument("--url", required=True)
+    parser.add_argument("--mode", choices=["share", "killed"], default="share")
     args = parser.parse_args()
     with open(args.data, encoding="utf-8") as f:
         records = json.load(f)
-    await one_session(args.url, records)
-    await one_task(args.url, records)
+    if args.mode == "share":
+        await one_session(args.url, records)
+        await one_task(args.url, records)
+    else:
+        await killed_mid_call(args.url, records)
     print(f"ok: {CHECKS} checks")
 
 

@@ -1,0 +1,111 @@
+//! What the tests that drive the museum with the official clients share: the
+//! paths of the build, running a command, and the clients' runtimes, each
+//! installed pinned under `target/e2e/` once per lock file.
+//!
+//! The installs hold a file lock, so test binaries run at once (nextest)
+//! never build one virtualenv or `node_modules` over each other.
+
+// Each test binary uses its part.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub(crate) fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `target/<profile>`: the test binary lives in its `deps/`.
+pub(crate) fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    exe.parent().and_then(Path::parent).expect("the test binary lies in target/<profile>/deps").to_path_buf()
+}
+
+/// `target/e2e`, where the clients' runtimes are installed.
+fn e2e_dir() -> PathBuf {
+    let dir = profile_dir().parent().expect("target/").join("e2e");
+    std::fs::create_dir_all(&dir).expect("target/e2e is writable");
+    dir
+}
+
+/// Run `install` under the lock of `target/e2e`, once per test binary.
+fn installed(install: impl FnOnce() -> PathBuf) -> PathBuf {
+    let lock = std::fs::File::create(e2e_dir().join(".install.lock")).expect("the install lock opens");
+    lock.lock().expect("the install lock is taken");
+    install()
+}
+
+pub(crate) fn run(command: &mut Command, what: &str) -> Output {
+    let output = command.output().unwrap_or_else(|err| panic!("{what}: cannot start: {err}"));
+    assert!(
+        output.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The virtualenv's python, with tests/e2e/python/requirements.txt
+/// installed (once per its content: a stamp holds what was installed).
+pub(crate) fn venv_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        installed(|| {
+            let requirements = root().join("tests/e2e/python/requirements.txt");
+            let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
+            let venv = e2e_dir().join("python-venv");
+            let bin = if cfg!(windows) { venv.join("Scripts") } else { venv.join("bin") };
+            let python = bin.join(format!("python{}", std::env::consts::EXE_SUFFIX));
+            let stamp = venv.join("installed-requirements.txt");
+            if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
+                return python;
+            }
+            let _ = std::fs::remove_dir_all(&venv);
+            run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv");
+            run(
+                Command::new(&python)
+                    .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                    .arg(&requirements),
+                "pip install -r tests/e2e/python/requirements.txt",
+            );
+            std::fs::write(&stamp, wanted).expect("the stamp is writable");
+            python
+        })
+    })
+}
+
+/// `target/e2e/ts2`: the TypeScript SDK v2 client and the MCP Apps SDK, as
+/// pinned in tests/e2e/ts2/package-lock.json, installed with `npm ci` once per
+/// lock file; the clients' scripts are copied beside them, so node resolves
+/// their imports there and the source tree never holds a `node_modules`.
+pub(crate) fn ts2_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        installed(|| {
+            let source = root().join("tests/e2e/ts2");
+            let dir = e2e_dir().join("ts2");
+            std::fs::create_dir_all(&dir).expect("target/e2e/ts2 is writable");
+            for entry in std::fs::read_dir(&source).expect("tests/e2e/ts2 is readable") {
+                let path = entry.expect("tests/e2e/ts2 lists").path();
+                let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+                if name == "package.json" || name.ends_with(".mjs") {
+                    std::fs::copy(&path, dir.join(name)).expect("the client's files copy");
+                }
+            }
+            let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
+            let stamp = dir.join("installed-package-lock.json");
+            if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
+                std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
+                run(
+                    Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
+                    "npm ci in target/e2e/ts2",
+                );
+                std::fs::write(&stamp, &lock).expect("the stamp is writable");
+            }
+            dir
+        })
+    })
+}
