@@ -803,6 +803,7 @@ fn slow_server(name: &'static str, store: RedisStore) -> mcp_contract_runtime::s
     Server::new("museum", "1.0.0")
         .tool(Slow(&SURVEY))
         .tool(Slow(&STAMP))
+        .tool(Export)
         .state(ReplicaName(name))
         .redis_store(store)
         .build()
@@ -953,4 +954,32 @@ async fn a_call_not_safe_to_run_again_whose_replica_stopped_is_answered_as_lost(
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("stopped before it answered") && message.contains("not run again"), "{answer}");
     assert!(answer.to_string().contains("Check whether `stamp` took effect"), "a recovery: {answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_replica_stopped_reads_as_failed_on_the_other() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, true).await;
+    let start = json!({"jsonrpc": "2.0", "id": 30, "method": "tools/call",
+        "params": {"name": "export", "arguments": {"millis": 60_000}}});
+    let started = post(&http, &a.url, Some(&session), &start).await.unwrap();
+    let task_id = started.message["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{started:?}")).to_owned();
+    let get = json!({"jsonrpc": "2.0", "id": 31, "method": "tasks/get", "params": {"taskId": task_id}});
+    let working = post(&http, &b.url, Some(&session), &get).await.unwrap();
+    assert_eq!(working.message["result"]["status"], "working", "while its replica runs: {working:?}");
+    a.kill();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let failed = loop {
+        let answer = post(&http, &b.url, Some(&session), &get).await.unwrap();
+        if answer.message["result"]["status"] != "working" {
+            break answer.message;
+        }
+        assert!(Instant::now() < deadline, "the task still works 10 s after its replica stopped");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    assert!(failed.to_string().contains("stopped before it finished"), "{failed}");
 }

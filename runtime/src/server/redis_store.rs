@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use rmcp::model::{ClientJsonRpcMessage, DetailedTask, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, DetailedTask, ServerJsonRpcMessage, TaskPayload};
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, SessionState, SessionStore, SessionStoreError,
@@ -66,6 +66,17 @@ const HEARTBEAT_TTL: Duration = Duration::from_secs(3);
 /// read would hold the one connection every request of the replica shares.
 const FOLLOW_POLL_MIN: Duration = Duration::from_millis(10);
 const FOLLOW_POLL_MAX: Duration = Duration::from_millis(200);
+
+/// A task and whether it may still finish: 0 when the replica that last
+/// stored it stopped, 1 otherwise; nil when there is no such task.
+/// KEYS: the task, its runner; ARGV: the prefix of replica keys.
+const TASK_GET: &str = r"
+local task = redis.call('GET', KEYS[1])
+if not task then return false end
+local runner = redis.call('GET', KEYS[2])
+if runner and redis.call('EXISTS', ARGV[1] .. runner) == 0 then return {task, 0} end
+return {task, 1}
+";
 
 /// How long a call's record outlives its answer: long enough that its
 /// record, written in the background as the call starts, cannot land after
@@ -531,6 +542,19 @@ impl RedisStore {
         Ok(runs == 1 || runs == -1)
     }
 
+    /// Add to `pipe` the renewal of this replica's key, so that what `pipe`
+    /// says this replica runs is never read before the key is there, and
+    /// renew it from now on (see [`Self::beat`]).
+    fn alive(&self, pipe: &mut redis::Pipeline) {
+        pipe.cmd("SET")
+            .arg(self.key("replica", &self.inner.nonce))
+            .arg(1)
+            .arg("PX")
+            .arg(millis(HEARTBEAT_TTL))
+            .ignore();
+        self.beat();
+    }
+
     /// Renew this replica's key every [`HEARTBEAT_EVERY`] from now on, while
     /// the store lives: the other replicas take its calls over once it stops.
     fn beat(&self) {
@@ -578,19 +602,24 @@ fn entry_millis(entry: &str) -> Option<u64> {
     ms.parse().ok()
 }
 
-/// A task is one JSON value that expires at its `ttlMs`.
+/// A task is one JSON value that expires at its `ttlMs`, beside the replica
+/// that runs it: a task still working whose replica stopped reads back as
+/// failed, so its client learns it will never finish.
 impl TaskStore for RedisStore {
     fn put(&self, task: DetailedTask, expires_at: SystemTime) -> BoxFuture<'_, Result<(), McpError>> {
         Box::pin(async move {
             let key = self.key("task", &task.task.task_id);
+            let runner = self.key("task-runner", &task.task.task_id);
             let expires = millis(expires_at.duration_since(UNIX_EPOCH).unwrap_or_default());
             let mut pipe = redis::pipe();
             if expires <= now_millis() {
-                pipe.cmd("DEL").arg(&key).ignore();
+                pipe.cmd("DEL").arg(&key).arg(&runner).ignore();
             } else {
                 let json =
                     serde_json::to_string(&task).map_err(|err| McpError::serialization_error(err.to_string()))?;
-                pipe.cmd("SET").arg(&key).arg(json).arg("PXAT").arg(expires).ignore();
+                pipe.atomic().cmd("SET").arg(&key).arg(json).arg("PXAT").arg(expires).ignore();
+                pipe.cmd("SET").arg(&runner).arg(&self.inner.nonce).arg("PXAT").arg(expires).ignore();
+                self.alive(&mut pipe);
             }
             self.query::<()>(&pipe).await.map_err(|_| Self::unavailable())
         })
@@ -599,14 +628,32 @@ impl TaskStore for RedisStore {
     fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, McpError>> {
         Box::pin(async move {
             let mut pipe = redis::pipe();
-            pipe.cmd("GET").arg(self.key("task", task_id));
-            let (task,): (Option<String>,) = self.query(&pipe).await.map_err(|_| Self::unavailable())?;
-            match task {
-                Some(task) => serde_json::from_str(&task)
-                    .map(Some)
-                    .map_err(|err| McpError::serialization_error(format!("A stored task does not read back: {err}"))),
-                None => Ok(None),
+            pipe.cmd("EVAL")
+                .arg(TASK_GET)
+                .arg(2)
+                .arg(self.key("task", task_id))
+                .arg(self.key("task-runner", task_id))
+                .arg(self.key("replica", ""));
+            let (task,): (Option<(String, i64)>,) = self.query(&pipe).await.map_err(|_| Self::unavailable())?;
+            let Some((task, runs)) = task else { return Ok(None) };
+            let mut task: DetailedTask = serde_json::from_str(&task)
+                .map_err(|err| McpError::serialization_error(format!("A stored task does not read back: {err}")))?;
+            if runs == 0 && matches!(task.payload, TaskPayload::Working | TaskPayload::InputRequired { .. }) {
+                let lost = McpError::service_unavailable(
+                    "The server replica running this task stopped before it finished; the task will not finish.",
+                )
+                .with_recovery_hint("Start the task again; check first whether its work took effect.");
+                let error = match serde_json::to_value(super::wire::envelope(&lost)) {
+                    Ok(serde_json::Value::Object(error)) => error,
+                    _ => serde_json::Map::new(),
+                };
+                // After Redis lost the replicas' keys (a restart without
+                // them), a replica's next renewal, within a second, brings
+                // its key back: a task read in that second reads as failed.
+                task.task.status_message = Some(lost.message().to_owned());
+                task = DetailedTask::new(task.task, TaskPayload::Failed { error });
             }
+            Ok(Some(task))
         })
     }
 }
@@ -655,7 +702,6 @@ impl SharedStore for RedisStore {
 
     fn keep_call(&self, stream_id: &str, request: &ClientJsonRpcMessage) {
         let Ok(request) = serde_json::to_string(request) else { return };
-        self.beat();
         let store = self.clone();
         let key = self.key("call", stream_id);
         // In the background: the call goes on, and `query` bounds the wait.
@@ -669,6 +715,7 @@ impl SharedStore for RedisStore {
                 .arg(request)
                 .arg(millis(store.inner.settings.event_age))
                 .ignore();
+            store.alive(&mut pipe);
             let _ = store.query::<()>(&pipe).await;
         });
     }
@@ -677,6 +724,8 @@ impl SharedStore for RedisStore {
         Box::pin(async move {
             let Some((stream_id, _)) = last_event_id.rsplit_once('#') else { return Ok(CallFate::Unknown) };
             let mut pipe = redis::pipe();
+            // This replica's key first: once it owns the call, it is seen to run it.
+            self.alive(&mut pipe);
             pipe.cmd("EVAL")
                 .arg(TAKE_OVER)
                 .arg(1)
@@ -685,7 +734,6 @@ impl SharedStore for RedisStore {
                 .arg(&self.inner.nonce);
             let (request,): (Option<String>,) = self.query(&pipe).await?;
             let Some(request) = request else { return Ok(CallFate::Unknown) };
-            self.beat();
             match serde_json::from_str::<ClientJsonRpcMessage>(&request) {
                 Ok(request) => Ok(CallFate::Lost { stream_id: stream_id.to_owned(), request: Box::new(request) }),
                 Err(err) => {
