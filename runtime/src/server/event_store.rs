@@ -146,8 +146,7 @@ impl MemoryEventStore {
         let id = format!("{key}-{sequence}");
         let mut event = event.clone();
         event.event_id = Some(id.clone());
-        if matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
-        {
+        if is_answer(&event) {
             stream.finished = true;
         }
         stream.events.push_back((sequence, now, event));
@@ -284,8 +283,13 @@ fn sequence_of(event_id: &str) -> Option<u64> {
     event_id.rsplit_once('-')?.1.parse().ok()
 }
 
+/// A JSON-RPC response or error: the last event of a call's stream.
+pub(super) fn is_answer(event: &ServerSseMessage) -> bool {
+    matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
+}
+
 /// The events a replay task sends, as the stream rmcp serves.
-struct Replay(mpsc::Receiver<ServerSseMessage>);
+pub(super) struct Replay(pub(super) mpsc::Receiver<ServerSseMessage>);
 
 impl futures::Stream for Replay {
     type Item = ServerSseMessage;

@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, SessionState, SessionStore, SessionStoreError,
 };
 
+use super::event_store::{Replay, is_answer};
 use super::shared::{CallFate, SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
 use super::tasks::TaskStore;
 use crate::call::BoxFuture;
@@ -489,7 +490,7 @@ impl EventStore for RedisStore {
                 pending = events;
             }
         });
-        Ok(Box::pin(tokio_stream_of(receiver)))
+        Ok(Box::pin(Replay(receiver)))
     }
 }
 
@@ -580,18 +581,6 @@ impl RedisStore {
             }
         });
     }
-}
-
-/// A JSON-RPC response or error: the last event of a call's stream.
-fn is_answer(event: &ServerSseMessage) -> bool {
-    matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
-}
-
-/// The events a following replay sends, as the stream rmcp serves.
-fn tokio_stream_of(
-    mut receiver: tokio::sync::mpsc::Receiver<ServerSseMessage>,
-) -> impl futures::Stream<Item = ServerSseMessage> + Send + Sync + 'static {
-    futures::stream::poll_fn(move |cx| receiver.poll_recv(cx))
 }
 
 /// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for

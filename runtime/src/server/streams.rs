@@ -33,7 +33,9 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::mpsc;
 
-use super::event_store::{EventId, EventStore, EventStoreError, EventStream, ServerSseMessage, StreamId};
+use super::event_store::{
+    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer,
+};
 use super::shared::{CallFate, RESUMING, SharedStore};
 use crate::error::McpError;
 
@@ -146,11 +148,6 @@ async fn forward(
     {
         *client = None;
     }
-}
-
-/// A JSON-RPC response or error: the last event of a call's stream.
-fn is_answer(event: &ServerSseMessage) -> bool {
-    matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
 }
 
 /// The error a lost call gets when running it again is not safe: a tool
@@ -305,25 +302,11 @@ impl Stream for CallEvents {
         // The stream ends with rmcp's: after the answer, or when closed.
         let event = self.rmcp.poll_recv(cx);
         if let (Poll::Ready(Some(event)), Some(call)) = (&event, &self.call)
-            && matches!(
-                event.message.as_deref(),
-                Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
-            )
+            && is_answer(event)
         {
             call.answered.store(true, Ordering::Release);
         }
         event
-    }
-}
-
-/// The events of a resumed stream, as the stream rmcp serves.
-struct ReceiverEvents(mpsc::Receiver<ServerSseMessage>);
-
-impl Stream for ReceiverEvents {
-    type Item = ServerSseMessage;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.0.poll_recv(cx)
     }
 }
 
@@ -450,7 +433,7 @@ impl SessionManager for SessionStreams {
             Some(parts) => tokio::spawn(RESUMING.scope(parts, answer)),
             None => tokio::spawn(answer),
         };
-        Ok(ReceiverEvents(receiver).right_stream())
+        Ok(Replay(receiver).right_stream())
     }
 
     async fn restore_session(&self, id: SessionId) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
