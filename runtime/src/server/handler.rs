@@ -600,11 +600,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let Some(session) = &self.changes else {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "This server announces no resource updates.",
-                None,
-            ));
+            return Err(no_resource_updates());
         };
         self.shared.catalog.check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
         session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
@@ -626,11 +622,7 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let Some(session) = &self.changes else {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "This server announces no resource updates.",
-                None,
-            ));
+            return Err(no_resource_updates());
         };
         session.changes.unsubscribe(session.id, &request.uri);
         Ok(())
@@ -688,6 +680,12 @@ impl ServerHandler for ToolServer {
         }
         Ok(())
     }
+}
+
+/// resources/subscribe and resources/unsubscribe are -32601 on a server
+/// that does not advertise `resources.subscribe`.
+fn no_resource_updates() -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "This server announces no resource updates.", None)
 }
 
 /// rmcp answers tasks/* -32601 for a server that does not advertise the
