@@ -3,44 +3,17 @@
 
 mod support;
 
-use std::sync::LazyLock;
-
-use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
+use mcp_contract_runtime::McpError;
 use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
-use mcp_contract_runtime::{Context, McpError, Tool};
 use prometheus_parse::{LineInfo, Scrape, Value};
 use serde_json::json;
-use support::{HttpClient, HttpServer, call};
+use support::{HttpClient, HttpServer, call, text_tool};
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Nothing {}
-
-macro_rules! tool {
-    ($tool:ident, $name:literal, $body:expr) => {
-        struct $tool;
-        impl Tool for $tool {
-            type Input = Nothing;
-            type Output = String;
-            fn definition(&self) -> &'static ToolDefinition {
-                static DEFINITION: LazyLock<ToolDefinition> = LazyLock::new(|| {
-                    ToolDefinition::new($name, mcp_contract_runtime::schema::input_schema::<Nothing>())
-                        .with_description("A test tool.")
-                });
-                &DEFINITION
-            }
-            async fn call(&self, _input: Nothing, _ctx: Context) -> Result<String, McpError> {
-                $body
-            }
-            fn render(&self, output: String) -> Result<ToolOutput, McpError> {
-                Ok(ToolOutput::text(output))
-            }
-        }
-    };
-}
-
-tool!(Fine, "fine", Ok("fine".to_owned()));
-tool!(Offline, "offline", Err(McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")));
-tool!(Slow, "slow", {
+text_tool!(Fine, "fine", |_ctx| Ok("fine".to_owned()));
+text_tool!(Offline, "offline", |_ctx| Err(
+    McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")
+));
+text_tool!(Slow, "slow", |_ctx| {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     Ok("slow".to_owned())
 });

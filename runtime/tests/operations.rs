@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use mcp_contract_runtime::call::BoxFuture;
-use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{CallHook, CallInfo, CallOutcome, HttpOptions, Server, StdioOptions, ToolServer};
-use mcp_contract_runtime::{Context, McpError, Tool};
+use mcp_contract_runtime::{Context, McpError};
 use serde_json::{Value, json};
-use support::{HttpClient, HttpServer, LineClient, call};
+use support::{HttpClient, HttpServer, LineClient, call, text_tool};
 use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt as _};
 
 // ---------------------------------------------------------------- the log
@@ -105,45 +104,21 @@ fn events_with(field: &str, value: &str) -> Vec<Fields> {
 
 // ---------------------------------------------------------------- the tools
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Nothing {}
-
-macro_rules! tool {
-    ($tool:ident, $name:literal, |$ctx:ident| $body:expr) => {
-        struct $tool;
-        impl Tool for $tool {
-            type Input = Nothing;
-            type Output = String;
-            fn definition(&self) -> &'static ToolDefinition {
-                static DEFINITION: LazyLock<ToolDefinition> = LazyLock::new(|| {
-                    ToolDefinition::new($name, mcp_contract_runtime::schema::input_schema::<Nothing>())
-                        .with_description("A test tool.")
-                });
-                &DEFINITION
-            }
-            async fn call(&self, _input: Nothing, $ctx: Context) -> Result<String, McpError> {
-                $body
-            }
-            fn render(&self, output: String) -> Result<ToolOutput, McpError> {
-                Ok(ToolOutput::text(output))
-            }
-        }
-    };
-}
-
 const INTERNALS: &str = "disk /srv/catalogue.sqlite is corrupt at page 7";
 
-tool!(WhoAmI, "who_am_i", |ctx| {
+text_tool!(WhoAmI, "who_am_i", |ctx| {
     tracing::info!("handler ran");
     Ok(json!({"request": ctx.request_id(), "session": ctx.session_id(), "client": ctx.client_ip()}).to_string())
 });
 // `?` on a foreign error: classified InternalError, its message the server's business.
-tool!(Corrupt, "corrupt", |_ctx| Err(std::io::Error::other(INTERNALS))?);
-tool!(Declared, "declared", |_ctx| Err(
+text_tool!(Corrupt, "corrupt", |_ctx| Err(std::io::Error::other(INTERNALS))?);
+text_tool!(Declared, "declared", |_ctx| Err(
     McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")
 ));
-tool!(Explicit, "explicit", |_ctx| Err(McpError::internal_error("The index is rebuilding; call again in a minute.")));
-tool!(Rewritten, "rewritten", |_ctx| Err(
+text_tool!(Explicit, "explicit", |_ctx| Err(McpError::internal_error(
+    "The index is rebuilding; call again in a minute."
+)));
+text_tool!(Rewritten, "rewritten", |_ctx| Err(
     McpError::from_error(std::io::Error::other(INTERNALS)).with_message("The catalogue could not be read.")
 ));
 

@@ -1,4 +1,4 @@
-//! Shared by the hardening and fuzz suites: test tools, and raw clients over
+//! Shared by the test suites: test tools (and `text_tool!` for one of a suite's own), and raw clients over
 //! stdio-style lines and HTTP/1.1 that send exactly the bytes a test gives.
 #![allow(dead_code, unreachable_pub, reason = "each suite uses part of the support")]
 
@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 /// The longest any single answer may take in these suites.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
+pub fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
     ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<T>()).with_description("A test tool.")
 }
 
@@ -105,6 +105,40 @@ impl Tool for Grind {
 
 #[derive(Deserialize, schemars::JsonSchema)]
 pub struct Nothing {}
+
+/// A tool named `$name` without arguments whose handler, given its context
+/// as `$ctx`, answers `$body` (a `Result<String, McpError>`) as text: the
+/// tools of a test about what happens around a call rather than in it.
+#[allow(unused_macros, reason = "each suite uses part of the support")]
+macro_rules! text_tool {
+    ($tool:ident, $name:literal, |$ctx:ident| $body:expr) => {
+        struct $tool;
+        impl ::mcp_contract_runtime::Tool for $tool {
+            type Input = $crate::support::Nothing;
+            type Output = String;
+            fn definition(&self) -> &'static ::mcp_contract_runtime::define::ToolDefinition {
+                static DEFINITION: ::std::sync::LazyLock<::mcp_contract_runtime::define::ToolDefinition> =
+                    ::std::sync::LazyLock::new(|| $crate::support::definition::<$crate::support::Nothing>($name));
+                &DEFINITION
+            }
+            async fn call(
+                &self,
+                _input: $crate::support::Nothing,
+                $ctx: ::mcp_contract_runtime::Context,
+            ) -> Result<String, ::mcp_contract_runtime::McpError> {
+                $body
+            }
+            fn render(
+                &self,
+                output: String,
+            ) -> Result<::mcp_contract_runtime::define::ToolOutput, ::mcp_contract_runtime::McpError> {
+                Ok(::mcp_contract_runtime::define::ToolOutput::text(output))
+            }
+        }
+    };
+}
+#[allow(unused_imports, reason = "each suite uses part of the support")]
+pub(crate) use text_tool;
 
 /// Panics with a message that must stay in the server.
 pub struct Explode;
