@@ -2,6 +2,7 @@
 //! stdio-style lines and HTTP/1.1 that send exactly the bytes a test gives.
 #![allow(dead_code, unreachable_pub, reason = "each suite uses part of the support")]
 
+pub mod asking;
 pub mod surface;
 
 use std::sync::LazyLock;
@@ -203,6 +204,25 @@ pub fn initialize(id: impl Into<Value>) -> Vec<u8> {
     }})
     .to_string()
     .into_bytes()
+}
+
+/// One stateless 2026-07-28 request (no session) from a client that declares
+/// elicitation; `name` is what the `Mcp-Name` header carries (the tool, the
+/// URI, the prompt).
+pub async fn stateless(addr: std::net::SocketAddr, id: &str, method: &str, name: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "support", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+    ];
+    HttpClient::connect(addr).await.request("POST", &headers, body.as_bytes()).await.message()
 }
 
 pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
