@@ -20,7 +20,7 @@ use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, run_tool};
+use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, admit_tool, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::streams::ResponseStream;
@@ -424,6 +424,9 @@ impl ServerHandler for ToolServer {
         if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
             tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
             return Ok(CallToolResponse::Complete(error_result(&err)));
+        }
+        if let Err(refused) = admit_tool(definition.name, &ctx, &self.observe) {
+            return Ok(CallToolResponse::Complete(refused));
         }
         let arguments = request.arguments.unwrap_or_default();
         if let Some(tasks) = self.as_task(definition.task_support, &context)? {

@@ -257,9 +257,25 @@ pub(super) enum Finished {
     Ended(RoundEnd),
 }
 
-/// Run one tool call: decode, handle, render; every failure becomes a tool
-/// error result, but for a protocol error, which stays a JSON-RPC error. A panicking handler becomes an InternalError result without
-/// its panic message (which may hold internals), and the server keeps serving.
+/// Whether the rate limit lets a call of the tool `name` in: checked once a
+/// request, before the call runs or becomes a task, so that a caller past
+/// the limit gets no task (whose handler would only find the refusal). The
+/// refusal is a call that ended (its span, its log line, its metrics, the
+/// hooks' `after`), answered as a tool error result.
+pub(super) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Result<(), CallToolResult> {
+    let log = Call::new(PrimitiveKind::Tool, name, ctx, observe);
+    let Err(refused) = log.admit() else { return Ok(()) };
+    let span = log.span();
+    let _entered = span.enter();
+    log.finished(&span, std::time::Instant::now(), Err(&refused), None);
+    Err(error_result(&refused))
+}
+
+/// Run one tool call, which [`admit_tool`] let in: decode, handle, render;
+/// every failure becomes a tool error result, but for a protocol error, which
+/// stays a JSON-RPC error. A panicking handler becomes an InternalError result
+/// without its panic message (which may hold internals), and the server keeps
+/// serving.
 ///
 /// The call runs on a task of its own, so that a handler that holds its worker
 /// thread for a while delays no other call on the connection, and a cancelled
@@ -279,11 +295,6 @@ pub(super) async fn run_tool(
     let span = log.span();
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
-    if let Err(refused) = log.admit() {
-        let _entered = span.enter();
-        log.finished(&span, started, Err(&refused), None);
-        return Ok(Finished::Complete(error_result(&refused)));
-    }
     let before = log.before();
     let call = AbortOnDrop(tokio::spawn(
         async move {

@@ -209,11 +209,23 @@ pub fn initialize(id: impl Into<Value>) -> Vec<u8> {
 /// One stateless 2026-07-28 request (no session) from a client that declares
 /// elicitation; `name` is what the `Mcp-Name` header carries (the tool, the
 /// URI, the prompt).
-pub async fn stateless(addr: std::net::SocketAddr, id: &str, method: &str, name: &str, mut params: Value) -> Value {
+pub async fn stateless(addr: std::net::SocketAddr, id: &str, method: &str, name: &str, params: Value) -> Value {
+    stateless_with(addr, id, method, name, params, json!({"elicitation": {}})).await
+}
+
+/// [`stateless`] from a client that declares `capabilities`.
+pub async fn stateless_with(
+    addr: std::net::SocketAddr,
+    id: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "support", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     });
     let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
     let headers = [
