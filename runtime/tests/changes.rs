@@ -143,7 +143,7 @@ async fn capabilities_advertise_subscribe_and_list_changed_only_with_changes() {
 }
 
 #[tokio::test]
-async fn resources_subscribe_without_changes_is_method_not_found() {
+async fn resources_subscribe_and_unsubscribe_without_changes_are_method_not_found() {
     let built = Server::new("museum", "1.0.0").resource(Watched).build().unwrap();
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
@@ -154,6 +154,8 @@ async fn resources_subscribe_without_changes_is_method_not_found() {
     let (tx, _rx) = mpsc::unbounded_channel();
     let client = Recorder(tx).serve(client_io).await.unwrap();
     let err = client.subscribe(SubscribeRequestParams::new(WATCHED.uri)).await.unwrap_err();
+    assert!(format!("{err:?}").contains("-32601"), "{err:?}");
+    let err = client.unsubscribe(UnsubscribeRequestParams::new(WATCHED.uri)).await.unwrap_err();
     assert!(format!("{err:?}").contains("-32601"), "{err:?}");
 }
 

@@ -3,44 +3,17 @@
 
 mod support;
 
-use std::sync::LazyLock;
-
-use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
+use mcp_contract_runtime::McpError;
 use mcp_contract_runtime::server::{HttpOptions, Server, ToolServer};
-use mcp_contract_runtime::{Context, McpError, Tool};
 use prometheus_parse::{LineInfo, Scrape, Value};
 use serde_json::json;
-use support::{HttpClient, HttpServer, call};
+use support::{HttpClient, HttpServer, asking, call, stateless, text_tool};
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Nothing {}
-
-macro_rules! tool {
-    ($tool:ident, $name:literal, $body:expr) => {
-        struct $tool;
-        impl Tool for $tool {
-            type Input = Nothing;
-            type Output = String;
-            fn definition(&self) -> &'static ToolDefinition {
-                static DEFINITION: LazyLock<ToolDefinition> = LazyLock::new(|| {
-                    ToolDefinition::new($name, mcp_contract_runtime::schema::input_schema::<Nothing>())
-                        .with_description("A test tool.")
-                });
-                &DEFINITION
-            }
-            async fn call(&self, _input: Nothing, _ctx: Context) -> Result<String, McpError> {
-                $body
-            }
-            fn render(&self, output: String) -> Result<ToolOutput, McpError> {
-                Ok(ToolOutput::text(output))
-            }
-        }
-    };
-}
-
-tool!(Fine, "fine", Ok("fine".to_owned()));
-tool!(Offline, "offline", Err(McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")));
-tool!(Slow, "slow", {
+text_tool!(Fine, "fine", |_ctx| Ok("fine".to_owned()));
+text_tool!(Offline, "offline", |_ctx| Err(
+    McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")
+));
+text_tool!(Slow, "slow", |_ctx| {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     Ok("slow".to_owned())
 });
@@ -132,4 +105,33 @@ async fn a_metrics_path_that_is_taken_is_refused_with_the_fix() {
     let options = HttpOptions::default().metrics_path("/healthz").without_signal_handling();
     let err = server().serve_http_on(listener, options).await.expect_err("a taken path");
     assert!(err.to_string().contains("use `/metrics`"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_that_ends_input_required_is_no_finished_call_and_the_retry_that_finishes_is_one() {
+    let served = HttpServer::serving(
+        asking::server(Server::new("metrics", "1.0.0")),
+        HttpOptions::default().metrics_path("/metrics"),
+    )
+    .await;
+    for ask in asking::asks() {
+        let first = stateless(served.addr, "1", ask.method, ask.header, ask.params.clone()).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{}: {first}", ask.kind);
+        let labels = [("kind", ask.kind), ("name", ask.name)];
+        let during = scrape(served.addr).await;
+        assert_eq!(value(&during, "mcp_calls_total", &labels), None, "{}: {:?}", ask.kind, during.samples);
+        assert_eq!(value(&during, "mcp_call_duration_seconds_count", &labels), None, "{}", ask.kind);
+        assert_eq!(value(&during, "mcp_calls_in_flight", &[]), Some(0.0), "{}", ask.kind);
+
+        let done = stateless(served.addr, "2", ask.method, ask.header, ask.confirmed(&first)).await;
+        assert_eq!(done["result"]["resultType"], "complete", "{}: {done}", ask.kind);
+        let after = scrape(served.addr).await;
+        let ok = [("kind", ask.kind), ("name", ask.name), ("outcome", "ok")];
+        assert_eq!(value(&after, "mcp_calls_total", &ok), Some(1.0), "{}: {:?}", ask.kind, after.samples);
+        let counted = after.samples.iter().filter(|sample| {
+            sample.metric == "mcp_calls_total" && labels.iter().all(|(label, v)| sample.labels.get(label) == Some(v))
+        });
+        assert_eq!(counted.count(), 1, "{}: no outcome but `ok`", ask.kind);
+        assert_eq!(value(&after, "mcp_call_duration_seconds_count", &labels), Some(1.0), "{}", ask.kind);
+    }
 }

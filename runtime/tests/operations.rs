@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use mcp_contract_runtime::call::BoxFuture;
-use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{CallHook, CallInfo, CallOutcome, HttpOptions, Server, StdioOptions, ToolServer};
-use mcp_contract_runtime::{Context, McpError, Tool};
+use mcp_contract_runtime::{Context, McpError};
 use serde_json::{Value, json};
-use support::{HttpClient, HttpServer, LineClient, call};
+use support::{HttpClient, HttpServer, LineClient, asking, call, stateless, text_tool};
 use tracing_subscriber::layer::{Context as LayerContext, SubscriberExt as _};
 
 // ---------------------------------------------------------------- the log
@@ -105,45 +104,21 @@ fn events_with(field: &str, value: &str) -> Vec<Fields> {
 
 // ---------------------------------------------------------------- the tools
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct Nothing {}
-
-macro_rules! tool {
-    ($tool:ident, $name:literal, |$ctx:ident| $body:expr) => {
-        struct $tool;
-        impl Tool for $tool {
-            type Input = Nothing;
-            type Output = String;
-            fn definition(&self) -> &'static ToolDefinition {
-                static DEFINITION: LazyLock<ToolDefinition> = LazyLock::new(|| {
-                    ToolDefinition::new($name, mcp_contract_runtime::schema::input_schema::<Nothing>())
-                        .with_description("A test tool.")
-                });
-                &DEFINITION
-            }
-            async fn call(&self, _input: Nothing, $ctx: Context) -> Result<String, McpError> {
-                $body
-            }
-            fn render(&self, output: String) -> Result<ToolOutput, McpError> {
-                Ok(ToolOutput::text(output))
-            }
-        }
-    };
-}
-
 const INTERNALS: &str = "disk /srv/catalogue.sqlite is corrupt at page 7";
 
-tool!(WhoAmI, "who_am_i", |ctx| {
+text_tool!(WhoAmI, "who_am_i", |ctx| {
     tracing::info!("handler ran");
     Ok(json!({"request": ctx.request_id(), "session": ctx.session_id(), "client": ctx.client_ip()}).to_string())
 });
 // `?` on a foreign error: classified InternalError, its message the server's business.
-tool!(Corrupt, "corrupt", |_ctx| Err(std::io::Error::other(INTERNALS))?);
-tool!(Declared, "declared", |_ctx| Err(
+text_tool!(Corrupt, "corrupt", |_ctx| Err(std::io::Error::other(INTERNALS))?);
+text_tool!(Declared, "declared", |_ctx| Err(
     McpError::database_error("The catalogue is offline.").with_reason("catalog_offline")
 ));
-tool!(Explicit, "explicit", |_ctx| Err(McpError::internal_error("The index is rebuilding; call again in a minute.")));
-tool!(Rewritten, "rewritten", |_ctx| Err(
+text_tool!(Explicit, "explicit", |_ctx| Err(McpError::internal_error(
+    "The index is rebuilding; call again in a minute."
+)));
+text_tool!(Rewritten, "rewritten", |_ctx| Err(
     McpError::from_error(std::io::Error::other(INTERNALS)).with_message("The catalogue could not be read.")
 ));
 
@@ -392,6 +367,39 @@ async fn a_hook_runs_around_every_call_and_may_refuse_one_before_its_handler_run
             let entry = (name.to_owned(), id, ended.to_owned());
             assert!(seen.contains(&entry), "{transport}: after saw {entry:?}? {seen:?}");
         }
+    }
+}
+
+/// The request id of every call whose end the hooks' `after` saw.
+#[derive(Clone, Default)]
+struct Ended(Arc<Mutex<Vec<String>>>);
+
+impl CallHook for Ended {
+    fn after(&self, call: &CallInfo<'_>, _outcome: CallOutcome<'_>) {
+        self.0.lock().unwrap().push(call.context().request_id().unwrap_or_default().to_owned());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_that_ends_input_required_says_so_on_its_span_and_ends_no_call_for_the_hooks() {
+    LazyLock::force(&SEEN);
+    let ended = Ended::default();
+    let server = asking::server(Server::new("operations", "1.0.0").hook(ended.clone()));
+    let served = HttpServer::serving(server, HttpOptions::default()).await;
+    for ask in asking::asks() {
+        let id = format!("round-{}", ask.kind);
+        let first = stateless(served.addr, &id, ask.method, ask.header, ask.params.clone()).await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{}: {first}", ask.kind);
+        let span = call_span(&id).await;
+        assert_eq!(span["kind"], ask.kind, "{span:?}");
+        assert_eq!(span["outcome"], "input_required", "{}: {span:?}", ask.kind);
+        assert!(!ended.0.lock().unwrap().contains(&id), "{}: the call goes on in the retry", ask.kind);
+
+        let id = format!("round-{}-confirmed", ask.kind);
+        let done = stateless(served.addr, &id, ask.method, ask.header, ask.confirmed(&first)).await;
+        assert_eq!(done["result"]["resultType"], "complete", "{}: {done}", ask.kind);
+        assert_eq!(call_span(&id).await["outcome"], "ok", "{}", ask.kind);
+        assert!(ended.0.lock().unwrap().contains(&id), "{}: the retry that finishes ends the call", ask.kind);
     }
 }
 

@@ -1,14 +1,21 @@
 //! Rate limits per caller (feature `rate-limit`) over Streamable HTTP: without
 //! auth each client address has its bucket, and a call past it is answered
-//! RateLimited with `retryAfter`.
+//! RateLimited with `retryAfter`; a call that would be a task is refused
+//! before the task is made.
 
 mod support;
 
-use std::time::Duration;
+use std::collections::BTreeSet;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, SystemTime};
 
-use mcp_contract_runtime::server::{HttpOptions, RateLimit};
+use mcp_contract_runtime::call::BoxFuture;
+use mcp_contract_runtime::define::{NoArguments, TaskSupport, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::server::{HttpOptions, MemoryTaskStore, RateLimit, Server, TaskStore};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use rmcp::model::{DetailedTask, TASKS_EXTENSION_ID};
 use serde_json::{Value, json};
-use support::{HttpClient, HttpServer, INITIALIZED, call, initialize};
+use support::{HttpClient, HttpServer, INITIALIZED, call, initialize, stateless_with};
 
 async fn open_session(mut client: HttpClient) -> HttpClient {
     let answer = client.post(&initialize(0)).await;
@@ -60,4 +67,76 @@ async fn without_a_limit_nobody_is_limited() {
         let answer = client.post(&call(id, "echo", json!({"text": "a"}))).await.message();
         assert!(error_of(&answer).is_none(), "{answer}");
     }
+}
+
+/// Runs as a task when the client can poll.
+struct Work;
+static WORK: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("work", mcp_contract_runtime::schema::input_schema::<NoArguments>())
+        .with_description("Work, as a task.")
+        .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Work {
+    type Input = NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &WORK
+    }
+    async fn call(&self, _input: NoArguments, _ctx: Context) -> Result<String, McpError> {
+        Ok("worked".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// A memory store that keeps the id of every task the server made.
+#[derive(Clone, Default)]
+struct Counted {
+    tasks: Arc<MemoryTaskStore>,
+    made: Arc<Mutex<BTreeSet<String>>>,
+}
+
+impl TaskStore for Counted {
+    fn put(&self, task: DetailedTask, expires_at: SystemTime) -> BoxFuture<'_, Result<(), McpError>> {
+        self.made.lock().unwrap().insert(task.task.task_id.clone());
+        self.tasks.put(task, expires_at)
+    }
+    fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, McpError>> {
+        self.tasks.get(task_id)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_past_the_limit_that_would_be_a_task_is_refused_before_the_task_is_made() {
+    let store = Counted::default();
+    let server = Server::new("rate", "1.0.0").tool(Work).task_store(store.clone()).build().expect("the server builds");
+    let served =
+        HttpServer::serving(server, HttpOptions::default().rate_limit(RateLimit::per_minute(60).burst(1))).await;
+    let tasks = json!({"extensions": {TASKS_EXTENSION_ID: {}}});
+    let work = json!({"name": "work", "arguments": {}});
+
+    // The one token goes to the call that makes the task, none to its run.
+    let created = stateless_with(served.addr, "1", "tools/call", "work", work.clone(), tasks.clone()).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().expect("a taskId").to_owned();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let done = loop {
+        let task = stateless_with(served.addr, "2", "tasks/get", &id, json!({"taskId": id}), tasks.clone()).await;
+        if task["result"]["status"] != "working" {
+            break task;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the task did not finish within 10 s: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "worked", "{done}");
+
+    let refused = stateless_with(served.addr, "3", "tools/call", "work", work, tasks).await;
+    assert!(refused["result"].get("taskId").is_none(), "no task for a refused call: {refused}");
+    let error = error_of(&refused).unwrap_or_else(|| panic!("refused at once, as a call: {refused}"));
+    assert_eq!(error["code"], -32003, "{refused}");
+    assert!(error["data"]["retryAfter"].is_u64(), "{refused}");
+    assert_eq!(store.made.lock().unwrap().len(), 1, "one task made");
 }

@@ -17,7 +17,7 @@ use rmcp::model::{
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::invoke::{Answer, Call, guarded};
+use super::invoke::{Answer, Call, guarded, guarded_round};
 use super::observe::Observe;
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
@@ -241,11 +241,11 @@ impl Catalog {
         let definition = resource.definition();
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Resource, definition.name, &ctx, observe);
-        let contents =
-            match guarded(in_round(round, resource.read_captures(&uri, variables, ctx)), cancellation, log).await? {
-                Ok(contents) => contents,
-                Err(end) => return Ok(Err(end)),
-            };
+        let read = in_round(round, resource.read_captures(&uri, variables, ctx));
+        let contents = match guarded_round(read, cancellation, log).await? {
+            Ok(contents) => contents,
+            Err(end) => return Ok(Err(end)),
+        };
         Ok(Ok(rmcp::model::ReadResourceResult::new(wire_contents(contents, &uri, definition))))
     }
 
@@ -279,7 +279,7 @@ impl Catalog {
         let ctx = context(definition.name, definition.errors);
         let log = Call::new(PrimitiveKind::Prompt, definition.name, &ctx, observe);
         let arguments = request.arguments.unwrap_or_default();
-        let messages = match guarded(in_round(round, prompt.get_json(arguments, ctx)), cancellation, log).await? {
+        let messages = match guarded_round(in_round(round, prompt.get_json(arguments, ctx)), cancellation, log).await? {
             Ok(messages) => messages,
             Err(end) => return Ok(Err(end)),
         };

@@ -20,7 +20,7 @@ use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, run_tool};
+use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, admit_tool, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::streams::ResponseStream;
@@ -434,6 +434,9 @@ impl ServerHandler for ToolServer {
             tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
             return Ok(CallToolResponse::Complete(error_result(&err)));
         }
+        if let Err(refused) = admit_tool(definition.name, &ctx, &self.observe) {
+            return Ok(CallToolResponse::Complete(refused));
+        }
         let arguments = request.arguments.unwrap_or_default();
         if let Some(tasks) = self.as_task(definition.task_support, &context)? {
             let mut answers = JsonObject::new();
@@ -609,11 +612,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let Some(session) = &self.changes else {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "This server announces no resource updates.",
-                None,
-            ));
+            return Err(no_resource_updates());
         };
         self.shared.catalog.check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
         session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
@@ -635,11 +634,7 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let Some(session) = &self.changes else {
-            return Err(ErrorData::new(
-                ErrorCode::METHOD_NOT_FOUND,
-                "This server announces no resource updates.",
-                None,
-            ));
+            return Err(no_resource_updates());
         };
         session.changes.unsubscribe(session.id, &request.uri);
         Ok(())
@@ -697,6 +692,12 @@ impl ServerHandler for ToolServer {
         }
         Ok(())
     }
+}
+
+/// resources/subscribe and resources/unsubscribe are -32601 on a server
+/// that does not advertise `resources.subscribe`.
+fn no_resource_updates() -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "This server announces no resource updates.", None)
 }
 
 /// rmcp answers tasks/* -32601 for a server that does not advertise the

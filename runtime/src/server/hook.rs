@@ -17,9 +17,11 @@ use crate::error::McpError;
 /// tool, the JSON-RPC error for a resource or prompt), and neither the later
 /// hooks' `before` nor the handler runs. [`after`](Self::after) sees how
 /// every call ended: refused (by a hook or the rate limit), failed,
-/// cancelled, panicked or done. Both run inside the call's
-/// `mcp_call` span, and on its task, so a `before` that waits is cancelled
-/// with the call.
+/// cancelled, panicked or done. A stateless round that ends `input_required`
+/// (the handler asked the client) is no end: `before` runs again on each
+/// retry, and `after` once, for the retry that finishes. Both run inside
+/// the call's `mcp_call` span, and on its task, so a `before` that waits is
+/// cancelled with the call.
 ///
 /// ```
 /// use mcp_contract::McpError;

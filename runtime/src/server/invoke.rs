@@ -110,6 +110,14 @@ impl Call {
         });
     }
 
+    /// A call whose round ended on asks of the client: no end of the call
+    /// (the client retries it with the answers, and the retry that finishes
+    /// is the call the metrics and the hooks' `after` count), but of the span.
+    fn round_ended(&self, span: &tracing::Span) {
+        span.record("outcome", "input_required");
+        tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
+    }
+
     /// The span every event of the call is logged in. Its outcome, code,
     /// reason and duration are recorded on it when the call ends, so a
     /// subscriber that exports spans (OpenTelemetry, say) has them too.
@@ -249,9 +257,25 @@ pub(super) enum Finished {
     Ended(RoundEnd),
 }
 
-/// Run one tool call: decode, handle, render; every failure becomes a tool
-/// error result, but for a protocol error, which stays a JSON-RPC error. A panicking handler becomes an InternalError result without
-/// its panic message (which may hold internals), and the server keeps serving.
+/// Whether the rate limit lets a call of the tool `name` in: checked once a
+/// request, before the call runs or becomes a task, so that a caller past
+/// the limit gets no task (whose handler would only find the refusal). The
+/// refusal is a call that ended (its span, its log line, its metrics, the
+/// hooks' `after`), answered as a tool error result.
+pub(super) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Result<(), CallToolResult> {
+    let log = Call::new(PrimitiveKind::Tool, name, ctx, observe);
+    let Err(refused) = log.admit() else { return Ok(()) };
+    let span = log.span();
+    let _entered = span.enter();
+    log.finished(&span, std::time::Instant::now(), Err(&refused), None);
+    Err(error_result(&refused))
+}
+
+/// Run one tool call, which [`admit_tool`] let in: decode, handle, render;
+/// every failure becomes a tool error result, but for a protocol error, which
+/// stays a JSON-RPC error. A panicking handler becomes an InternalError result
+/// without its panic message (which may hold internals), and the server keeps
+/// serving.
 ///
 /// The call runs on a task of its own, so that a handler that holds its worker
 /// thread for a while delays no other call on the connection, and a cancelled
@@ -271,11 +295,6 @@ pub(super) async fn run_tool(
     let span = log.span();
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
-    if let Err(refused) = log.admit() {
-        let _entered = span.enter();
-        log.finished(&span, started, Err(&refused), None);
-        return Ok(Finished::Complete(error_result(&refused)));
-    }
     let before = log.before();
     let call = AbortOnDrop(tokio::spawn(
         async move {
@@ -302,9 +321,7 @@ pub(super) async fn run_tool(
     let _entered = span.enter();
     Ok(Finished::Complete(match outcome {
         Ok(Err(end)) => {
-            // Not an end of the call: the client retries it with the answers.
-            span.record("outcome", "input_required");
-            tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
+            log.round_ended(&span);
             return Ok(Finished::Ended(end));
         }
         Ok(Ok(Ok(output))) => {
@@ -372,6 +389,26 @@ pub(super) async fn guarded<T>(
     cancellation: &CancellationToken,
     log: Call,
 ) -> Answer<T> {
+    guard(future, cancellation, log, |_| false).await
+}
+
+/// [`guarded`] for a resource or prompt handler driven by the request's input
+/// round: one whose round ended (`Err` inside) is no finished call, as for a
+/// tool in [`run_tool`].
+pub(super) async fn guarded_round<T>(
+    future: BoxFuture<'_, Result<Result<T, RoundEnd>, McpError>>,
+    cancellation: &CancellationToken,
+    log: Call,
+) -> Answer<Result<T, RoundEnd>> {
+    guard(future, cancellation, log, Result::is_err).await
+}
+
+async fn guard<T>(
+    future: BoxFuture<'_, Result<T, McpError>>,
+    cancellation: &CancellationToken,
+    log: Call,
+    ends_round: impl Fn(&T) -> bool,
+) -> Answer<T> {
     let (kind, name) = (log.kind, log.name);
     let span = log.span();
     let started = std::time::Instant::now();
@@ -398,6 +435,10 @@ pub(super) async fn guarded<T>(
     };
     let _entered = span.enter();
     match outcome {
+        Ok(Ok(value)) if ends_round(&value) => {
+            log.round_ended(&span);
+            Ok(value)
+        }
         Ok(Ok(value)) => {
             log.finished(&span, started, Ok(()), None);
             Ok(value)

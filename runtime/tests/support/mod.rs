@@ -1,7 +1,8 @@
-//! Shared by the hardening and fuzz suites: test tools, and raw clients over
+//! Shared by the test suites: test tools (and `text_tool!` for one of a suite's own), and raw clients over
 //! stdio-style lines and HTTP/1.1 that send exactly the bytes a test gives.
 #![allow(dead_code, unreachable_pub, reason = "each suite uses part of the support")]
 
+pub mod asking;
 pub mod surface;
 
 use std::sync::LazyLock;
@@ -19,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 /// The longest any single answer may take in these suites.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
-fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
+pub fn definition<T: schemars::JsonSchema>(name: &'static str) -> ToolDefinition {
     ToolDefinition::new(name, mcp_contract_runtime::schema::input_schema::<T>()).with_description("A test tool.")
 }
 
@@ -106,6 +107,40 @@ impl Tool for Grind {
 #[derive(Deserialize, schemars::JsonSchema)]
 pub struct Nothing {}
 
+/// A tool named `$name` without arguments whose handler, given its context
+/// as `$ctx`, answers `$body` (a `Result<String, McpError>`) as text: the
+/// tools of a test about what happens around a call rather than in it.
+#[allow(unused_macros, reason = "each suite uses part of the support")]
+macro_rules! text_tool {
+    ($tool:ident, $name:literal, |$ctx:ident| $body:expr) => {
+        struct $tool;
+        impl ::mcp_contract_runtime::Tool for $tool {
+            type Input = $crate::support::Nothing;
+            type Output = String;
+            fn definition(&self) -> &'static ::mcp_contract_runtime::define::ToolDefinition {
+                static DEFINITION: ::std::sync::LazyLock<::mcp_contract_runtime::define::ToolDefinition> =
+                    ::std::sync::LazyLock::new(|| $crate::support::definition::<$crate::support::Nothing>($name));
+                &DEFINITION
+            }
+            async fn call(
+                &self,
+                _input: $crate::support::Nothing,
+                $ctx: ::mcp_contract_runtime::Context,
+            ) -> Result<String, ::mcp_contract_runtime::McpError> {
+                $body
+            }
+            fn render(
+                &self,
+                output: String,
+            ) -> Result<::mcp_contract_runtime::define::ToolOutput, ::mcp_contract_runtime::McpError> {
+                Ok(::mcp_contract_runtime::define::ToolOutput::text(output))
+            }
+        }
+    };
+}
+#[allow(unused_imports, reason = "each suite uses part of the support")]
+pub(crate) use text_tool;
+
 /// Panics with a message that must stay in the server.
 pub struct Explode;
 static EXPLODE: LazyLock<ToolDefinition> = LazyLock::new(|| definition::<Nothing>("explode"));
@@ -169,6 +204,37 @@ pub fn initialize(id: impl Into<Value>) -> Vec<u8> {
     }})
     .to_string()
     .into_bytes()
+}
+
+/// One stateless 2026-07-28 request (no session) from a client that declares
+/// elicitation; `name` is what the `Mcp-Name` header carries (the tool, the
+/// URI, the prompt).
+pub async fn stateless(addr: std::net::SocketAddr, id: &str, method: &str, name: &str, params: Value) -> Value {
+    stateless_with(addr, id, method, name, params, json!({"elicitation": {}})).await
+}
+
+/// [`stateless`] from a client that declares `capabilities`.
+pub async fn stateless_with(
+    addr: std::net::SocketAddr,
+    id: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+    capabilities: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "support", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name),
+    ];
+    HttpClient::connect(addr).await.request("POST", &headers, body.as_bytes()).await.message()
 }
 
 pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
