@@ -731,13 +731,13 @@ fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
     parts.headers.get("mcp-session-id")?.to_str().ok()
 }
 
-/// Whether the request is of the stateless revision 2026-07-28 (or later),
-/// where the server never sends the client a request.
 /// The answer to a tool call the client cancelled.
 fn call_cancelled() -> ErrorData {
     ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None)
 }
 
+/// Whether the request is of the stateless revision 2026-07-28 (or later),
+/// where the server never sends the client a request.
 fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
     context.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
 }
