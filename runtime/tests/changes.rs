@@ -311,7 +311,7 @@ async fn an_http_session_that_ends_is_forgotten() {
     assert_eq!((changes.sessions(), changes.subscriptions()), (1, 1));
 
     let answer = client.request("DELETE", &[], b"").await;
-    assert!(answer.status < 300, "{}: {}", answer.status, answer.text());
+    assert_eq!(answer.status, 204, "an ended session is answered 204 No Content: {}", answer.text());
     eventually("the deleted session forgotten", || changes.sessions() == 0).await;
     assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
 }

@@ -5,7 +5,8 @@
 //! rmcp 3.11 skips `Origin` unless told which origins to allow, answers an
 //! unreadable body with 415 and serde's message as plain text, leaves the first
 //! of two requests with one id in a session without an answer, keeps any
-//! number of sessions, and answers the DELETE of an unknown session with 202.
+//! number of sessions, answers the DELETE of an unknown session with 202, and
+//! an ended one with 202 too, which the Python SDK logs as a failure.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -269,8 +270,13 @@ impl Guard {
         if self.shared.is_none() && !sessions.manager.sessions.read().await.contains_key(session.as_str()) {
             return session_not_found();
         }
-        let response = next.run(request).await;
+        let mut response = next.run(request).await;
         sessions.lock().remove(&session);
+        // rmcp answers an ended session 202 Accepted, with no body; the
+        // Python SDK takes only 200 or 204 for done, and logs a failure.
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
         response
     }
 
