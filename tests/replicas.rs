@@ -1,18 +1,19 @@
 //! Two museum replicas behind a real haproxy (round robin, no stickiness)
-//! sharing one Redis (feature `redis`), driven by the official Python client
-//! (tests/e2e/python/replicas_client.py): a session initialized through the
+//! sharing one Redis (feature `redis`), driven by the official clients
+//! (tests/e2e/python/replicas_client.py and tests/e2e/ts2/replicas_client.mjs): a session initialized through the
 //! proxy keeps working whichever replica each request reaches, and a task
 //! started through one replica is polled and read through the other; and a
 //! call whose replica is killed mid-call is resumed by the client's own
 //! reconnection (`Last-Event-ID`) through the other replica, which runs it
 //! again (the museum's `export_department` is read-only) and answers it.
 //! haproxy's log shows which replica served each request; its `X-Replica`
-//! response header tells the client.
+//! response header tells the client. Each test runs with PyPI `mcp` and
+//! with npm `@modelcontextprotocol/client` (the TypeScript SDK v2).
 //!
 //! The museum binary must be built with the feature: `cargo build --example
 //! museum --features redis` (`.ci/run` does). A missing `redis-server`,
-//! `haproxy` or `python3` fails the test with how to install it;
-//! `MCP_CONTRACT_SKIP_REDIS=1` skips it.
+//! `haproxy`, `python3` or `node` fails the test with how to install it;
+//! `MCP_CONTRACT_SKIP_REDIS=1` skips them.
 
 #![cfg(feature = "redis")]
 
@@ -124,7 +125,9 @@ fn museum(port: u16, redis_url: &str) -> Process {
 /// haproxy in front of `replicas`: round robin, no stickiness, each request
 /// logged (with the replica that served it) to `log`, and answered with the
 /// replica's name in `X-Replica`. A replica that stops is found by the health
-/// check within a quarter second, and a request it cannot take goes to the other.
+/// check within a quarter second, and a request it cannot take goes to the
+/// other; SSE events pass at once (`http-no-delay`: haproxy would else hold
+/// the response headers and small events for about 200 ms).
 fn haproxy(port: u16, replicas: &[u16], dir: &Path) -> (Process, PathBuf) {
     let servers: String = replicas
         .iter()
@@ -135,7 +138,7 @@ fn haproxy(port: u16, replicas: &[u16], dir: &Path) -> (Process, PathBuf) {
         "global\n  log stdout format raw local0\n\
          defaults\n  mode http\n  log global\n  option httplog\n  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n\
          frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend museums\n\
-         backend museums\n  balance roundrobin\n  option redispatch\n  retries 3\n\
+         backend museums\n  balance roundrobin\n  option redispatch\n  retries 3\n  option http-no-delay\n\
          http-response set-header X-Replica %[srv_name]\n{servers}"
     );
     let path = dir.join("haproxy.cfg");
@@ -169,10 +172,10 @@ struct Cluster {
 impl Cluster {
     fn start(client: Client) -> Option<Self> {
         let mut programs = vec![("redis-server", "--version", "redis-server"), ("haproxy", "-v", "haproxy")];
-        programs.push(match client {
-            Client::Python => ("python3", "--version", "python3 python3-venv"),
-            Client::TypeScript => ("node", "--version", "nodejs npm"),
-        });
+        match client {
+            Client::Python => programs.push(("python3", "--version", "python3 python3-venv")),
+            Client::TypeScript => programs.extend([("node", "--version", "nodejs"), ("npm", "--version", "npm")]),
+        }
         if !require(&programs) {
             return None;
         }
@@ -316,4 +319,14 @@ fn two_museum_replicas_behind_haproxy_share_sessions_and_tasks_through_redis() {
 #[test]
 fn a_call_whose_replica_is_killed_is_resumed_through_the_other_and_answered() {
     resume_a_call_whose_replica_was_killed(Client::Python);
+}
+
+#[test]
+fn two_museum_replicas_behind_haproxy_serve_the_typescript_client() {
+    share_sessions_and_tasks(Client::TypeScript);
+}
+
+#[test]
+fn a_call_whose_replica_is_killed_is_resumed_by_the_typescript_client() {
+    resume_a_call_whose_replica_was_killed(Client::TypeScript);
 }
