@@ -54,9 +54,17 @@ pub(super) struct SessionStreams {
     primings: Option<Arc<Primings>>,
     retry: Option<Duration>,
     close_after: Option<Duration>,
-    /// The store shared with other replicas, and the tools safe to run again
-    /// (annotated read-only or idempotent), when a call's replica stopped.
-    shared: Option<(Arc<dyn SharedStore>, Arc<HashSet<String>>)>,
+    /// Calls kept in a store shared with other replicas, when there is one.
+    shared: Option<SharedCalls>,
+}
+
+/// The store that keeps each call's request for the other replicas, and the
+/// tools safe to run again (annotated read-only or idempotent) when the
+/// replica running a call of them stopped.
+#[derive(Clone)]
+struct SharedCalls {
+    store: Arc<dyn SharedStore>,
+    rerunnable: Arc<HashSet<String>>,
 }
 
 impl SessionStreams {
@@ -75,7 +83,7 @@ impl SessionStreams {
     /// Keep each call's request in `shared`, and answer on this replica the
     /// calls whose replica stopped: `rerunnable` names the tools run again.
     pub(super) fn with_shared_store(mut self, shared: Arc<dyn SharedStore>, rerunnable: HashSet<String>) -> Self {
-        self.shared = Some((shared, Arc::new(rerunnable)));
+        self.shared = Some(SharedCalls { store: shared, rerunnable: Arc::new(rerunnable) });
         self
     }
 
@@ -90,7 +98,7 @@ impl SessionStreams {
         request: ClientJsonRpcMessage,
         client: mpsc::Sender<ServerSseMessage>,
     ) {
-        let (Some(primings), Some((_, rerunnable))) = (&self.primings, &self.shared) else { return };
+        let (Some(primings), Some(SharedCalls { rerunnable, .. })) = (&self.primings, &self.shared) else { return };
         let store = &primings.store;
         let JsonRpcMessage::Request(call) = &request else { return };
         let mut client = Some(client);
@@ -356,9 +364,8 @@ impl SessionManager for SessionStreams {
             }
             _ => None,
         };
-        if let (Some((shared, _)), Some((_, stream_id)), JsonRpcMessage::Request(_)) = (&self.shared, &stored, &message)
-        {
-            shared.keep_call(stream_id, &message);
+        if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(_)) = (&self.shared, &stored, &message) {
+            shared.store.keep_call(stream_id, &message);
         }
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
@@ -407,7 +414,9 @@ impl SessionManager for SessionStreams {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         let replay = self.local.resume(id, last_event_id.clone()).await?;
-        let Some((shared, _)) = self.shared.clone() else { return Ok(replay.left_stream()) };
+        let Some(shared) = self.shared.as_ref().map(|shared| Arc::clone(&shared.store)) else {
+            return Ok(replay.left_stream());
+        };
         let (sender, receiver) = mpsc::channel(LIVE_CAPACITY);
         let (this, session) = (self.clone(), id.clone());
         let resuming = RESUMING.try_with(Clone::clone).ok();
