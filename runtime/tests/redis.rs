@@ -90,6 +90,26 @@ impl Redis {
             && socket.read(&mut answer).is_ok_and(|n| answer[..n].starts_with(b"+PONG"))
     }
 
+    /// The pub/sub channels someone is subscribed to (`PUBSUB CHANNELS`).
+    fn channels(&self) -> Vec<String> {
+        let mut socket = TcpStream::connect(("127.0.0.1", self.port)).expect("redis-server answers");
+        socket.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+        socket.write_all(b"PUBSUB CHANNELS *\r\n").unwrap();
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        // An array of bulk strings: `*n`, then `$len` and the name, n times.
+        loop {
+            let n = socket.read(&mut chunk).unwrap();
+            answer.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&answer);
+            let lines: Vec<&str> = text.split("\r\n").collect();
+            let count: usize = lines[0].trim_start_matches('*').parse().unwrap_or(0);
+            if n == 0 || lines.len() > 2 * count + 1 {
+                return lines.iter().skip(2).step_by(2).take(count).map(|name| (*name).to_owned()).collect();
+            }
+        }
+    }
+
     fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
@@ -982,4 +1002,28 @@ async fn a_task_whose_replica_stopped_reads_as_failed_on_the_other() {
     };
     assert_eq!(failed["result"]["status"], "failed", "{failed}");
     assert!(failed.to_string().contains("stopped before it finished"), "{failed}");
+}
+
+/// Waits up to 5 s for `condition`.
+async fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !condition() {
+        assert!(Instant::now() < deadline, "{what}: not within 5 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_following_a_stream_is_woken_through_pub_sub_and_unsubscribes_when_it_ends() {
+    let Some(redis) = Redis::start() else { return };
+    let (a, b) = (store(&redis, "museum"), store(&redis, "museum"));
+    let priming = a.store_event("call", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+    let mut replay = b.replay_events_after(&priming).await.unwrap();
+    let channel = "mcp:museum:wake:call".to_owned();
+    eventually("the replay subscribes to its stream's channel", || redis.channels().contains(&channel)).await;
+    let answer = a.store_event("call", &event(1)).await.unwrap();
+    let woken = tokio::time::timeout(Duration::from_secs(5), replay.next()).await.unwrap().unwrap();
+    assert_eq!(woken.event_id.as_deref(), Some(answer.as_str()));
+    assert!(replay.next().await.is_none(), "the replay ends with its call's answer");
+    eventually("the replay unsubscribes once it ended", || !redis.channels().contains(&channel)).await;
 }

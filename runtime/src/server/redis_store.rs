@@ -3,10 +3,13 @@
 //! another from its stored `initialize`, a stream cut on one is replayed on
 //! another after its `Last-Event-ID`, a task started on one is read on another.
 //!
-//! A call's request is kept beside its stream, with the replica running it,
-//! and every replica renews a short-lived key while it runs: a replay that
-//! follows a stream whose replica stopped before the answer ends, and the
-//! session streams answer the call on the replica the client came back to.
+//! A replay follows its stream live until the call's answer, woken by a
+//! pub/sub message published with every event. A call's request is kept
+//! beside its stream, with the replica running it, and every replica renews a
+//! short-lived key while it runs: a replay that follows a stream whose
+//! replica stopped before the answer ends, and the session streams answer
+//! the call on the replica the client came back to. A task is kept with its
+//! replica too, and reads as failed once that replica stopped.
 //!
 //! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
 //! servers can share one Redis. Every command waits at most the store's
@@ -62,9 +65,15 @@ const PROBE_INTERVAL: Duration = Duration::from_millis(250);
 const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
 const HEARTBEAT_TTL: Duration = Duration::from_secs(3);
 
-/// How soon a replay that follows a stream looks again for new events, at
-/// first and at most: it polls, sooner while events come, since a blocking
-/// read would hold the one connection every request of the replica shares.
+/// How long a replay that follows a stream waits for Redis to tell it of a
+/// new event (pub/sub) before it reads the stream anyway: a wake lost while
+/// the subscriber connection was made again costs at most this.
+const FOLLOW_WAKE_WAIT: Duration = Duration::from_secs(1);
+
+/// Without pub/sub (its connection could not be made), how soon a replay
+/// that follows a stream reads it again, at first and at most: sooner while
+/// events come. A blocking read would hold the one connection every request
+/// of the replica shares.
 const FOLLOW_POLL_MIN: Duration = Duration::from_millis(10);
 const FOLLOW_POLL_MAX: Duration = Duration::from_millis(200);
 
@@ -178,6 +187,9 @@ struct Inner {
     touched: Mutex<HashMap<String, Instant>>,
     /// Whether this replica renews its key (from its first kept call on).
     beating: AtomicBool,
+    /// The pub/sub connection that wakes the replays following streams,
+    /// made by the first one.
+    followers: tokio::sync::Mutex<Option<Arc<Followers>>>,
 }
 
 impl Inner {
@@ -191,6 +203,7 @@ impl Inner {
             store_failures: Mutex::default(),
             touched: Mutex::default(),
             beating: AtomicBool::new(false),
+            followers: tokio::sync::Mutex::new(None),
         }
     }
 }
@@ -419,6 +432,8 @@ impl EventStore for RedisStore {
             (None, None) => pipe.arg("retry").arg(""),
         };
         pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
+        // Wakes the replays following this stream, on any replica.
+        pipe.cmd("PUBLISH").arg(self.key("wake", stream_id)).arg("").ignore();
         if is_answer(event) {
             // The call is over: no replica is to take it over, and its request goes.
             let call = self.key("call", stream_id);
@@ -453,7 +468,14 @@ impl EventStore for RedisStore {
         let (sender, receiver) = tokio::sync::mpsc::channel(16);
         let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
         tokio::spawn(async move {
+            // Subscribed first, then read: an event stored meanwhile is read now, or wakes the wait.
+            let mut wake = store.wake_on(&stream_id).await;
             let mut pending = stored;
+            if wake.is_some() {
+                let read = pending.last().map_or(last.as_str(), |(entry, _)| entry.as_str());
+                let Ok(events) = store.events_after(&stream_id, read).await else { return };
+                pending.extend(events);
+            }
             let mut poll = FOLLOW_POLL_MIN;
             // Asked at once, so a replay of a stream that is answered (or gone) ends at once.
             let mut checked: Option<Instant> = None;
@@ -481,9 +503,20 @@ impl EventStore for RedisStore {
                         return;
                     }
                 }
-                tokio::select! {
-                    () = tokio::time::sleep(poll) => {}
-                    () = sender.closed() => return,
+                match &mut wake {
+                    Some(woken) => tokio::select! {
+                        changed = tokio::time::timeout(FOLLOW_WAKE_WAIT, woken.changes.changed()) => {
+                            // The subscriber connection is gone: poll from now on.
+                            if matches!(changed, Ok(Err(_))) {
+                                wake = None;
+                            }
+                        }
+                        () = sender.closed() => return,
+                    },
+                    None => tokio::select! {
+                        () = tokio::time::sleep(poll) => {}
+                        () = sender.closed() => return,
+                    },
                 }
                 let Ok(events) = store.events_after(&stream_id, &last).await else { return };
                 poll = if events.is_empty() { (poll * 2).min(FOLLOW_POLL_MAX) } else { FOLLOW_POLL_MIN };
@@ -580,6 +613,109 @@ impl RedisStore {
                 let _ = store.query::<()>(&pipe).await;
             }
         });
+    }
+}
+
+/// The replays following streams on this replica, woken by Redis pub/sub:
+/// one subscriber connection per replica, one channel per followed stream
+/// (`mcp:{namespace}:wake:{stream id}`, published with every stored event).
+struct Followers {
+    sink: redis::aio::PubSubSink,
+    /// Each followed channel: how many replays follow it, and their wake.
+    channels: Mutex<HashMap<String, (usize, tokio::sync::watch::Sender<u64>)>>,
+    /// Cleared when the connection ends: the next replay makes another.
+    open: AtomicBool,
+}
+
+/// A replay's wake: changes whenever an event is stored on its stream.
+struct Wake {
+    followers: Arc<Followers>,
+    channel: String,
+    changes: tokio::sync::watch::Receiver<u64>,
+}
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        let mut channels = lock(&self.followers.channels);
+        let Some((count, _)) = channels.get_mut(&self.channel) else { return };
+        *count -= 1;
+        if *count > 0 {
+            return;
+        }
+        channels.remove(&self.channel);
+        drop(channels);
+        let (mut sink, channel) = (self.followers.sink.clone(), std::mem::take(&mut self.channel));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(DEFAULT_REDIS_TIMEOUT, sink.unsubscribe(channel)).await;
+            });
+        }
+    }
+}
+
+impl RedisStore {
+    /// A wake for the replay following `stream_id`; `None` (the replay polls)
+    /// when the subscriber connection cannot be made or does not answer in time.
+    async fn wake_on(&self, stream_id: &str) -> Option<Wake> {
+        let followers = self.followers().await?;
+        let channel = self.key("wake", stream_id);
+        let (changes, first) = {
+            let mut channels = lock(&followers.channels);
+            let (count, wake) =
+                channels.entry(channel.clone()).or_insert_with(|| (0, tokio::sync::watch::channel(0).0));
+            *count += 1;
+            (wake.subscribe(), *count == 1)
+        };
+        // Made before subscribing: dropped, it counts the replay out again.
+        let wake = Wake { followers: Arc::clone(&followers), channel, changes };
+        if first {
+            let mut sink = followers.sink.clone();
+            let timeout = self.inner.settings.timeout;
+            match tokio::time::timeout(timeout, sink.subscribe(&wake.channel)).await {
+                Ok(Ok(())) => {}
+                _ => return None,
+            }
+        }
+        Some(wake)
+    }
+
+    /// This replica's subscriber connection, made when there is none open.
+    async fn followers(&self) -> Option<Arc<Followers>> {
+        let mut made = self.inner.followers.lock().await;
+        if let Some(followers) = made.as_ref().filter(|followers| followers.open.load(Ordering::Acquire)) {
+            return Some(Arc::clone(followers));
+        }
+        if self.failed_recently() {
+            return None;
+        }
+        let timeout = self.inner.settings.timeout;
+        let pubsub = match tokio::time::timeout(timeout, self.inner.settings.client.get_async_pubsub()).await {
+            Ok(Ok(pubsub)) => pubsub,
+            Ok(Err(err)) => {
+                tracing::debug!(%err, "no pub/sub connection to Redis: replays that follow a stream poll it");
+                return None;
+            }
+            Err(_) => return None,
+        };
+        let (sink, mut messages) = pubsub.split();
+        let followers = Arc::new(Followers { sink, channels: Mutex::default(), open: AtomicBool::new(true) });
+        let woken = Arc::downgrade(&followers);
+        tokio::spawn(async move {
+            use futures::StreamExt;
+            while let Some(message) = messages.next().await {
+                let Some(followers) = woken.upgrade() else { return };
+                if let Some((_, wake)) = lock(&followers.channels).get(message.get_channel_name()) {
+                    wake.send_modify(|n| *n = n.wrapping_add(1));
+                }
+            }
+            if let Some(followers) = woken.upgrade() {
+                followers.open.store(false, Ordering::Release);
+                // The replays waiting on it learn it is gone, and poll.
+                lock(&followers.channels).clear();
+            }
+        });
+        *made = Some(Arc::clone(&followers));
+        Some(followers)
     }
 }
 
