@@ -950,6 +950,10 @@ async fn a_read_only_call_whose_replica_stopped_runs_again_on_the_replica_the_cl
     let session = open_session(&http, &a.url, false).await;
     let priming = start_and_cut(&http, &a.url, &session, 8, "survey", 2000).await;
     a.kill();
+    // Another session that learned the event id does not get the call run for it.
+    let other = open_session(&http, &b.url, false).await;
+    let intruded = resume(&b.url, &other, &priming).await;
+    assert!(intruded.iter().all(|(_, message)| message.as_ref().is_none_or(|m| m.get("id").is_none())), "{intruded:?}");
     let events = resume(&b.url, &session, &priming).await;
     let answer = answer_in(&events);
     assert_eq!(answer["id"], 8, "the answer to the call the client made: {events:?}");

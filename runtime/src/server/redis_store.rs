@@ -93,11 +93,12 @@ return {task, 1}
 /// the answer and stay.
 const ANSWERED_CALL_KEPT: Duration = Duration::from_secs(30);
 
-/// Keep a call's request with its replica, unless the call is answered
-/// already. KEYS: the call; ARGV: the replica, the request, the time to keep.
+/// Keep a call's request with its session and replica, unless the call is
+/// answered already. KEYS: the call; ARGV: the replica, the request, the
+/// time to keep, the session.
 const KEEP_CALL: &str = r"
 if redis.call('HEXISTS', KEYS[1], 'answered') == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'request', ARGV[2])
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'request', ARGV[2], 'session', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 ";
@@ -116,11 +117,12 @@ return redis.call('EXISTS', ARGV[1] .. call[1])
 
 /// Take over a call whose replica stopped before its answer: the request,
 /// when this replica (ARGV[2]) is now the call's owner; nil when the call is
-/// answered, its replica runs, or another replica took it over first.
-/// KEYS: the call; ARGV: the prefix of replica keys, this replica.
+/// answered, its replica runs, another replica took it over first, or it is
+/// not of the session resuming it (ARGV[3]).
+/// KEYS: the call; ARGV: the prefix of replica keys, this replica, the session.
 const TAKE_OVER: &str = r"
-local call = redis.call('HMGET', KEYS[1], 'owner', 'request', 'answered')
-if not call[1] or not call[2] or call[3] then return false end
+local call = redis.call('HMGET', KEYS[1], 'owner', 'request', 'answered', 'session')
+if not call[1] or not call[2] or call[3] or call[4] ~= ARGV[3] then return false end
 if call[1] == ARGV[2] or redis.call('EXISTS', ARGV[1] .. call[1]) == 1 then return false end
 redis.call('HSET', KEYS[1], 'owner', ARGV[2])
 return call[2]
@@ -825,10 +827,10 @@ impl SharedStore for RedisStore {
         lock(&self.inner.store_failures).remove(session)
     }
 
-    fn keep_call(&self, stream_id: &str, request: &ClientJsonRpcMessage) {
+    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) {
         let Ok(request) = serde_json::to_string(request) else { return };
         let store = self.clone();
-        let key = self.key("call", stream_id);
+        let (key, session) = (self.key("call", stream_id), session.to_owned());
         // In the background: the call goes on, and `query` bounds the wait.
         tokio::spawn(async move {
             let mut pipe = redis::pipe();
@@ -839,13 +841,18 @@ impl SharedStore for RedisStore {
                 .arg(&store.inner.nonce)
                 .arg(request)
                 .arg(millis(store.inner.settings.event_age))
+                .arg(session)
                 .ignore();
             store.alive(&mut pipe);
             let _ = store.query::<()>(&pipe).await;
         });
     }
 
-    fn call_fate<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<CallFate, Unavailable>> {
+    fn call_fate<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<CallFate, Unavailable>> {
         Box::pin(async move {
             let Some((stream_id, _)) = last_event_id.rsplit_once('#') else { return Ok(CallFate::Unknown) };
             let mut pipe = redis::pipe();
@@ -856,7 +863,8 @@ impl SharedStore for RedisStore {
                 .arg(1)
                 .arg(self.key("call", stream_id))
                 .arg(self.key("replica", ""))
-                .arg(&self.inner.nonce);
+                .arg(&self.inner.nonce)
+                .arg(session);
             let (request,): (Option<String>,) = self.query(&pipe).await?;
             let Some(request) = request else { return Ok(CallFate::Unknown) };
             match serde_json::from_str::<ClientJsonRpcMessage>(&request) {

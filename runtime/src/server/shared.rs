@@ -75,14 +75,18 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     /// Whether storing `session` when it was initialized failed (asked once).
     fn take_store_failure(&self, session: &str) -> bool;
 
-    /// Keep `request` beside its call's stream `stream_id`, with this replica
-    /// as the one running it (in the background: the call goes on).
-    fn keep_call(&self, stream_id: &str, request: &ClientJsonRpcMessage);
+    /// Keep `request` of `session` beside its call's stream `stream_id`, with
+    /// this replica as the one running it (in the background: the call goes on).
+    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage);
 
-    /// What became of the call of the stream that `last_event_id` belongs to,
-    /// after its replay ended without the call's answer: lost (and now this
-    /// replica's to answer) when the replica running it stopped.
-    fn call_fate<'a>(&'a self, last_event_id: &'a str) -> BoxFuture<'a, Result<CallFate, Unavailable>>;
+    /// What became of the call of `session` whose stream `last_event_id`
+    /// belongs to, after its replay ended without the call's answer: lost
+    /// (and now this replica's to answer) when the replica running it stopped.
+    fn call_fate<'a>(
+        &'a self,
+        session: &'a str,
+        last_event_id: &'a str,
+    ) -> BoxFuture<'a, Result<CallFate, Unavailable>>;
 
     fn session_store(&self) -> Arc<dyn SessionStore>;
 

@@ -364,8 +364,18 @@ impl SessionManager for SessionStreams {
             }
             _ => None,
         };
-        if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(_)) = (&self.shared, &stored, &message) {
-            shared.store.keep_call(stream_id, &message);
+        // The requests that run a handler, which may take long enough for its replica to stop meanwhile.
+        if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(request)) =
+            (&self.shared, &stored, &message)
+            && matches!(
+                request.request,
+                ClientRequest::CallToolRequest(_)
+                    | ClientRequest::ReadResourceRequest(_)
+                    | ClientRequest::GetPromptRequest(_)
+                    | ClientRequest::CompleteRequest(_)
+            )
+        {
+            shared.store.keep_call(id, stream_id, &message);
         }
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
@@ -434,7 +444,7 @@ impl SessionManager for SessionStreams {
                     return;
                 }
             }
-            if let Ok(CallFate::Lost { stream_id, request }) = shared.call_fate(&last).await {
+            if let Ok(CallFate::Lost { stream_id, request }) = shared.call_fate(&session, &last).await {
                 this.answer_lost_call(&session, stream_id, *request, sender).await;
             }
         };
