@@ -205,25 +205,7 @@ fn typescript_client_accepts_error_results_of_tools_with_output_schemas() {
     if !require("node") || !require("npm") {
         return;
     }
-    // The client and its pinned packages run from target/e2e/ts: node resolves
-    // imports next to the script, and the source tree stays free of node_modules.
-    let source = root().join("tests/e2e/ts");
-    let dir = profile_dir().parent().expect("target/").join("e2e/ts");
-    std::fs::create_dir_all(&dir).expect("target/e2e/ts is writable");
-    for file in ["package.json", "strict_client.mjs"] {
-        std::fs::copy(source.join(file), dir.join(file)).expect("the client's files copy");
-    }
-    // Install again whenever the committed lock file differs from the installed one.
-    let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
-    let stamp = dir.join("installed-package-lock.json");
-    if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
-        std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
-        run(
-            Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
-            "npm ci in target/e2e/ts",
-        );
-        std::fs::write(&stamp, &lock).expect("the stamp is writable");
-    }
+    let dir = support::node_clients("ts");
     let output = run(
         Command::new("node").arg("strict_client.mjs").arg(museum()).arg(collection()).current_dir(&dir),
         "the TypeScript client",

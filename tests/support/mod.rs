@@ -77,35 +77,39 @@ pub(crate) fn venv_python() -> &'static Path {
     })
 }
 
-/// `target/e2e/ts2`: the TypeScript SDK v2 client and the MCP Apps SDK, as
-/// pinned in tests/e2e/ts2/package-lock.json, installed with `npm ci` once per
-/// lock file; the clients' scripts are copied beside them, so node resolves
-/// their imports there and the source tree never holds a `node_modules`.
+/// `target/e2e/ts2`: the TypeScript SDK v2 client and the MCP Apps SDK
+/// (tests/e2e/ts2), installed once per test binary.
 pub(crate) fn ts2_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        installed(|| {
-            let source = root().join("tests/e2e/ts2");
-            let dir = e2e_dir().join("ts2");
-            std::fs::create_dir_all(&dir).expect("target/e2e/ts2 is writable");
-            for entry in std::fs::read_dir(&source).expect("tests/e2e/ts2 is readable") {
-                let path = entry.expect("tests/e2e/ts2 lists").path();
-                let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
-                if name == "package.json" || name.ends_with(".mjs") {
-                    std::fs::copy(&path, dir.join(name)).expect("the client's files copy");
-                }
+    DIR.get_or_init(|| node_clients("ts2"))
+}
+
+/// `target/e2e/<name>`: the Node clients of tests/e2e/<name>, with the
+/// packages its package-lock.json pins, installed with `npm ci` once per lock
+/// file; the clients' scripts are copied beside them, so node resolves their
+/// imports there and the source tree never holds a `node_modules`.
+pub(crate) fn node_clients(name: &str) -> PathBuf {
+    installed(|| {
+        let source = root().join("tests/e2e").join(name);
+        let dir = e2e_dir().join(name);
+        std::fs::create_dir_all(&dir).expect("target/e2e is writable");
+        for entry in std::fs::read_dir(&source).expect("the clients' directory is readable") {
+            let path = entry.expect("the clients' directory lists").path();
+            let file = path.file_name().and_then(|file| file.to_str()).unwrap_or_default();
+            if file == "package.json" || file.ends_with(".mjs") {
+                std::fs::copy(&path, dir.join(file)).expect("the client's files copy");
             }
-            let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
-            let stamp = dir.join("installed-package-lock.json");
-            if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
-                std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
-                run(
-                    Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
-                    "npm ci in target/e2e/ts2",
-                );
-                std::fs::write(&stamp, &lock).expect("the stamp is writable");
-            }
-            dir
-        })
+        }
+        let lock = std::fs::read(source.join("package-lock.json")).expect("package-lock.json is readable");
+        let stamp = dir.join("installed-package-lock.json");
+        if std::fs::read(&stamp).ok().as_ref() != Some(&lock) || !dir.join("node_modules").exists() {
+            std::fs::write(dir.join("package-lock.json"), &lock).expect("the lock file copies");
+            run(
+                Command::new("npm").args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir),
+                &format!("npm ci in target/e2e/{name}"),
+            );
+            std::fs::write(&stamp, &lock).expect("the stamp is writable");
+        }
+        dir
     })
 }
