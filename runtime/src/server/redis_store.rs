@@ -470,8 +470,10 @@ impl EventStore for RedisStore {
         let (sender, receiver) = tokio::sync::mpsc::channel(16);
         let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
         tokio::spawn(async move {
-            // Subscribed first, then read: an event stored meanwhile is read now, or wakes the wait.
-            let mut wake = store.wake_on(&stream_id).await;
+            // A stream replayed to its answer needs no following. Else subscribed
+            // first, then read: an event stored meanwhile is read now, or wakes the wait.
+            let answered = stored.iter().any(|(_, event)| is_answer(event));
+            let mut wake = if answered { None } else { store.wake_on(&stream_id).await };
             let mut pending = stored;
             if wake.is_some() {
                 let read = pending.last().map_or(last.as_str(), |(entry, _)| entry.as_str());
