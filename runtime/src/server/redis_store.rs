@@ -584,13 +584,18 @@ impl RedisStore {
     /// says this replica runs is never read before the key is there, and
     /// renew it from now on (see [`Self::beat`]).
     fn alive(&self, pipe: &mut redis::Pipeline) {
+        self.renew(pipe);
+        self.beat();
+    }
+
+    /// Add to `pipe` the renewal of this replica's key for [`HEARTBEAT_TTL`].
+    fn renew(&self, pipe: &mut redis::Pipeline) {
         pipe.cmd("SET")
             .arg(self.key("replica", &self.inner.nonce))
             .arg(1)
             .arg("PX")
             .arg(millis(HEARTBEAT_TTL))
             .ignore();
-        self.beat();
     }
 
     /// Renew this replica's key every [`HEARTBEAT_EVERY`] from now on, while
@@ -608,12 +613,7 @@ impl RedisStore {
                 let Some(inner) = inner.upgrade() else { return };
                 let store = RedisStore { inner };
                 let mut pipe = redis::pipe();
-                pipe.cmd("SET")
-                    .arg(store.key("replica", &store.inner.nonce))
-                    .arg(1)
-                    .arg("PX")
-                    .arg(millis(HEARTBEAT_TTL))
-                    .ignore();
+                store.renew(&mut pipe);
                 let _ = store.query::<()>(&pipe).await;
             }
         });
@@ -629,6 +629,8 @@ struct Followers {
     channels: Mutex<HashMap<String, (usize, tokio::sync::watch::Sender<u64>)>>,
     /// Cleared when the connection ends: the next replay makes another.
     open: AtomicBool,
+    /// How long a subscription may take ([`RedisStore::timeout`]).
+    timeout: Duration,
 }
 
 /// A replay's wake: changes whenever an event is stored on its stream.
@@ -649,9 +651,10 @@ impl Drop for Wake {
         channels.remove(&self.channel);
         drop(channels);
         let (mut sink, channel) = (self.followers.sink.clone(), std::mem::take(&mut self.channel));
+        let timeout = self.followers.timeout;
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let _ = tokio::time::timeout(DEFAULT_REDIS_TIMEOUT, sink.unsubscribe(channel)).await;
+                let _ = tokio::time::timeout(timeout, sink.unsubscribe(channel)).await;
             });
         }
     }
@@ -674,8 +677,7 @@ impl RedisStore {
         let wake = Wake { followers: Arc::clone(&followers), channel, changes };
         if first {
             let mut sink = followers.sink.clone();
-            let timeout = self.inner.settings.timeout;
-            match tokio::time::timeout(timeout, sink.subscribe(&wake.channel)).await {
+            match tokio::time::timeout(followers.timeout, sink.subscribe(&wake.channel)).await {
                 Ok(Ok(())) => {}
                 _ => return None,
             }
@@ -702,7 +704,7 @@ impl RedisStore {
             Err(_) => return None,
         };
         let (sink, mut messages) = pubsub.split();
-        let followers = Arc::new(Followers { sink, channels: Mutex::default(), open: AtomicBool::new(true) });
+        let followers = Arc::new(Followers { sink, channels: Mutex::default(), open: AtomicBool::new(true), timeout });
         let woken = Arc::downgrade(&followers);
         tokio::spawn(async move {
             use futures::StreamExt;
