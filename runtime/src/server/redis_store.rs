@@ -144,6 +144,14 @@ impl std::error::Error for RedisUrlError {}
 /// whose replicas share them. [`Server::redis`](super::Server::redis) sets it
 /// up from a URL in one call; this type is for a store with other retention.
 ///
+/// A client whose stream was cut resumes it on any replica, which follows
+/// the call live to its answer. When the replica running a call stopped
+/// before answering, the replica the client resumed on answers it: it runs
+/// the call again when that is safe (a tool annotated `read_only` or
+/// `idempotent`, a resource read, a prompt, a completion), and else answers
+/// that the call was lost, since it may have taken effect. A task whose
+/// replica stopped reads as `failed`.
+///
 /// ```
 /// use std::time::Duration;
 /// use mcp_contract::server::{RedisStore, Server};
