@@ -404,7 +404,7 @@ pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject, input_schema
     // The path is made of the client's keys, and the detail quotes the
     // client's values: both are capped, so a 10 MB argument makes a short
     // error, not a 20 MB one.
-    let at = cap_quoted(&mismatch::dotted(&path)).into_owned();
+    let at = mismatch::cap_quoted(&mismatch::dotted(&path)).into_owned();
     let message = match mismatch {
         Mismatch::Missing { expected } => {
             format!("Invalid arguments: the field `{at}` is required: expected {expected}.")
@@ -419,24 +419,11 @@ pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject, input_schema
         Mismatch::Invalid { detail } if path.is_empty() => format!("Invalid arguments: {detail}."),
         Mismatch::Invalid { detail } => format!("Invalid arguments at `{at}`: {detail}."),
     };
-    let pointer = cap_quoted(&mismatch::pointer(&path)).into_owned();
+    let pointer = mismatch::cap_quoted(&mismatch::pointer(&path)).into_owned();
     Err(McpError::invalid_params(message)
         .with_data_field("path", at)
         .with_data_field("pointer", pointer)
         .with_cause(err))
-}
-
-/// How many characters of client-supplied text an error message quotes; the
-/// rest is cut and marked with "…".
-pub(crate) const QUOTED_INPUT_CHARS: usize = 200;
-
-/// `text` as an error message may quote it: at most [`QUOTED_INPUT_CHARS`]
-/// characters, then "…".
-pub(crate) fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(QUOTED_INPUT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
-        None => text.into(),
-    }
 }
 
 #[cfg(test)]
@@ -519,14 +506,6 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.field.as_deref(), Some("colour"));
         assert!(err.message.starts_with("unknown field `colour`"), "{}", err.message);
-    }
-
-    #[test]
-    fn cap_quoted_cuts_at_the_limit_and_marks_the_cut() {
-        assert_eq!(cap_quoted("search_objects"), "search_objects");
-        let long = "x".repeat(10_000);
-        assert_eq!(cap_quoted(&long).chars().count(), 201);
-        assert!(cap_quoted(&long).ends_with('…'));
     }
 }
 

@@ -6,7 +6,6 @@
 
 use serde_json::Value;
 
-use super::arguments::cap_quoted;
 use crate::error::JsonObject;
 
 /// How deep a description of nested schemas goes (`an array, each an array,
@@ -579,5 +578,31 @@ fn got(value: &Value) -> String {
         Value::Array(items) if items.len() == 1 => "an array of 1 item".to_owned(),
         Value::Array(items) => format!("an array of {} items", items.len()),
         Value::Object(_) => "an object".to_owned(),
+    }
+}
+
+/// How many characters of client-supplied text an error message quotes; the
+/// rest is cut and marked with "…".
+pub(crate) const QUOTED_INPUT_CHARS: usize = 200;
+
+/// `text` as an error message may quote it: at most [`QUOTED_INPUT_CHARS`]
+/// characters, then "…".
+pub(crate) fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED_INPUT_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
+        None => text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cap_quoted;
+
+    #[test]
+    fn cap_quoted_cuts_at_the_limit_and_marks_the_cut() {
+        assert_eq!(cap_quoted("search_objects"), "search_objects");
+        let long = "x".repeat(10_000);
+        assert_eq!(cap_quoted(&long).chars().count(), 201);
+        assert!(cap_quoted(&long).ends_with('…'));
     }
 }

@@ -22,6 +22,7 @@ pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
 pub use self::landing::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
 pub(crate) use self::landing::{data_uri_bytes, is_safe_css_color, is_safe_link, is_safe_logo};
+pub(crate) use self::mismatch::cap_quoted;
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };

@@ -16,7 +16,8 @@ use serde_json::Value;
 
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::ResourceContent;
-use crate::define::arguments::{self, DecodeError, cap_quoted};
+use crate::define::arguments::{self, DecodeError};
+use crate::define::cap_quoted;
 use crate::define::content::base64;
 use crate::define::mismatch::{Mismatch, Step};
 use crate::define::{Completion, CompletionRequest};

@@ -22,7 +22,7 @@ use super::observe::Observe;
 use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
 use super::{PrimitiveKind, Server, ServerError};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd, StateType};
-use crate::define::arguments::cap_quoted;
+use crate::define::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, UriTemplate};

@@ -347,7 +347,7 @@ impl Guard {
             .get(header::CONTENT_TYPE)
             .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
         let body = if is_stream { Body::new(CutOnShutdown::new(body, id, self.drain.cut.clone())) } else { body };
-        Response::from_parts(parts, Body::new(Guarded::new(body, call)))
+        Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, call)))
     }
 
     /// The whole body, or the refusal of one too large (413) or too slow (408).
@@ -408,7 +408,7 @@ impl Guard {
                 let in_flight = InFlight { sessions: Arc::clone(sessions), session, id: call.id.clone() };
                 let response = next.run(request).await;
                 let (parts, body) = response.into_parts();
-                Response::from_parts(parts, Body::new(Guarded::new(body, in_flight)))
+                Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, in_flight)))
             }
             None if matches!(call.request, ClientRequest::InitializeRequest(_)) => {
                 // rmcp refuses a Host it does not allow after this point; such
@@ -800,37 +800,5 @@ struct InFlight {
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.sessions.end(&self.session, &self.id);
-    }
-}
-
-/// A response body that keeps `G` alive until the body is done or dropped.
-pub(crate) struct Guarded<G> {
-    body: Body,
-    _guard: G,
-}
-
-impl<G> Guarded<G> {
-    pub(crate) fn new(body: Body, guard: G) -> Self {
-        Self { body, _guard: guard }
-    }
-}
-
-impl<G: Unpin> http_body::Body for Guarded<G> {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
     }
 }

@@ -396,7 +396,7 @@ impl ServerHandler for ToolServer {
             // A protocol error, as rmcp's own router answers: the request names
             // nothing this server can run. -32602 (InvalidParams).
             // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
-            let name = crate::define::arguments::cap_quoted(&request.name);
+            let name = crate::define::cap_quoted(&request.name);
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
                 None,
@@ -493,7 +493,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
         // rmcp's default answers with the method name as the whole message,
         // at any length; the name is the client's, so it is quoted capped.
-        let method = crate::define::arguments::cap_quoted(&request.method);
+        let method = crate::define::cap_quoted(&request.method);
         Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
     }
 
@@ -767,7 +767,7 @@ fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<
     match request.and_then(|request| request.cursor.as_deref()) {
         None => Ok(()),
         Some(cursor) => {
-            let cursor = crate::define::arguments::cap_quoted(cursor);
+            let cursor = crate::define::cap_quoted(cursor);
             Err(ErrorData::invalid_params(
                 format!(
                     "The cursor `{cursor}` is none this server gave: it answers {method} on one page. \

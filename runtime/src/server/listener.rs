@@ -259,7 +259,7 @@ impl Busy {
 
     fn hold_until_sent(self, response: Response<Body>) -> Response<Body> {
         let (parts, body) = response.into_parts();
-        Response::from_parts(parts, Body::new(super::guard::Guarded::new(body, self)))
+        Response::from_parts(parts, Body::new(Guarded::new(body, self)))
     }
 }
 
@@ -378,5 +378,37 @@ impl RequestTimedOut {
             cause = err.source();
         }
         false
+    }
+}
+
+/// A response body that keeps `G` alive until the body is done or dropped.
+pub(crate) struct Guarded<G> {
+    body: Body,
+    _guard: G,
+}
+
+impl<G> Guarded<G> {
+    pub(crate) fn new(body: Body, guard: G) -> Self {
+        Self { body, _guard: guard }
+    }
+}
+
+impl<G: Unpin> http_body::Body for Guarded<G> {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
     }
 }

@@ -83,7 +83,7 @@ impl RequestStates {
     pub(crate) fn end(&self, binding: &Binding, end: RoundEnd) -> Result<InputRequiredResult, ErrorData> {
         let (requests, answers) = match end {
             RoundEnd::Invalid { key, detail } => {
-                let key = crate::define::arguments::cap_quoted(&key);
+                let key = crate::define::cap_quoted(&key);
                 return Err(ErrorData::invalid_params(
                     format!("inputResponses[`{key}`] is not an answer to the request of that key: {detail}"),
                     Some(json!({ "inputResponse": key })),

@@ -424,7 +424,7 @@ fn error_object(error: &ErrorData) -> JsonObject {
 }
 
 fn unknown_task(task_id: &str) -> ErrorData {
-    let task_id = crate::define::arguments::cap_quoted(task_id);
+    let task_id = crate::define::cap_quoted(task_id);
     ErrorData::invalid_params(
         format!("No task `{task_id}`: it never existed or its time to live has passed."),
         Some(serde_json::json!({ "taskId": task_id })),
