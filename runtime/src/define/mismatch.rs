@@ -7,6 +7,7 @@
 use serde_json::Value;
 
 use crate::error::JsonObject;
+use crate::schema::json_type;
 
 /// How deep a description of nested schemas goes (`an array, each an array,
 /// each ..`) before it says no more.
@@ -360,18 +361,6 @@ fn property_names(root: &JsonObject, schema: &JsonObject) -> Vec<String> {
         .and_then(Value::as_object)
         .map(|properties| properties.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// The JSON types a schema names in `type` (a string or a list).

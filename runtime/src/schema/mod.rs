@@ -119,6 +119,7 @@ use serde_json::Value;
 
 pub use self::check::{PortabilityProblem, PortabilityProblemKind, portability_problems};
 pub use self::envelope::{error_envelope_schema, widen_for_error_results};
+pub(crate) use self::portable::json_type;
 pub use self::portable::portable;
 use crate::error::JsonObject;
 

@@ -300,18 +300,6 @@ fn types_of(ty: &Value) -> Option<BTreeSet<&'static str>> {
     }
 }
 
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn type_value(types: &BTreeSet<&'static str>) -> Value {
     let ordered: Vec<&str> = JSON_TYPES.iter().copied().filter(|ty| types.contains(ty)).collect();
     match ordered.as_slice() {
@@ -458,5 +446,18 @@ fn retarget(schema: &mut Value, targets: &HashMap<DefKey, String>) {
     }
     for (_, child) in subschemas_mut(object) {
         retarget(child, targets);
+    }
+}
+
+/// The JSON Schema type name of `value` (`integer` for a whole number).
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(number) if number.is_i64() || number.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
     }
 }
