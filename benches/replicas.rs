@@ -105,17 +105,7 @@ fn replicas(c: &mut Criterion) {
     let mut sequential = c.benchmark_group("http_session_tools_call_sequential");
     for (name, addr) in setups {
         let mut connection = runtime.block_on(Connection::open(addr, true));
-        sequential.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                runtime.block_on(async {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        connection.call().await;
-                    }
-                    start.elapsed()
-                })
-            });
-        });
+        sequential.bench_function(name, |b| b.iter_custom(|iters| http::time_calls(&runtime, &mut connection, iters)));
     }
     sequential.finish();
 

@@ -57,17 +57,7 @@ fn serve_http(c: &mut Criterion) {
     let mut group = c.benchmark_group("http_tools_call_sequential");
     for (name, stateless, json) in KINDS {
         let mut connection = runtime.block_on(connect(stateless, json));
-        group.bench_function(name, |b| {
-            b.iter_custom(|iters| {
-                runtime.block_on(async {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        connection.call().await;
-                    }
-                    start.elapsed()
-                })
-            });
-        });
+        group.bench_function(name, |b| b.iter_custom(|iters| http::time_calls(&runtime, &mut connection, iters)));
     }
     group.finish();
 }

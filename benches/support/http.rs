@@ -6,6 +6,7 @@
 #![allow(dead_code, reason = "each benchmark uses part of it")]
 
 use std::net::SocketAddr;
+use std::time::{Duration, Instant};
 
 use mcp_contract::prelude::*;
 use mcp_contract::server::HttpOptions;
@@ -38,6 +39,18 @@ pub(crate) async fn start(options: HttpOptions) -> SocketAddr {
     let server = Server::new("bench", "0").tool(Add).build().expect("the server builds");
     tokio::spawn(server.serve_http_on(listener, options.without_signal_handling()));
     addr
+}
+
+/// How long `iters` calls on `connection`, one after another, take: what
+/// criterion's `iter_custom` asks of a sequential benchmark.
+pub(crate) fn time_calls(runtime: &tokio::runtime::Runtime, connection: &mut Connection, iters: u64) -> Duration {
+    runtime.block_on(async {
+        let start = Instant::now();
+        for _ in 0..iters {
+            connection.call().await;
+        }
+        start.elapsed()
+    })
 }
 
 /// A keep-alive connection, with a session when the server keeps them.
