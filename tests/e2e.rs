@@ -18,7 +18,6 @@
 
 #![cfg(feature = "rmcp")]
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -106,29 +105,14 @@ impl HttpMuseum {
     }
 
     fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(museum())
-            .args(["--http", "127.0.0.1:0"])
-            .args(extra)
-            .env("MUSEUM_TEST_TOOLS", "1")
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the museum example starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
-        let mut line = String::new();
-        let url = loop {
-            line.clear();
-            let read = stderr.read_line(&mut line).expect("stderr is readable");
-            assert!(read > 0, "the museum example exited before serving");
-            if let Some(at) = line.find("http://") {
-                break line[at..].trim().to_owned();
-            }
-        };
-        // Keep draining stderr (the panic test writes a backtrace there) so the
-        // server never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        // The panic test writes a backtrace to stderr, which `serve_http` drains.
+        let (child, url, _) = support::serve_http(
+            Command::new(museum())
+                .args(["--http", "127.0.0.1:0"])
+                .args(extra)
+                .env("MUSEUM_TEST_TOOLS", "1")
+                .envs(env.iter().copied()),
+        );
         Self { child, url }
     }
 

@@ -94,31 +94,14 @@ fn redis(port: u16) -> Process {
 fn museum(port: u16, redis_url: &str) -> Process {
     let binary = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
     assert!(binary.exists(), "{} is missing: run `cargo build --example museum --features redis`", binary.display());
-    let mut child = Command::new(&binary)
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .env("MCP_REDIS_URL", redis_url)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the museum example starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
-    let mut said = String::new();
-    loop {
-        let mut line = String::new();
-        let read = stderr.read_line(&mut line).expect("stderr is readable");
-        assert!(read > 0, "the museum example exited before serving:\n{said}");
-        said.push_str(&line);
-        if line.contains("http://") {
-            break;
-        }
-    }
+    let (child, _, said) = support::serve_http(
+        Command::new(&binary).args(["--http", &format!("127.0.0.1:{port}")]).env("MCP_REDIS_URL", redis_url),
+    );
     assert!(
         said.contains("in the Redis of MCP_REDIS_URL"),
         "the museum binary was built without the `redis` feature: run `cargo build --example museum --features \
          redis`\n{said}"
     );
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     Process(child)
 }
 

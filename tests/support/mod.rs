@@ -8,8 +8,9 @@
 // Each test binary uses its part.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 
 pub(crate) fn root() -> &'static Path {
@@ -20,6 +21,27 @@ pub(crate) fn root() -> &'static Path {
 pub(crate) fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary has a path");
     exe.parent().and_then(Path::parent).expect("the test binary lies in target/<profile>/deps").to_path_buf()
+}
+
+/// Start `server` (a command that serves Streamable HTTP and says its URL on
+/// stderr), and wait until it serves: the child, its URL, and what it said
+/// up to it. Its stderr is drained after, so it never blocks on a full pipe.
+pub(crate) fn serve_http(server: &mut Command) -> (Child, String, String) {
+    let mut child =
+        server.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the server starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut said = String::new();
+    let url = loop {
+        let mut line = String::new();
+        let read = stderr.read_line(&mut line).expect("stderr is readable");
+        assert!(read > 0, "the server exited before serving:\n{said}");
+        said.push_str(&line);
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, url, said)
 }
 
 /// `target/e2e`, where the clients' runtimes are installed.

@@ -28,15 +28,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from checks import check, passed
+
 ERRORS_META_KEY = "io.github.mcp-contract/errors"
-CHECKS = 0
-
-
-def check(condition: bool, what: str, detail: object = "") -> None:
-    global CHECKS
-    if not condition:
-        raise AssertionError(f"{what}: {detail}")
-    CHECKS += 1
 
 
 def wire(model) -> dict:
@@ -496,7 +490,7 @@ async def main() -> None:
                     await exercise(session, records, subscribe=not args.stateless)
         if args.jwt_secret:
             await auth_checks(args.url, args.jwt_secret, records[0]["id"])
-    print(f"ok: {CHECKS} checks")
+    print(f"ok: {passed()} checks")
 
 
 if __name__ == "__main__":

@@ -32,14 +32,7 @@ import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-CHECKS = 0
-
-
-def check(condition: bool, what: str, detail: object = "") -> None:
-    global CHECKS
-    if not condition:
-        raise AssertionError(f"{what}: {detail}")
-    CHECKS += 1
+from checks import check, passed
 
 
 async def one_session(url: str, records: list[dict]) -> None:
@@ -163,12 +156,12 @@ async def main() -> None:
         await one_task(args.url, records)
     else:
         await killed_mid_call(args.url, records)
-    print(f"ok: {CHECKS} checks")
+    print(f"ok: {passed()} checks")
 
 
 if __name__ == "__main__":
     try:
         anyio.run(main)
     except Exception as err:  # the test prints it
-        print(f"FAILED after {CHECKS} checks: {err!r}", file=sys.stderr)
+        print(f"FAILED after {passed()} checks: {err!r}", file=sys.stderr)
         raise
