@@ -479,7 +479,8 @@ impl Server {
     /// metadata and the definitions, after checking it with the server-json rules.
     fn server_json_command(self, registry_name: Option<String>, remote: Option<String>) -> ExitCode {
         let name = self.info.name.clone();
-        let manifest = match super::landing::server_json(&self, registry_name.as_deref(), remote.as_deref()) {
+        let manifest = match super::transport::landing::server_json(&self, registry_name.as_deref(), remote.as_deref())
+        {
             Ok(manifest) => manifest,
             Err(err) => {
                 eprintln!("{name}: {err}");

@@ -25,28 +25,9 @@
 //! # }
 //! ```
 
-mod auth;
-mod catalog;
-mod changes;
-mod channel;
 mod cli;
-mod event_store;
-mod guard;
-mod handler;
-mod hook;
-mod invoke;
-mod jsonrpc;
-mod landing;
-mod lines;
-mod listener;
-mod observe;
-mod proxy;
-#[cfg(feature = "redis")]
-mod redis_store;
-mod rounds;
-mod shared;
-mod streams;
-mod tasks;
+mod dispatch;
+mod store;
 mod transport;
 mod wire;
 
@@ -62,23 +43,23 @@ use crate::call::{StateMap, StateType};
 use crate::define::{DynTool, Landing};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 
-pub use changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use cli::{LintFormat, ServeArgs, ServeCommand};
-pub use event_store::{
+pub use dispatch::changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
+pub use dispatch::handler::ToolServer;
+pub use dispatch::hook::{CallHook, CallInfo, CallOutcome};
+#[cfg(feature = "rate-limit")]
+pub use dispatch::observe::RateLimit;
+pub use dispatch::tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
+pub use store::events::{
     DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId, EventStore, EventStoreError,
     EventStream, MemoryEventStore, ServerSseMessage, StreamId,
 };
-pub use handler::ToolServer;
-pub use hook::{CallHook, CallInfo, CallOutcome};
-#[cfg(feature = "rate-limit")]
-pub use observe::RateLimit;
 #[cfg(feature = "redis")]
-pub use redis_store::{
+pub use store::redis::{
     DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
     RedisStore, RedisUrlError,
 };
-pub use tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
-pub use transport::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
+pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
 pub use wire::ERRORS_META_KEY;
 
 /// The three kinds of things a server offers, which share one namespace of names.
@@ -120,7 +101,7 @@ pub struct Server {
     states: StateMap,
     /// State built when the server is served ([`Server::state_with`]), in registration order.
     pending_states: Vec<PendingState>,
-    catalog: catalog::Registered,
+    catalog: dispatch::catalog::Registered,
     client_request_timeout: std::time::Duration,
     changes: Option<Changes>,
     task_store: Option<Arc<dyn TaskStore>>,
@@ -148,7 +129,7 @@ impl Server {
             states: StateMap::default(),
             pending_states: Vec::new(),
             auth: None,
-            catalog: catalog::Registered::default(),
+            catalog: dispatch::catalog::Registered::default(),
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             changes: None,
             task_store: None,
@@ -577,17 +558,17 @@ impl Server {
             }
         }
         #[cfg(feature = "redis")]
-        let shared: Option<Arc<dyn shared::SharedStore>> = match self.redis {
+        let shared: Option<Arc<dyn store::shared::SharedStore>> = match self.redis {
             Some(Ok(store)) => Some(Arc::new(store.or_namespace(&self.info.name))),
             Some(Err(err)) => return Err(ServerError::Redis(err)),
             None => None,
         };
         #[cfg(not(feature = "redis"))]
-        let shared: Option<Arc<dyn shared::SharedStore>> = None;
+        let shared: Option<Arc<dyn store::shared::SharedStore>> = None;
         let task_store = self.task_store.or_else(|| shared.as_ref().map(|shared| shared.task_store()));
         let request_states = match self.request_state_key {
-            Some(key) => rounds::RequestStates::new(key),
-            None => rounds::RequestStates::random(),
+            Some(key) => dispatch::rounds::RequestStates::new(key),
+            None => dispatch::rounds::RequestStates::random(),
         }
         .map_err(ServerError::RequestStateKey)?;
         let catalog = self.catalog.build(&available)?;
@@ -595,7 +576,7 @@ impl Server {
             self.tools.iter().any(|tool| tool.definition().task_support != crate::define::TaskSupport::Forbidden);
         let tasks = runs_tasks.then(|| {
             let store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
-            tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
+            dispatch::tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
         Ok(ToolServer::new(
             self.info,

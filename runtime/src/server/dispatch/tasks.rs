@@ -3,7 +3,7 @@
 //! for its status and result, or stops it with `tasks/cancel`.
 //!
 //! Where a task's state lives is a [`TaskStore`]: [`MemoryTaskStore`] (this
-//! process, bounded) unless [`Server::task_store`](super::Server::task_store)
+//! process, bounded) unless [`Server::task_store`](crate::server::Server::task_store)
 //! gives another, e.g. one shared by replicas. What cannot be shared, the
 //! running handler and its cancellation, stays with the process that runs it.
 
@@ -367,7 +367,7 @@ impl Tasks {
 /// Tell `listener` (the session that started the task) its new `state`,
 /// once the store holds it: a client that reads `tasks/get` on the
 /// notification finds the same. Bounded: a session that does not read its
-/// stream delays the task by at most [`DEFAULT_SEND_TIMEOUT`](super::DEFAULT_SEND_TIMEOUT),
+/// stream delays the task by at most [`DEFAULT_SEND_TIMEOUT`](crate::server::DEFAULT_SEND_TIMEOUT),
 /// and a lost notification costs nothing `tasks/get` cannot tell.
 async fn tell(listener: Option<&Peer<RoleServer>>, state: DetailedTask) {
     let Some(session) = listener else { return };
@@ -375,7 +375,7 @@ async fn tell(listener: Option<&Peer<RoleServer>>, state: DetailedTask) {
     let notification = ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
         TaskStatusNotificationParams::new(state),
     ));
-    match tokio::time::timeout(super::DEFAULT_SEND_TIMEOUT, session.send_notification(notification)).await {
+    match tokio::time::timeout(crate::server::DEFAULT_SEND_TIMEOUT, session.send_notification(notification)).await {
         Ok(Ok(())) => {}
         Ok(Err(err)) => tracing::debug!(task, "the task's status notification was not sent: {err}"),
         Err(_) => tracing::debug!(task, "the task's status notification timed out: the session does not read"),
@@ -391,7 +391,7 @@ fn payload(outcome: Result<Finished, Cancelled>) -> TaskPayload {
         Ok(Finished::Failed(error)) => TaskPayload::Failed { error: error_object(&error) },
         // No round was driven: a task's asks wait rather than end one.
         Ok(Finished::Ended(_)) => TaskPayload::Completed {
-            result: result_object(&super::wire::error_result(&McpError::internal_error(
+            result: result_object(&crate::server::wire::error_result(&McpError::internal_error(
                 "The task ended a round of input, which a task does not have.",
             ))),
         },

@@ -33,11 +33,11 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::mpsc;
 
-use super::event_store::{
+use crate::error::McpError;
+use crate::server::store::events::{
     EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer,
 };
-use super::shared::{CallFate, RESUMING, SharedStore};
-use crate::error::McpError;
+use crate::server::store::shared::{CallFate, RESUMING, SharedStore};
 
 /// How long a call waits for room on its stream before it stops sending a
 /// message live (it stays in the event store, for a client that resumes).
@@ -49,7 +49,7 @@ const LIVE_CAPACITY: usize = 16;
 /// rmcp's local session manager, with each call's logs on its own stream and
 /// a handle to close that stream.
 #[derive(Clone)]
-pub(super) struct SessionStreams {
+pub(crate) struct SessionStreams {
     local: Arc<LocalSessionManager>,
     primings: Option<Arc<Primings>>,
     retry: Option<Duration>,
@@ -71,7 +71,7 @@ impl SessionStreams {
     /// The sessions of `local`, which must have been given `primings` as its
     /// event store (when there is one); `retry` is the hint a closed stream
     /// sends, `close_after` how long a call's stream stays open at most.
-    pub(super) fn new(
+    pub(crate) fn new(
         local: Arc<LocalSessionManager>,
         primings: Option<Arc<Primings>>,
         retry: Option<Duration>,
@@ -82,7 +82,7 @@ impl SessionStreams {
 
     /// Keep each call's request in `shared`, and answer on this replica the
     /// calls whose replica stopped: `rerunnable` names the tools run again.
-    pub(super) fn with_shared_store(mut self, shared: Arc<dyn SharedStore>, rerunnable: HashSet<String>) -> Self {
+    pub(crate) fn with_shared_store(mut self, shared: Arc<dyn SharedStore>, rerunnable: HashSet<String>) -> Self {
         self.shared = Some(SharedCalls { store: shared, rerunnable: Arc::new(rerunnable) });
         self
     }
@@ -108,7 +108,7 @@ impl SessionStreams {
                 "the replica running a call stopped before it answered; the call is not safe to run again, so its \
                  client is told it was lost"
             );
-            let answer = ServerJsonRpcMessage::error(super::wire::envelope(&lost), Some(call.id.clone()));
+            let answer = ServerJsonRpcMessage::error(crate::server::wire::envelope(&lost), Some(call.id.clone()));
             forward(store.as_ref(), &stream_id, ServerSseMessage::from_message(answer), &mut client).await;
             return;
         }
@@ -179,7 +179,7 @@ fn lost_unless_safe(request: &ClientRequest, rerunnable: &HashSet<String>) -> Op
 /// An event store that remembers which stream each priming event (the first
 /// event of every stream) belongs to, so a call's logs are stored under the
 /// stream rmcp made for it: rmcp names the stream, and tells only the store.
-pub(super) struct Primings {
+pub(crate) struct Primings {
     store: Arc<dyn EventStore>,
     /// Recent priming events' ids with their streams, newest last; a call
     /// takes its own out right after its stream opens.
@@ -191,7 +191,7 @@ pub(super) struct Primings {
 const MAX_PRIMINGS: usize = 1024;
 
 impl Primings {
-    pub(super) fn new(store: Arc<dyn EventStore>) -> Self {
+    pub(crate) fn new(store: Arc<dyn EventStore>) -> Self {
         Self { store, recent: Mutex::default() }
     }
 
@@ -224,7 +224,7 @@ impl EventStore for Primings {
 /// The response stream of one call of a session, in the call's request
 /// extensions: the way to send on it and to close it.
 #[derive(Clone)]
-pub(super) struct ResponseStream(Arc<CallStream>);
+pub(crate) struct ResponseStream(Arc<CallStream>);
 
 struct CallStream {
     handle: LocalSessionHandle,
@@ -245,7 +245,7 @@ impl ResponseStream {
     /// was closed. `false`, sending nothing, once the call was answered (a
     /// task runs on after it): the message goes where rmcp sends it, the
     /// standalone stream.
-    pub(super) async fn send(&self, message: ServerJsonRpcMessage) -> bool {
+    pub(crate) async fn send(&self, message: ServerJsonRpcMessage) -> bool {
         if self.0.answered.load(Ordering::Acquire) {
             return false;
         }
@@ -269,7 +269,7 @@ impl ResponseStream {
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
     /// is closed already, or there is no event store to resume from.
-    pub(super) async fn close(&self) -> bool {
+    pub(crate) async fn close(&self) -> bool {
         if self.0.stored.is_none()
             || self.0.answered.load(Ordering::Acquire)
             || self.0.closed.swap(true, Ordering::AcqRel)

@@ -10,33 +10,33 @@ use rmcp::model::{CallToolResult, ErrorCode, ErrorData};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::PrimitiveKind;
 use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
-use super::wire::{bounded, envelope, error_result, success_result};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
 use crate::define::DynTool;
 use crate::error::{ErrorCategory, JsonObject, McpError};
+use crate::server::PrimitiveKind;
+use crate::server::wire::{bounded, envelope, error_result, success_result};
 
 /// What the log says of one call: what was called, by whom, in which request.
-pub(super) struct Call {
-    pub(super) kind: PrimitiveKind,
-    pub(super) name: &'static str,
+pub(crate) struct Call {
+    pub(crate) kind: PrimitiveKind,
+    pub(crate) name: &'static str,
     /// The verified caller's subject (else client id), with auth on.
-    pub(super) caller: Option<String>,
+    pub(crate) caller: Option<String>,
     /// The JSON-RPC id of the request, and the session it came in.
-    pub(super) request_id: Option<Arc<str>>,
-    pub(super) session_id: Option<Arc<str>>,
-    pub(super) client_ip: Option<std::net::IpAddr>,
+    pub(crate) request_id: Option<Arc<str>>,
+    pub(crate) session_id: Option<Arc<str>>,
+    pub(crate) client_ip: Option<std::net::IpAddr>,
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
-    pub(super) completion: bool,
-    pub(super) observe: Arc<Observe>,
+    pub(crate) completion: bool,
+    pub(crate) observe: Arc<Observe>,
     /// The handler's context, for the hooks; `None` without hooks, and for a completion.
     context: Option<Context>,
 }
 
 impl Call {
-    pub(super) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
+    pub(crate) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
         let caller = ctx.auth().and_then(|caller| caller.subject.clone().or_else(|| caller.client_id.clone()));
         Self {
             kind,
@@ -51,7 +51,7 @@ impl Call {
         }
     }
 
-    pub(super) fn completion(mut self) -> Self {
+    pub(crate) fn completion(mut self) -> Self {
         self.completion = true;
         self.context = None;
         self
@@ -239,19 +239,19 @@ fn error_id() -> String {
 }
 
 /// A resource's, prompt's or completion's answer, or its JSON-RPC error.
-pub(super) type Answer<T> = Result<T, ErrorData>;
+pub(crate) type Answer<T> = Result<T, ErrorData>;
 
 /// The JSON-RPC code of the answer to a request the client cancelled. Clients
 /// drop that answer; the code only matters in logs (it is LSP's `RequestCancelled`).
-pub(super) const REQUEST_CANCELLED: i32 = -32800;
+pub(crate) const REQUEST_CANCELLED: i32 = -32800;
 
 /// The client cancelled the call before the handler finished.
-pub(super) struct Cancelled;
+pub(crate) struct Cancelled;
 
 /// How a tool call ended: with its result, with a protocol error of its
 /// handler ([`McpError::into_protocol_error`]), or (in a stateless round)
 /// with asks of the client that the request did not answer.
-pub(super) enum Finished {
+pub(crate) enum Finished {
     Complete(CallToolResult),
     Failed(ErrorData),
     Ended(RoundEnd),
@@ -262,7 +262,7 @@ pub(super) enum Finished {
 /// the limit gets no task (whose handler would only find the refusal). The
 /// refusal is a call that ended (its span, its log line, its metrics, the
 /// hooks' `after`), answered as a tool error result.
-pub(super) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Result<(), CallToolResult> {
+pub(crate) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Result<(), CallToolResult> {
     let log = Call::new(PrimitiveKind::Tool, name, ctx, observe);
     let Err(refused) = log.admit() else { return Ok(()) };
     let span = log.span();
@@ -282,7 +282,7 @@ pub(super) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observ
 /// call is aborted at its next `.await`. (A plain `fn` handler runs on the
 /// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
 /// it checks [`Context::is_cancelled`] itself.)
-pub(super) async fn run_tool(
+pub(crate) async fn run_tool(
     tool: Arc<dyn DynTool>,
     arguments: JsonObject,
     ctx: Context,
@@ -370,7 +370,7 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
     if let Some(message) = panic.downcast_ref::<&'static str>() {
         message
     } else if let Some(message) = panic.downcast_ref::<String>() {
@@ -384,7 +384,7 @@ pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 /// envelope; a panic as an InternalError without its message (which may hold
 /// internals), the server serving on; a cancelled request as rmcp's
 /// cancellation answer.
-pub(super) async fn guarded<T>(
+pub(crate) async fn guarded<T>(
     future: BoxFuture<'_, Result<T, McpError>>,
     cancellation: &CancellationToken,
     log: Call,
@@ -395,7 +395,7 @@ pub(super) async fn guarded<T>(
 /// [`guarded`] for a resource or prompt handler driven by the request's input
 /// round: one whose round ended (`Err` inside) is no finished call, as for a
 /// tool in [`run_tool`].
-pub(super) async fn guarded_round<T>(
+pub(crate) async fn guarded_round<T>(
     future: BoxFuture<'_, Result<Result<T, RoundEnd>, McpError>>,
     cancellation: &CancellationToken,
     log: Call,

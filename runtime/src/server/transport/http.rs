@@ -10,14 +10,16 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
-use super::event_store::{EventStore, MemoryEventStore};
 use super::guard::{self, Guard};
-use super::lines::LineTransport;
 use super::listener::{self, ConnectionLimits};
-use super::streams::{Primings, SessionStreams};
-use super::{Server, ServerError, ToolServer};
+use super::stdio::LineTransport;
 use crate::auth::AuthConfig;
 use crate::call::BoxFuture;
+use crate::server::Server;
+use crate::server::ServerError;
+use crate::server::ToolServer;
+use crate::server::dispatch::streams::{Primings, SessionStreams};
+use crate::server::store::events::{EventStore, MemoryEventStore};
 
 /// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
@@ -58,7 +60,7 @@ pub struct HttpOptions {
     #[cfg(feature = "metrics")]
     metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
-    rate_limit: Option<super::RateLimit>,
+    rate_limit: Option<crate::server::RateLimit>,
     event_store: Option<Arc<dyn EventStore>>,
     sse_retry: Duration,
     close_call_streams_after: Option<Duration>,
@@ -165,7 +167,7 @@ impl HttpOptions {
     /// let options = HttpOptions::default().rate_limit(RateLimit::per_minute(120).burst(20));
     /// ```
     #[cfg(feature = "rate-limit")]
-    pub fn rate_limit(mut self, limit: super::RateLimit) -> Self {
+    pub fn rate_limit(mut self, limit: crate::server::RateLimit) -> Self {
         self.rate_limit = Some(limit);
         self
     }
@@ -648,7 +650,7 @@ impl ToolServer {
                         ),
                     )));
                 }
-                let metrics = Arc::new(super::observe::metrics::Metrics::new());
+                let metrics = Arc::new(crate::server::dispatch::observe::metrics::Metrics::new());
                 (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
             }
             None => (self, None),
@@ -734,7 +736,8 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
             match tokio::time::timeout(READINESS_TIMEOUT, check()).await {
                 Ok(Ok(())) => status(http::StatusCode::OK, "ready"),
                 Ok(Err(why)) => {
-                    let why = super::wire::cap_chars(&why, super::wire::MAX_ERROR_MESSAGE_CHARS).unwrap_or(why);
+                    let why = crate::server::wire::cap_chars(&why, crate::server::wire::MAX_ERROR_MESSAGE_CHARS)
+                        .unwrap_or(why);
                     tracing::warn!(reason = why, "the readiness check failed");
                     status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
                 }
@@ -755,7 +758,7 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
 fn metrics_route(
     router: axum::Router,
     path: &str,
-    metrics: Arc<super::observe::metrics::Metrics>,
+    metrics: Arc<crate::server::dispatch::observe::metrics::Metrics>,
     sessions: Option<Arc<LocalSessionManager>>,
 ) -> axum::Router {
     let scrape = move || {
@@ -767,7 +770,7 @@ fn metrics_route(
             };
             let mut response = axum::response::Response::new(axum::body::Body::from(metrics.render(open)));
             let headers = response.headers_mut();
-            let kind = http::HeaderValue::from_static(super::observe::metrics::CONTENT_TYPE);
+            let kind = http::HeaderValue::from_static(crate::server::dispatch::observe::metrics::CONTENT_TYPE);
             headers.insert(http::header::CONTENT_TYPE, kind);
             headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
             response

@@ -28,13 +28,13 @@ use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, SessionState, SessionStore, SessionStoreError,
 };
 
-use super::event_store::{Replay, is_answer};
+use super::events::{Replay, is_answer};
 use super::shared::{CallFate, SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
-use super::tasks::TaskStore;
 use crate::call::BoxFuture;
 use crate::error::McpError;
+use crate::server::dispatch::tasks::TaskStore;
 
-/// The environment variable [`Server::run_cli`](super::Server::run_cli) reads
+/// The environment variable [`Server::run_cli`](crate::server::Server::run_cli) reads
 /// the Redis URL from, when the server was given none.
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
@@ -48,7 +48,7 @@ pub const DEFAULT_EVENTS_PER_STREAM: usize = 1024;
 pub const DEFAULT_EVENT_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// How long a session is kept unused, by default, as
-/// [`HttpOptions::session_idle_timeout`](super::HttpOptions::session_idle_timeout)
+/// [`HttpOptions::session_idle_timeout`](crate::server::HttpOptions::session_idle_timeout)
 /// keeps one in memory: any request of the session, on any replica, pushes it back.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 
@@ -141,7 +141,7 @@ impl std::fmt::Display for RedisUrlError {
 impl std::error::Error for RedisUrlError {}
 
 /// Streamable HTTP sessions, SSE events and tasks kept in Redis, for servers
-/// whose replicas share them. [`Server::redis`](super::Server::redis) sets it
+/// whose replicas share them. [`Server::redis`](crate::server::Server::redis) sets it
 /// up from a URL in one call; this type is for a store with other retention.
 ///
 /// A client whose stream was cut resumes it on any replica, which follows
@@ -782,7 +782,7 @@ impl TaskStore for RedisStore {
                     "The server replica running this task stopped before it finished; the task will not finish.",
                 )
                 .with_recovery_hint("Start the task again; check first whether its work took effect.");
-                let error = match serde_json::to_value(super::wire::envelope(&lost)) {
+                let error = match serde_json::to_value(crate::server::wire::envelope(&lost)) {
                     Ok(serde_json::Value::Object(error)) => error,
                     _ => serde_json::Map::new(),
                 };

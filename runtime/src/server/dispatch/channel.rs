@@ -22,17 +22,17 @@ use crate::call::{BoxFuture, ClientChannel, ClientRequestError, LogLevel};
 use crate::error::JsonObject;
 
 /// The capabilities a tool server declares: tools, and logging for [`PeerChannel::log`].
-pub(super) fn capabilities() -> ServerCapabilities {
+pub(crate) fn capabilities() -> ServerCapabilities {
     ServerCapabilities::builder().enable_tools().enable_logging().build()
 }
 
 /// The lowest [`LogLevel`] (as its index) a `logging/setLevel` request lets through.
-pub(super) fn min_level(request: &SetLevelRequestParams) -> u8 {
+pub(crate) fn min_level(request: &SetLevelRequestParams) -> u8 {
     level_index(request.level)
 }
 
 /// The lowest [`LogLevel`] (as its index) `level` lets through.
-pub(super) fn level_index(level: LoggingLevel) -> u8 {
+pub(crate) fn level_index(level: LoggingLevel) -> u8 {
     match level {
         LoggingLevel::Debug => LogLevel::Debug as u8,
         LoggingLevel::Info => LogLevel::Info as u8,
@@ -45,28 +45,28 @@ pub(super) fn level_index(level: LoggingLevel) -> u8 {
 }
 
 /// Progress and log messages of one call, sent to the client through rmcp's peer.
-pub(super) struct PeerChannel {
-    pub(super) peer: Peer<RoleServer>,
-    pub(super) progress_token: Option<ProgressToken>,
-    pub(super) log_level: Arc<AtomicU8>,
-    pub(super) tool: &'static str,
+pub(crate) struct PeerChannel {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) progress_token: Option<ProgressToken>,
+    pub(crate) log_level: Arc<AtomicU8>,
+    pub(crate) tool: &'static str,
     /// The client's request this call answers: a request to the client rides
     /// its response stream (SEP-2260). rmcp finds it in a task-local, which
     /// does not cross the `tokio::spawn` a tool call runs on, so it is named here.
-    pub(super) request_id: RequestId,
+    pub(crate) request_id: RequestId,
     /// The request is of the stateless revision 2026-07-28, which has no
     /// server-to-client requests: nothing is sent (an input-required result
     /// is that revision's way to ask).
-    pub(super) stateless: bool,
+    pub(crate) stateless: bool,
     /// On the stateless revision, the level the request's
     /// `_meta["io.modelcontextprotocol/logLevel"]` asks for (as its index):
     /// that revision has no `logging/setLevel`, and without the key the
     /// client wants no logs at all (SEP-2575).
-    pub(super) request_log_level: Option<u8>,
+    pub(crate) request_log_level: Option<u8>,
     /// The call's own response stream on a 2025 session over Streamable
     /// HTTP: its logs go there, not to the standalone GET stream rmcp gives
     /// them, and it can be closed for SSE polling.
-    pub(super) response_stream: Option<ResponseStream>,
+    pub(crate) response_stream: Option<ResponseStream>,
 }
 
 /// Tells the client a request of the server is withdrawn when the wait for

@@ -9,21 +9,21 @@ pub use limit::RateLimit;
 
 /// Shared by every copy (every session) of one server.
 #[derive(Clone, Default)]
-pub(super) struct Observe {
-    /// [`Server::hook`](super::Server::hook), in registration order.
-    pub(super) hooks: Vec<Arc<dyn super::CallHook>>,
-    /// [`Server::mask_error_details`](super::Server::mask_error_details); the
-    /// default is `true`, set by [`Server::build`](super::Server::build).
-    pub(super) mask_error_details: bool,
+pub(crate) struct Observe {
+    /// [`Server::hook`](crate::server::Server::hook), in registration order.
+    pub(crate) hooks: Vec<Arc<dyn crate::server::CallHook>>,
+    /// [`Server::mask_error_details`](crate::server::Server::mask_error_details); the
+    /// default is `true`, set by [`Server::build`](crate::server::Server::build).
+    pub(crate) mask_error_details: bool,
     #[cfg(feature = "metrics")]
-    pub(super) metrics: Option<Arc<metrics::Metrics>>,
+    pub(crate) metrics: Option<Arc<metrics::Metrics>>,
     #[cfg(feature = "rate-limit")]
-    pub(super) limiter: Option<Arc<limit::Limiter>>,
+    pub(crate) limiter: Option<Arc<limit::Limiter>>,
 }
 
 /// How a call ended, as the metrics and the span name it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Outcome {
+pub(crate) enum Outcome {
     Ok,
     Error,
     Cancelled,
@@ -31,7 +31,7 @@ pub(super) enum Outcome {
 }
 
 impl Outcome {
-    pub(super) fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Ok => "ok",
             Self::Error => "error",
@@ -44,7 +44,7 @@ impl Outcome {
 impl Observe {
     /// A call starts: it is in flight until the guard drops, however it ends
     /// (answered, cancelled, or its task aborted with its session).
-    pub(super) fn started(&self) -> InFlight {
+    pub(crate) fn started(&self) -> InFlight {
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
             metrics.in_flight.inc();
@@ -58,7 +58,7 @@ impl Observe {
     /// Whether the caller may make one more call now: with a rate limit set,
     /// one token of its bucket, keyed by its subject, else its address.
     #[cfg_attr(not(feature = "rate-limit"), allow(unused_variables, clippy::unused_self))]
-    pub(super) fn admit(
+    pub(crate) fn admit(
         &self,
         caller: Option<&str>,
         client_ip: Option<std::net::IpAddr>,
@@ -72,7 +72,7 @@ impl Observe {
 
     /// A call ended with `outcome` after `seconds`; `error` is its code and reason.
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
-    pub(super) fn finished(
+    pub(crate) fn finished(
         &self,
         kind: &'static str,
         name: &'static str,
@@ -88,7 +88,7 @@ impl Observe {
 }
 
 /// A call in flight; see [`Observe::started`].
-pub(super) struct InFlight(#[cfg(feature = "metrics")] Option<Arc<metrics::Metrics>>);
+pub(crate) struct InFlight(#[cfg(feature = "metrics")] Option<Arc<metrics::Metrics>>);
 
 impl Drop for InFlight {
     fn drop(&mut self) {
@@ -100,7 +100,7 @@ impl Drop for InFlight {
 }
 
 #[cfg(feature = "metrics")]
-pub(super) mod metrics {
+pub(crate) mod metrics {
     //! The metrics of one server, in one registry of its own (no global
     //! recorder: two servers in one process, or two tests, count apart).
 
@@ -151,7 +151,7 @@ pub(super) mod metrics {
         calls: Family<CallLabels, Counter>,
         errors: Family<ErrorLabels, Counter>,
         duration: Family<NameLabels, Histogram, fn() -> Histogram>,
-        pub(super) in_flight: Gauge,
+        pub(crate) in_flight: Gauge,
         sessions: Gauge,
     }
 
@@ -179,7 +179,7 @@ pub(super) mod metrics {
             Self { registry, calls, errors, duration, in_flight, sessions }
         }
 
-        pub(super) fn finished(
+        pub(crate) fn finished(
             &self,
             kind: &'static str,
             name: &'static str,
@@ -210,7 +210,7 @@ pub(super) mod metrics {
 }
 
 #[cfg(feature = "rate-limit")]
-pub(super) mod limit {
+pub(crate) mod limit {
     //! Rate limits per caller (feature `rate-limit`): a token bucket per
     //! verified subject, or per client address without auth, on governor's
     //! GCRA, which keeps one timestamp per key rather than a counter.
@@ -331,7 +331,7 @@ pub(super) mod limit {
             Self { limiter: governor::RateLimiter::keyed(limit.quota()), limit, checks: AtomicU64::new(0) }
         }
 
-        pub(super) fn admit(&self, caller: Option<&str>, client_ip: Option<IpAddr>) -> Result<(), McpError> {
+        pub(crate) fn admit(&self, caller: Option<&str>, client_ip: Option<IpAddr>) -> Result<(), McpError> {
             // Over stdio there is one client, and nobody to tell apart.
             let Some(key) = Key::of(caller, client_ip) else { return Ok(()) };
             if self.checks.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {

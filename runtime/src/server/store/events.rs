@@ -4,7 +4,7 @@
 //! sent meanwhile.
 //!
 //! The seam is rmcp's [`EventStore`]: [`MemoryEventStore`] (this process,
-//! bounded) unless [`HttpOptions::event_store`](super::HttpOptions::event_store)
+//! bounded) unless [`HttpOptions::event_store`](crate::server::HttpOptions::event_store)
 //! gives another, e.g. one shared by replicas.
 
 use std::collections::{HashMap, VecDeque};
@@ -284,12 +284,12 @@ fn sequence_of(event_id: &str) -> Option<u64> {
 }
 
 /// A JSON-RPC response or error: the last event of a call's stream.
-pub(super) fn is_answer(event: &ServerSseMessage) -> bool {
+pub(crate) fn is_answer(event: &ServerSseMessage) -> bool {
     matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
 }
 
 /// The events a replay task sends, as the stream rmcp serves.
-pub(super) struct Replay(pub(super) mpsc::Receiver<ServerSseMessage>);
+pub(crate) struct Replay(pub(crate) mpsc::Receiver<ServerSseMessage>);
 
 impl futures::Stream for Replay {
     type Item = ServerSseMessage;

@@ -27,8 +27,8 @@ use http::{HeaderMap, HeaderValue, Method, StatusCode};
 
 pub(crate) use self::card::server_json;
 use self::model::{AuthSummary, Manifest, PromptView, ResourceView, ToolView};
-use super::ToolServer;
 use crate::auth::{AuthConfig, AuthMode};
+use crate::server::ToolServer;
 
 /// The server card's path.
 pub(crate) const CARD_PATH: &str = "/.well-known/mcp.json";

@@ -1,15 +1,15 @@
 //! Code of the server's own around every tool call, resource read and prompt:
-//! authorization beyond scopes, auditing, tenancy ([`Server::hook`](super::Server::hook)).
+//! authorization beyond scopes, auditing, tenancy ([`Server::hook`](crate::server::Server::hook)).
 
 use std::time::Duration;
 
-use super::PrimitiveKind;
 use crate::call::{BoxFuture, Context};
 use crate::error::McpError;
+use crate::server::PrimitiveKind;
 
 /// Runs before and after every tool call, resource read and prompt (not
 /// completions), on every transport. Register one with
-/// [`Server::hook`](super::Server::hook); several run in the order they were
+/// [`Server::hook`](crate::server::Server::hook); several run in the order they were
 /// registered.
 ///
 /// [`before`](Self::before) may refuse the call with an [`McpError`], which
@@ -69,9 +69,9 @@ pub trait CallHook: Send + Sync + 'static {
 /// context with the caller, the request and session ids and the client's address.
 #[derive(Debug)]
 pub struct CallInfo<'a> {
-    pub(super) kind: PrimitiveKind,
-    pub(super) name: &'static str,
-    pub(super) context: &'a Context,
+    pub(crate) kind: PrimitiveKind,
+    pub(crate) name: &'static str,
+    pub(crate) context: &'a Context,
 }
 
 impl CallInfo<'_> {

@@ -5,10 +5,10 @@
 
 use serde_json::Value;
 
-use super::super::wire::ERRORS_META_KEY;
 use crate::auth::AuthMode;
 use crate::define::{Landing, TaskSupport};
 use crate::error::JsonObject;
+use crate::server::wire::ERRORS_META_KEY;
 
 /// Everything the three views are rendered from.
 #[derive(Clone, Debug)]

@@ -19,37 +19,41 @@ use tokio_util::sync::CancellationToken;
 
 use super::invoke::{Answer, Call, guarded, guarded_round};
 use super::observe::Observe;
-use super::wire::{listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message};
-use super::{PrimitiveKind, Server, ServerError};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd, StateType};
 use crate::define::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
+use crate::server::PrimitiveKind;
+use crate::server::Server;
+use crate::server::ServerError;
+use crate::server::wire::{
+    listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message,
+};
 use mcp_contract_uri_template::{Captures, UriTemplate};
 
 /// Resources and prompts registered on a [`Server`], not yet checked.
 #[derive(Default)]
-pub(super) struct Registered {
+pub(crate) struct Registered {
     resources: Vec<Arc<dyn DynResource>>,
     prompts: Vec<Arc<dyn DynPrompt>>,
 }
 
 impl Registered {
-    pub(super) fn resource_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn resource_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.resources.iter().map(|resource| resource.definition().name)
     }
 
-    pub(super) fn prompt_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn prompt_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.prompts.iter().map(|prompt| prompt.definition().name)
     }
 
     /// The resources, for the linter.
-    pub(super) fn resources(&self) -> impl Iterator<Item = &dyn DynResource> {
+    pub(crate) fn resources(&self) -> impl Iterator<Item = &dyn DynResource> {
         self.resources.iter().map(|resource| &**resource)
     }
 
     /// The prompts, for the linter.
-    pub(super) fn prompts(&self) -> impl Iterator<Item = &dyn DynPrompt> {
+    pub(crate) fn prompts(&self) -> impl Iterator<Item = &dyn DynPrompt> {
         self.prompts.iter().map(|prompt| &**prompt)
     }
 }
@@ -99,7 +103,7 @@ impl Registered {
     /// Check state, URIs (each a valid RFC 6570 template, each registered
     /// once) and build the list entries. [`Server::build`] has checked the
     /// names (`name-unique`) already.
-    pub(super) fn build(self, available: &dyn Fn(StateType) -> bool) -> Result<Catalog, ServerError> {
+    pub(crate) fn build(self, available: &dyn Fn(StateType) -> bool) -> Result<Catalog, ServerError> {
         let needs: Vec<(PrimitiveKind, &'static str, &'static [StateType])> = self
             .resources
             .iter()

@@ -25,7 +25,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::jsonrpc::{self, Inspection, Rejection};
-use super::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
+use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
 /// The same bound as rmcp's stdio transport.
@@ -44,7 +44,7 @@ type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 /// rmcp under an id of our own, mapped back on the way out.
 /// The id the client gave a request that reaches rmcp under one of ours.
 #[derive(Clone, Debug)]
-pub(super) struct ClientId(pub(super) RequestId);
+pub(crate) struct ClientId(pub(crate) RequestId);
 
 #[derive(Default)]
 struct InFlight {

@@ -16,7 +16,6 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
-use super::PrimitiveKind;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
@@ -25,19 +24,20 @@ use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::streams::ResponseStream;
 use super::tasks::Tasks;
-use super::wire::{error_result, listed_tool};
 use crate::auth::AuthConfig;
 use crate::call::{
     AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
 };
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
+use crate::server::PrimitiveKind;
+use crate::server::wire::{error_result, listed_tool};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
 /// It implements rmcp's [`ServerHandler`], so besides
-/// [`Server::serve_stdio`](super::Server::serve_stdio) and
-/// [`Server::serve_http`](super::Server::serve_http) it can be served over any
+/// [`Server::serve_stdio`](crate::server::Server::serve_stdio) and
+/// [`Server::serve_http`](crate::server::Server::serve_http) it can be served over any
 /// rmcp transport (`rmcp::ServiceExt::serve`). Cloning is cheap (clones share
 /// the tools and the MCP log level); the Streamable HTTP transport gives each
 /// session a log level of its own.
@@ -46,20 +46,20 @@ pub struct ToolServer {
     shared: Arc<Shared>,
     /// The lowest [`LogLevel`] the client wants (`logging/setLevel`), as its index.
     log_level: Arc<AtomicU8>,
-    /// The config [`Server::auth`](super::Server::auth) set, if any.
+    /// The config [`Server::auth`](crate::server::Server::auth) set, if any.
     auth_config: Option<Arc<AuthConfig>>,
     /// How the transport serving this copy treats declared scopes.
     scope_policy: ScopePolicy,
     /// How long a handler's request to the client waits for its answer.
     client_request_timeout: Duration,
-    /// This copy's (this session's) part of [`Server::changes`](super::Server::changes).
+    /// This copy's (this session's) part of [`Server::changes`](crate::server::Server::changes).
     changes: Option<Arc<SessionChanges>>,
     /// The tasks, when a tool runs as one; shared by every copy.
     tasks: Option<Tasks>,
-    /// The landing page's config ([`Server::landing`](super::Server::landing)).
+    /// The landing page's config ([`Server::landing`](crate::server::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
     /// The store shared with other replicas (`Server::redis`), if any.
-    shared_store: Option<Arc<dyn super::shared::SharedStore>>,
+    shared_store: Option<Arc<dyn crate::server::store::shared::SharedStore>>,
     /// Masking and metrics around every call; shared by every copy.
     observe: Arc<Observe>,
     /// The signing of stateless requests' `requestState`; shared by every copy.
@@ -80,7 +80,7 @@ const DEFAULT_LOG_LEVEL: LogLevel = LogLevel::Info;
 
 impl ToolServer {
     #[allow(clippy::too_many_arguments, reason = "one call, in Server::build, which names every part")]
-    pub(super) fn new(
+    pub(crate) fn new(
         info: Implementation,
         instructions: Option<String>,
         tools: Vec<Arc<dyn DynTool>>,
@@ -134,37 +134,37 @@ impl ToolServer {
 
     /// Whether an auto-classified failure of the server's side reaches the
     /// client masked.
-    pub(super) fn with_error_masking(mut self, mask: bool) -> Self {
+    pub(crate) fn with_error_masking(mut self, mask: bool) -> Self {
         Arc::make_mut(&mut self.observe).mask_error_details = mask;
         self
     }
 
     /// Limit the calls of each caller of this server (and of every session made from it after).
     #[cfg(feature = "rate-limit")]
-    pub(super) fn with_rate_limit(mut self, limit: super::RateLimit) -> Self {
+    pub(crate) fn with_rate_limit(mut self, limit: crate::server::RateLimit) -> Self {
         Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::observe::limit::Limiter::new(limit)));
         self
     }
 
-    pub(super) fn with_hooks(mut self, hooks: Vec<Arc<dyn super::CallHook>>) -> Self {
+    pub(crate) fn with_hooks(mut self, hooks: Vec<Arc<dyn crate::server::CallHook>>) -> Self {
         Arc::make_mut(&mut self.observe).hooks = hooks;
         self
     }
 
     /// Count the calls of this server (and of every session made from it after).
     #[cfg(feature = "metrics")]
-    pub(super) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
+    pub(crate) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
         Arc::make_mut(&mut self.observe).metrics = Some(metrics);
         self
     }
 
-    pub(super) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
+    pub(crate) fn with_client_request_timeout(mut self, timeout: Duration) -> Self {
         self.client_request_timeout = timeout;
         self
     }
 
     /// Run tools as tasks with `tasks`, and advertise the tasks extension.
-    pub(super) fn with_tasks(mut self, tasks: Option<Tasks>) -> Self {
+    pub(crate) fn with_tasks(mut self, tasks: Option<Tasks>) -> Self {
         if tasks.is_some() {
             // Only this copy holds the shared part yet: it was built a moment ago.
             if let Some(shared) = Arc::get_mut(&mut self.shared) {
@@ -180,36 +180,39 @@ impl ToolServer {
         self
     }
 
-    pub(super) fn with_shared_store(mut self, store: Option<Arc<dyn super::shared::SharedStore>>) -> Self {
+    pub(crate) fn with_shared_store(
+        mut self,
+        store: Option<Arc<dyn crate::server::store::shared::SharedStore>>,
+    ) -> Self {
         self.shared_store = store;
         self
     }
 
-    pub(super) fn shared_store(&self) -> Option<&Arc<dyn super::shared::SharedStore>> {
+    pub(crate) fn shared_store(&self) -> Option<&Arc<dyn crate::server::store::shared::SharedStore>> {
         self.shared_store.as_ref()
     }
 
-    pub(super) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
+    pub(crate) fn with_auth_config(mut self, config: Option<AuthConfig>) -> Self {
         self.auth_config = config.map(Arc::new);
         self
     }
 
-    pub(super) fn auth_config(&self) -> Option<&AuthConfig> {
+    pub(crate) fn auth_config(&self) -> Option<&AuthConfig> {
         self.auth_config.as_deref()
     }
 
-    pub(super) fn with_landing(mut self, landing: Option<crate::define::Landing>) -> Self {
+    pub(crate) fn with_landing(mut self, landing: Option<crate::define::Landing>) -> Self {
         self.landing = landing.map(Arc::new);
         self
     }
 
     /// What the landing page shows besides the definitions.
-    pub(super) fn landing(&self) -> Option<&crate::define::Landing> {
+    pub(crate) fn landing(&self) -> Option<&crate::define::Landing> {
         self.landing.as_deref()
     }
 
     /// The resources and prompts, for the landing page.
-    pub(super) fn catalog(&self) -> &Catalog {
+    pub(crate) fn catalog(&self) -> &Catalog {
         &self.shared.catalog
     }
 
@@ -220,18 +223,18 @@ impl ToolServer {
 
     /// Every scope some tool declares, for the protected-resource metadata.
     #[cfg_attr(not(feature = "auth"), allow(dead_code, reason = "only the auth layer publishes scopes"))]
-    pub(super) fn declared_scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn declared_scopes(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.shared.tools.iter().flat_map(|tool| tool.definition().auth_scopes.iter().copied())
     }
 
     /// The names of the tools that declare scopes.
-    pub(super) fn scoped_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
+    pub(crate) fn scoped_tools(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.shared.tools.iter().map(|tool| tool.definition()).filter(|d| !d.auth_scopes.is_empty()).map(|d| d.name)
     }
 
     /// The tools safe to run again when the replica running a call of them
     /// stopped before it answered: those annotated read-only or idempotent.
-    pub(super) fn rerunnable_tools(&self) -> std::collections::HashSet<String> {
+    pub(crate) fn rerunnable_tools(&self) -> std::collections::HashSet<String> {
         let safe = |d: &&crate::define::ToolDefinition| {
             d.annotations.read_only_hint == Some(true) || d.annotations.idempotent_hint == Some(true)
         };
@@ -266,7 +269,7 @@ impl ToolServer {
     }
 
     /// Whether the tool's calls run as tasks, which no list publishes (for the landing page).
-    pub(super) fn task_support(&self, name: &str) -> crate::define::TaskSupport {
+    pub(crate) fn task_support(&self, name: &str) -> crate::define::TaskSupport {
         self.shared
             .by_name
             .get(name)
@@ -339,7 +342,9 @@ impl ToolServer {
             ctx = ctx.with_session_id(session);
         }
         let parts = context.extensions.get::<http::request::Parts>();
-        if let Some(client) = parts.and_then(|parts| parts.extensions.get::<super::listener::ClientIp>()) {
+        if let Some(client) =
+            parts.and_then(|parts| parts.extensions.get::<crate::server::transport::listener::ClientIp>())
+        {
             ctx = ctx.with_client_ip(client.0);
         }
         ctx
@@ -722,7 +727,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<AuthInfo>> {
 
 /// The request's id as the client sent it (the stdio transport hands rmcp ids of its own).
 fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
-    context.extensions.get::<super::lines::ClientId>().map_or(&context.id, |client| &client.0)
+    context.extensions.get::<crate::server::transport::stdio::ClientId>().map_or(&context.id, |client| &client.0)
 }
 
 /// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.

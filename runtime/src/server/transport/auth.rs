@@ -8,20 +8,21 @@
 
 use std::sync::Arc;
 
-use super::{ServerError, ToolServer};
 use crate::auth::{AuthConfig, AuthMode, ScopePolicy};
+use crate::server::ServerError;
+use crate::server::ToolServer;
 
 #[cfg(feature = "auth")]
-pub(super) use enabled::HttpAuth;
+pub(crate) use enabled::HttpAuth;
 
 /// Without the `auth` feature there is nothing to protect the endpoint with.
 #[cfg(not(feature = "auth"))]
-pub(super) enum HttpAuth {}
+pub(crate) enum HttpAuth {}
 
 /// The auth of an HTTP transport about to start: the config set in code, else
 /// the environment's. Mode `none` gives no layer and open scopes; a mode that
 /// cannot be honoured is an error, never an open door.
-pub(super) fn prepare(server: ToolServer, path: &str) -> Result<(ToolServer, Option<Arc<HttpAuth>>), ServerError> {
+pub(crate) fn prepare(server: ToolServer, path: &str) -> Result<(ToolServer, Option<Arc<HttpAuth>>), ServerError> {
     let config = match server.auth_config() {
         Some(config) => config.clone(),
         None => AuthConfig::from_env().map_err(ServerError::Auth)?,
@@ -65,7 +66,7 @@ fn new_http_auth(config: &AuthConfig, server: &ToolServer, path: &str) -> Result
 
 /// Put the bearer check on the routes `router` has so far (the MCP endpoint)
 /// and add the open metadata routes.
-pub(super) fn protect(router: axum::Router, auth: Option<Arc<HttpAuth>>) -> axum::Router {
+pub(crate) fn protect(router: axum::Router, auth: Option<Arc<HttpAuth>>) -> axum::Router {
     match auth {
         None => router,
         #[cfg(feature = "auth")]
@@ -89,13 +90,13 @@ mod enabled {
     use http::{HeaderMap, HeaderValue, Method, StatusCode};
     use serde_json::{Value, json};
 
-    use super::ToolServer;
     use crate::auth::{AuthConfig, AuthConfigError, AuthMode, TokenError, TokenVerifier};
+    use crate::server::ToolServer;
 
     /// Where RFC 9728 puts the metadata of a resource.
-    pub(in crate::server) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+    pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 
-    pub(in crate::server) struct HttpAuth {
+    pub(crate) struct HttpAuth {
         verifier: TokenVerifier,
         mode: AuthMode,
         issuer: Option<String>,
@@ -106,7 +107,7 @@ mod enabled {
     }
 
     impl HttpAuth {
-        pub(super) fn new(config: &AuthConfig, server: &ToolServer, path: &str) -> Result<Self, AuthConfigError> {
+        pub(crate) fn new(config: &AuthConfig, server: &ToolServer, path: &str) -> Result<Self, AuthConfigError> {
             let verifier =
                 TokenVerifier::new(config)?.ok_or(AuthConfigError::FeatureDisabled { mode: config.mode() })?;
             let scopes: BTreeSet<&str> = server.declared_scopes().collect();
@@ -157,7 +158,7 @@ mod enabled {
         }
     }
 
-    pub(super) fn protect(router: axum::Router, auth: Arc<HttpAuth>) -> axum::Router {
+    pub(crate) fn protect(router: axum::Router, auth: Arc<HttpAuth>) -> axum::Router {
         let metadata = {
             let auth = Arc::clone(&auth);
             get(move |headers: HeaderMap| {

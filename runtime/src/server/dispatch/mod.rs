@@ -1,0 +1,17 @@
+//! What happens to a request once a transport has read it: rmcp's
+//! `ServerHandler` (handler), the tools, resources and prompts it routes to
+//! (catalog), each call's task, cancellation and panics (invoke), what runs
+//! around every call (observe, hook), multi-round-trip requests (rounds),
+//! tasks, the requests a handler sends its client (channel), resource
+//! subscriptions (changes) and the response stream of each call (streams).
+
+pub(crate) mod catalog;
+pub(crate) mod changes;
+pub(crate) mod channel;
+pub(crate) mod handler;
+pub(crate) mod hook;
+pub(crate) mod invoke;
+pub(crate) mod observe;
+pub(crate) mod rounds;
+pub(crate) mod streams;
+pub(crate) mod tasks;
