@@ -3,24 +3,12 @@
 //! binary with no flags of its own. Serve over stdio or Streamable HTTP, lint
 //! the definitions, or print `server.json`.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
-use tokio::net::TcpListener;
+use clap::Args;
 
-use super::{HttpOptions, Server};
+use super::HttpOptions;
 use crate::lint::Profile;
-
-/// `std::eprintln!` panics when stderr cannot be written (`2>/dev/full`, a
-/// closed pipe), which ended a server before it served. What the command line
-/// says on stderr is for a person; when nobody can read it, it is dropped.
-macro_rules! eprintln {
-    ($($arg:tt)*) => {{
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
-}
 
 /// The serving command line of a server binary, as a `clap` [`Args`] struct:
 /// `#[command(flatten)]` it into your own parser beside your own flags, then
@@ -156,7 +144,7 @@ pub enum LintFormat {
 
 /// What the command line asks for, once the environment had its say.
 #[derive(Debug, PartialEq, Eq)]
-enum Command {
+pub(crate) enum Command {
     Stdio,
     Http { addr: String, stateless: bool, deployment: Deployment },
     Lint { json: bool, server_json: Option<PathBuf>, profile: Option<Profile> },
@@ -167,8 +155,8 @@ enum Command {
 /// without one, from its environment variable; unset ones keep
 /// [`HttpOptions`]' defaults.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Deployment {
-    path: Option<String>,
+pub(crate) struct Deployment {
+    pub(crate) path: Option<String>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
     trusted_proxies: Option<Vec<String>>,
@@ -179,7 +167,7 @@ struct Deployment {
 }
 
 impl Deployment {
-    fn apply(self, mut options: HttpOptions) -> HttpOptions {
+    pub(crate) fn apply(self, mut options: HttpOptions) -> HttpOptions {
         if let Some(path) = self.path {
             options = options.path(path);
         }
@@ -224,7 +212,7 @@ fn tidy(items: Vec<String>) -> Vec<String> {
 }
 
 /// The file name of the running binary, as `argv[0]` names it.
-fn program_name(argv0: Option<String>) -> Option<String> {
+pub(crate) fn program_name(argv0: Option<String>) -> Option<String> {
     let argv0 = argv0?;
     let name = std::path::Path::new(&argv0).file_name()?.to_string_lossy().into_owned();
     (!name.is_empty()).then_some(name)
@@ -233,7 +221,7 @@ fn program_name(argv0: Option<String>) -> Option<String> {
 impl ServeArgs {
     /// The command, with `env` (the process environment, in tests a table)
     /// for the HTTP settings no flag gives.
-    fn command(self, env: impl Fn(&str) -> Option<String>) -> Result<Command, String> {
+    pub(crate) fn command(self, env: impl Fn(&str) -> Option<String>) -> Result<Command, String> {
         let mut deployment = Deployment {
             path: self.path,
             allowed_hosts: self.allowed_hosts.map(tidy),
@@ -299,219 +287,12 @@ impl ServeArgs {
             None => Ok(Command::Stdio),
         }
     }
-
-    /// Do what the command line asks of `server`: serve it (building its
-    /// state first, see [`Server::state_with`]), lint it, or print its
-    /// `server.json`. The exit code is 0 on success, 1 when serving fails or
-    /// `lint` finds an error, 2 for flags that do not go together.
-    pub async fn run(self, server: Server) -> ExitCode {
-        let code = server.run_command(self).await;
-        // The log thread ends with the process: let it write what is queued.
-        #[cfg(feature = "logging")]
-        crate::logging::flush(std::time::Duration::from_secs(1));
-        code
-    }
-}
-
-impl Server {
-    /// Run the command line of a server binary that has no flags of its own,
-    /// from `std::env::args()`: [`ServeArgs`], parsed alone.
-    ///
-    /// - no argument: serve over stdio (what MCP clients launch);
-    /// - `--http ADDR [--stateless]`: serve Streamable HTTP at `http://ADDR/mcp`
-    ///   (port 0 lets the system choose; the address is printed on stderr), with
-    ///   `--path PATH`, `--allowed-hosts HOST,..`, `--allowed-origins
-    ///   ORIGIN,..`, `--trusted-proxies ADDR|NET,..`, `--metrics-path PATH`
-    ///   (feature `metrics`) and `--rate-limit N/min[,burst=B]` (feature
-    ///   `rate-limit`); without a flag, each comes from `MCP_HTTP_ADDR`,
-    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
-    ///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH` and `MCP_RATE_LIMIT`; with the
-    ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
-    ///   (unless `Server::redis` gave one);
-    /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
-    ///   definition linter (see [`ServeCommand::Lint`]);
-    /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's
-    ///   `server.json` (see [`ServeCommand::ServerJson`]).
-    ///
-    /// `--help` prints the usage, with the binary's name; bad arguments print
-    /// what is wrong and exit with 2. A server with settings of its own (a
-    /// database path, an API key) flattens [`ServeArgs`] into its own parser
-    /// instead, and builds its state after parsing with [`Server::state_with`].
-    ///
-    /// ```no_run
-    /// use mcp_contract::server::Server;
-    ///
-    /// #[tokio::main]
-    /// async fn main() -> std::process::ExitCode {
-    ///     Server::new("museum", "1.0.0").run_cli().await
-    /// }
-    /// ```
-    pub async fn run_cli(self) -> ExitCode {
-        let mut args = std::env::args_os().map(|arg| arg.to_string_lossy().into_owned());
-        let program = program_name(args.next());
-        self.run_cli_as(program, args).await
-    }
-
-    /// [`Server::run_cli`] with the arguments given (without the program name);
-    /// the usage text names the server.
-    pub async fn run_cli_with(self, args: impl IntoIterator<Item = String>) -> ExitCode {
-        self.run_cli_as(None, args).await
-    }
-
-    async fn run_cli_as(self, program: Option<String>, args: impl IntoIterator<Item = String>) -> ExitCode {
-        let program = program.unwrap_or_else(|| self.info.name.clone());
-        let command = ServeArgs::augment_args(clap::Command::new(program.clone()).version(self.info.version.clone()));
-        let parsed = command
-            .try_get_matches_from(std::iter::once(program).chain(args))
-            .and_then(|matches| ServeArgs::from_arg_matches(&matches));
-        match parsed {
-            Ok(args) => args.run(self).await,
-            Err(err) => {
-                // `--help` and `--version` are "errors" that print on stdout and exit 0.
-                let _ = err.print();
-                ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2))
-            }
-        }
-    }
-
-    async fn run_command(self, args: ServeArgs) -> ExitCode {
-        let name = self.info.name.clone();
-        let command = match args.command(|name| std::env::var(name).ok()) {
-            Ok(command) => command,
-            Err(err) => {
-                eprintln!("{name}: {err}\n\nFor more information, try '--help'.");
-                return ExitCode::from(2);
-            }
-        };
-        let served = match command {
-            Command::Lint { json, server_json, profile } => return self.lint_command(json, server_json, profile),
-            Command::ServerJson { name, remote } => return self.server_json_command(name, remote),
-            Command::Stdio => {
-                // stdout is the protocol; a person who started this in a terminal reads stderr.
-                eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
-                self.serve_stdio().await
-            }
-            Command::Http { addr, stateless, deployment } => {
-                match self.with_redis_from_env().build_state().await.and_then(Server::build) {
-                    Err(err) => Err(err),
-                    Ok(server) => match TcpListener::bind(&addr).await {
-                        Err(err) => {
-                            eprintln!("{name}: cannot listen on {addr}: {err}");
-                            return ExitCode::FAILURE;
-                        }
-                        Ok(listener) => {
-                            let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
-                            let options = deployment.apply(HttpOptions::default().stateless(stateless));
-                            match listener.local_addr() {
-                                Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}{path}"),
-                                Err(_) => eprintln!("{name}: serving Streamable HTTP on {addr}"),
-                            }
-                            server.serve_http_on(listener, options).await
-                        }
-                    },
-                }
-            }
-        };
-        match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("{name}: {err}");
-                ExitCode::FAILURE
-            }
-        }
-    }
-
-    /// With the `redis` feature, the Redis of `MCP_REDIS_URL` (when set and
-    /// the server was given none): the replicas of one deployment share it.
-    fn with_redis_from_env(self) -> Self {
-        #[cfg(feature = "redis")]
-        if !self.has_redis()
-            && let Some(url) = std::env::var(super::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
-        {
-            eprintln!("{}: sessions, streams and tasks in the Redis of {}", self.info.name, super::REDIS_URL_ENV);
-            return self.redis(url.trim());
-        }
-        self
-    }
-
-    fn lint_command(mut self, json: bool, server_json: Option<PathBuf>, profile: Option<Profile>) -> ExitCode {
-        let text = match &server_json {
-            Some(path) => match std::fs::read_to_string(path) {
-                Ok(text) => Some(text),
-                Err(err) => {
-                    eprintln!("{}: cannot read {}: {err}", self.info.name, path.display());
-                    return ExitCode::from(2);
-                }
-            },
-            None => None,
-        };
-        if let Some(profile) = profile {
-            let mut options = self.lint.clone().unwrap_or_default();
-            options.profile = profile;
-            self.lint = Some(options);
-        }
-        let report = self.lint(text.as_deref());
-        let printed = if json { format!("{}\n", report.to_json_string()) } else { format!("{report}\n") };
-        let code = print_stdout(&printed);
-        if code != ExitCode::SUCCESS {
-            return code;
-        }
-        if !report.passed {
-            return ExitCode::FAILURE;
-        }
-        // Clean definitions can still make a server that refuses to start (a
-        // state type never registered, two resources at one URI): a CI job that
-        // runs `lint` learns it here rather than at deployment. The linter has
-        // had its say, so the build does not run it again; the state of a
-        // factory counts as registered, and the factory does not run.
-        let name = self.info.name.clone();
-        let promised: Vec<_> = self.pending_states.drain(..).map(|pending| pending.state_type).collect();
-        match self.lint_at_build(false).build_counting(&promised) {
-            Ok(_) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("{name}: the definitions pass the linter, but the server does not build: {err}");
-                ExitCode::FAILURE
-            }
-        }
-    }
-
-    /// Print `server.json`, the MCP registry's manifest, from the crate's
-    /// metadata and the definitions, after checking it with the server-json rules.
-    fn server_json_command(self, registry_name: Option<String>, remote: Option<String>) -> ExitCode {
-        let name = self.info.name.clone();
-        let manifest = match super::transport::landing::server_json(&self, registry_name.as_deref(), remote.as_deref())
-        {
-            Ok(manifest) => manifest,
-            Err(err) => {
-                eprintln!("{name}: {err}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-        let report = self.lint(Some(&text));
-        let findings: Vec<_> =
-            report.diagnostics.iter().filter(|d| d.kind == crate::lint::DefinitionKind::ServerJson).collect();
-        if !findings.is_empty() {
-            for finding in findings {
-                eprintln!("{name}: {finding}");
-            }
-            return ExitCode::FAILURE;
-        }
-        print_stdout(&format!("{text}\n"))
-    }
-}
-
-/// Print on stdout, which may be a closed pipe.
-fn print_stdout(text: &str) -> ExitCode {
-    let mut stdout = std::io::stdout().lock();
-    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::FAILURE,
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use clap::FromArgMatches;
+
     use super::*;
 
     fn cli() -> clap::Command {

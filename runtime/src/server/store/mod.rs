@@ -6,3 +6,4 @@ pub(crate) mod events;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
 pub(crate) mod shared;
+pub(crate) mod tasks;

@@ -30,9 +30,9 @@ use rmcp::transport::streamable_http_server::session::{
 
 use super::events::{Replay, is_answer};
 use super::shared::{CallFate, SESSION_OWNER, SharedStore, StoredSession, UNAVAILABLE, Unavailable};
+use super::tasks::TaskStore;
 use crate::call::BoxFuture;
 use crate::error::McpError;
-use crate::server::dispatch::tasks::TaskStore;
 
 /// The environment variable [`Server::run_cli`](crate::server::Server::run_cli) reads
 /// the Redis URL from, when the server was given none.

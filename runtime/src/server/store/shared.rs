@@ -10,8 +10,8 @@ use std::sync::Arc;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore, StreamId};
 
+use super::tasks::TaskStore;
 use crate::call::BoxFuture;
-use crate::server::dispatch::tasks::TaskStore;
 
 tokio::task_local! {
     /// The caller opening a session while rmcp stores its state (the guard

@@ -7,7 +7,7 @@ use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::guard::{self, Guard};
@@ -15,7 +15,6 @@ use super::listener::{self, ConnectionLimits};
 use super::stdio::LineTransport;
 use crate::auth::AuthConfig;
 use crate::call::BoxFuture;
-use crate::server::Server;
 use crate::server::ServerError;
 use crate::server::ToolServer;
 use crate::server::dispatch::streams::{Primings, SessionStreams};
@@ -392,48 +391,6 @@ impl StdioOptions {
     pub fn without_signal_handling(mut self) -> Self {
         self.handle_signals = false;
         self
-    }
-}
-
-impl Server {
-    /// Serve over stdio until the client closes stdin or the process gets
-    /// SIGINT/SIGTERM. Logs must go to stderr: stdout carries the protocol.
-    ///
-    /// # Errors
-    ///
-    /// A [`ServerError`] when building fails ([`Server::build`]), the handshake
-    /// fails, or the serving task dies.
-    pub async fn serve_stdio(self) -> Result<(), ServerError> {
-        self.build_state().await?.build()?.serve_stdio().await
-    }
-
-    /// [`Server::serve_stdio`] with the shutdown of `options`.
-    ///
-    /// # Errors
-    ///
-    /// As [`Server::serve_stdio`].
-    pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
-        self.build_state().await?.build()?.serve_stdio_with(options).await
-    }
-
-    /// Serve Streamable HTTP at `addr` (endpoint `/mcp`) until SIGINT/SIGTERM.
-    ///
-    /// # Errors
-    ///
-    /// A [`ServerError`] when building fails or the address cannot be bound.
-    pub async fn serve_http(self, addr: impl ToSocketAddrs) -> Result<(), ServerError> {
-        self.serve_http_with(addr, HttpOptions::default()).await
-    }
-
-    /// [`Server::serve_http`] with options: path, stateless mode, allowed hosts, shutdown.
-    ///
-    /// # Errors
-    ///
-    /// A [`ServerError`] when building fails or the address cannot be bound.
-    pub async fn serve_http_with(self, addr: impl ToSocketAddrs, options: HttpOptions) -> Result<(), ServerError> {
-        let server = self.build_state().await?.build()?;
-        let listener = TcpListener::bind(addr).await?;
-        server.serve_http_on(listener, options).await
     }
 }
 

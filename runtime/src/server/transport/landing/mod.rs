@@ -25,7 +25,7 @@ use axum::routing::get;
 use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, VARY};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 
-pub(crate) use self::card::server_json;
+pub(crate) use self::card::{Published, server_json};
 use self::model::{AuthSummary, Manifest, PromptView, ResourceView, ToolView};
 use crate::auth::{AuthConfig, AuthMode};
 use crate::server::ToolServer;
