@@ -29,6 +29,7 @@ mod builder;
 mod cli;
 mod dispatch;
 mod error;
+mod peer;
 mod store;
 mod transport;
 mod wire;

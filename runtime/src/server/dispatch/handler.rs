@@ -31,6 +31,7 @@ use crate::call::{
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use crate::server::PrimitiveKind;
+use crate::server::peer::{ClientId, ClientIp};
 use crate::server::wire::{error_result, listed_tool};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
@@ -342,9 +343,7 @@ impl ToolServer {
             ctx = ctx.with_session_id(session);
         }
         let parts = context.extensions.get::<http::request::Parts>();
-        if let Some(client) =
-            parts.and_then(|parts| parts.extensions.get::<crate::server::transport::listener::ClientIp>())
-        {
+        if let Some(client) = parts.and_then(|parts| parts.extensions.get::<ClientIp>()) {
             ctx = ctx.with_client_ip(client.0);
         }
         ctx
@@ -727,7 +726,7 @@ fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<AuthInfo>> {
 
 /// The request's id as the client sent it (the stdio transport hands rmcp ids of its own).
 fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
-    context.extensions.get::<crate::server::transport::stdio::ClientId>().map_or(&context.id, |client| &client.0)
+    context.extensions.get::<ClientId>().map_or(&context.id, |client| &client.0)
 }
 
 /// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.

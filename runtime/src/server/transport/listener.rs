@@ -26,6 +26,8 @@ use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::server::peer::ClientIp;
+
 /// The limits of the connection layer, from `HttpOptions`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ConnectionLimits {
@@ -105,11 +107,6 @@ pub(crate) async fn serve(
 
 /// How long connections may take to send their last answers once calls are cut.
 const CUT_LINGER: Duration = Duration::from_secs(2);
-
-/// The address of the client a request came from: the connection's peer, or
-/// what a trusted proxy says the client was.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ClientIp(pub(crate) std::net::IpAddr);
 
 async fn serve_connection(
     stream: TcpStream,

@@ -11,7 +11,7 @@ use axum::extract::State;
 use axum::middleware::Next;
 use http::{HeaderMap, HeaderValue, Request, Response, header};
 
-use super::listener::ClientIp;
+use crate::server::peer::ClientIp;
 
 /// The addresses of the proxies whose forwarding headers count: single
 /// addresses (`10.0.0.7`, `::1`) and networks (`10.0.0.0/8`, `fd00::/8`).

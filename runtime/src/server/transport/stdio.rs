@@ -25,6 +25,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::jsonrpc::{self, Inspection, Rejection};
+use crate::server::peer::ClientId;
 use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
@@ -42,9 +43,6 @@ type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 /// call's late answer could go out under a new request that reuses its id
 /// (and the new request's answer be dropped). Each request therefore reaches
 /// rmcp under an id of our own, mapped back on the way out.
-/// The id the client gave a request that reaches rmcp under one of ours.
-#[derive(Clone, Debug)]
-pub(crate) struct ClientId(pub(crate) RequestId);
 
 #[derive(Default)]
 struct InFlight {
