@@ -7,8 +7,6 @@ use std::fmt;
 use crate::auth::AuthConfigError;
 use crate::define::PrimitiveKind;
 use crate::lint::LintReport;
-#[cfg(feature = "redis")]
-use crate::server::store::redis::RedisUrlError;
 
 /// Why a server could not be built or stopped serving.
 ///
@@ -206,3 +204,18 @@ impl From<std::io::Error> for ServerError {
         Self::Io(err)
     }
 }
+
+#[cfg(feature = "redis")]
+/// A Redis URL that cannot be used.
+#[derive(Debug)]
+pub struct RedisUrlError(pub(crate) String);
+
+#[cfg(feature = "redis")]
+impl std::fmt::Display for RedisUrlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db]", self.0)
+    }
+}
+
+#[cfg(feature = "redis")]
+impl std::error::Error for RedisUrlError {}

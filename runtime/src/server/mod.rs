@@ -41,6 +41,8 @@ pub use dispatch::handler::ToolServer;
 pub use dispatch::hook::{CallHook, CallInfo, CallOutcome};
 #[cfg(feature = "rate-limit")]
 pub use dispatch::observe::RateLimit;
+#[cfg(feature = "redis")]
+pub use error::RedisUrlError;
 pub use error::{MissingState, ServerError};
 pub use store::events::{
     DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId, EventStore, EventStoreError,
@@ -49,7 +51,7 @@ pub use store::events::{
 #[cfg(feature = "redis")]
 pub use store::redis::{
     DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
-    RedisStore, RedisUrlError,
+    RedisStore,
 };
 pub use store::tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};

@@ -1,0 +1,195 @@
+//! rmcp's [`EventStore`] on Redis: each SSE stream a Redis stream, capped
+//! and expiring, replayed after a `Last-Event-ID` on any replica and
+//! followed live until the call's answer.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rmcp::model::ServerJsonRpcMessage;
+use rmcp::transport::common::server_side_http::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::{EventId, EventStore, EventStoreError, EventStream};
+
+use crate::server::store::events::{Replay, is_answer};
+use crate::server::store::shared::{UNAVAILABLE, Unavailable};
+
+use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
+use super::replica::HEARTBEAT_EVERY;
+use super::shared::ANSWERED_CALL_KEPT;
+use super::*;
+
+/// Each SSE stream is a Redis stream, capped at `events_per_stream` and
+/// expiring `event_age` after its last event. An event's id is
+/// `{stream id}#{Redis entry id}`: Redis makes entry ids unique within a key,
+/// and stream ids are unique (rmcp draws them at random, or from the session
+/// id), so event ids are unique across replicas, and say which stream to replay.
+#[async_trait::async_trait]
+impl EventStore for RedisStore {
+    async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
+        let mut pipe = redis::pipe();
+        let key = self.key("events", stream_id);
+        pipe.atomic().cmd("XADD").arg(&key).arg("MAXLEN").arg(self.inner.settings.events_per_stream).arg("*");
+        match (&event.message, event.retry) {
+            (Some(message), _) => pipe.arg("message").arg(serde_json::to_string(&**message)?),
+            (None, Some(retry)) => pipe.arg("retry").arg(millis(retry)),
+            (None, None) => pipe.arg("retry").arg(""),
+        };
+        pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
+        // Wakes the replays following this stream, on any replica.
+        pipe.cmd("PUBLISH").arg(self.key("wake", stream_id)).arg("").ignore();
+        if is_answer(event) {
+            // The call is over: no replica is to take it over, and its request goes.
+            let call = self.key("call", stream_id);
+            pipe.cmd("HSET").arg(&call).arg("answered").arg(1).ignore();
+            pipe.cmd("HDEL").arg(&call).arg("request").ignore();
+            pipe.cmd("PEXPIRE").arg(&call).arg(millis(ANSWERED_CALL_KEPT)).ignore();
+        }
+        match self.query::<(String,)>(&pipe).await {
+            Ok((entry,)) => Ok(format!("{stream_id}#{entry}")),
+            Err(Unavailable) => {
+                // rmcp sends no event whose store failed, and a response never
+                // sent leaves its call without an answer: the event goes out
+                // live, under an id of this process that no replay accepts.
+                let n = self.inner.unstored.fetch_add(1, Ordering::Relaxed);
+                Ok(format!("{stream_id}#~{}-{n}", self.inner.nonce))
+            }
+        }
+    }
+
+    /// The stored events after `last_event_id`, then the stream followed live
+    /// until its call's answer, until the replica running the call stops (the
+    /// session streams then answer it here), the stream expires, Redis fails,
+    /// or the client goes away.
+    async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
+        let Some((stream_id, entry)) = last_event_id.rsplit_once('#') else {
+            return Err("not an event id of this server".into());
+        };
+        if entry_millis(entry).is_none() {
+            return Err("this event was sent while the store was down and cannot be replayed".into());
+        }
+        let stored = self.events_after(stream_id, entry).await.map_err(|_| UNAVAILABLE)?;
+        let (sender, receiver) = tokio::sync::mpsc::channel(16);
+        let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
+        tokio::spawn(async move {
+            // A stream replayed to its answer needs no following. Else subscribed
+            // first, then read: an event stored meanwhile is read now, or wakes the wait.
+            let answered = stored.iter().any(|(_, event)| is_answer(event));
+            let mut wake = if answered { None } else { store.wake_on(&stream_id).await };
+            let mut pending = stored;
+            if wake.is_some() {
+                let read = pending.last().map_or(last.as_str(), |(entry, _)| entry.as_str());
+                let Ok(events) = store.events_after(&stream_id, read).await else { return };
+                pending.extend(events);
+            }
+            let mut poll = FOLLOW_POLL_MIN;
+            // Asked at once, so a replay of a stream that is answered (or gone) ends at once.
+            let mut checked: Option<Instant> = None;
+            loop {
+                let mut answered = false;
+                for (entry, event) in pending.drain(..) {
+                    last = entry;
+                    answered |= is_answer(&event);
+                    if sender.send(event).await.is_err() {
+                        return;
+                    }
+                }
+                if answered {
+                    return;
+                }
+                if checked.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
+                    checked = Some(Instant::now());
+                    if !store.call_runs(&stream_id).await.unwrap_or(false) {
+                        // What came before the answer (or the stop) was seen.
+                        for (_, event) in store.events_after(&stream_id, &last).await.unwrap_or_default() {
+                            if sender.send(event).await.is_err() {
+                                return;
+                            }
+                        }
+                        return;
+                    }
+                }
+                match &mut wake {
+                    Some(woken) => tokio::select! {
+                        changed = tokio::time::timeout(FOLLOW_WAKE_WAIT, woken.changes.changed()) => {
+                            // The subscriber connection is gone: poll from now on.
+                            if matches!(changed, Ok(Err(_))) {
+                                wake = None;
+                            }
+                        }
+                        () = sender.closed() => return,
+                    },
+                    None => tokio::select! {
+                        () = tokio::time::sleep(poll) => {}
+                        () = sender.closed() => return,
+                    },
+                }
+                let Ok(events) = store.events_after(&stream_id, &last).await else { return };
+                poll = if events.is_empty() { (poll * 2).min(FOLLOW_POLL_MAX) } else { FOLLOW_POLL_MIN };
+                pending = events;
+            }
+        });
+        Ok(Box::pin(Replay(receiver)))
+    }
+}
+
+impl RedisStore {
+    /// The events of `stream_id` after the Redis entry `entry`, younger than
+    /// the age limit, with their entry ids.
+    pub(super) async fn events_after(
+        &self,
+        stream_id: &str,
+        entry: &str,
+    ) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
+        let mut pipe = redis::pipe();
+        pipe.cmd("XRANGE")
+            .arg(self.key("events", stream_id))
+            .arg(format!("({entry}"))
+            .arg("+")
+            .arg("COUNT")
+            .arg(self.inner.settings.events_per_stream);
+        let (entries,): (Vec<(String, HashMap<String, String>)>,) = self.query(&pipe).await?;
+        let oldest = now_millis().saturating_sub(millis(self.inner.settings.event_age));
+        let mut events = Vec::with_capacity(entries.len());
+        for (entry, fields) in entries {
+            if entry_millis(&entry).is_none_or(|at| at < oldest) {
+                continue;
+            }
+            let id = format!("{stream_id}#{entry}");
+            let event = if let Some(message) = fields.get("message") {
+                // Only this server writes the stream; an entry that does not read back is skipped.
+                let Ok(message) = serde_json::from_str::<ServerJsonRpcMessage>(message) else { continue };
+                ServerSseMessage::new(id, message)
+            } else {
+                let retry = fields.get("retry").and_then(|ms| ms.parse().ok()).map(Duration::from_millis);
+                let mut event = ServerSseMessage::retry(retry.unwrap_or_default());
+                event.retry = retry;
+                event.event_id = Some(id);
+                event
+            };
+            events.push((entry, event));
+        }
+        Ok(events)
+    }
+}
+
+/// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
+/// anything else.
+pub(super) fn entry_millis(entry: &str) -> Option<u64> {
+    let (ms, seq) = entry.split_once('-')?;
+    seq.parse::<u64>().ok()?;
+    ms.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+
+    use super::*;
+
+    #[test]
+    fn entry_ids_are_read_strictly() {
+        assert_eq!(entry_millis("1700000000000-3"), Some(1_700_000_000_000));
+        assert_eq!(entry_millis("~abc-1"), None);
+        assert_eq!(entry_millis("12"), None);
+        assert_eq!(entry_millis("12-x"), None);
+    }
+}

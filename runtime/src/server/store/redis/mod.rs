@@ -1,0 +1,258 @@
+//! Sessions, SSE events and tasks in Redis, so that replicas behind a load
+//! balancer share them: a session opened on one replica is restored on
+//! another from its stored `initialize`, a stream cut on one is replayed on
+//! another after its `Last-Event-ID`, a task started on one is read on another.
+//!
+//! A replay follows its stream live until the call's answer, woken by a
+//! pub/sub message published with every event. A call's request is kept
+//! beside its stream, with the replica running it, and every replica renews a
+//! short-lived key while it runs: a replay that follows a stream whose
+//! replica stopped before the answer ends, and the session streams answer
+//! the call on the replica the client came back to. A task is kept with its
+//! replica too, and reads as failed once that replica stopped.
+//!
+//! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
+//! servers can share one Redis. Every command waits at most the store's
+//! timeout; after a failure the store is not asked again for a moment, so
+//! requests that need it are refused at once (503) instead of each waiting.
+
+mod events;
+mod follow;
+mod health;
+mod replica;
+mod sessions;
+mod shared;
+mod tasks;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+use crate::server::error::RedisUrlError;
+use follow::Followers;
+use health::Health;
+
+/// The environment variable [`Server::run_cli`](crate::server::Server::run_cli) reads
+/// the Redis URL from, when the server was given none.
+pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+
+/// How many events of one SSE stream are kept, by default: a stream is one
+/// request's answer (its progress, logs, and the result) or a session's
+/// standalone stream; the oldest go first.
+pub const DEFAULT_EVENTS_PER_STREAM: usize = 1024;
+
+/// How long an SSE event can be replayed, by default: past it, a client
+/// resuming with `Last-Event-ID` gets only the events after it that are younger.
+pub const DEFAULT_EVENT_AGE: Duration = Duration::from_secs(10 * 60);
+
+/// How long a session is kept unused, by default, as
+/// [`HttpOptions::session_idle_timeout`](crate::server::HttpOptions::session_idle_timeout)
+/// keeps one in memory: any request of the session, on any replica, pushes it back.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
+
+/// How long one Redis command may take, by default, before the request that
+/// needs it is refused (503).
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Streamable HTTP sessions, SSE events and tasks kept in Redis, for servers
+/// whose replicas share them. [`Server::redis`](crate::server::Server::redis) sets it
+/// up from a URL in one call; this type is for a store with other retention.
+///
+/// A client whose stream was cut resumes it on any replica, which follows
+/// the call live to its answer. When the replica running a call stopped
+/// before answering, the replica the client resumed on answers it: it runs
+/// the call again when that is safe (a tool annotated `read_only` or
+/// `idempotent`, a resource read, a prompt, a completion), and else answers
+/// that the call was lost, since it may have taken effect. A task whose
+/// replica stopped reads as `failed`.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_contract::server::{RedisStore, Server};
+/// let store = RedisStore::new("redis://127.0.0.1:6379/")?
+///     .namespace("museum-eu")
+///     .events_per_stream(256)
+///     .event_age(Duration::from_secs(120));
+/// let server = Server::new("museum", "1.0.0").redis_store(store);
+/// # let _ = server;
+/// # Ok::<(), mcp_contract::server::RedisUrlError>(())
+/// ```
+///
+/// Nothing connects before the first command, which waits at most
+/// [`RedisStore::timeout`]; a connection lost is made again by itself.
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+/// What the builder methods set.
+#[derive(Clone)]
+struct Settings {
+    client: redis::Client,
+    namespace: Option<String>,
+    events_per_stream: usize,
+    event_age: Duration,
+    session_idle: Duration,
+    timeout: Duration,
+}
+
+struct Inner {
+    settings: Settings,
+    /// Made on first use: making it spawns on the tokio runtime.
+    connection: OnceLock<ConnectionManager>,
+    health: Mutex<Health>,
+    /// Event ids given out while Redis could not store the event: unique
+    /// to this process (`nonce`) and never replayed.
+    nonce: String,
+    unstored: AtomicU64,
+    /// Sessions whose state could not be stored at `initialize`.
+    store_failures: Mutex<HashSet<String>>,
+    /// When this process last pushed back each session's expiry.
+    touched: Mutex<HashMap<String, Instant>>,
+    /// Whether this replica renews its key (from its first kept call on).
+    beating: AtomicBool,
+    /// The pub/sub connection that wakes the replays following streams,
+    /// made by the first one.
+    followers: tokio::sync::Mutex<Option<Arc<Followers>>>,
+}
+
+impl Inner {
+    fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            connection: OnceLock::new(),
+            health: Mutex::new(Health::default()),
+            nonce: uuid::Uuid::new_v4().simple().to_string(),
+            unstored: AtomicU64::new(0),
+            store_failures: Mutex::default(),
+            touched: Mutex::default(),
+            beating: AtomicBool::new(false),
+            followers: tokio::sync::Mutex::new(None),
+        }
+    }
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("namespace", &self.inner.settings.namespace)
+            .field("events_per_stream", &self.inner.settings.events_per_stream)
+            .field("event_age", &self.inner.settings.event_age)
+            .field("session_idle", &self.inner.settings.session_idle)
+            .field("timeout", &self.inner.settings.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://host:port/db`, `rediss://` for
+    /// TLS is not built in), with the default retention.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when `url` is not a Redis URL.
+    pub fn new(url: &str) -> Result<Self, RedisUrlError> {
+        let client = redis::Client::open(url).map_err(|err| RedisUrlError(err.to_string()))?;
+        Ok(Self {
+            inner: Arc::new(Inner::new(Settings {
+                client,
+                namespace: None,
+                events_per_stream: DEFAULT_EVENTS_PER_STREAM,
+                event_age: DEFAULT_EVENT_AGE,
+                session_idle: DEFAULT_SESSION_IDLE,
+                timeout: DEFAULT_REDIS_TIMEOUT,
+            })),
+        })
+    }
+
+    /// The same store with other settings: a store of its own (settings are
+    /// made before serving, so nothing it held is lost).
+    fn with(self, change: impl FnOnce(&mut Settings)) -> Self {
+        let mut settings = self.inner.settings.clone();
+        change(&mut settings);
+        Self { inner: Arc::new(Inner::new(settings)) }
+    }
+
+    /// The prefix of every key, `mcp:{namespace}:`; the server's name unless set.
+    pub fn namespace(self, namespace: impl Into<String>) -> Self {
+        let namespace = namespace.into();
+        self.with(|settings| settings.namespace = Some(namespace))
+    }
+
+    /// Keep at most `count` events per SSE stream (at least one);
+    /// [`DEFAULT_EVENTS_PER_STREAM`] unless set.
+    pub fn events_per_stream(self, count: usize) -> Self {
+        self.with(|settings| settings.events_per_stream = count.max(1))
+    }
+
+    /// Replay events at most `age` old; [`DEFAULT_EVENT_AGE`] unless set.
+    pub fn event_age(self, age: Duration) -> Self {
+        self.with(|settings| settings.event_age = age.max(Duration::from_secs(1)))
+    }
+
+    /// Forget a session unused for `idle`; [`DEFAULT_SESSION_IDLE`] unless set.
+    pub fn session_idle(self, idle: Duration) -> Self {
+        self.with(|settings| settings.session_idle = idle.max(Duration::from_secs(1)))
+    }
+
+    /// Wait at most `timeout` for one command; [`DEFAULT_REDIS_TIMEOUT`] unless set.
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.with(|settings| settings.timeout = timeout.max(Duration::from_millis(1)))
+    }
+
+    /// The store under `namespace` unless one was set.
+    pub(crate) fn or_namespace(self, namespace: &str) -> Self {
+        if self.inner.settings.namespace.is_some() { self } else { self.namespace(namespace) }
+    }
+
+    fn key(&self, kind: &str, id: &str) -> String {
+        format!("mcp:{}:{kind}:{id}", self.inner.settings.namespace.as_deref().unwrap_or("mcp"))
+    }
+
+    fn connection(&self) -> Result<ConnectionManager, redis::RedisError> {
+        if let Some(connection) = self.inner.connection.get() {
+            return Ok(connection.clone());
+        }
+        let timeout = Some(self.inner.settings.timeout);
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(timeout)
+            .set_response_timeout(timeout)
+            // Our own back-off (PROBE_INTERVAL) decides when to try again.
+            .set_number_of_retries(1)
+            .set_max_delay(self.inner.settings.timeout);
+        let made = self.inner.settings.client.get_connection_manager_lazy(config)?;
+        Ok(self.inner.connection.get_or_init(|| made).clone())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn now_millis() -> u64 {
+    millis(SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_url_is_refused_with_the_expected_form() {
+        let err = RedisStore::new("http://example.org").unwrap_err();
+        assert!(err.to_string().contains("redis://"), "{err}");
+    }
+
+    #[test]
+    fn keys_are_namespaced() {
+        let store = RedisStore::new("redis://127.0.0.1:1/").unwrap().or_namespace("museum").or_namespace("other");
+        assert_eq!(store.key("session", "abc"), "mcp:museum:session:abc");
+    }
+}
