@@ -8,12 +8,12 @@
 //! number of sessions, answers the DELETE of an unknown session with 202, and
 //! an ended one with 202 too, which the Python SDK logs as a failure.
 
-use std::collections::{HashMap, HashSet};
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
-use std::time::Instant;
+mod drain;
+mod origin;
+mod sessions;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -24,8 +24,14 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::jsonrpc::{self, Inspection, Rejection};
 use crate::server::store::shared::{self, SharedStore, StoredSession};
+use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
+
+pub(crate) use drain::Drain;
+use drain::{Call, CutOnShutdown, shutting_down};
+pub(crate) use origin::check_origin;
+use origin::{host_allowed, normalize_origin};
+use sessions::{InFlight, Sessions};
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -43,73 +49,6 @@ pub(crate) struct Guard {
     /// The store shared with other replicas: sessions this replica does not
     /// hold are looked up there, and requests that need it get 503 while it is down.
     shared: Option<Arc<dyn SharedStore>>,
-}
-
-/// Graceful shutdown: the requests in flight, and the moment the ones still
-/// running are cut.
-#[derive(Default)]
-pub(crate) struct Drain {
-    draining: std::sync::atomic::AtomicBool,
-    in_flight: std::sync::atomic::AtomicUsize,
-    idle: tokio::sync::Notify,
-    /// Cancelled when the grace period ends (or nothing is in flight): rmcp's
-    /// services end, and the calls cut get their error.
-    pub(crate) cut: tokio_util::sync::CancellationToken,
-}
-
-impl Drain {
-    /// Refuse new requests from now on.
-    pub(crate) fn begin(&self) {
-        self.draining.store(true, std::sync::atomic::Ordering::Release);
-    }
-
-    pub(crate) fn is_draining(&self) -> bool {
-        self.draining.load(std::sync::atomic::Ordering::Acquire)
-    }
-
-    /// Resolves once no request is in flight.
-    pub(crate) async fn idle(&self) {
-        loop {
-            let idle = self.idle.notified();
-            tokio::pin!(idle);
-            idle.as_mut().enable();
-            if self.in_flight.load(std::sync::atomic::Ordering::Acquire) == 0 {
-                return;
-            }
-            idle.await;
-        }
-    }
-}
-
-/// A request in flight, until its answer is sent or dropped.
-struct Call(Arc<Drain>);
-
-impl Call {
-    fn start(drain: &Arc<Drain>) -> Self {
-        drain.in_flight.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        Self(Arc::clone(drain))
-    }
-}
-
-impl Drop for Call {
-    fn drop(&mut self) {
-        if self.0.in_flight.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
-            self.0.idle.notify_waiters();
-        }
-    }
-}
-
-struct Sessions {
-    manager: Arc<LocalSessionManager>,
-    max: usize,
-    uses: Mutex<HashMap<String, SessionUse>>,
-}
-
-struct SessionUse {
-    last_seen: Instant,
-    in_flight: HashSet<RequestId>,
-    /// Who opened the session (with auth on): no one else may use it.
-    caller: Option<String>,
 }
 
 /// The caller of a request that passed the bearer check: its subject, else
@@ -137,34 +76,6 @@ impl Guard {
             drain,
             shared,
         }
-    }
-
-    /// Whether the request's `Origin` may call the server. Its own origin is
-    /// the `Host` it was sent to (as a trusted proxy forwarded it), with the
-    /// scheme's default port when either leaves the port out.
-    fn check_origin(&self, headers: &HeaderMap, forwarded_proto: Option<&str>) -> Origin {
-        let Some(origin) = headers.get(header::ORIGIN) else { return Origin::SameOrNone };
-        let normalized = origin.to_str().map(normalize_origin).unwrap_or_default();
-        let own = normalized.split_once("://").is_some_and(|(scheme, authority)| {
-            let host = headers.get(header::HOST).and_then(|host| host.to_str().ok()).and_then(Authority::parse);
-            let (Some(origin), Some(host)) = (Authority::parse(authority), host) else { return false };
-            // Without a forwarded scheme the request's own is unknown (a proxy
-            // may terminate TLS): the Origin's stands for it.
-            let request_scheme = forwarded_proto.unwrap_or(scheme);
-            origin.host == host.host
-                && origin.port.or(default_port(scheme)) == host.port.or(default_port(request_scheme))
-        });
-        if own {
-            return Origin::SameOrNone;
-        }
-        if !normalized.is_empty() && self.allowed_origins.contains(&normalized) {
-            return Origin::Allowed(origin.clone());
-        }
-        tracing::warn!(
-            origin = ?origin,
-            "refused a request whose `Origin` header is not allowed; allow it with `--allowed-origins`, `MCP_ALLOWED_ORIGINS` or `HttpOptions::allowed_origins`"
-        );
-        Origin::Forbidden
     }
 
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
@@ -474,130 +385,6 @@ fn answer_in_json_rpc(response: Response<Body>, id: Option<RequestId>) -> Respon
     answer
 }
 
-/// 503 with a retryable JSON-RPC error: the server is shutting down.
-fn shutting_down(id: Option<RequestId>) -> Response<Body> {
-    let mut response = error_response(StatusCode::SERVICE_UNAVAILABLE, &jsonrpc::shutting_down(id));
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
-}
-
-/// The SSE answer of one request. When the grace period of a shutdown ends
-/// before the stream does, the call is cut: the stream ends with a retryable
-/// JSON-RPC error under the request's id (rmcp would end it with no answer),
-/// unless the answer already went out.
-struct CutOnShutdown {
-    body: Body,
-    id: RequestId,
-    cut: Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
-    answered: bool,
-    ended: bool,
-}
-
-impl CutOnShutdown {
-    fn new(body: Body, id: RequestId, cut: tokio_util::sync::CancellationToken) -> Self {
-        Self { body, id, cut: Box::pin(cut.cancelled_owned()), answered: false, ended: false }
-    }
-
-    /// Whether `frame` holds the answer to the request (a data event with its
-    /// id and a `result` or `error`, not a request or notification of the server's).
-    fn answers(&self, frame: &[u8]) -> bool {
-        let Ok(text) = std::str::from_utf8(frame) else { return false };
-        text.lines().filter_map(|line| line.strip_prefix("data:")).any(|data| {
-            serde_json::from_str::<serde_json::Value>(data.trim()).is_ok_and(|message| {
-                message.get("method").is_none()
-                    && (message.get("result").is_some() || message.get("error").is_some())
-                    && serde_json::to_value(&self.id).is_ok_and(|id| message.get("id") == Some(&id))
-            })
-        })
-    }
-}
-
-impl http_body::Body for CutOnShutdown {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        let this = self.get_mut();
-        if this.ended {
-            return Poll::Ready(None);
-        }
-        // The cut first: rmcp ends the stream when it is cut, which must not pass for an answer.
-        if !this.answered && this.cut.as_mut().poll(cx).is_ready() {
-            this.ended = true;
-            let event = format!(
-                "event: message\ndata: {}\n\n",
-                String::from_utf8_lossy(&jsonrpc::shutting_down(Some(this.id.clone())).to_bytes())
-            );
-            return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(event)))));
-        }
-        let polled = Pin::new(&mut this.body).poll_frame(cx);
-        if let Poll::Ready(Some(Ok(frame))) = &polled
-            && let Some(data) = frame.data_ref()
-            && this.answers(data)
-        {
-            this.answered = true;
-        }
-        if let Poll::Ready(None) = &polled {
-            this.ended = true;
-        }
-        polled
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.ended
-    }
-}
-
-/// What a request's `Origin` header allows.
-enum Origin {
-    /// No `Origin` (not a browser), or the server's own.
-    SameOrNone,
-    /// An allowed other origin: its answers get CORS headers.
-    Allowed(HeaderValue),
-    Forbidden,
-}
-
-/// The outer middleware, over every route but the server card: `Origin` first, then CORS
-/// preflight, and CORS headers on the answers of allowed origins.
-pub(crate) async fn check_origin(
-    State(guard): State<Arc<Guard>>,
-    request: Request<Body>,
-    next: Next,
-) -> Response<Body> {
-    let proto = request.extensions().get::<super::proxy::ForwardedProto>().map(|proto| proto.0.as_str());
-    let cors_origin = match guard.check_origin(request.headers(), proto) {
-        Origin::SameOrNone => None,
-        Origin::Allowed(origin) => Some(origin),
-        Origin::Forbidden => {
-            return error_response(
-                StatusCode::FORBIDDEN,
-                &Rejection::new(
-                    None,
-                    jsonrpc::INVALID_REQUEST,
-                    "Forbidden: requests from this Origin are not allowed; the server lists the origins it allows.",
-                ),
-            );
-        }
-    };
-    if request.method() == Method::OPTIONS
-        && let Some(origin) = &cors_origin
-    {
-        return preflight(origin, request.headers());
-    }
-    let mut response = next.run(request).await;
-    if let Some(origin) = cors_origin {
-        let headers = response.headers_mut();
-        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
-        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED_HEADERS));
-        headers.append(header::VARY, HeaderValue::from_static("Origin"));
-    }
-    response
-}
-
 /// The inner middleware, on the MCP endpoint behind the bearer check (so no
 /// body is read for a caller without a valid token): the JSON-RPC checks, the
 /// session cap and the refusals as JSON-RPC errors.
@@ -607,63 +394,6 @@ pub(crate) async fn check_messages(
     next: Next,
 ) -> Response<Body> {
     guard.route(request, next).await
-}
-
-const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
-
-fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
-    let requested = headers
-        .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
-        .cloned()
-        .unwrap_or_else(|| HeaderValue::from_static("content-type, accept, mcp-session-id, mcp-protocol-version"));
-    Response::builder()
-        .status(StatusCode::NO_CONTENT)
-        .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)
-        .header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, DELETE, OPTIONS")
-        .header(header::ACCESS_CONTROL_ALLOW_HEADERS, requested)
-        .header(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS)
-        .header(header::ACCESS_CONTROL_MAX_AGE, "600")
-        .header(header::VARY, "Origin")
-        .body(Body::empty())
-        .unwrap_or_default()
-}
-
-/// Whether the request's `Host` passes rmcp's check against `allowed` (an
-/// empty list allows every host), compared as rmcp compares them: host names
-/// case-insensitively, a port only when the allowed entry names one.
-fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    if allowed.is_empty() {
-        return true;
-    }
-    let Some(host) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(Authority::parse) else {
-        return false;
-    };
-    allowed.iter().filter_map(|entry| Authority::parse(entry)).any(|allowed| {
-        allowed.host == host.host && allowed.port.is_none_or(|allowed_port| host.port == Some(allowed_port))
-    })
-}
-
-/// A `Host` value or the authority of an `Origin`, as both checks compare
-/// them: the host name lowercased and without an IPv6 address's brackets,
-/// and the port if one is written.
-struct Authority {
-    host: String,
-    port: Option<u16>,
-}
-
-impl Authority {
-    fn parse(text: &str) -> Option<Self> {
-        let authority = http::uri::Authority::try_from(text.trim()).ok()?;
-        Some(Self { host: authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), port: authority.port_u16() })
-    }
-}
-
-fn default_port(scheme: &str) -> Option<u16> {
-    match scheme {
-        "http" | "ws" => Some(80),
-        "https" | "wss" => Some(443),
-        _ => None,
-    }
 }
 
 fn is_length_limit(err: &(dyn std::error::Error + 'static)) -> bool {
@@ -681,11 +411,6 @@ fn is_json(headers: &HeaderMap) -> bool {
     headers.get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
         value.split(';').next().is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
     })
-}
-
-/// `scheme://host[:port]`, lowercased, without a trailing slash.
-fn normalize_origin(origin: &str) -> String {
-    origin.trim().trim_end_matches('/').to_ascii_lowercase()
 }
 
 pub(crate) fn error_response(status: StatusCode, rejection: &Rejection) -> Response<Body> {
@@ -709,96 +434,4 @@ fn session_not_found() -> Response<Body> {
         StatusCode::NOT_FOUND,
         &Rejection::new(None, jsonrpc::INVALID_REQUEST, "Not Found: no session has this Mcp-Session-Id."),
     )
-}
-
-impl Sessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SessionUse>> {
-        self.uses.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Whether this guard saw `session` begin (or restored it).
-    fn knows(&self, session: &str) -> bool {
-        self.lock().contains_key(session)
-    }
-
-    /// Note a request of `caller` in `session`; `false` when another caller opened it.
-    fn touch(&self, session: &str, caller: Option<&str>) -> bool {
-        let mut uses = self.lock();
-        let Some(used) = uses.get_mut(session) else { return true };
-        if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
-            return false;
-        }
-        used.last_seen = Instant::now();
-        true
-    }
-
-    fn touch_new(&self, session: &str, caller: Option<String>) {
-        let used = SessionUse { last_seen: Instant::now(), in_flight: HashSet::new(), caller };
-        self.lock().insert(session.to_owned(), used);
-    }
-
-    /// Mark `id` in flight in `session`: `Some(false)` when it already is,
-    /// `None` for a session this guard did not see begin (rmcp answers 404).
-    fn begin(&self, session: &str, id: &RequestId) -> Option<bool> {
-        self.lock().get_mut(session).map(|used| used.in_flight.insert(id.clone()))
-    }
-
-    /// Forget sessions rmcp closed (idle too long) once they could add up.
-    async fn prune(&self) {
-        if self.lock().len() <= 2 * self.max {
-            return;
-        }
-        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
-        self.lock().retain(|id, _| live.contains(id));
-    }
-
-    fn end(&self, session: &str, id: &RequestId) {
-        if let Some(used) = self.lock().get_mut(session) {
-            used.in_flight.remove(id);
-        }
-    }
-
-    /// Below the cap, or made so by closing the session idle the longest (no
-    /// request in flight); with every session busy, 503 and `Retry-After`.
-    async fn make_room(&self) -> Result<(), Box<Response<Body>>> {
-        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
-        if live.len() < self.max {
-            return Ok(());
-        }
-        let victim = {
-            let mut uses = self.lock();
-            uses.retain(|id, _| live.contains(id));
-            live.iter()
-                .filter(|id| uses.get(*id).is_none_or(|used| used.in_flight.is_empty()))
-                .min_by_key(|id| uses.get(*id).map(|used| used.last_seen))
-                .cloned()
-        };
-        let Some(victim) = victim else {
-            tracing::warn!(max = self.max, "refused a new session: every session has a request in flight");
-            let mut busy = error_response(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &Rejection::new(None, -32000, "The server has too many sessions in use; try again shortly."),
-            );
-            busy.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return Err(Box::new(busy));
-        };
-        tracing::info!(session = victim, max = self.max, "closed the session idle the longest to make room");
-        let _ = self.manager.close_session(&victim.as_str().into()).await;
-        self.lock().remove(&victim);
-        Ok(())
-    }
-}
-
-/// A request id in flight in a session, freed when dropped: when its answer's
-/// stream ends, or the client goes away.
-struct InFlight {
-    sessions: Arc<Sessions>,
-    session: String,
-    id: RequestId,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.sessions.end(&self.session, &self.id);
-    }
 }

@@ -1,0 +1,154 @@
+//! `Origin` and `Host`: the origins that may call the server (its own, as the
+//! `Host` it was sent to says, and the allowed ones), CORS preflight and
+//! headers, and rmcp's `Host` check done here too.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::middleware::Next;
+use http::header::{self, HeaderValue};
+use http::{HeaderMap, Method, Request, Response, StatusCode};
+
+use crate::server::transport::jsonrpc::{self, Rejection};
+
+use super::*;
+
+/// What a request's `Origin` header allows.
+pub(super) enum Origin {
+    /// No `Origin` (not a browser), or the server's own.
+    SameOrNone,
+    /// An allowed other origin: its answers get CORS headers.
+    Allowed(HeaderValue),
+    Forbidden,
+}
+
+/// The outer middleware, over every route but the server card: `Origin` first, then CORS
+/// preflight, and CORS headers on the answers of allowed origins.
+pub(crate) async fn check_origin(
+    State(guard): State<Arc<Guard>>,
+    request: Request<Body>,
+    next: Next,
+) -> Response<Body> {
+    let proto =
+        request.extensions().get::<crate::server::transport::proxy::ForwardedProto>().map(|proto| proto.0.as_str());
+    let cors_origin = match guard.check_origin(request.headers(), proto) {
+        Origin::SameOrNone => None,
+        Origin::Allowed(origin) => Some(origin),
+        Origin::Forbidden => {
+            return error_response(
+                StatusCode::FORBIDDEN,
+                &Rejection::new(
+                    None,
+                    jsonrpc::INVALID_REQUEST,
+                    "Forbidden: requests from this Origin are not allowed; the server lists the origins it allows.",
+                ),
+            );
+        }
+    };
+    if request.method() == Method::OPTIONS
+        && let Some(origin) = &cors_origin
+    {
+        return preflight(origin, request.headers());
+    }
+    let mut response = next.run(request).await;
+    if let Some(origin) = cors_origin {
+        let headers = response.headers_mut();
+        headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
+        headers.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED_HEADERS));
+        headers.append(header::VARY, HeaderValue::from_static("Origin"));
+    }
+    response
+}
+
+impl Guard {
+    /// Whether the request's `Origin` may call the server. Its own origin is
+    /// the `Host` it was sent to (as a trusted proxy forwarded it), with the
+    /// scheme's default port when either leaves the port out.
+    pub(super) fn check_origin(&self, headers: &HeaderMap, forwarded_proto: Option<&str>) -> Origin {
+        let Some(origin) = headers.get(header::ORIGIN) else { return Origin::SameOrNone };
+        let normalized = origin.to_str().map(normalize_origin).unwrap_or_default();
+        let own = normalized.split_once("://").is_some_and(|(scheme, authority)| {
+            let host = headers.get(header::HOST).and_then(|host| host.to_str().ok()).and_then(Authority::parse);
+            let (Some(origin), Some(host)) = (Authority::parse(authority), host) else { return false };
+            // Without a forwarded scheme the request's own is unknown (a proxy
+            // may terminate TLS): the Origin's stands for it.
+            let request_scheme = forwarded_proto.unwrap_or(scheme);
+            origin.host == host.host
+                && origin.port.or(default_port(scheme)) == host.port.or(default_port(request_scheme))
+        });
+        if own {
+            return Origin::SameOrNone;
+        }
+        if !normalized.is_empty() && self.allowed_origins.contains(&normalized) {
+            return Origin::Allowed(origin.clone());
+        }
+        tracing::warn!(
+            origin = ?origin,
+            "refused a request whose `Origin` header is not allowed; allow it with `--allowed-origins`, `MCP_ALLOWED_ORIGINS` or `HttpOptions::allowed_origins`"
+        );
+        Origin::Forbidden
+    }
+}
+
+pub(super) const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
+
+pub(super) fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
+    let requested = headers
+        .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
+        .cloned()
+        .unwrap_or_else(|| HeaderValue::from_static("content-type, accept, mcp-session-id, mcp-protocol-version"));
+    Response::builder()
+        .status(StatusCode::NO_CONTENT)
+        .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin)
+        .header(header::ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, DELETE, OPTIONS")
+        .header(header::ACCESS_CONTROL_ALLOW_HEADERS, requested)
+        .header(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSED_HEADERS)
+        .header(header::ACCESS_CONTROL_MAX_AGE, "600")
+        .header(header::VARY, "Origin")
+        .body(Body::empty())
+        .unwrap_or_default()
+}
+
+/// Whether the request's `Host` passes rmcp's check against `allowed` (an
+/// empty list allows every host), compared as rmcp compares them: host names
+/// case-insensitively, a port only when the allowed entry names one.
+pub(super) fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let Some(host) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(Authority::parse) else {
+        return false;
+    };
+    allowed.iter().filter_map(|entry| Authority::parse(entry)).any(|allowed| {
+        allowed.host == host.host && allowed.port.is_none_or(|allowed_port| host.port == Some(allowed_port))
+    })
+}
+
+/// A `Host` value or the authority of an `Origin`, as both checks compare
+/// them: the host name lowercased and without an IPv6 address's brackets,
+/// and the port if one is written.
+pub(super) struct Authority {
+    host: String,
+    port: Option<u16>,
+}
+
+impl Authority {
+    pub(super) fn parse(text: &str) -> Option<Self> {
+        let authority = http::uri::Authority::try_from(text.trim()).ok()?;
+        Some(Self { host: authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), port: authority.port_u16() })
+    }
+}
+
+pub(super) fn default_port(scheme: &str) -> Option<u16> {
+    match scheme {
+        "http" | "ws" => Some(80),
+        "https" | "wss" => Some(443),
+        _ => None,
+    }
+}
+
+/// `scheme://host[:port]`, lowercased, without a trailing slash.
+pub(super) fn normalize_origin(origin: &str) -> String {
+    origin.trim().trim_end_matches('/').to_ascii_lowercase()
+}
