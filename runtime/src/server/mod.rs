@@ -40,7 +40,7 @@ pub use dispatch::changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFA
 pub use dispatch::handler::ToolServer;
 pub use dispatch::hook::{CallHook, CallInfo, CallOutcome};
 #[cfg(feature = "rate-limit")]
-pub use dispatch::observe::RateLimit;
+pub use dispatch::rate_limit::RateLimit;
 #[cfg(feature = "redis")]
 pub use error::RedisUrlError;
 pub use error::{MissingState, ServerError};

@@ -143,7 +143,7 @@ impl ToolServer {
     /// Limit the calls of each caller of this server (and of every session made from it after).
     #[cfg(feature = "rate-limit")]
     pub(crate) fn with_rate_limit(mut self, limit: crate::server::RateLimit) -> Self {
-        Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::observe::limit::Limiter::new(limit)));
+        Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::rate_limit::Limiter::new(limit)));
         self
     }
 
@@ -154,7 +154,7 @@ impl ToolServer {
 
     /// Count the calls of this server (and of every session made from it after).
     #[cfg(feature = "metrics")]
-    pub(crate) fn with_metrics(mut self, metrics: Arc<super::observe::metrics::Metrics>) -> Self {
+    pub(crate) fn with_metrics(mut self, metrics: Arc<super::metrics::Metrics>) -> Self {
         Arc::make_mut(&mut self.observe).metrics = Some(metrics);
         self
     }

@@ -1,7 +1,8 @@
 //! What happens to a request once a transport has read it: rmcp's
 //! `ServerHandler` (handler), the tools, resources and prompts it routes to
 //! (catalog), each call's task, cancellation and panics (invoke), what runs
-//! around every call (observe, hook), multi-round-trip requests (rounds),
+//! around every call (observe: masking and the call's span; metrics;
+//! rate_limit; hook), multi-round-trip requests (rounds),
 //! tasks, the requests a handler sends its client (channel), resource
 //! subscriptions (changes) and the response stream of each call (streams).
 
@@ -11,7 +12,11 @@ pub(crate) mod channel;
 pub(crate) mod handler;
 pub(crate) mod hook;
 pub(crate) mod invoke;
+#[cfg(feature = "metrics")]
+pub(crate) mod metrics;
 pub(crate) mod observe;
+#[cfg(feature = "rate-limit")]
+pub(crate) mod rate_limit;
 pub(crate) mod rounds;
 pub(crate) mod streams;
 pub(crate) mod tasks;

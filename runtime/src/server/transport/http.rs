@@ -607,7 +607,7 @@ impl ToolServer {
                         ),
                     )));
                 }
-                let metrics = Arc::new(crate::server::dispatch::observe::metrics::Metrics::new());
+                let metrics = Arc::new(crate::server::dispatch::metrics::Metrics::new());
                 (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
             }
             None => (self, None),
@@ -715,7 +715,7 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
 fn metrics_route(
     router: axum::Router,
     path: &str,
-    metrics: Arc<crate::server::dispatch::observe::metrics::Metrics>,
+    metrics: Arc<crate::server::dispatch::metrics::Metrics>,
     sessions: Option<Arc<LocalSessionManager>>,
 ) -> axum::Router {
     let scrape = move || {
@@ -727,7 +727,7 @@ fn metrics_route(
             };
             let mut response = axum::response::Response::new(axum::body::Body::from(metrics.render(open)));
             let headers = response.headers_mut();
-            let kind = http::HeaderValue::from_static(crate::server::dispatch::observe::metrics::CONTENT_TYPE);
+            let kind = http::HeaderValue::from_static(crate::server::dispatch::metrics::CONTENT_TYPE);
             headers.insert(http::header::CONTENT_TYPE, kind);
             headers.insert(http::header::CACHE_CONTROL, http::HeaderValue::from_static("no-store"));
             response
