@@ -4,22 +4,11 @@
 //! `#[mcp_prompt]` (`prompt`) take its error contract through `contract` and
 //! share what they generate alike in `primitive`.
 
-mod app_ui;
-mod ast;
-mod attr;
-mod contract;
 mod diag;
-mod elicit;
 mod expand;
-mod lint;
 mod names;
-mod primitive;
-mod prompt;
-mod question;
-mod reasons;
-mod resource;
+mod parse;
 mod rules;
-mod trailer;
 mod valid;
 #[cfg(test)]
 mod verdict_tests;
@@ -50,21 +39,23 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return error,
     };
     let mut diag = diag::Diagnostics::default();
-    let raw = attr::parse(args.into(), &mut diag);
-    let mut handler = ast::parse(item, &mut diag);
+    let raw = parse::attr::parse(args.into(), &mut diag);
+    let mut handler = parse::handler::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
-    let tool = valid::validate(raw, &handler, &mut diag);
-    elicit::check_forms(&handler.item, &mut diag);
+    let tool = valid::tool::validate(raw, &handler, &mut diag);
+    valid::elicit::check_forms(&handler.item, &mut diag);
     if let Some(contract) = &tool.contract {
-        let typed_ctx = if handler.ctx() == Some(ast::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
-        let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
-        reasons::resolve_handler(&mut handler.item, &reasons, &mut diag);
+        let typed_ctx =
+            if handler.ctx() == Some(parse::handler::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
+        let reasons =
+            expand::reason_names::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
+        expand::reason_names::resolve_handler(&mut handler.item, &reasons, &mut diag);
     }
     let krate = &tool.krate;
-    question::rewrite_handler(&mut handler.item, &quote::quote!(#krate::__private));
+    expand::question_mark::rewrite_handler(&mut handler.item, &quote::quote!(#krate::__private));
     diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
     let allow_deprecated = handler.allow_deprecated;
-    let expanded = expand::expand(handler, &tool);
+    let expanded = expand::tool::expand(handler, &tool);
     let diagnostics = diag.into_tokens(allow_deprecated);
     quote::quote!(#diagnostics #expanded).into()
 }
@@ -115,7 +106,7 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error,
     };
-    resource::expand(args.into(), item).into()
+    expand::resource::expand(args.into(), item).into()
 }
 
 /// Declare an MCP prompt.
@@ -149,7 +140,7 @@ pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(item) => item,
         Err(error) => return error,
     };
-    prompt::expand(args.into(), item).into()
+    expand::prompt::expand(args.into(), item).into()
 }
 
 /// The handler function an attribute sits on; on anything else, the error of

@@ -11,9 +11,11 @@ use mcp_contract_runtime::{Context, ErrorContract, JsonRpcErrorCode, McpError};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::attr;
 use crate::diag::Diagnostics;
-use crate::{ast, rules, valid};
+use crate::parse::attr;
+use crate::parse::handler as ast;
+use crate::rules;
+use crate::valid::tool as valid;
 
 /// The rules whose verdict both sides give.
 const SHARED: [&str; 5] = [

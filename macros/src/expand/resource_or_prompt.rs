@@ -6,9 +6,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Ident, ItemFn, PathArguments, ReturnType, Type};
 
-use crate::ast::{self, CtxKind, Param};
-use crate::contract::Contract;
 use crate::diag::Diagnostics;
+use crate::expand::contract::Contract;
+use crate::parse::handler::{self as ast, CtxKind, Param};
 
 /// What the generated resource or prompt type is made of.
 pub(crate) struct Generated<'a> {

@@ -9,14 +9,14 @@ use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{LitStr, Path};
 
-use crate::ast::Handler;
-use crate::attr::{
+use crate::diag::Diagnostics;
+use crate::names::{to_pascal_case, to_snake_case};
+use crate::parse::attr::{
     AllowedRule, AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry,
 };
-use crate::diag::Diagnostics;
-use crate::lint::body::{self, BodyFacts};
-use crate::names::{to_pascal_case, to_snake_case};
+use crate::parse::handler::Handler;
 use crate::rules::{self, Severity};
+use crate::valid::body::{self, BodyFacts};
 
 /// The tool as validated.
 pub(crate) struct Tool {
@@ -37,13 +37,13 @@ pub(crate) struct Tool {
     /// `enrichment = Type`.
     pub(crate) enrichment: Option<Path>,
     /// `trailer(..)`: the trailer's labels and renderers (only with an enrichment).
-    pub(crate) trailer: Vec<crate::trailer::TrailerEntry>,
+    pub(crate) trailer: Vec<crate::parse::trailer::TrailerEntry>,
     /// `app = "ui://.."`.
     pub(crate) app: Option<String>,
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
     /// `task(optional)` or `task(required)`, maybe with `input_first`.
-    pub(crate) task: Option<crate::attr::TaskArgs>,
+    pub(crate) task: Option<crate::parse::attr::TaskArgs>,
     /// `input_schema = path`: the input schema as written, not the input type's.
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the output schema as written (a tool with a structured result only).

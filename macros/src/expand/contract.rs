@@ -9,12 +9,12 @@ use quote::{format_ident, quote};
 use syn::ext::IdentExt;
 use syn::{FnArg, ItemFn, Meta, Path, PathArguments, Type};
 
-use crate::attr::{self, AllowedRule};
 use crate::diag::Diagnostics;
-use crate::expand;
-use crate::lint::body::{self, BodyFacts};
-use crate::reasons::{self, Reasons};
-use crate::valid::{self, Entry};
+use crate::expand::reason_names::{self as reasons, Reasons};
+use crate::expand::tool as expand;
+use crate::parse::attr::{self, AllowedRule};
+use crate::valid::body::{self, BodyFacts};
+use crate::valid::tool::{self as valid, Entry};
 
 /// The keys a resource or prompt shares with a tool, as written.
 pub(crate) struct ContractKeys {
@@ -57,7 +57,7 @@ impl Contract {
         for warning in body::check_body(&item.block, &BodyFacts { declared: &declared }) {
             diag.warning(warning);
         }
-        crate::elicit::check_forms(item, diag);
+        crate::valid::elicit::check_forms(item, diag);
 
         let reason_type =
             reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
@@ -80,7 +80,7 @@ impl Contract {
 
         let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
         let private = quote!(#krate::__private);
-        crate::question::rewrite_handler(item, &private);
+        crate::expand::question_mark::rewrite_handler(item, &private);
         Self { kind, private, reason_type, entries, allowed: allow.into_iter().map(|rule| rule.id).collect() }
     }
 

@@ -13,8 +13,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, PathArguments, Type};
 
-use crate::ast::{CtxKind, Handler, Param};
-use crate::valid::{self, Tool};
+use crate::parse::handler::{CtxKind, Handler, Param};
+use crate::valid::tool::{self as valid, Tool};
 
 pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
@@ -290,7 +290,7 @@ fn tool_impl(
     }
     if let Some(enrichment) = &tool.enrichment {
         let trailer = (!tool.trailer.is_empty()).then(|| {
-            let trailer = crate::trailer::tokens(&tool.trailer, private);
+            let trailer = crate::parse::trailer::tokens(&tool.trailer, private);
             quote!(.with_trailer(#trailer))
         });
         definition.extend(quote_spanned!(enrichment.span()=>

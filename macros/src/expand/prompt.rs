@@ -8,13 +8,13 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Ident, ItemFn, LitStr, Meta, Path};
 
-use crate::ast::doc_paragraph;
-use crate::ast::{self, Param};
-use crate::attr::{self, Keys, keys};
-use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
+use crate::expand::contract::{Contract, ContractKeys};
+use crate::expand::resource_or_prompt::{Generated, completer, parse_params};
 use crate::names::to_pascal_case;
-use crate::primitive::{Generated, completer, parse_params};
+use crate::parse::attr::{self, Keys, keys};
+use crate::parse::handler::doc_paragraph;
+use crate::parse::handler::{self as ast, Param};
 use crate::rules;
 
 keys! {

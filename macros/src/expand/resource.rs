@@ -10,12 +10,12 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, ItemFn, LitStr, Meta, Path, Type};
 
-use crate::ast::{self, Param, doc_paragraph};
-use crate::attr::{self, Keys, keys};
-use crate::contract::{Contract, ContractKeys};
 use crate::diag::Diagnostics;
+use crate::expand::contract::{Contract, ContractKeys};
+use crate::expand::resource_or_prompt::{Generated, completer, parse_params};
 use crate::names::to_pascal_case;
-use crate::primitive::{Generated, completer, parse_params};
+use crate::parse::attr::{self, Keys, keys};
+use crate::parse::handler::{self as ast, Param, doc_paragraph};
 use crate::rules;
 
 keys! {
@@ -235,7 +235,7 @@ fn app_ui(args: &ResourceArgs, meta: &Meta, private: &TokenStream, diag: &mut Di
             ),
         );
     }
-    crate::app_ui::parse(meta, private, diag)
+    crate::parse::app_ui::parse(meta, private, diag)
 }
 
 impl Generated<'_> {

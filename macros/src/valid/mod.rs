@@ -1,0 +1,5 @@
+//! Validate: judge the typed models against the lint rules.
+
+pub(crate) mod body;
+pub(crate) mod elicit;
+pub(crate) mod tool;
