@@ -39,7 +39,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
         Err(error) => return error,
     };
     let mut diag = diag::Diagnostics::default();
-    let raw = parse::attr::parse(args.into(), &mut diag);
+    let raw = parse::tool::parse(args.into(), &mut diag);
     let mut handler = parse::handler::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::tool::validate(raw, &handler, &mut diag);

@@ -12,10 +12,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use crate::diag::Diagnostics;
-use crate::parse::attr;
-use crate::parse::handler as ast;
-use crate::rules;
-use crate::valid::tool as valid;
+use crate::{parse, rules, valid};
 
 /// The rules whose verdict both sides give.
 const SHARED: [&str; 5] = [
@@ -54,9 +51,9 @@ fn compile_time(case: &Case) -> BTreeSet<&'static str> {
         }
     };
     let mut diag = Diagnostics::default();
-    let raw = attr::parse(args, &mut diag);
-    let handler = ast::parse(item, &mut diag);
-    valid::validate(raw, &handler, &mut diag);
+    let raw = parse::tool::parse(args, &mut diag);
+    let handler = parse::handler::parse(item, &mut diag);
+    valid::tool::validate(raw, &handler, &mut diag);
     diag.rule_ids().into_iter().filter(|id| SHARED.contains(id)).collect()
 }
 

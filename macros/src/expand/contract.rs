@@ -12,7 +12,8 @@ use syn::{FnArg, ItemFn, Meta, Path, PathArguments, Type};
 use crate::diag::Diagnostics;
 use crate::expand::reason_names::{self as reasons, Reasons};
 use crate::expand::tool as expand;
-use crate::parse::attr::{self, AllowedRule};
+use crate::parse::attr::AllowedRule;
+use crate::parse::contract;
 use crate::valid::body::{self, BodyFacts};
 use crate::valid::tool::{self as valid, Entry};
 
@@ -49,7 +50,7 @@ impl Contract {
         diag: &mut Diagnostics,
     ) -> Self {
         let ContractKeys { errors, reason_type, krate, allow } = keys;
-        let entries = errors.as_ref().map(|meta| valid::check_contract(attr::contract(meta, diag), diag));
+        let entries = errors.as_ref().map(|meta| valid::check_contract(contract::contract(meta, diag), diag));
         valid::check_allowed(&allow, diag);
 
         let declared: Vec<(String, String)> =

@@ -10,11 +10,10 @@ use syn::{Ident, ItemFn, LitStr, Meta, Path};
 
 use crate::diag::Diagnostics;
 use crate::expand::contract::{Contract, ContractKeys};
-use crate::expand::resource_or_prompt::{Generated, completer, parse_params};
+use crate::expand::resource_or_prompt::{Generated, completer};
 use crate::names::to_pascal_case;
 use crate::parse::attr::{self, Keys, keys};
-use crate::parse::handler::doc_paragraph;
-use crate::parse::handler::{self as ast, Param};
+use crate::parse::handler::{self as ast, Param, doc_paragraph, parse_params};
 use crate::rules;
 
 keys! {

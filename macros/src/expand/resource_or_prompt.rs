@@ -1,14 +1,12 @@
-//! What `#[mcp_resource]` and `#[mcp_prompt]` generate alike: the handler's
-//! parameters read as a tool's are, the call of the handler with what it takes,
-//! `required_state`, and the author's completer.
+//! What `#[mcp_resource]` and `#[mcp_prompt]` generate alike: the call of the
+//! handler with what it takes, `required_state`, and the author's completer.
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Ident, ItemFn, PathArguments, ReturnType, Type};
+use syn::{Ident, ItemFn};
 
-use crate::diag::Diagnostics;
 use crate::expand::contract::Contract;
-use crate::parse::handler::{self as ast, CtxKind, Param};
+use crate::parse::handler::{CtxKind, Param};
 
 /// What the generated resource or prompt type is made of.
 pub(crate) struct Generated<'a> {
@@ -92,32 +90,4 @@ fn call_args(params: &[Param], private: &TokenStream) -> Vec<TokenStream> {
             }
         })
         .collect()
-}
-
-/// The parameters of a resource's or prompt's handler, read as a tool's are
-/// ([`ast::signature`]), and the check of its return type, which differs per kind.
-pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: ast::Kind, returns: &str) -> Vec<Param> {
-    let params = ast::signature(&item.sig, kind, diag).params;
-    if !matches!(&item.sig.output, ReturnType::Type(_, ty) if last_segment(ty).is_some_and(|(name, _)| name == "Result"))
-    {
-        let span = match &item.sig.output {
-            ReturnType::Default => item.sig.ident.span(),
-            ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
-        };
-        let attribute = if kind == ast::Kind::Resource { "mcp_resource" } else { "mcp_prompt" };
-        diag.rule_error(
-            crate::rules::HANDLER_SIGNATURE,
-            span,
-            format_args!("a `#[{attribute}]` handler returns {returns}"),
-        );
-    }
-    params
-}
-
-fn last_segment(ty: &Type) -> Option<(&str, &PathArguments)> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    // The ident's text lives in the token; leak-free through a match on known names.
-    let name = ["Context", "Ctx", "State", "Result"].into_iter().find(|known| last.ident == known)?;
-    Some((name, &last.arguments))
 }

@@ -181,7 +181,7 @@ fn tool_impl(
         quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
-    // Converted as `?` converts in the body (see `question`), typed with the
+    // Converted as `?` converts in the body (see `question_mark`), typed with the
     // error type as written, so an error without a conversion into `McpError`
     // is reported there, with the fix.
     // Called in a closure rather than passed as a function value: a function

@@ -1,5 +1,7 @@
-//! Parse: the handler function into the shape the tool needs — which parameter
-//! is the input, which the context, what the success type is.
+//! Parse: the handler function, one reader for tools, resources and prompts:
+//! which parameter is the input, which the context, which the shared state;
+//! for a tool also what the success and error types are, for a resource or a
+//! prompt the check of its return type.
 
 use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, Meta, PathArguments, ReturnType, Type};
 
@@ -232,6 +234,34 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
     }
 
     Signature { params, ctx_name, shape_ok }
+}
+
+/// The parameters of a resource's or prompt's handler, read as a tool's are
+/// ([`signature`]), and the check of its return type, which differs per kind.
+pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: Kind, returns: &str) -> Vec<Param> {
+    let params = signature(&item.sig, kind, diag).params;
+    if !matches!(&item.sig.output, ReturnType::Type(_, ty) if last_segment(ty).is_some_and(|(name, _)| name == "Result"))
+    {
+        let span = match &item.sig.output {
+            ReturnType::Default => item.sig.ident.span(),
+            ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+        };
+        let attribute = if kind == Kind::Resource { "mcp_resource" } else { "mcp_prompt" };
+        diag.rule_error(
+            crate::rules::HANDLER_SIGNATURE,
+            span,
+            format_args!("a `#[{attribute}]` handler returns {returns}"),
+        );
+    }
+    params
+}
+
+fn last_segment(ty: &Type) -> Option<(&str, &PathArguments)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    // The ident's text lives in the token; leak-free through a match on known names.
+    let name = ["Context", "Ctx", "State", "Result"].into_iter().find(|known| last.ident == known)?;
+    Some((name, &last.arguments))
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.

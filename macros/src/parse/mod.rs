@@ -3,5 +3,7 @@
 
 pub(crate) mod app_ui;
 pub(crate) mod attr;
+pub(crate) mod contract;
 pub(crate) mod handler;
+pub(crate) mod tool;
 pub(crate) mod trailer;

@@ -11,10 +11,10 @@ use syn::{LitStr, Path};
 
 use crate::diag::Diagnostics;
 use crate::names::{to_pascal_case, to_snake_case};
-use crate::parse::attr::{
-    AllowedRule, AnnotationArgs, AnnotationFlag, Bool, EntryArgs, Parsed, RawAttr, RawContract, RawEntry,
-};
+use crate::parse::attr::{AllowedRule, Bool, Parsed};
+use crate::parse::contract::{EntryArgs, RawContract, RawEntry};
 use crate::parse::handler::Handler;
+use crate::parse::tool::{AnnotationArgs, AnnotationFlag, RawAttr};
 use crate::rules::{self, Severity};
 use crate::valid::body::{self, BodyFacts};
 
@@ -43,7 +43,7 @@ pub(crate) struct Tool {
     /// `None` without `errors(..)`: the tool has no contract and no `fail`.
     pub(crate) contract: Option<Vec<Entry>>,
     /// `task(optional)` or `task(required)`, maybe with `input_first`.
-    pub(crate) task: Option<crate::parse::attr::TaskArgs>,
+    pub(crate) task: Option<crate::parse::tool::TaskArgs>,
     /// `input_schema = path`: the input schema as written, not the input type's.
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the output schema as written (a tool with a structured result only).
@@ -235,7 +235,7 @@ fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
 }
 
 /// `annotations(read_only, destructive = false, title = "..")`: `annotation-type`
-/// (read in `attr`), `annotation-coherence`.
+/// (read in `parse::tool`), `annotation-coherence`.
 fn check_annotations(args: AnnotationArgs, diag: &mut Diagnostics) -> Annotations {
     let mut flag = |parsed: Option<Parsed<Bool<AnnotationFlag>>>| {
         parsed.and_then(|parsed| parsed.take(diag)).map(|flag| flag.value)
@@ -261,7 +261,7 @@ fn check_annotations(args: AnnotationArgs, diag: &mut Diagnostics) -> Annotation
     Annotations { title, read_only, destructive, idempotent, open_world }
 }
 
-/// `auth-scope-format` over the scope strings of `auth(..)` (`auth-type` is read in `attr`).
+/// `auth-scope-format` over the scope strings of `auth(..)` (`auth-type` is read in `parse::tool`).
 fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
     let mut valid = Vec::new();
     for scope in scopes {
@@ -280,7 +280,7 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
 }
 
 /// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
-/// `error-contract-*` rules over what `attr` read.
+/// `error-contract-*` rules over what `parse::contract` read.
 pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
     if raw.entries.is_empty() && !raw.malformed {
         diag.rule_warning(
