@@ -15,7 +15,7 @@ use crate::expand::tool as expand;
 use crate::parse::attr::AllowedRule;
 use crate::parse::contract;
 use crate::valid::body::{self, BodyFacts};
-use crate::valid::tool::{self as valid, Entry};
+use crate::valid::contract::{self as valid, Entry};
 
 /// The keys a resource or prompt shares with a tool, as written.
 pub(crate) struct ContractKeys {

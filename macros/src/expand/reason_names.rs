@@ -24,7 +24,7 @@ use syn::ext::IdentExt;
 use crate::diag::Diagnostics;
 use crate::diag::closest;
 use crate::rules;
-use crate::valid::tool::Entry;
+use crate::valid::contract::Entry;
 
 /// The methods of `Ctx<R>` whose first argument is a reason.
 const REASON_METHODS: [&str; 3] = ["fail", "fail_from", "recovery_for"];

@@ -14,7 +14,8 @@ use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, PathArguments, Type};
 
 use crate::parse::handler::{CtxKind, Handler, Param};
-use crate::valid::tool::{self as valid, Tool};
+use crate::valid::contract::Entry;
+use crate::valid::tool::Tool;
 
 pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
@@ -93,7 +94,7 @@ pub(crate) fn reason_enum(
     vis: &syn::Visibility,
     fn_ident: &Ident,
     reason_ident: &Ident,
-    contract: &[valid::Entry],
+    contract: &[Entry],
     kind: &str,
 ) -> TokenStream {
     let variants = contract.iter().map(|entry| &entry.variant);
@@ -111,7 +112,7 @@ pub(crate) fn reason_enum(
 }
 
 /// The contract itself; the runtime's `Reason` provides the accessors.
-pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[valid::Entry], private: &TokenStream) -> TokenStream {
+pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[Entry], private: &TokenStream) -> TokenStream {
     let variants = contract.iter().map(|entry| &entry.variant);
     let entries = contract.iter().map(|entry| {
         let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();

@@ -1,6 +1,7 @@
-//! Validate: judge the typed attribute against the lint rules and build the
-//! model that `expand.rs` generates from. Every problem is reported; where a value is
-//! bad, a stand-in keeps the model whole so the expansion adds no second error.
+//! Validate: judge `#[mcp_tool]`'s typed attribute against the lint rules and
+//! build the model that `expand::tool` generates from. Every problem is
+//! reported; where a value is bad, a stand-in keeps the model whole so the
+//! expansion adds no second error.
 
 use darling::util::SpannedValue;
 use proc_macro2::{Ident, Span};
@@ -10,13 +11,13 @@ use syn::spanned::Spanned;
 use syn::{LitStr, Path};
 
 use crate::diag::Diagnostics;
-use crate::names::{to_pascal_case, to_snake_case};
-use crate::parse::attr::{AllowedRule, Bool, Parsed};
-use crate::parse::contract::{EntryArgs, RawContract, RawEntry};
+use crate::names::to_pascal_case;
+use crate::parse::attr::{Bool, Parsed};
 use crate::parse::handler::Handler;
 use crate::parse::tool::{AnnotationArgs, AnnotationFlag, RawAttr};
-use crate::rules::{self, Severity};
+use crate::rules;
 use crate::valid::body::{self, BodyFacts};
+use crate::valid::contract::{Entry, check_allowed, check_contract};
 
 /// The tool as validated.
 pub(crate) struct Tool {
@@ -57,19 +58,6 @@ pub(crate) struct Annotations {
     pub(crate) destructive: Option<bool>,
     pub(crate) idempotent: Option<bool>,
     pub(crate) open_world: Option<bool>,
-}
-
-/// One failure mode of the contract.
-pub(crate) struct Entry {
-    /// The reason as written, which is also the binding the body uses.
-    pub(crate) reason: Ident,
-    /// Its PascalCase variant.
-    pub(crate) variant: Ident,
-    /// A `JsonRpcErrorCode` variant name, spanned at the user's `code = ..` value.
-    pub(crate) code: Ident,
-    pub(crate) when: String,
-    pub(crate) recovery: String,
-    pub(crate) retryable: bool,
 }
 
 pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) -> Tool {
@@ -172,35 +160,6 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     }
 }
 
-/// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
-/// an unknown id is likely a typo.
-pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
-    for allowed in allow {
-        let text = match rules::find(&allowed.id) {
-            Some(rule) if rule.severity == Severity::Warning => continue,
-            // The one error rule with a key that moves it: the macro compares
-            // Rust field names, and cannot see serde's renames.
-            Some(rule) if rule == rules::TEMPLATE_PARAMS_ALIGN => format!(
-                "`{rule}` is an error rule and cannot be allowed; when the params struct renames its fields with `#[serde(rename ..)]`, write `params_renamed` instead, which moves the check to `Server::build`; see {}",
-                rule.url()
-            ),
-            Some(rule) => format!(
-                "`{rule}` is an error rule and cannot be allowed; fix the attribute instead; see {}",
-                rule.url()
-            ),
-            None => crate::diag::message(
-                rules::ATTRIBUTE_SYNTAX,
-                format_args!(
-                    "unknown lint rule `{}`; the rules that `allow(..)` accepts are: {}",
-                    allowed.id,
-                    rules::warning_ids().join(", "),
-                ),
-            ),
-        };
-        diag.error(syn::Error::new_spanned(&allowed.tokens, text));
-    }
-}
-
 /// `meta-ui-resource-uri-required`, `meta-ui-resource-uri-scheme`.
 fn check_app(uri: &LitStr, diag: &mut Diagnostics) -> String {
     let value = uri.value();
@@ -277,128 +236,4 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
         }
     }
     valid
-}
-
-/// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
-/// `error-contract-*` rules over what `parse::contract` read.
-pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
-    if raw.entries.is_empty() && !raw.malformed {
-        diag.rule_warning(
-            rules::ERROR_CONTRACT_EMPTY,
-            raw.key,
-            "the error contract declares no failure mode: add one `reason(code = .., when = .., recovery = ..)` per way the handler can fail, or remove `errors()`",
-        );
-    }
-
-    let mut entries: Vec<Entry> = Vec::new();
-    for raw_entry in raw.entries {
-        let reason = raw_entry.reason.clone();
-        let reason_text = reason.unraw().to_string();
-        if !rules::check::is_snake_case(&reason_text) {
-            diag.rule_warning(
-                rules::ERROR_CONTRACT_REASON_FORMAT,
-                reason.span(),
-                format_args!("reason `{reason_text}` is not snake_case: write `{}`", to_snake_case(&reason_text)),
-            );
-        }
-        let duplicate = entries.iter().any(|entry| entry.reason == reason);
-        let entry = check_entry(raw_entry, diag);
-        if duplicate {
-            diag.rule_error(
-                rules::ERROR_CONTRACT_REASON_UNIQUE,
-                entry.reason.span(),
-                format_args!("reason `{}` is declared twice: give each failure mode its own reason", entry.reason),
-            );
-            // Left out of the model: a second variant of the same name would be a second error.
-            continue;
-        }
-        entries.push(entry);
-    }
-    entries
-}
-
-fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
-    let RawEntry { reason, args, misspelled } = raw;
-    let variant = format_ident!("{}", to_pascal_case(&reason.unraw().to_string()), span = reason.span());
-    let EntryArgs { code, when, recovery, retryable } = args;
-
-    let code = match code {
-        Some(parsed) => parsed.take(diag).map(|code| code.0),
-        None if misspelled => None,
-        None => {
-            diag.rule_error(
-                rules::ERROR_CONTRACT_CODE_UNKNOWN,
-                reason.span(),
-                format_args!(
-                    "reason `{reason}` has no `code = ..`: choose one of {}",
-                    rules::JsonRpcErrorCode::NAMES.join(", ")
-                ),
-            );
-            None
-        }
-    }
-    .unwrap_or_else(|| Ident::new("InternalError", reason.span()));
-    if code == "UnknownError" {
-        diag.rule_warning(
-            rules::ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
-            code.span(),
-            "`UnknownError` tells the model nothing: choose the code that says what went wrong, such as `NotFound` or `ServiceUnavailable`",
-        );
-    }
-
-    let when = match when.map(|parsed| parsed.take(diag)) {
-        Some(Some(text)) if !text.value.trim().is_empty() => text.value.into_inner(),
-        Some(Some(text)) => {
-            diag.rule_error(
-                rules::ERROR_CONTRACT_WHEN_REQUIRED,
-                text.value.span(),
-                "`when` is a non-empty string saying when this failure happens",
-            );
-            String::new()
-        }
-        Some(None) => String::new(),
-        None if misspelled => String::new(),
-        None => {
-            diag.rule_error(
-                rules::ERROR_CONTRACT_WHEN_REQUIRED,
-                reason.span(),
-                format_args!("reason `{reason}` has no `when = \"..\"`: say when this failure happens"),
-            );
-            String::new()
-        }
-    };
-
-    let recovery = match recovery.map(|parsed| parsed.take(diag)) {
-        Some(Some(text)) => {
-            let words = rules::check::recovery_words(&text.value);
-            if words == 0 {
-                diag.rule_error(
-                    rules::ERROR_CONTRACT_RECOVERY_EMPTY,
-                    text.value.span(),
-                    "`recovery` is empty: tell the model what to do next, in a full sentence",
-                );
-            } else if words < rules::check::MIN_RECOVERY_WORDS {
-                diag.rule_warning(
-                    rules::ERROR_CONTRACT_RECOVERY_MIN_WORDS,
-                    text.value.span(),
-                    format_args!("`recovery` has {words} word(s): a useful hint names the next step in at least {} words, e.g. \"Search with search_objects to find valid IDs.\"", rules::check::MIN_RECOVERY_WORDS),
-                );
-            }
-            text.value.into_inner()
-        }
-        Some(None) => String::new(),
-        None if misspelled => String::new(),
-        None => {
-            diag.rule_error(
-                rules::ERROR_CONTRACT_RECOVERY_REQUIRED,
-                reason.span(),
-                format_args!("reason `{reason}` has no `recovery = \"..\"`: tell the model what to do next"),
-            );
-            String::new()
-        }
-    };
-
-    let retryable = retryable.and_then(|parsed| parsed.take(diag)).is_some_and(|flag| flag.value.into_inner());
-
-    Entry { reason, variant, code, when, recovery, retryable }
 }
