@@ -1,21 +1,93 @@
-//! The error contract of `#[mcp_resource]` and `#[mcp_prompt]`, as `#[mcp_tool]`
-//! has it: the same `errors(..)`, `reason_type`, `crate` and `allow(..)` keys,
-//! read by `attr`, judged by `valid` and the body rules, the reason names
-//! rewritten by `reasons`, and the reason enum of `expand`. Only the wiring
-//! into a resource or a prompt lives here.
+//! Expand: the error contract's generated code, for the three attributes: the
+//! reason enum and its `Reason` impl, and `ctx: Ctx` typed with the enum. Then
+//! the contract of `#[mcp_resource]` and `#[mcp_prompt]`, as `#[mcp_tool]` has
+//! it: the same `errors(..)`, `reason_type`, `crate` and `allow(..)` keys, read
+//! by `parse::contract`, judged by `valid::contract` and the body rules, the
+//! reason names rewritten by `reason_names`; only the wiring into a resource or
+//! a prompt lives here.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use syn::ext::IdentExt;
-use syn::{FnArg, ItemFn, Meta, Path, PathArguments, Type};
+use syn::{FnArg, GenericArgument, ItemFn, Meta, Path, PathArguments, Type};
 
 use crate::diag::Diagnostics;
 use crate::expand::reason_names::{self as reasons, Reasons};
-use crate::expand::tool as expand;
 use crate::parse::attr::AllowedRule;
 use crate::parse::contract;
 use crate::valid::body::{self, BodyFacts};
 use crate::valid::contract::{self as valid, Entry};
+
+/// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
+/// declared reasons. The author's own path stays as written (only the generic
+/// argument is added), so it resolves as the author wrote it and no lint sees a
+/// qualification the author did not write.
+pub(crate) fn type_the_context(item: &mut syn::ItemFn, reason_type: &TokenStream) {
+    for arg in &mut item.sig.inputs {
+        let FnArg::Typed(arg) = arg else { continue };
+        let ty = match &mut *arg.ty {
+            Type::Reference(reference) => &mut *reference.elem,
+            ty => ty,
+        };
+        if let Type::Path(path) = ty
+            && let Some(last) = path.path.segments.last_mut()
+            && last.ident == "Ctx"
+            && last.arguments.is_none()
+        {
+            let argument: GenericArgument = syn::parse_quote!(#reason_type);
+            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#argument>));
+        }
+    }
+}
+
+/// The reason enum of a handler's contract; `kind` is `tool`, `resource` or
+/// `prompt`, for its doc.
+pub(crate) fn reason_enum(
+    vis: &syn::Visibility,
+    fn_ident: &Ident,
+    reason_ident: &Ident,
+    contract: &[Entry],
+    kind: &str,
+) -> TokenStream {
+    let variants = contract.iter().map(|entry| &entry.variant);
+    let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
+    let doc = format!(
+        "The failure modes of the `{fn_ident}` {kind}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #vis enum #reason_ident {
+            #( #[doc = #variant_docs] #variants, )*
+        }
+    }
+}
+
+/// The contract itself; the runtime's `Reason` provides the accessors.
+pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[Entry], private: &TokenStream) -> TokenStream {
+    let variants = contract.iter().map(|entry| &entry.variant);
+    let entries = contract.iter().map(|entry| {
+        let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
+        let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
+        // `code` keeps the span of the author's `code = ..` value.
+        let code = quote!(#private::JsonRpcErrorCode::#code);
+        let retryable = retryable.then(|| quote!(.with_retryable(true)));
+        quote! {
+            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl #private::Reason for #reason_ident {
+            const CONTRACT: &'static [#private::ErrorContract] = &[ #(#entries),* ];
+            const ALL: &'static [Self] = &[ #(Self::#variants),* ];
+
+            fn index(self) -> usize {
+                self as usize
+            }
+        }
+    }
+}
 
 /// The keys a resource or prompt shares with a tool, as written.
 pub(crate) struct ContractKeys {
@@ -75,7 +147,7 @@ impl Contract {
             let reasons = Reasons { contract, reason_type: &reason_type, typed_ctx: ctx_name.as_ref(), kind };
             reasons::resolve_handler(item, &reasons, diag);
             if typed {
-                expand::type_the_context(item, &quote!(#reason_type));
+                type_the_context(item, &quote!(#reason_type));
             }
         }
 
@@ -102,8 +174,8 @@ impl Contract {
         let private = &self.private;
         let vis = &item.vis;
         let reason_enum = self.entries.as_ref().map(|entries| {
-            let reason_enum = expand::reason_enum(vis, &item.sig.ident, &self.reason_type, entries, self.kind);
-            let reason_impl = expand::reason_impl(&self.reason_type, entries, private);
+            let reason_enum = reason_enum(vis, &item.sig.ident, &self.reason_type, entries, self.kind);
+            let reason_impl = reason_impl(&self.reason_type, entries, private);
             quote!(#reason_enum const _: () = { #reason_impl };)
         });
         let (reason_type, errors) = match &self.entries {
