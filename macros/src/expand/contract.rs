@@ -7,16 +7,15 @@
 //! a prompt lives here.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
-use syn::ext::IdentExt;
-use syn::{FnArg, GenericArgument, ItemFn, Meta, Path, PathArguments, Type};
+use quote::quote;
+use syn::{FnArg, GenericArgument, ItemFn, PathArguments, Type};
 
+use super::question_mark;
+use super::reason_names::{self, Reasons};
 use crate::diag::Diagnostics;
-use crate::expand::reason_names::{self as reasons, Reasons};
-use crate::parse::attr::AllowedRule;
-use crate::parse::contract;
-use crate::valid::body::{self, BodyFacts};
-use crate::valid::contract::{self as valid, Entry};
+use crate::kind::Kind;
+use crate::parse::contract::ContractKeys;
+use crate::valid::contract::{Entry, Judged, check_keys};
 
 /// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
 /// declared reasons. The author's own path stays as written (only the generic
@@ -40,19 +39,19 @@ pub(crate) fn type_the_context(item: &mut syn::ItemFn, reason_type: &TokenStream
     }
 }
 
-/// The reason enum of a handler's contract; `kind` is `tool`, `resource` or
-/// `prompt`, for its doc.
+/// The reason enum of a handler's contract; `kind` for its doc.
 pub(crate) fn reason_enum(
     vis: &syn::Visibility,
     fn_ident: &Ident,
     reason_ident: &Ident,
     contract: &[Entry],
-    kind: &str,
+    kind: Kind,
 ) -> TokenStream {
     let variants = contract.iter().map(|entry| &entry.variant);
     let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
     let doc = format!(
-        "The failure modes of the `{fn_ident}` {kind}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
+        "The failure modes of the `{fn_ident}` {}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's.",
+        kind.noun()
     );
     quote! {
         #[doc = #doc]
@@ -89,18 +88,10 @@ pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[Entry], private: &To
     }
 }
 
-/// The keys a resource or prompt shares with a tool, as written.
-pub(crate) struct ContractKeys {
-    pub(crate) errors: Option<Meta>,
-    pub(crate) reason_type: Option<Ident>,
-    pub(crate) krate: Option<Path>,
-    pub(crate) allow: Vec<AllowedRule>,
-}
-
 /// The contract of a resource or prompt, checked, with its handler rewritten.
 pub(crate) struct Contract {
-    /// `resource` or `prompt`.
-    kind: &'static str,
+    /// `Resource` or `Prompt`.
+    pub(crate) kind: Kind,
     /// `<crate>::__private`, where generated code finds the runtime.
     pub(crate) private: TokenStream,
     /// The generated reason enum: `reason_type = ..`, or the generated type + `Reason`.
@@ -111,41 +102,23 @@ pub(crate) struct Contract {
 }
 
 impl Contract {
-    /// Check the keys and the handler's body as `#[mcp_tool]` does, and rewrite
-    /// the handler: the reasons at `ctx.fail(..)` resolved, `ctx: Ctx` typed with
-    /// the reason enum. `type_ident` is the generated resource or prompt type.
+    /// Judge the keys and the handler's body as `#[mcp_tool]` does
+    /// ([`check_keys`]), and rewrite the handler: the reasons at `ctx.fail(..)`
+    /// resolved, `ctx: Ctx` typed with the reason enum, its `?`s converting any
+    /// error. `type_ident` is the generated resource or prompt type.
     pub(crate) fn apply(
         keys: ContractKeys,
-        kind: &'static str,
+        kind: Kind,
         item: &mut ItemFn,
         type_ident: &Ident,
         diag: &mut Diagnostics,
     ) -> Self {
-        let ContractKeys { errors, reason_type, krate, allow } = keys;
-        let entries = errors.as_ref().map(|meta| valid::check_contract(contract::contract(meta, diag), diag));
-        valid::check_allowed(&allow, diag);
-
-        let declared: Vec<(String, String)> =
-            entries.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
-        for warning in body::check_body(&item.block, &BodyFacts { declared: &declared }) {
-            diag.warning(warning);
-        }
-        crate::valid::elicit::check_forms(item, diag);
-
-        let reason_type =
-            reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
-        if reason_type == *type_ident {
-            diag.rule_error(
-                crate::rules::ATTRIBUTE_SYNTAX,
-                reason_type.span(),
-                format_args!("`reason_type = {reason_type}` is the name of the generated {kind} type: give the reason enum another name"),
-            );
-        }
+        let Judged { entries, reason_type, krate, allowed } = check_keys(keys, kind, item, type_ident, diag);
 
         if let Some(contract) = &entries {
             let (typed, ctx_name) = bare_ctx(item);
             let reasons = Reasons { contract, reason_type: &reason_type, typed_ctx: ctx_name.as_ref(), kind };
-            reasons::resolve_handler(item, &reasons, diag);
+            reason_names::resolve_handler(item, &reasons, diag);
             if typed {
                 type_the_context(item, &quote!(#reason_type));
             }
@@ -153,8 +126,8 @@ impl Contract {
 
         let krate = krate.unwrap_or_else(|| syn::parse_quote!(::mcp_contract));
         let private = quote!(#krate::__private);
-        crate::expand::question_mark::rewrite_handler(item, &private);
-        Self { kind, private, reason_type, entries, allowed: allow.into_iter().map(|rule| rule.id).collect() }
+        question_mark::rewrite_handler(item, &private);
+        Self { kind, private, reason_type, entries, allowed }
     }
 
     /// Drop the warnings of the rules `allow(..)` names; once every warning is in.
@@ -185,7 +158,7 @@ impl Contract {
             }
             None => (quote!(#private::NoContract), quote!(&[])),
         };
-        let kind = self.kind;
+        let kind = self.kind.noun();
         let doc = format!(
             "A context of this {kind} for unit tests of its handler: the {kind}'s name and contract, no client (what it sends is `captured()`); add a caller, state, capabilities with `with_caller(..)` and the rest."
         );

@@ -1,4 +1,14 @@
-//! Expand: generate the handler's rewrites and the types the runtime serves.
+//! Expand: the handler rewritten and the types the runtime serves generated,
+//! and each attribute's pipeline, which runs the three stages in the order
+//! the diagnostics come in (`tool::mcp_tool`, `resource::mcp_resource`,
+//! `prompt::mcp_prompt`).
+//!
+//! - `contract`: the reason enum, its `Reason` impl and the typed context,
+//!   for the three; the contract of a resource or a prompt, wired in;
+//! - `reason_names`: the bare reason names at `ctx.fail(..)` rewritten;
+//! - `question_mark`: the handler's `?`s rewritten to convert any error;
+//! - `tool`, `resource`, `prompt`: each attribute's pipeline and trait impl,
+//!   with `resource_or_prompt` for what a resource and a prompt generate alike.
 
 use proc_macro2::TokenStream;
 

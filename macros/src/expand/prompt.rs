@@ -1,147 +1,84 @@
-//! `#[mcp_prompt]`: a function into a prompt type. The arguments struct gives
-//! the prompt's arguments (doc comments as descriptions, `Option` fields
-//! optional) through its JSON Schema, built once at run time; the handler's
-//! parameters are read, and its error contract taken, as `#[mcp_resource]` does.
+//! Expand: `#[mcp_prompt]`, a handler function into a prompt type. The
+//! arguments struct gives the prompt's arguments (doc comments as
+//! descriptions, `Option` fields optional) through its JSON Schema, built once
+//! at run time. The pipeline ([`mcp_prompt`]) is a resource's without what
+//! only a resource has; this file writes the prompt's own part: its definition
+//! and `get`.
 
-use darling::FromMeta;
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{Ident, ItemFn, LitStr, Meta, Path};
+use quote::quote;
+use syn::ItemFn;
 
+use super::contract::Contract;
+use super::resource_or_prompt::{Generated, Own, finish};
 use crate::diag::Diagnostics;
-use crate::expand::contract::{Contract, ContractKeys};
-use crate::expand::resource_or_prompt::{Generated, completer};
-use crate::names::to_pascal_case;
-use crate::parse::attr::{self, Keys, keys};
-use crate::parse::handler::{self as ast, Param, doc_paragraph, parse_params};
-use crate::rules;
+use crate::kind::Kind;
+use crate::names::type_name;
+use crate::parse::attr::parse_keys;
+use crate::parse::contract::ContractKeys;
+use crate::parse::handler::{input, parse_params};
+use crate::parse::prompt::PromptArgs;
+use crate::valid::name_and_description::name_and_description;
 
-keys! {
-    /// The keys of `#[mcp_prompt]`; `allow(..)` is taken out before.
-    struct PromptArgs {
-        name: Option<LitStr>,
-        title: Option<LitStr>,
-        description: Option<LitStr>,
-        complete: Option<Path>,
-        errors: Option<Meta>,
-        /// `prompt_type = Name`: the generated prompt type (default: the PascalCase function name).
-        prompt_type: Option<Ident>,
-        /// `reason_type = Name`: the generated reason enum (default: the prompt type + `Reason`).
-        reason_type: Option<Ident>,
-        /// `crate = path`: where `mcp-contract` is, for crates that re-export it.
-        #[key = "crate"]
-        krate: Option<Path>,
-    }
-}
-
-pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
+/// `#[mcp_prompt]`: the keys and the handler read and judged, the handler
+/// rewritten for its contract, the prompt type generated.
+pub(crate) fn mcp_prompt(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let mut diag = Diagnostics::default();
-    let (mut args, allow): (PromptArgs, _) = attr::parse_keys(args, &mut diag);
-    let fn_ident = item.sig.ident.clone();
-    let fn_name = syn::ext::IdentExt::unraw(&fn_ident).to_string();
+    let (mut args, allow): (PromptArgs, _) = parse_keys(args, &mut diag);
+    let (name, description) =
+        name_and_description(Kind::Prompt, args.name.as_ref(), args.description.as_ref(), &item, &mut diag);
+    let params = parse_params(&item, &mut diag, Kind::Prompt);
 
-    let name = args.name.as_ref().map_or_else(|| fn_name.clone(), LitStr::value);
-    if let Some(lit) = &args.name
-        && name.trim().is_empty()
-    {
-        diag.rule_error(
-            rules::NAME_REQUIRED,
-            lit.span(),
-            "`name = \"\"`: remove `name` to use the function's name, or give one",
-        );
-    }
-    let description = args.description.as_ref().map(LitStr::value).or_else(|| doc_paragraph(&item));
-    let shown = if name.trim().is_empty() { fn_name.as_str() } else { name.as_str() };
-    if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
-        diag.rule_warning(
-            rules::DESCRIPTION_REQUIRED,
-            fn_ident.span(),
-            format_args!("prompt `{shown}` has no description: add a `///` doc comment or `description = \"..\"` saying what it is for"),
-        );
-    }
-
-    let params = parse_params(&item, &mut diag, ast::Kind::Prompt, "`Result<Vec<PromptMessage>, McpError>`");
-    let arguments_ty = params.iter().find_map(|param| match param {
-        Param::Input(ty) => Some(quote!(#ty)),
-        Param::State(_) | Param::Ctx { .. } => None,
-    });
-
-    let type_ident = args
-        .prompt_type
-        .take()
-        .unwrap_or_else(|| format_ident!("{}", to_pascal_case(&fn_name), span = fn_ident.span()));
+    let type_ident = type_name(args.prompt_type.take(), &item.sig.ident);
     let keys = ContractKeys {
         errors: args.errors.take(),
         reason_type: args.reason_type.take(),
         krate: args.krate.take(),
         allow,
     };
-    let contract = Contract::apply(keys, "prompt", &mut item, &type_ident, &mut diag);
+    let contract = Contract::apply(keys, Kind::Prompt, &mut item, &type_ident, &mut diag);
     contract.retain_warnings(&mut diag);
-    let private = &contract.private;
 
+    let prompt = Generated::new(&item, &type_ident, &name, &params, &contract, args.complete.as_ref());
+    let generated = generate(&prompt, &args, description.as_deref());
+    finish(diag, &item, generated)
+}
+
+/// The prompt type, its definition and its `Prompt` impl.
+fn generate(prompt: &Generated<'_>, args: &PromptArgs, description: Option<&str>) -> TokenStream {
+    let Generated { item, name, params, contract, .. } = prompt;
+    let private = &contract.private;
+    let fn_ident = &item.sig.ident;
+    let arguments_ty = input(params).map(|ty| quote!(#ty));
     let arguments_list = match &arguments_ty {
         Some(ty) => quote!(#private::prompt_arguments::<#ty>()),
         None => quote!(::std::vec::Vec::new()),
     };
     let arguments_ty = arguments_ty.unwrap_or_else(|| quote!(#private::NoArguments));
-    let prompt = Generated { item: &item, type_ident: &type_ident, name: &name, params: &params, contract: &contract };
-    let call = prompt.call(None);
-    let required_state = prompt.required_state();
-    let items = contract.items(&item, &type_ident, &name);
-
-    let vis = &item.vis;
     let title = args.title.as_ref().map(|title| quote!(.with_title(#title)));
     let description = description.map(|text| quote!(.with_description(#text)));
     let errors = contract.with_errors();
-    let complete = completer(args.complete.as_ref(), private);
-    let doc = format!("The prompt `{name}`, generated by `#[mcp_prompt]` from [`{fn_ident}`].");
-    let allow_deprecated =
-        item.attrs.iter().any(|attr| attr.path().is_ident("allow") && quote!(#attr).to_string().contains("deprecated"));
-    let diagnostics = diag.into_tokens(allow_deprecated);
-    quote! {
-        #diagnostics
-        #item
-
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug, Default)]
-        #vis struct #type_ident;
-
-        #items
-
-        const _: () = {
+    let call = prompt.call(None);
+    prompt.tokens(Own {
+        doc: format!("The prompt `{name}`, generated by `#[mcp_prompt]` from [`{fn_ident}`]."),
+        definition: quote! {
             static DEFINITION: ::std::sync::LazyLock<#private::PromptDefinition> =
                 ::std::sync::LazyLock::new(|| {
                     #private::PromptDefinition::new(#name, #arguments_list) #title #description #errors
                 });
-
-            #[automatically_derived]
-            impl #private::Prompt for #type_ident {
-                type Arguments = #arguments_ty;
-
-                fn definition(&self) -> &'static #private::PromptDefinition {
-                    &DEFINITION
-                }
-
-                async fn get(
-                    &self,
-                    params: #arguments_ty,
-                    ctx: #private::Context,
-                ) -> ::core::result::Result<
-                    ::std::vec::Vec<#private::PromptMessage>,
-                    #private::McpError,
-                > {
-                    #call
-                }
-
-                #complete
-
-                fn checked_at_compile_time(&self) -> bool {
-                    true
-                }
-
-                #required_state
+        },
+        input: quote!(type Arguments = #arguments_ty;),
+        method: quote! {
+            async fn get(
+                &self,
+                params: #arguments_ty,
+                ctx: #private::Context,
+            ) -> ::core::result::Result<
+                ::std::vec::Vec<#private::PromptMessage>,
+                #private::McpError,
+            > {
+                #call
             }
-        };
-    }
+        },
+    })
 }

@@ -10,16 +10,43 @@
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::Type;
 use syn::spanned::Spanned;
+use syn::{ItemFn, Type};
 
 use super::contract::{reason_enum, reason_impl, type_the_context};
-use super::respan;
+use super::reason_names::{self, Reasons};
+use super::{question_mark, respan};
+use crate::diag::Diagnostics;
+use crate::kind::Kind;
 use crate::parse::handler::{CtxKind, Handler, Param};
 use crate::parse::trailer::TrailerEntry;
 use crate::valid::tool::Tool;
+use crate::{parse, valid};
 
-pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
+/// `#[mcp_tool]`: the attribute's keys and the handler read, judged, and the
+/// handler rewritten and expanded.
+pub(crate) fn mcp_tool(args: TokenStream, item: ItemFn) -> TokenStream {
+    let mut diag = Diagnostics::default();
+    let raw = parse::tool::parse(args, &mut diag);
+    let mut handler = parse::handler::parse(item, &mut diag);
+    let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
+    let tool = valid::tool::validate(raw, &handler, &mut diag);
+    valid::elicit::check_forms(&handler.item, &mut diag);
+    if let Some(contract) = &tool.contract {
+        let typed_ctx = if handler.ctx() == Some(CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
+        let reasons = Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: Kind::Tool };
+        reason_names::resolve_handler(&mut handler.item, &reasons, &mut diag);
+    }
+    let krate = &tool.krate;
+    question_mark::rewrite_handler(&mut handler.item, &quote!(#krate::__private));
+    diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
+    let allow_deprecated = handler.allow_deprecated;
+    let expanded = expand(handler, &tool);
+    let diagnostics = diag.into_tokens(allow_deprecated);
+    quote!(#diagnostics #expanded)
+}
+
+fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
     let vis = handler.item.vis.clone();
     let tool_ident = &tool.tool_type;
@@ -42,7 +69,7 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
     let reason_enum =
-        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, "tool"));
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, Kind::Tool));
     let reason_impl = tool.contract.as_ref().map(|contract| reason_impl(&tool.reason_type, contract, &private));
     let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;

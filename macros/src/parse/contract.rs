@@ -6,10 +6,11 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, Lit, Meta};
+use syn::{Expr, Ident, Lit, Meta, Path};
 
 use super::attr::{
-    Bool, Keys, ParseValue, Parsed, Text, from_items, has_unknown_keys, keys, list_items, value_error, value_rule,
+    AllowedRule, Bool, Keys, ParseValue, Parsed, Text, from_items, has_unknown_keys, keys, list_items, value_error,
+    value_rule,
 };
 use crate::diag::{Diagnostics, closest, message};
 use crate::rules::{self, JsonRpcErrorCode};
@@ -177,4 +178,14 @@ pub(crate) fn contract(meta: &Meta, diag: &mut Diagnostics) -> RawContract {
         entries.push(RawEntry { reason, args, misspelled });
     }
     RawContract { key, entries, malformed: false }
+}
+
+/// The contract keys of a resource or prompt as written (a tool's are read
+/// with its other keys, in `tool`). `errors(..)` is read when the contract is
+/// judged, so its diagnostics come after those of the keys judged before it.
+pub(crate) struct ContractKeys {
+    pub(crate) errors: Option<Meta>,
+    pub(crate) reason_type: Option<Ident>,
+    pub(crate) krate: Option<Path>,
+    pub(crate) allow: Vec<AllowedRule>,
 }

@@ -1,15 +1,20 @@
 //! Validate: the error contract the three attributes share, `errors(..)` as
 //! `parse::contract` read it judged by the `error-contract-*` rules into its
-//! entries, and `allow(..)`, which names warning rules only.
+//! entries, `allow(..)`, which names warning rules only, and the body rules
+//! run against the declared reasons ([`check`]); for a resource or a prompt
+//! also its elicitation forms and the name of its reason enum ([`check_keys`]).
 
 use proc_macro2::Ident;
 use quote::format_ident;
 use syn::ext::IdentExt;
+use syn::{Block, ItemFn, Path};
 
+use super::body::{self, BodyFacts};
 use crate::diag::Diagnostics;
+use crate::kind::Kind;
 use crate::names::{to_pascal_case, to_snake_case};
 use crate::parse::attr::AllowedRule;
-use crate::parse::contract::{EntryArgs, RawContract, RawEntry};
+use crate::parse::contract::{ContractKeys, EntryArgs, RawContract, RawEntry, contract};
 use crate::rules::{self, Severity};
 
 /// One failure mode of the contract.
@@ -25,9 +30,69 @@ pub(crate) struct Entry {
     pub(crate) retryable: bool,
 }
 
+/// The contract of any of the three attributes: `errors(..)` judged into its
+/// entries (`None` without it), `allow(..)` checked, and the body rules run
+/// against the declared reasons.
+pub(crate) fn check(
+    raw: Option<RawContract>,
+    allow: &[AllowedRule],
+    block: &Block,
+    diag: &mut Diagnostics,
+) -> Option<Vec<Entry>> {
+    let entries = raw.map(|raw| check_contract(raw, diag));
+    check_allowed(allow, diag);
+    let declared: Vec<(String, String)> =
+        entries.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
+    for warning in body::check_body(block, &BodyFacts { declared: &declared }) {
+        diag.warning(warning);
+    }
+    entries
+}
+
+/// The contract of a resource or prompt, judged; its handler is not rewritten yet.
+pub(crate) struct Judged {
+    /// `None` without `errors(..)`.
+    pub(crate) entries: Option<Vec<Entry>>,
+    /// The generated reason enum: `reason_type = ..`, or the generated type + `Reason`.
+    pub(crate) reason_type: Ident,
+    pub(crate) krate: Option<Path>,
+    /// The rule ids of `allow(..)`.
+    pub(crate) allowed: Vec<String>,
+}
+
+/// The contract keys of a resource or prompt judged as a tool's are
+/// ([`check`]), its elicitation forms (`elicitation-form-flat`), and the name
+/// of its reason enum, which must not be that of `type_ident`, the generated
+/// resource or prompt type.
+pub(crate) fn check_keys(
+    keys: ContractKeys,
+    kind: Kind,
+    item: &ItemFn,
+    type_ident: &Ident,
+    diag: &mut Diagnostics,
+) -> Judged {
+    let ContractKeys { errors, reason_type, krate, allow } = keys;
+    let raw = errors.as_ref().map(|meta| contract(meta, diag));
+    let entries = check(raw, &allow, &item.block, diag);
+    super::elicit::check_forms(item, diag);
+
+    let reason_type = reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
+    if reason_type == *type_ident {
+        diag.rule_error(
+            rules::ATTRIBUTE_SYNTAX,
+            reason_type.span(),
+            format_args!(
+                "`reason_type = {reason_type}` is the name of the generated {} type: give the reason enum another name",
+                kind.noun()
+            ),
+        );
+    }
+    Judged { entries, reason_type, krate, allowed: allow.into_iter().map(|rule| rule.id).collect() }
+}
+
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
 /// an unknown id is likely a typo.
-pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
+fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
     for allowed in allow {
         let text = match rules::find(&allowed.id) {
             Some(rule) if rule.severity == Severity::Warning => continue,
@@ -56,7 +121,7 @@ pub(crate) fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
 
 /// `errors(reason(code = .., when = .., recovery = .., retryable))`: the
 /// `error-contract-*` rules over what `parse::contract` read.
-pub(crate) fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
+fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
     if raw.entries.is_empty() && !raw.malformed {
         diag.rule_warning(
             rules::ERROR_CONTRACT_EMPTY,

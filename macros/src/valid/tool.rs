@@ -4,20 +4,21 @@
 //! expansion adds no second error.
 
 use darling::util::SpannedValue;
-use proc_macro2::{Ident, Span};
+use proc_macro2::Ident;
 use quote::format_ident;
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{LitStr, Path};
 
+use super::contract::{Entry, check};
+use super::name_and_description::{description_of, tool_name};
 use crate::diag::Diagnostics;
-use crate::names::to_pascal_case;
+use crate::kind::Kind;
+use crate::names::type_name;
 use crate::parse::attr::{Bool, Parsed};
 use crate::parse::handler::Handler;
 use crate::parse::tool::{AnnotationArgs, AnnotationFlag, RawAttr};
 use crate::rules;
-use crate::valid::body::{self, BodyFacts};
-use crate::valid::contract::{Entry, check_allowed, check_contract};
 
 /// The tool as validated.
 pub(crate) struct Tool {
@@ -64,17 +65,11 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let fn_ident = &handler.item.sig.ident;
 
     let name = match &raw.name {
-        Some(name) => check_name(name.value(), name.span(), diag),
-        None => check_name(fn_ident.unraw().to_string(), fn_ident.span(), diag),
+        Some(name) => tool_name(name.value(), name.span(), diag),
+        None => tool_name(fn_ident.unraw().to_string(), fn_ident.span(), diag),
     };
-
-    let description = raw.description.as_ref().map(LitStr::value).or_else(|| handler.doc.clone());
-    if description.as_deref().is_none_or(|text| text.trim().is_empty()) {
-        diag.rule_warning(rules::DESCRIPTION_REQUIRED,
-            fn_ident.span(),
-            format_args!("tool `{name}` has no description: add a `///` doc comment or `description = \"..\"` saying what it does and when to use it"),
-        );
-    }
+    let description =
+        description_of(Kind::Tool, raw.description.as_ref(), handler.doc.clone(), &name, fn_ident.span(), diag);
 
     let RawAttr { annotations, auth, requires, contract, allow, task, trailer, input_schema, output_schema, .. } = raw;
     // A text result has no structured content for an output schema to describe.
@@ -93,7 +88,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     });
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
-    let contract = contract.map(|raw| check_contract(raw, diag));
+    let contract = check(contract, &allow, &handler.item.block, diag);
 
     let (title, format, enrichment, tool_type, reason_type, krate) = (
         raw.title.as_ref().map(LitStr::value),
@@ -103,16 +98,8 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         raw.reason_type.clone(),
         raw.krate.clone(),
     );
-    check_allowed(&allow, diag);
 
-    let declared: Vec<(String, String)> =
-        contract.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
-    for warning in body::check_body(&handler.item.block, &BodyFacts { declared: &declared }) {
-        diag.warning(warning);
-    }
-
-    let pascal = to_pascal_case(&fn_ident.unraw().to_string());
-    let tool_type = tool_type.unwrap_or_else(|| format_ident!("{pascal}", span = fn_ident.span()));
+    let tool_type = type_name(tool_type, fn_ident);
     let reason_type = reason_type.unwrap_or_else(|| format_ident!("{tool_type}Reason", span = fn_ident.span()));
     if tool_type == reason_type {
         diag.rule_error(
@@ -177,20 +164,6 @@ fn check_app(uri: &LitStr, diag: &mut Diagnostics) -> String {
         Ok(()) => {}
     }
     value
-}
-
-/// `name-required`, `name-format`.
-fn check_name(name: String, span: Span, diag: &mut Diagnostics) -> String {
-    if name.is_empty() {
-        diag.rule_error(rules::NAME_REQUIRED, span, "the tool name is empty: give it a name such as `get_object`");
-    } else if !rules::check::is_valid_name(&name) {
-        diag.rule_error(
-            rules::NAME_FORMAT,
-            span,
-            format_args!("tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"),
-        );
-    }
-    name
 }
 
 /// `annotations(read_only, destructive = false, title = "..")`: `annotation-type`
