@@ -30,12 +30,7 @@ pub(crate) fn mcp_prompt(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let params = parse_params(&item, &mut diag, Kind::Prompt);
 
     let type_ident = type_name(args.prompt_type.take(), &item.sig.ident);
-    let keys = ContractKeys {
-        errors: args.errors.take(),
-        reason_type: args.reason_type.take(),
-        krate: args.krate.take(),
-        allow,
-    };
+    let keys = ContractKeys::new(args.errors.take(), args.reason_type.take(), args.krate.take(), allow);
     let contract = Contract::apply(keys, Kind::Prompt, &mut item, &type_ident, &mut diag);
     contract.retain_warnings(&mut diag);
 

@@ -35,12 +35,7 @@ pub(crate) fn mcp_resource(args: TokenStream, mut item: ItemFn) -> TokenStream {
     let align = align.map(align_check).unwrap_or_default();
 
     let type_ident = type_name(args.resource_type.take(), &item.sig.ident);
-    let keys = ContractKeys {
-        errors: args.errors.take(),
-        reason_type: args.reason_type.take(),
-        krate: args.krate.take(),
-        allow,
-    };
+    let keys = ContractKeys::new(args.errors.take(), args.reason_type.take(), args.krate.take(), allow);
     let contract = Contract::apply(keys, Kind::Resource, &mut item, &type_ident, &mut diag);
     let ui = args.ui.as_ref().map(|meta| {
         valid::resource::app(args.uri.as_ref(), args.mime_type.as_ref(), &mut diag);

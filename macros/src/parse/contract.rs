@@ -189,3 +189,15 @@ pub(crate) struct ContractKeys {
     pub(crate) krate: Option<Path>,
     pub(crate) allow: Vec<AllowedRule>,
 }
+
+impl ContractKeys {
+    /// `errors(..)`, `reason_type = ..`, `crate = ..` and the rules of `allow(..)`.
+    pub(crate) fn new(
+        errors: Option<Meta>,
+        reason_type: Option<Ident>,
+        krate: Option<Path>,
+        allow: Vec<AllowedRule>,
+    ) -> Self {
+        Self { errors, reason_type, krate, allow }
+    }
+}
