@@ -1,25 +1,35 @@
-//! The `#[mcp_tool]` attribute of mcp-contract: parse (`attr`, `ast`) ->
-//! validate (`valid`) -> expand (`expand`), with every diagnostic collected in
-//! `diag` and reported in one build; `#[mcp_resource]` (`resource`) and
-//! `#[mcp_prompt]` (`prompt`) take its error contract through `contract` and
-//! share what they generate alike in `primitive`.
+//! The attribute macros of mcp-contract: `#[mcp_tool]`, `#[mcp_resource]` and
+//! `#[mcp_prompt]`. This file holds their entry points only; each hands the
+//! handler function to its pipeline, `expand::tool::mcp_tool`,
+//! `expand::resource::mcp_resource` or `expand::prompt::mcp_prompt`, which runs
+//! the three stages in order, with every diagnostic collected in `diag` and
+//! reported in one build:
+//!
+//! - `parse/`: the attribute's keys and the handler's signature into typed
+//!   models that keep their spans;
+//! - `valid/`: the models judged against the lint rules, the handler's body by
+//!   the body rules;
+//! - `expand/`: the handler rewritten (its reasons, its `?`s, its typed
+//!   context) and the types the runtime serves generated.
+//!
+//! The folders are the stages, not the macros, as serde_derive's `internals/`
+//! (read, check) stands apart from its `ser.rs` and `de.rs` (generate), and
+//! clap_derive goes `attr` -> `item` -> `derives/`: most of each stage is
+//! shared by the three attributes (the key-list grammar, the handler's
+//! signature, the error contract with its checks and its reason enum, the name
+//! and description checks), and what differs is one file per attribute inside
+//! a stage (`tool.rs`, `resource.rs`, `prompt.rs`; a prompt has nothing of
+//! its own to validate), with `expand/resource_or_prompt.rs` for what a
+//! resource and a prompt generate alike. A stage uses only the stages before
+//! it; the helpers beneath all three (`diag`, `kind`, `names`, `rules`) sit
+//! beside this file.
 
-mod app_ui;
-mod ast;
-mod attr;
-mod contract;
 mod diag;
-mod elicit;
 mod expand;
-mod lint;
+mod kind;
 mod names;
-mod primitive;
-mod prompt;
-mod question;
-mod reasons;
-mod resource;
+mod parse;
 mod rules;
-mod trailer;
 mod valid;
 #[cfg(test)]
 mod verdict_tests;
@@ -45,28 +55,10 @@ use proc_macro::TokenStream;
 /// documented in the README and in the lint reference, `mcp_contract::rules`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match handler_fn(item, "mcp_tool") {
-        Ok(item) => item,
-        Err(error) => return error,
-    };
-    let mut diag = diag::Diagnostics::default();
-    let raw = attr::parse(args.into(), &mut diag);
-    let mut handler = ast::parse(item, &mut diag);
-    let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
-    let tool = valid::validate(raw, &handler, &mut diag);
-    elicit::check_forms(&handler.item, &mut diag);
-    if let Some(contract) = &tool.contract {
-        let typed_ctx = if handler.ctx() == Some(ast::CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
-        let reasons = reasons::Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: "tool" };
-        reasons::resolve_handler(&mut handler.item, &reasons, &mut diag);
+    match handler_fn(item, "mcp_tool") {
+        Ok(item) => expand::tool::mcp_tool(args.into(), item).into(),
+        Err(error) => error,
     }
-    let krate = &tool.krate;
-    question::rewrite_handler(&mut handler.item, &quote::quote!(#krate::__private));
-    diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
-    let allow_deprecated = handler.allow_deprecated;
-    let expanded = expand::expand(handler, &tool);
-    let diagnostics = diag.into_tokens(allow_deprecated);
-    quote::quote!(#diagnostics #expanded).into()
 }
 
 /// Declare an MCP resource or resource template.
@@ -111,11 +103,10 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// (`meta-ui-resource-uri-scheme`).
 #[proc_macro_attribute]
 pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match handler_fn(item, "mcp_resource") {
-        Ok(item) => item,
-        Err(error) => return error,
-    };
-    resource::expand(args.into(), item).into()
+    match handler_fn(item, "mcp_resource") {
+        Ok(item) => expand::resource::mcp_resource(args.into(), item).into(),
+        Err(error) => error,
+    }
 }
 
 /// Declare an MCP prompt.
@@ -145,11 +136,10 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `prompt_type = Name` renames the generated type, as `tool_type` does.
 #[proc_macro_attribute]
 pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match handler_fn(item, "mcp_prompt") {
-        Ok(item) => item,
-        Err(error) => return error,
-    };
-    prompt::expand(args.into(), item).into()
+    match handler_fn(item, "mcp_prompt") {
+        Ok(item) => expand::prompt::mcp_prompt(args.into(), item).into(),
+        Err(error) => error,
+    }
 }
 
 /// The handler function an attribute sits on; on anything else, the error of

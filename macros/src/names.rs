@@ -1,6 +1,10 @@
 //! The names the macros derive from the user's: a reason's variant from its
 //! snake_case name, a generated type from the handler's name.
 
+use proc_macro2::Ident;
+use quote::format_ident;
+use syn::ext::IdentExt;
+
 /// `NotInCollection` -> `not_in_collection`: the fix `error-contract-reason-format`
 /// suggests. Runs of separators fold into one underscore.
 pub(crate) fn to_snake_case(name: &str) -> String {
@@ -29,6 +33,13 @@ pub(crate) fn to_pascal_case(name: &str) -> String {
             chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
         })
         .collect()
+}
+
+/// The generated type of a tool, resource or prompt: the name given
+/// (`tool_type = ..`, `resource_type = ..`, `prompt_type = ..`), or the
+/// handler's in PascalCase, at the handler's name.
+pub(crate) fn type_name(given: Option<Ident>, fn_ident: &Ident) -> Ident {
+    given.unwrap_or_else(|| format_ident!("{}", to_pascal_case(&fn_ident.unraw().to_string()), span = fn_ident.span()))
 }
 
 #[cfg(test)]

@@ -11,9 +11,8 @@ use mcp_contract_runtime::{Context, ErrorContract, JsonRpcErrorCode, McpError};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::attr;
 use crate::diag::Diagnostics;
-use crate::{ast, rules, valid};
+use crate::{parse, rules, valid};
 
 /// The rules whose verdict both sides give.
 const SHARED: [&str; 5] = [
@@ -52,9 +51,9 @@ fn compile_time(case: &Case) -> BTreeSet<&'static str> {
         }
     };
     let mut diag = Diagnostics::default();
-    let raw = attr::parse(args, &mut diag);
-    let handler = ast::parse(item, &mut diag);
-    valid::validate(raw, &handler, &mut diag);
+    let raw = parse::tool::parse(args, &mut diag);
+    let handler = parse::handler::parse(item, &mut diag);
+    valid::tool::validate(raw, &handler, &mut diag);
     diag.rule_ids().into_iter().filter(|id| SHARED.contains(id)).collect()
 }
 

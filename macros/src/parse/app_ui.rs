@@ -1,5 +1,6 @@
-//! `#[mcp_resource(ui(..))]`: the sandbox settings of an MCP App's HTML, read
-//! into the `AppUi` the resource definition publishes under `_meta.ui`.
+//! Parse: `#[mcp_resource(ui(..))]`, the sandbox settings of an MCP App's
+//! HTML, read into the `AppUi` the resource definition publishes under
+//! `_meta.ui`.
 //!
 //! ```text
 //! ui(connect_domains = ["https://api.example.org"], resource_domains = [..],
@@ -9,6 +10,11 @@
 //! ```
 //!
 //! Bare `ui` declares an app resource with the host's default sandbox.
+//!
+//! Parse, and write out at once: each setting is one setter of `AppUi`, so a
+//! model between the two would only repeat the keys. `expand::resource` reads
+//! `ui(..)` after the contract is taken, so its diagnostics come last, as they
+//! always have.
 
 use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;

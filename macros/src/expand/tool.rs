@@ -1,5 +1,5 @@
-//! Expand: the handler as written (with its typed context), the reason enum,
-//! and the tool type implementing the runtime's `Tool`.
+//! Expand: the handler as written (with its typed context), the reason enum
+//! (`contract`), and the tool type implementing the runtime's `Tool`.
 //!
 //! What the expansion repeats for every tool is kept small (the README's
 //! build-cost benchmark measures it): whatever does not depend on the tool (the
@@ -11,12 +11,42 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, GenericArgument, PathArguments, Type};
+use syn::{ItemFn, Type};
 
-use crate::ast::{CtxKind, Handler, Param};
-use crate::valid::{self, Tool};
+use super::contract::{reason_enum, reason_impl, type_the_context};
+use super::reason_names::{self, Reasons};
+use super::{question_mark, respan};
+use crate::diag::Diagnostics;
+use crate::kind::Kind;
+use crate::parse::handler::{CtxKind, Handler, Param};
+use crate::parse::trailer::TrailerEntry;
+use crate::valid::tool::Tool;
+use crate::{parse, valid};
 
-pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
+/// `#[mcp_tool]`: the attribute's keys and the handler read, judged, and the
+/// handler rewritten and expanded.
+pub(crate) fn mcp_tool(args: TokenStream, item: ItemFn) -> TokenStream {
+    let mut diag = Diagnostics::default();
+    let raw = parse::tool::parse(args, &mut diag);
+    let mut handler = parse::handler::parse(item, &mut diag);
+    let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
+    let tool = valid::tool::validate(raw, &handler, &mut diag);
+    valid::elicit::check_forms(&handler.item, &mut diag);
+    if let Some(contract) = &tool.contract {
+        let typed_ctx = if handler.ctx() == Some(CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
+        let reasons = Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: Kind::Tool };
+        reason_names::resolve_handler(&mut handler.item, &reasons, &mut diag);
+    }
+    let krate = &tool.krate;
+    question_mark::rewrite_handler(&mut handler.item, &quote!(#krate::__private));
+    diag.retain_warnings(|warning| !allowed.iter().any(|rule| *rule == warning.rule.id));
+    let allow_deprecated = handler.allow_deprecated;
+    let expanded = expand(handler, &tool);
+    let diagnostics = diag.into_tokens(allow_deprecated);
+    quote!(#diagnostics #expanded)
+}
+
+fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let fn_ident = handler.item.sig.ident.clone();
     let vis = handler.item.vis.clone();
     let tool_ident = &tool.tool_type;
@@ -39,7 +69,7 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     handler.item.attrs.push(syn::parse_quote!(#[allow(clippy::needless_pass_by_value)]));
 
     let reason_enum =
-        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, "tool"));
+        tool.contract.as_ref().map(|contract| reason_enum(&vis, &fn_ident, &tool.reason_type, contract, Kind::Tool));
     let reason_impl = tool.contract.as_ref().map(|contract| reason_impl(&tool.reason_type, contract, &private));
     let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
@@ -62,77 +92,6 @@ pub(crate) fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
 
             #tool_impl
         };
-    }
-}
-
-/// `ctx: Ctx` becomes `ctx: Ctx<ToolReason>`, so `fail` accepts exactly the
-/// declared reasons. The author's own path stays as written (only the generic
-/// argument is added), so it resolves as the author wrote it and no lint sees a
-/// qualification the author did not write.
-pub(crate) fn type_the_context(item: &mut syn::ItemFn, reason_type: &TokenStream) {
-    for arg in &mut item.sig.inputs {
-        let FnArg::Typed(arg) = arg else { continue };
-        let ty = match &mut *arg.ty {
-            Type::Reference(reference) => &mut *reference.elem,
-            ty => ty,
-        };
-        if let Type::Path(path) = ty
-            && let Some(last) = path.path.segments.last_mut()
-            && last.ident == "Ctx"
-            && last.arguments.is_none()
-        {
-            let argument: GenericArgument = syn::parse_quote!(#reason_type);
-            last.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<#argument>));
-        }
-    }
-}
-
-/// The reason enum of a handler's contract; `kind` is `tool`, `resource` or
-/// `prompt`, for its doc.
-pub(crate) fn reason_enum(
-    vis: &syn::Visibility,
-    fn_ident: &Ident,
-    reason_ident: &Ident,
-    contract: &[valid::Entry],
-    kind: &str,
-) -> TokenStream {
-    let variants = contract.iter().map(|entry| &entry.variant);
-    let variant_docs = contract.iter().map(|entry| format!("{} (`{}`)", entry.when, entry.code));
-    let doc = format!(
-        "The failure modes of the `{fn_ident}` {kind}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's."
-    );
-    quote! {
-        #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #vis enum #reason_ident {
-            #( #[doc = #variant_docs] #variants, )*
-        }
-    }
-}
-
-/// The contract itself; the runtime's `Reason` provides the accessors.
-pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[valid::Entry], private: &TokenStream) -> TokenStream {
-    let variants = contract.iter().map(|entry| &entry.variant);
-    let entries = contract.iter().map(|entry| {
-        let reason = syn::ext::IdentExt::unraw(&entry.reason).to_string();
-        let (code, when, recovery, retryable) = (&entry.code, &entry.when, &entry.recovery, entry.retryable);
-        // `code` keeps the span of the author's `code = ..` value.
-        let code = quote!(#private::JsonRpcErrorCode::#code);
-        let retryable = retryable.then(|| quote!(.with_retryable(true)));
-        quote! {
-            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
-        }
-    });
-    quote! {
-        #[automatically_derived]
-        impl #private::Reason for #reason_ident {
-            const CONTRACT: &'static [#private::ErrorContract] = &[ #(#entries),* ];
-            const ALL: &'static [Self] = &[ #(Self::#variants),* ];
-
-            fn index(self) -> usize {
-                self as usize
-            }
-        }
     }
 }
 
@@ -181,7 +140,7 @@ fn tool_impl(
         quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
-    // Converted as `?` converts in the body (see `question`), typed with the
+    // Converted as `?` converts in the body (see `question_mark`), typed with the
     // error type as written, so an error without a conversion into `McpError`
     // is reported there, with the fix.
     // Called in a closure rather than passed as a function value: a function
@@ -290,7 +249,7 @@ fn tool_impl(
     }
     if let Some(enrichment) = &tool.enrichment {
         let trailer = (!tool.trailer.is_empty()).then(|| {
-            let trailer = crate::trailer::tokens(&tool.trailer, private);
+            let trailer = trailer(&tool.trailer, private);
             quote!(.with_trailer(#trailer))
         });
         definition.extend(quote_spanned!(enrichment.span()=>
@@ -388,18 +347,23 @@ fn tool_impl(
     }
 }
 
-/// `tokens` with every token (inside groups too) at `span`.
-pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
-    tokens
-        .into_iter()
-        .map(|mut token| {
-            if let proc_macro2::TokenTree::Group(group) = &token {
-                let mut inner = proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
-                inner.set_span(span);
-                token = proc_macro2::TokenTree::Group(inner);
-            }
-            token.set_span(span);
-            token
-        })
-        .collect()
+/// The `&'static [TrailerField]` of the entries.
+fn trailer(entries: &[TrailerEntry], private: &TokenStream) -> TokenStream {
+    let fields = entries.iter().map(|TrailerEntry { key, label, render }| {
+        let label = match label {
+            Some(label) => quote!(::core::option::Option::Some(#label)),
+            None => quote!(::core::option::Option::None),
+        };
+        // The author's function, coerced to the pointer the definition holds; a
+        // wrong signature is rustc's error at the path.
+        let render = match render {
+            Some(path) => quote_spanned!(path.span()=> ::core::option::Option::Some(#path as fn(&_) -> _)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(#private::TrailerField { key: #key, label: #label, render: #render })
+    });
+    quote!({
+        const TRAILER: &[#private::TrailerField] = &[#(#fields),*];
+        TRAILER
+    })
 }

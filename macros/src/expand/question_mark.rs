@@ -17,7 +17,7 @@ use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, GenericArgument, ItemFn, PathArguments, ReturnType, Type};
 
-use crate::expand::respan;
+use super::respan;
 
 /// Rewrite the `?`s of `item` when it returns `Result<_, McpError>`;
 /// `private` is `<crate>::__private`.

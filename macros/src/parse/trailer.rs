@@ -1,6 +1,6 @@
-//! `#[mcp_tool(trailer(..))]`: how the enrichment trailer shows a field, a
-//! label instead of its key or a renderer of the author's own, which the
-//! trailer tries first.
+//! Parse: `#[mcp_tool(trailer(..))]`, how the enrichment trailer shows a
+//! field, a label instead of its key or a renderer of the author's own, which
+//! the trailer tries first (`expand::tool` writes the entries out).
 //!
 //! ```text
 //! trailer(totalCount(label = "Matches"), page(render = render_page))
@@ -12,8 +12,7 @@
 //! knows the names. A renderer is a `fn(&serde_json::Value) -> String`.
 
 use darling::ast::NestedMeta;
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitStr, Meta, Path};
 
@@ -132,25 +131,4 @@ pub(crate) fn parse(meta: &Meta, diag: &mut Diagnostics) -> RawTrailer {
         entries.push(entry);
     }
     RawTrailer { span, entries }
-}
-
-/// The `&'static [TrailerField]` of the entries.
-pub(crate) fn tokens(entries: &[TrailerEntry], private: &TokenStream) -> TokenStream {
-    let fields = entries.iter().map(|TrailerEntry { key, label, render }| {
-        let label = match label {
-            Some(label) => quote!(::core::option::Option::Some(#label)),
-            None => quote!(::core::option::Option::None),
-        };
-        // The author's function, coerced to the pointer the definition holds; a
-        // wrong signature is rustc's error at the path.
-        let render = match render {
-            Some(path) => quote_spanned!(path.span()=> ::core::option::Option::Some(#path as fn(&_) -> _)),
-            None => quote!(::core::option::Option::None),
-        };
-        quote!(#private::TrailerField { key: #key, label: #label, render: #render })
-    });
-    quote!({
-        const TRAILER: &[#private::TrailerField] = &[#(#fields),*];
-        TRAILER
-    })
 }

@@ -23,8 +23,9 @@ use syn::ext::IdentExt;
 
 use crate::diag::Diagnostics;
 use crate::diag::closest;
+use crate::kind::Kind;
 use crate::rules;
-use crate::valid::Entry;
+use crate::valid::contract::Entry;
 
 /// The methods of `Ctx<R>` whose first argument is a reason.
 const REASON_METHODS: [&str; 3] = ["fail", "fail_from", "recovery_for"];
@@ -36,8 +37,8 @@ pub(crate) struct Reasons<'a> {
     /// The typed context's parameter name when the macro chose its reason type
     /// (`ctx: Ctx`): only then is an unknown name at `ctx.fail(..)` surely a typo.
     pub(crate) typed_ctx: Option<&'a Ident>,
-    /// `tool`, `resource` or `prompt`, for the messages.
-    pub(crate) kind: &'a str,
+    /// For the messages.
+    pub(crate) kind: Kind,
 }
 
 /// What the body does with the declared reasons.
@@ -169,7 +170,7 @@ impl Rewrite<'_, '_> {
                     name.span(),
                     format_args!(
                         "`{written}` is not a reason of this {}'s `errors(..)`: {hint}the declared reasons are {list}",
-                        self.reasons.kind
+                        self.reasons.kind.noun()
                     ),
                 );
                 // A stand-in keeps rustc from adding "cannot find value" here.

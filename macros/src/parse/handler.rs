@@ -1,9 +1,12 @@
-//! Parse: the handler function into the shape the tool needs — which parameter
-//! is the input, which the context, what the success type is.
+//! Parse: the handler function, one reader for tools, resources and prompts:
+//! which parameter is the input, which the context, which the shared state;
+//! for a tool also what the success and error types are, for a resource or a
+//! prompt the check of its return type.
 
 use syn::{Expr, FnArg, GenericArgument, ItemFn, Lit, Meta, PathArguments, ReturnType, Type};
 
 use crate::diag::{Diagnostics, message};
+use crate::kind::Kind;
 use crate::rules::HANDLER_SIGNATURE;
 
 /// The context parameter, by how it is typed.
@@ -49,20 +52,30 @@ pub(crate) struct Handler {
     pub(crate) allow_deprecated: bool,
 }
 
+/// The input parameter's type: a tool's input, a resource's params, a prompt's arguments.
+pub(crate) fn input(params: &[Param]) -> Option<&Type> {
+    params.iter().find_map(|param| match param {
+        Param::Input(ty) => Some(&**ty),
+        Param::Ctx { .. } | Param::State(_) => None,
+    })
+}
+
+/// The `T` of each `State<T>` parameter, in order.
+pub(crate) fn states(params: &[Param]) -> impl Iterator<Item = &Type> {
+    params.iter().filter_map(|param| match param {
+        Param::State(ty) => Some(&**ty),
+        Param::Input(_) | Param::Ctx { .. } => None,
+    })
+}
+
 impl Handler {
     pub(crate) fn input(&self) -> Option<&Type> {
-        self.params.iter().find_map(|param| match param {
-            Param::Input(ty) => Some(&**ty),
-            Param::Ctx { .. } | Param::State(_) => None,
-        })
+        input(&self.params)
     }
 
     /// The `T` of each `State<T>` parameter, in order.
     pub(crate) fn states(&self) -> impl Iterator<Item = &Type> {
-        self.params.iter().filter_map(|param| match param {
-            Param::State(ty) => Some(&**ty),
-            Param::Input(_) | Param::Ctx { .. } => None,
-        })
+        states(&self.params)
     }
 
     pub(crate) fn ctx(&self) -> Option<CtxKind> {
@@ -96,7 +109,10 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
             };
             diag.error(syn::Error::new_spanned(
                 span_of,
-                message(HANDLER_SIGNATURE, "a `#[mcp_tool]` handler returns `Result<Output, McpError>`"),
+                message(
+                    HANDLER_SIGNATURE,
+                    format_args!("a `#[{}]` handler returns {}", Kind::Tool.attribute(), Kind::Tool.returns()),
+                ),
             ));
             shape_ok = false;
             (syn::parse_quote!(::std::string::String), true)
@@ -113,25 +129,6 @@ pub(crate) fn parse(item: ItemFn, diag: &mut Diagnostics) -> Handler {
     });
 
     Handler { item, params, output, error, ctx_name, shape_ok, text_only, doc, allow_deprecated }
-}
-
-/// The attribute a handler carries: the parameters mean the same under all
-/// three, only the words of a diagnostic differ.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Tool,
-    Resource,
-    Prompt,
-}
-
-impl Kind {
-    fn attribute(self) -> &'static str {
-        match self {
-            Self::Tool => "mcp_tool",
-            Self::Resource => "mcp_resource",
-            Self::Prompt => "mcp_prompt",
-        }
-    }
 }
 
 /// A handler's parameters as the call hands them in.
@@ -205,10 +202,7 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
                     HANDLER_SIGNATURE,
                     format_args!(
                         "a {} handler takes at most one params or arguments struct and one context; shared state is taken as `State<T>`",
-                        match kind {
-                            Kind::Resource => "resource",
-                            Kind::Tool | Kind::Prompt => "prompt",
-                        }
+                        kind.noun()
                     ),
                 ),
             ));
@@ -232,6 +226,33 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
     }
 
     Signature { params, ctx_name, shape_ok }
+}
+
+/// The parameters of a resource's or prompt's handler, read as a tool's are
+/// ([`signature`]), and the check of its return type, which differs per kind.
+pub(crate) fn parse_params(item: &ItemFn, diag: &mut Diagnostics, kind: Kind) -> Vec<Param> {
+    let params = signature(&item.sig, kind, diag).params;
+    if !matches!(&item.sig.output, ReturnType::Type(_, ty) if last_segment(ty).is_some_and(|(name, _)| name == "Result"))
+    {
+        let span = match &item.sig.output {
+            ReturnType::Default => item.sig.ident.span(),
+            ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+        };
+        diag.rule_error(
+            crate::rules::HANDLER_SIGNATURE,
+            span,
+            format_args!("a `#[{}]` handler returns {}", kind.attribute(), kind.returns()),
+        );
+    }
+    params
+}
+
+fn last_segment(ty: &Type) -> Option<(&str, &PathArguments)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    // The ident's text lives in the token; leak-free through a match on known names.
+    let name = ["Context", "Ctx", "State", "Result"].into_iter().find(|known| last.ident == known)?;
+    Some((name, &last.arguments))
 }
 
 /// `Ctx`, `Ctx<R>`, `Context`, with any leading path.

@@ -1,4 +1,0 @@
-//! Compile-time lints of `#[mcp_tool]`: checks that read the parsed item and
-//! report findings at the offending token.
-
-pub(crate) mod body;

@@ -1,0 +1,16 @@
+//! Validate: the typed models judged against the lint rules, every problem
+//! reported; where a value is bad, a stand-in keeps the model whole so the
+//! expansion adds no second error.
+//!
+//! - `contract`: the error contract and `allow(..)`, which the three share;
+//! - `name_and_description`: what each is called and described as;
+//! - `body` (a rule family a file) and `elicit`: the handler's body;
+//! - `tool`, `resource`: what only a tool or a resource checks (a prompt has
+//!   nothing of its own).
+
+pub(crate) mod body;
+pub(crate) mod contract;
+pub(crate) mod elicit;
+pub(crate) mod name_and_description;
+pub(crate) mod resource;
+pub(crate) mod tool;
