@@ -54,7 +54,8 @@ pub use store::redis::{
     RedisStore,
 };
 pub use store::tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
-pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions, StdioOptions};
+pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions};
+pub use transport::stdio::StdioOptions;
 pub use wire::ERRORS_META_KEY;
 
 // The kind `Changes::list_changed` and `ServerError::DuplicateName` speak of.

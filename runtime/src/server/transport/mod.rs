@@ -10,4 +10,5 @@ pub(crate) mod jsonrpc;
 pub(crate) mod landing;
 pub(crate) mod listener;
 pub(crate) mod proxy;
+pub(crate) mod signal;
 pub(crate) mod stdio;

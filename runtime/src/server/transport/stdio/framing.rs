@@ -24,8 +24,8 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::jsonrpc::{self, Inspection, Rejection};
 use crate::server::peer::ClientId;
+use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
