@@ -8,6 +8,8 @@
 //! unknown method (-32601). Both transports run [`inspect`] first, so a client
 //! never waits for an answer that will not come.
 
+use std::ops::ControlFlow;
+
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, RequestId};
 use serde_json::{Map, Value, json};
 
@@ -315,25 +317,15 @@ fn nesting_depth_exceeds(bytes: &[u8], limit: usize) -> bool {
 /// that a message which fails later checks (or does not parse at all past its
 /// id) can still be answered under its id.
 pub(crate) fn top_level_id(bytes: &[u8]) -> Option<RequestId> {
-    let mut scan = Scanner { bytes, at: 0 };
-    scan.skip_whitespace();
-    scan.expect(b'{')?;
-    loop {
-        scan.skip_whitespace();
-        let key_start = scan.at;
-        scan.skip_string()?;
-        let key = &bytes[key_start..scan.at];
-        scan.skip_whitespace();
-        scan.expect(b':')?;
-        scan.skip_whitespace();
-        let value_start = scan.at;
-        scan.skip_value()?;
-        if key == b"\"id\"" {
-            return serde_json::from_slice(&bytes[value_start..scan.at]).ok();
+    let mut id = None;
+    top_level_entries(bytes, |key, value| {
+        if key != b"\"id\"" {
+            return ControlFlow::Continue(());
         }
-        scan.skip_whitespace();
-        scan.expect(b',')?;
-    }
+        id = serde_json::from_slice(value).ok();
+        ControlFlow::Break(())
+    });
+    id
 }
 
 /// What the top-level keys of an object say about the message.
@@ -345,8 +337,28 @@ struct TopLevelKind {
 /// The kind of a top-level object, read from its keys without parsing their
 /// values; `None` when the text is not an object of well-formed keys.
 fn top_level_kind(bytes: &[u8]) -> Option<TopLevelKind> {
-    let mut scan = Scanner { bytes, at: 0 };
     let (mut id, mut method_is_string, mut method, mut outcome) = (false, false, false, false);
+    top_level_entries(bytes, |key, value| {
+        match key {
+            b"\"id\"" => id = true,
+            b"\"method\"" => {
+                method = true;
+                method_is_string = value.first() == Some(&b'"');
+            }
+            b"\"result\"" | b"\"error\"" => outcome = true,
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    })?;
+    Some(TopLevelKind { is_notification: !id && method_is_string, is_response: !method && outcome })
+}
+
+/// Hand each key (quoted, as written) and raw value of a top-level object to
+/// `visit`, in order, without parsing the values, until `visit` breaks or the
+/// object ends: `Some` then, `None` where the text is not an object of
+/// well-formed keys.
+fn top_level_entries(bytes: &[u8], mut visit: impl FnMut(&[u8], &[u8]) -> ControlFlow<()>) -> Option<()> {
+    let mut scan = Scanner { bytes, at: 0 };
     scan.skip_whitespace();
     scan.expect(b'{')?;
     loop {
@@ -359,22 +371,15 @@ fn top_level_kind(bytes: &[u8]) -> Option<TopLevelKind> {
         scan.skip_whitespace();
         let value_start = scan.at;
         scan.skip_value()?;
-        match key {
-            b"\"id\"" => id = true,
-            b"\"method\"" => {
-                method = true;
-                method_is_string = bytes.get(value_start) == Some(&b'"');
-            }
-            b"\"result\"" | b"\"error\"" => outcome = true,
-            _ => {}
+        if visit(key, &bytes[value_start..scan.at]).is_break() {
+            return Some(());
         }
         scan.skip_whitespace();
         if scan.expect(b'}').is_some() {
-            break;
+            return Some(());
         }
         scan.expect(b',')?;
     }
-    Some(TopLevelKind { is_notification: !id && method_is_string, is_response: !method && outcome })
 }
 
 struct Scanner<'a> {
