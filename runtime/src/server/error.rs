@@ -98,19 +98,19 @@ impl fmt::Display for ServerError {
                 f,
                 "Two tools are registered under the name `{name}`; a client could only reach one of them. \
                  Rename one of the tools or register it once (rule `name-unique`: {})",
-                crate::rules::docs_url("name-unique"),
+                mcp_contract_rules::docs_url("name-unique"),
             ),
             Self::DuplicateName { name, first, second } => write!(
                 f,
                 "A {second} is registered under the name `{name}`, which a {first} already has; names are unique \
                  across tools, resources and prompts. Rename one of them (rule `name-unique`: {})",
-                crate::rules::docs_url("name-unique"),
+                mcp_contract_rules::docs_url("name-unique"),
             ),
             Self::InvalidUriTemplate { resource, error } => write!(
                 f,
                 "The URI of the resource `{resource}` is not a valid URI template: {error} \
                  (rule `uri-template-valid`: {})",
-                crate::rules::docs_url("uri-template-valid"),
+                mcp_contract_rules::docs_url("uri-template-valid"),
             ),
             Self::MissingStateOf { kind, name, type_name } => write!(
                 f,

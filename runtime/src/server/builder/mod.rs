@@ -97,7 +97,7 @@ impl Server {
     /// reaches it masked (on by default): an InternalError, DatabaseError,
     /// ConfigurationError, SerializationError or other error of the server's
     /// category, classified from a foreign error by `?` or
-    /// [`McpError::from_error`](crate::McpError::from_error) and carrying no
+    /// [`McpError::from_error`](crate::error::McpError::from_error) and carrying no
     /// declared reason, is answered with a generic message and an error id
     /// (`data.errorId`), while the server's log keeps the original message
     /// under the same `error_id`. Declared reasons (`ctx.fail(..)`) and
@@ -688,10 +688,10 @@ mod tests {
             fn definition(&self) -> &'static ToolDefinition {
                 &QUIET
             }
-            async fn call(&self, _input: Self::Input, _ctx: crate::Context) -> Result<String, crate::McpError> {
+            async fn call(&self, _input: Self::Input, _ctx: crate::call::Context) -> Result<String, crate::error::McpError> {
                 Ok(String::new())
             }
-            fn render(&self, output: String) -> Result<ToolOutput, crate::McpError> {
+            fn render(&self, output: String) -> Result<ToolOutput, crate::error::McpError> {
                 Ok(ToolOutput::text(output))
             }
         }

@@ -59,7 +59,7 @@ impl Observe {
         &self,
         caller: Option<&str>,
         client_ip: Option<std::net::IpAddr>,
-    ) -> Result<(), crate::McpError> {
+    ) -> Result<(), crate::error::McpError> {
         #[cfg(feature = "rate-limit")]
         if let Some(limiter) = &self.limiter {
             return limiter.admit(caller, client_ip);

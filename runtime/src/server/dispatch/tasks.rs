@@ -90,7 +90,7 @@ impl Tasks {
             // A store that keeps more (or forgets a task past its time to live
             // while it still runs) does not let this process run more.
             return Err(ErrorData::new(
-                ErrorCode(crate::JsonRpcErrorCode::ServiceUnavailable.as_i32()),
+                ErrorCode(crate::error::JsonRpcErrorCode::ServiceUnavailable.as_i32()),
                 format!("This server runs {DEFAULT_MAX_TASKS} tasks already. Call again once one has finished."),
                 None,
             ));

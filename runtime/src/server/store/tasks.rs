@@ -165,7 +165,7 @@ mod tests {
         assert!(store.tasks.lock().unwrap().contains_key("b"));
         // Full of running tasks: a new one is refused, an update of one kept is not.
         let err = store.put_now(task("d", TaskPayload::Working, "x"), later, now).unwrap_err();
-        assert_eq!(err.code(), crate::JsonRpcErrorCode::ServiceUnavailable);
+        assert_eq!(err.code(), crate::error::JsonRpcErrorCode::ServiceUnavailable);
         store.put_now(task("b", done, "2026-01-01T00:00:04.000Z"), later, now).unwrap();
         // Past its expiry a task is gone, and an expired one makes room first.
         let after = later + Duration::from_secs(1);

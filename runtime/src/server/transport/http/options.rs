@@ -191,7 +191,7 @@ impl HttpOptions {
 
     /// Where the events of SSE streams are kept, so a client whose stream
     /// ended before its answer (closed by the server for SSE polling, see
-    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream), or a
+    /// [`Context::close_sse_stream`](crate::call::Context::close_sse_stream), or a
     /// dropped connection) reconnects with `Last-Event-ID` and receives what
     /// was sent meanwhile. A [`MemoryEventStore`] with its default bounds
     /// unless set; a store shared by replicas implements [`EventStore`].
@@ -224,7 +224,7 @@ impl HttpOptions {
 
     /// Close a call's SSE stream once it has been open this long without its
     /// answer (SSE polling, SEP-1699, for every call, as
-    /// [`Context::close_sse_stream`](crate::Context::close_sse_stream) does for
+    /// [`Context::close_sse_stream`](crate::call::Context::close_sse_stream) does for
     /// one): a long call does not hold a connection, and the client comes back
     /// with `Last-Event-ID` after the retry hint. Off by default; needs the
     /// event store. Applies to 2025 sessions, whose calls have a stream of

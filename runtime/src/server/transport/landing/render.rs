@@ -15,7 +15,7 @@ use super::model::{ContractView, FieldView, Manifest, ResourceView, ToolView};
 use crate::auth::AuthMode;
 use crate::define::{ConnectTab, TaskSupport, is_safe_link, is_safe_logo};
 use crate::lint::{MAX_ENV_EXAMPLE, MAX_LINKS};
-use crate::rules::JsonRpcErrorCode;
+use crate::error::JsonRpcErrorCode;
 
 /// The page and the CSP that lets exactly its own style and script run.
 pub(crate) struct Rendered {
