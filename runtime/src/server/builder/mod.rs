@@ -17,12 +17,19 @@ use crate::call::{StateMap, StateType};
 use crate::define::{DynPrompt, DynResource, DynTool, Landing, PrimitiveKind};
 use crate::lint::{self, LintInput, LintOptions, LintReport};
 use crate::server::dispatch;
+use crate::server::dispatch::changes::Changes;
+use crate::server::dispatch::handler::ToolServer;
+use crate::server::dispatch::hook::CallHook;
+use crate::server::error::MissingState;
+#[cfg(feature = "redis")]
+use crate::server::error::RedisUrlError;
+use crate::server::error::ServerError;
 use crate::server::store;
+#[cfg(feature = "redis")]
+use crate::server::store::redis::RedisStore;
+use crate::server::store::tasks::TaskStore;
 use crate::server::store::tasks::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore};
 use crate::server::transport::landing::Published;
-use crate::server::{CallHook, Changes, MissingState, ServerError, TaskStore, ToolServer};
-#[cfg(feature = "redis")]
-use crate::server::{RedisStore, RedisUrlError};
 
 /// A server under construction: its identity, instructions, tools and shared state.
 ///
@@ -603,7 +610,7 @@ impl fmt::Debug for Server {
 #[macro_export]
 macro_rules! server_from_crate {
     () => {
-        $crate::server::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+        $crate::server::builder::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
             .description(::core::env!("CARGO_PKG_DESCRIPTION"))
             .repository(::core::env!("CARGO_PKG_REPOSITORY"))
             .website_url(::core::env!("CARGO_PKG_HOMEPAGE"))
@@ -688,7 +695,11 @@ mod tests {
             fn definition(&self) -> &'static ToolDefinition {
                 &QUIET
             }
-            async fn call(&self, _input: Self::Input, _ctx: crate::call::Context) -> Result<String, crate::error::McpError> {
+            async fn call(
+                &self,
+                _input: Self::Input,
+                _ctx: crate::call::Context,
+            ) -> Result<String, crate::error::McpError> {
                 Ok(String::new())
             }
             fn render(&self, output: String) -> Result<ToolOutput, crate::error::McpError> {

@@ -9,8 +9,12 @@ use clap::{Args, FromArgMatches};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::lint::Profile;
+use crate::server::ServeArgs;
+use crate::server::builder::Server;
 use crate::server::cli::{Command, program_name};
-use crate::server::{HttpOptions, ServeArgs, Server, ServerError, StdioOptions};
+use crate::server::error::ServerError;
+use crate::server::transport::http::HttpOptions;
+use crate::server::transport::stdio::StdioOptions;
 
 /// `std::eprintln!` panics when stderr cannot be written (`2>/dev/full`, a
 /// closed pipe), which ended a server before it served. What the command line
@@ -190,12 +194,13 @@ impl Server {
     fn with_redis_from_env(self) -> Self {
         #[cfg(feature = "redis")]
         if !self.has_redis()
-            && let Some(url) = std::env::var(crate::server::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
+            && let Some(url) =
+                std::env::var(crate::server::store::redis::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
         {
             eprintln!(
                 "{}: sessions, streams and tasks in the Redis of {}",
                 self.info.name,
-                crate::server::REDIS_URL_ENV
+                crate::server::store::redis::REDIS_URL_ENV
             );
             return self.redis(url.trim());
         }
@@ -283,7 +288,7 @@ fn print_stdout(text: &str) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    use crate::server::Server;
+    use crate::server::builder::Server;
     use crate::server::transport::landing::server_json;
 
     #[test]

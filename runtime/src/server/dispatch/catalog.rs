@@ -20,17 +20,17 @@ use tokio_util::sync::CancellationToken;
 use super::invoke::{Answer, Call, guarded, guarded_round};
 use super::observe::Observe;
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd, StateType};
+use crate::define::PrimitiveKind;
 use crate::define::cap_quoted;
 use crate::define::{Completion, CompletionRequest, DynPrompt, DynResource, ResourceDefinition};
 use crate::error::{ErrorContract, JsonObject, McpError};
-use crate::server::PrimitiveKind;
-use crate::server::ServerError;
+use crate::server::error::ServerError;
 use crate::server::wire::{
     listed_prompt, listed_resource, listed_template, wire_completion, wire_contents, wire_message,
 };
 use mcp_contract_uri_template::{Captures, UriTemplate};
 
-/// Resources and prompts registered on a [`Server`](crate::server::Server), not yet checked.
+/// Resources and prompts registered on a [`Server`](crate::server::builder::Server), not yet checked.
 #[derive(Default)]
 pub(crate) struct Registered {
     pub(crate) resources: Vec<Arc<dyn DynResource>>,

@@ -6,7 +6,7 @@
 //! stream (protocol 2026-07-28) that asked for them.
 //!
 //! [`Changes`] is the handle: register it with
-//! [`Server::changes`](crate::server::Server::changes), keep a clone (in a handler's
+//! [`Server::changes`](crate::server::builder::Server::changes), keep a clone (in a handler's
 //! `State<Changes>`, in a background task) and call it when something changed.
 
 use std::collections::{HashMap, HashSet};
@@ -19,7 +19,7 @@ use rmcp::model::{ResourceUpdatedNotificationParam, ServerCapabilities, Subscrip
 use rmcp::service::SubscriptionSink;
 use rmcp::{Peer, RoleServer};
 
-use crate::server::PrimitiveKind;
+use crate::define::PrimitiveKind;
 
 /// How many URIs one session may be subscribed to at once, by default.
 pub const DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION: usize = 256;
@@ -32,7 +32,7 @@ pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// The handle through which a running server announces changes.
 ///
 /// Cloning is cheap; every clone announces to the same sessions. A server
-/// given one with [`Server::changes`](crate::server::Server::changes) advertises the
+/// given one with [`Server::changes`](crate::server::builder::Server::changes) advertises the
 /// `resources.subscribe` capability and `listChanged` for tools, resources and
 /// prompts, answers `resources/subscribe` and `resources/unsubscribe`, and
 /// shares the handle as state, so a handler takes `State<Changes>`.

@@ -28,17 +28,17 @@ use crate::auth::AuthConfig;
 use crate::call::{
     AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
 };
+use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
-use crate::server::PrimitiveKind;
 use crate::server::peer::{ClientId, ClientIp};
 use crate::server::wire::{error_result, listed_tool};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
 /// It implements rmcp's [`ServerHandler`], so besides
-/// [`Server::serve_stdio`](crate::server::Server::serve_stdio) and
-/// [`Server::serve_http`](crate::server::Server::serve_http) it can be served over any
+/// [`Server::serve_stdio`](crate::server::builder::Server::serve_stdio) and
+/// [`Server::serve_http`](crate::server::builder::Server::serve_http) it can be served over any
 /// rmcp transport (`rmcp::ServiceExt::serve`). Cloning is cheap (clones share
 /// the tools and the MCP log level); the Streamable HTTP transport gives each
 /// session a log level of its own.
@@ -47,17 +47,17 @@ pub struct ToolServer {
     shared: Arc<Shared>,
     /// The lowest [`LogLevel`] the client wants (`logging/setLevel`), as its index.
     log_level: Arc<AtomicU8>,
-    /// The config [`Server::auth`](crate::server::Server::auth) set, if any.
+    /// The config [`Server::auth`](crate::server::builder::Server::auth) set, if any.
     auth_config: Option<Arc<AuthConfig>>,
     /// How the transport serving this copy treats declared scopes.
     scope_policy: ScopePolicy,
     /// How long a handler's request to the client waits for its answer.
     client_request_timeout: Duration,
-    /// This copy's (this session's) part of [`Server::changes`](crate::server::Server::changes).
+    /// This copy's (this session's) part of [`Server::changes`](crate::server::builder::Server::changes).
     changes: Option<Arc<SessionChanges>>,
     /// The tasks, when a tool runs as one; shared by every copy.
     tasks: Option<Tasks>,
-    /// The landing page's config ([`Server::landing`](crate::server::Server::landing)).
+    /// The landing page's config ([`Server::landing`](crate::server::builder::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
     /// The store shared with other replicas (`Server::redis`), if any.
     shared_store: Option<Arc<dyn crate::server::store::shared::SharedStore>>,
@@ -142,12 +142,12 @@ impl ToolServer {
 
     /// Limit the calls of each caller of this server (and of every session made from it after).
     #[cfg(feature = "rate-limit")]
-    pub(crate) fn with_rate_limit(mut self, limit: crate::server::RateLimit) -> Self {
+    pub(crate) fn with_rate_limit(mut self, limit: crate::server::dispatch::rate_limit::RateLimit) -> Self {
         Arc::make_mut(&mut self.observe).limiter = Some(Arc::new(super::rate_limit::Limiter::new(limit)));
         self
     }
 
-    pub(crate) fn with_hooks(mut self, hooks: Vec<Arc<dyn crate::server::CallHook>>) -> Self {
+    pub(crate) fn with_hooks(mut self, hooks: Vec<Arc<dyn crate::server::dispatch::hook::CallHook>>) -> Self {
         Arc::make_mut(&mut self.observe).hooks = hooks;
         self
     }

@@ -1,15 +1,15 @@
 //! Code of the server's own around every tool call, resource read and prompt:
-//! authorization beyond scopes, auditing, tenancy ([`Server::hook`](crate::server::Server::hook)).
+//! authorization beyond scopes, auditing, tenancy ([`Server::hook`](crate::server::builder::Server::hook)).
 
 use std::time::Duration;
 
 use crate::call::{BoxFuture, Context};
+use crate::define::PrimitiveKind;
 use crate::error::McpError;
-use crate::server::PrimitiveKind;
 
 /// Runs before and after every tool call, resource read and prompt (not
 /// completions), on every transport. Register one with
-/// [`Server::hook`](crate::server::Server::hook); several run in the order they were
+/// [`Server::hook`](crate::server::builder::Server::hook); several run in the order they were
 /// registered.
 ///
 /// [`before`](Self::before) may refuse the call with an [`McpError`], which

@@ -14,8 +14,8 @@ use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
 use crate::define::DynTool;
+use crate::define::PrimitiveKind;
 use crate::error::{ErrorCategory, JsonObject, McpError};
-use crate::server::PrimitiveKind;
 use crate::server::wire::{bounded, envelope, error_result, success_result};
 
 /// What the log says of one call: what was called, by whom, in which request.

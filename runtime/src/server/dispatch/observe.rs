@@ -7,10 +7,10 @@ use std::sync::Arc;
 /// Shared by every copy (every session) of one server.
 #[derive(Clone, Default)]
 pub(crate) struct Observe {
-    /// [`Server::hook`](crate::server::Server::hook), in registration order.
-    pub(crate) hooks: Vec<Arc<dyn crate::server::CallHook>>,
-    /// [`Server::mask_error_details`](crate::server::Server::mask_error_details); the
-    /// default is `true`, set by [`Server::build`](crate::server::Server::build).
+    /// [`Server::hook`](crate::server::builder::Server::hook), in registration order.
+    pub(crate) hooks: Vec<Arc<dyn crate::server::dispatch::hook::CallHook>>,
+    /// [`Server::mask_error_details`](crate::server::builder::Server::mask_error_details); the
+    /// default is `true`, set by [`Server::build`](crate::server::builder::Server::build).
     pub(crate) mask_error_details: bool,
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Arc<super::metrics::Metrics>>,

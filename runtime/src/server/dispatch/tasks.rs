@@ -237,7 +237,7 @@ impl Tasks {
 /// Tell `listener` (the session that started the task) its new `state`,
 /// once the store holds it: a client that reads `tasks/get` on the
 /// notification finds the same. Bounded: a session that does not read its
-/// stream delays the task by at most [`DEFAULT_SEND_TIMEOUT`](crate::server::DEFAULT_SEND_TIMEOUT),
+/// stream delays the task by at most [`DEFAULT_SEND_TIMEOUT`](crate::server::dispatch::changes::DEFAULT_SEND_TIMEOUT),
 /// and a lost notification costs nothing `tasks/get` cannot tell.
 async fn tell(listener: Option<&Peer<RoleServer>>, state: DetailedTask) {
     let Some(session) = listener else { return };
@@ -245,7 +245,12 @@ async fn tell(listener: Option<&Peer<RoleServer>>, state: DetailedTask) {
     let notification = ServerNotification::TaskStatusNotification(TaskStatusNotification::new(
         TaskStatusNotificationParams::new(state),
     ));
-    match tokio::time::timeout(crate::server::DEFAULT_SEND_TIMEOUT, session.send_notification(notification)).await {
+    match tokio::time::timeout(
+        crate::server::dispatch::changes::DEFAULT_SEND_TIMEOUT,
+        session.send_notification(notification),
+    )
+    .await
+    {
         Ok(Ok(())) => {}
         Ok(Err(err)) => tracing::debug!(task, "the task's status notification was not sent: {err}"),
         Err(_) => tracing::debug!(task, "the task's status notification timed out: the session does not read"),

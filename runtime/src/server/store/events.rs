@@ -4,7 +4,7 @@
 //! sent meanwhile.
 //!
 //! The seam is rmcp's [`EventStore`]: [`MemoryEventStore`] (this process,
-//! bounded) unless [`HttpOptions::event_store`](crate::server::HttpOptions::event_store)
+//! bounded) unless [`HttpOptions::event_store`](crate::server::transport::http::HttpOptions::event_store)
 //! gives another, e.g. one shared by replicas.
 
 use std::collections::{HashMap, VecDeque};

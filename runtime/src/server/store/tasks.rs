@@ -1,5 +1,5 @@
 //! Where tasks' states are kept: the [`TaskStore`] seam and [`MemoryTaskStore`]
-//! (this process, bounded), unless [`Server::task_store`](crate::server::Server::task_store)
+//! (this process, bounded), unless [`Server::task_store`](crate::server::builder::Server::task_store)
 //! gives another, e.g. the Redis store replicas share.
 
 use std::collections::HashMap;

@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use crate::auth::{AuthConfig, AuthMode, ScopePolicy};
-use crate::server::ServerError;
-use crate::server::ToolServer;
+use crate::server::dispatch::handler::ToolServer;
+use crate::server::error::ServerError;
 
 #[cfg(feature = "auth")]
 pub(crate) use enabled::HttpAuth;
@@ -91,7 +91,7 @@ mod enabled {
     use serde_json::{Value, json};
 
     use crate::auth::{AuthConfig, AuthConfigError, AuthMode, TokenError, TokenVerifier};
-    use crate::server::ToolServer;
+    use crate::server::dispatch::handler::ToolServer;
 
     /// Where RFC 9728 puts the metadata of a resource.
     pub(crate) const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";

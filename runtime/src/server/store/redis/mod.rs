@@ -35,7 +35,7 @@ use crate::server::error::RedisUrlError;
 use follow::Followers;
 use health::Health;
 
-/// The environment variable [`Server::run_cli`](crate::server::Server::run_cli) reads
+/// The environment variable [`Server::run_cli`](crate::server::builder::Server::run_cli) reads
 /// the Redis URL from, when the server was given none.
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
@@ -49,7 +49,7 @@ pub const DEFAULT_EVENTS_PER_STREAM: usize = 1024;
 pub const DEFAULT_EVENT_AGE: Duration = Duration::from_secs(10 * 60);
 
 /// How long a session is kept unused, by default, as
-/// [`HttpOptions::session_idle_timeout`](crate::server::HttpOptions::session_idle_timeout)
+/// [`HttpOptions::session_idle_timeout`](crate::server::transport::http::HttpOptions::session_idle_timeout)
 /// keeps one in memory: any request of the session, on any replica, pushes it back.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 
@@ -58,7 +58,7 @@ pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(5 * 60);
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Streamable HTTP sessions, SSE events and tasks kept in Redis, for servers
-/// whose replicas share them. [`Server::redis`](crate::server::Server::redis) sets it
+/// whose replicas share them. [`Server::redis`](crate::server::builder::Server::redis) sets it
 /// up from a URL in one call; this type is for a store with other retention.
 ///
 /// A client whose stream was cut resumes it on any replica, which follows

@@ -11,9 +11,9 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
 use crate::auth::AuthConfig;
-use crate::server::ServerError;
-use crate::server::ToolServer;
+use crate::server::dispatch::handler::ToolServer;
 use crate::server::dispatch::streams::{Primings, SessionStreams};
+use crate::server::error::ServerError;
 use crate::server::store::events::EventStore;
 use crate::server::transport::guard::{self, Guard};
 use crate::server::transport::listener::{self, ConnectionLimits};

@@ -49,7 +49,7 @@ pub struct HttpOptions {
     #[cfg(feature = "metrics")]
     pub(super) metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
-    pub(super) rate_limit: Option<crate::server::RateLimit>,
+    pub(super) rate_limit: Option<crate::server::dispatch::rate_limit::RateLimit>,
     pub(super) event_store: Option<Arc<dyn EventStore>>,
     pub(super) sse_retry: Duration,
     pub(super) close_call_streams_after: Option<Duration>,
@@ -156,7 +156,7 @@ impl HttpOptions {
     /// let options = HttpOptions::default().rate_limit(RateLimit::per_minute(120).burst(20));
     /// ```
     #[cfg(feature = "rate-limit")]
-    pub fn rate_limit(mut self, limit: crate::server::RateLimit) -> Self {
+    pub fn rate_limit(mut self, limit: crate::server::dispatch::rate_limit::RateLimit) -> Self {
         self.rate_limit = Some(limit);
         self
     }

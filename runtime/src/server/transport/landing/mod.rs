@@ -28,7 +28,7 @@ use http::{HeaderMap, HeaderValue, Method, StatusCode};
 pub(crate) use self::card::{Published, server_json};
 use self::model::{AuthSummary, Manifest, PromptView, ResourceView, ToolView};
 use crate::auth::{AuthConfig, AuthMode};
-use crate::server::ToolServer;
+use crate::server::dispatch::handler::ToolServer;
 
 /// The server card's path.
 pub(crate) const CARD_PATH: &str = "/.well-known/mcp.json";

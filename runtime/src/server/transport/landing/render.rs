@@ -14,8 +14,8 @@ use sha2::{Digest, Sha256};
 use super::model::{ContractView, FieldView, Manifest, ResourceView, ToolView};
 use crate::auth::AuthMode;
 use crate::define::{ConnectTab, TaskSupport, is_safe_link, is_safe_logo};
-use crate::lint::{MAX_ENV_EXAMPLE, MAX_LINKS};
 use crate::error::JsonRpcErrorCode;
+use crate::lint::{MAX_ENV_EXAMPLE, MAX_LINKS};
 
 /// The page and the CSP that lets exactly its own style and script run.
 pub(crate) struct Rendered {

@@ -9,8 +9,8 @@ use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::ServerError;
-use crate::server::ToolServer;
+use crate::server::dispatch::handler::ToolServer;
+use crate::server::error::ServerError;
 use crate::server::transport::signal::cancel_on_signal;
 use framing::LineTransport;
 
