@@ -9,8 +9,8 @@ use clap::{Args, FromArgMatches};
 use tokio::net::{TcpListener, ToSocketAddrs};
 
 use crate::lint::Profile;
-use crate::server::ServeArgs;
 use crate::server::builder::Server;
+use crate::server::cli::ServeArgs;
 use crate::server::cli::{Command, program_name};
 use crate::server::error::ServerError;
 use crate::server::transport::http::HttpOptions;
