@@ -25,6 +25,8 @@
 //! # }
 //! ```
 
+// In layers, each naming only those before it (docs/architecture.md):
+// error, wire, peer; store/; dispatch/; transport/; cli; builder/.
 mod builder;
 mod cli;
 mod dispatch;
