@@ -87,7 +87,7 @@ pub struct PromptArgument {
 /// `Option` or has a default; the required ones first.
 ///
 /// ```
-/// use mcp_contract::define::prompt_arguments;
+/// use mcp_contract::prompts::prompt_arguments;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct PlanVisit {
 ///     /// The department to visit, e.g. "Asian Art".
@@ -151,8 +151,8 @@ pub enum PromptContent {
 /// One message of a prompt.
 ///
 /// ```
-/// use mcp_contract::define::{PromptMessage, Role};
-/// use mcp_contract::ResourceContent;
+/// use mcp_contract::prompts::{PromptMessage, Role};
+/// use mcp_contract::resources::ResourceContent;
 /// let messages = vec![
 ///     PromptMessage::user("Plan a one-day visit of the Asian Art department."),
 ///     PromptMessage::resource(Role::User, "museum://departments/6", ResourceContent::text("Asian Art: 35,000 objects")),

@@ -241,8 +241,8 @@ impl Default for LintOptions {
 ///
 /// ```
 /// use mcp_contract::lint::{LintInput, validate};
-/// use mcp_contract::define::NoArguments;
-/// use mcp_contract::{Context, McpError, Resource, ResourceContents, ResourceDefinition};
+/// use mcp_contract::tools::NoArguments;
+/// use mcp_contract::{Context, McpError, resources::{Resource, ResourceContents, ResourceDefinition}};
 ///
 /// /// A hand-written resource whose name is its URI.
 /// struct About;
@@ -258,7 +258,7 @@ impl Default for LintOptions {
 ///     }
 /// }
 ///
-/// let report = validate(&LintInput::default().resources([&About as &dyn mcp_contract::DynResource]));
+/// let report = validate(&LintInput::default().resources([&About as &dyn mcp_contract::resources::DynResource]));
 /// assert_eq!(report.diagnostics[0].rule, "resource-name-not-uri");
 /// ```
 #[derive(Clone, Default)]
