@@ -1,4 +1,6 @@
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
 
 // The facade names its modules after what a user reaches for; the runtime's
 // layer modules (`call`, `define`, ...) are where the items live, not where a

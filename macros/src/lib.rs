@@ -4,6 +4,8 @@
 //! `#[mcp_prompt]` (`prompt`) take its error contract through `contract` and
 //! share what they generate alike in `primitive`.
 
+#![warn(missing_docs)]
+
 mod app_ui;
 mod ast;
 mod attr;
