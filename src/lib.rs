@@ -21,13 +21,14 @@ pub use mcp_contract_runtime::server_from_crate;
 /// dependency of its own, and always of the same version.
 pub use mcp_contract_runtime::http;
 
-/// What a tool module needs: `use mcp_contract::prelude::*;`.
-///
-/// The attribute macros, the error type and its codes, the handler's context
-/// and state, what a handler asks of its client, its caller, the traits and
-/// types of resources and prompts, and the derives the macros ask for
-/// (`Deserialize`, `Serialize`, `JsonSchema`).
 pub mod prelude {
+    //! What a tool module needs: `use mcp_contract::prelude::*;`.
+    //!
+    //! The attribute macros, the error type and its codes, the handler's context
+    //! and state, what a handler asks of its client, its caller, the traits and
+    //! types of resources and prompts, and the derives the macros ask for
+    //! (`Deserialize`, `Serialize`, `JsonSchema`).
+
     pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
     pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
     pub use mcp_contract_runtime::call::{ClientRequestError, Elicitation, Sampling};
@@ -43,13 +44,14 @@ pub mod prelude {
     pub use serde::{Deserialize, Serialize};
 }
 
-/// Errors: [`McpError`](crate::McpError) and its [`JsonRpcErrorCode`]s, the
-/// error contract a tool declares ([`ErrorContract`], [`Reason`]), which code
-/// an arbitrary error deserves ([`classify`]), failed upstream HTTP calls as
-/// errors ([`http_error_from_response`] and its siblings), [`try_catch`] with
-/// its log [`sanitize`]r, [`with_retry`], and how an error is [`render`]ed to
-/// the two surfaces MCP clients read.
 pub mod errors {
+    //! Errors: [`McpError`] and its [`JsonRpcErrorCode`]s, the error contract a
+    //! tool declares ([`ErrorContract`], [`Reason`]), which code an arbitrary
+    //! error deserves ([`classify`](classify())), failed upstream HTTP calls as
+    //! errors ([`http_error_from_response`] and its siblings),
+    //! [`try_catch`](try_catch()) with its log [`sanitize`]r, [`with_retry`], and
+    //! how an error is [`render`]ed to the two surfaces MCP clients read.
+
     #[cfg(feature = "reqwest")]
     pub use mcp_contract_runtime::error::upstream::http_error_from_reqwest;
     pub use mcp_contract_runtime::error::upstream::{
@@ -62,13 +64,14 @@ pub mod errors {
     pub use mcp_contract_runtime::error::{render, sanitize};
 }
 
-/// What a handler gets with each request: its [`Context`], or the typed
-/// [`Ctx`] of its contract whose `fail` takes only declared reasons; the shared
-/// [`State`] the server registered; logging and progress; what it asks of its
-/// client ([`Elicitation`] forms, [`Sampling`], roots) and the rounds a
-/// stateless or task call asks them in; and, for unit tests of a handler with
-/// its tool's `test_ctx()`, what it sent ([`Captured`]).
 pub mod context {
+    //! What a handler gets with each request: its [`Context`], or the typed
+    //! [`Ctx`] of its contract whose `fail` takes only declared reasons; the shared
+    //! [`State`] the server registered; logging and progress; what it asks of its
+    //! client ([`Elicitation`] forms, [`Sampling`], roots) and the rounds a
+    //! stateless or task call asks them in; and, for unit tests of a handler with
+    //! its tool's `test_ctx()`, what it sent ([`Captured`]).
+
     pub use mcp_contract_runtime::call::{
         Capability, Captured, ClientCapabilities, ClientChannel, ClientRequestError, ClientRequestRecord, Context, Ctx,
         DEFAULT_CLIENT_REQUEST_TIMEOUT, ElicitForm, Elicitation, Input, InputRequest, InputRound, LogLevel, LogRecord,
@@ -77,12 +80,13 @@ pub mod context {
     };
 }
 
-/// Tools: the [`Tool`] trait `#[mcp_tool]` implements, the
-/// [`ToolDefinition`] `tools/list` publishes with its [`ToolAnnotations`], what
-/// a handler returns ([`ToolOutput`]), tasks ([`TaskSupport`]), and the
-/// enrichment trailer a tool adds to its structured output ([`Enrichment`],
-/// [`Truncation`]).
 pub mod tools {
+    //! Tools: the [`Tool`] trait `#[mcp_tool]` implements, the
+    //! [`ToolDefinition`] `tools/list` publishes with its [`ToolAnnotations`], what
+    //! a handler returns ([`ToolOutput`]), tasks ([`TaskSupport`]), and the
+    //! enrichment trailer a tool adds to its structured output ([`Enrichment`],
+    //! [`Truncation`]).
+
     pub use mcp_contract_runtime::call::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
     pub use mcp_contract_runtime::define::{
         DynTool, EnrichmentDefinition, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations,
@@ -90,66 +94,73 @@ pub mod tools {
     };
 }
 
-/// Resources: the [`Resource`] trait `#[mcp_resource]` implements, the
-/// [`ResourceDefinition`] `resources/list` publishes, and what a read returns
-/// ([`ResourceContents`]); a template's URI is an RFC 6570 [`UriTemplate`].
 pub mod resources {
+    //! Resources: the [`Resource`] trait `#[mcp_resource]` implements, the
+    //! [`ResourceDefinition`] `resources/list` publishes, and what a read returns
+    //! ([`ResourceContents`]); a template's URI is an RFC 6570 [`UriTemplate`].
+
     pub use mcp_contract_runtime::define::{
         DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition,
     };
     pub use mcp_contract_runtime::uri_template::UriTemplate;
 }
 
-/// Prompts: the [`Prompt`] trait `#[mcp_prompt]` implements, the
-/// [`PromptDefinition`] `prompts/list` publishes with its arguments, and the
-/// [`PromptMessage`]s a prompt returns.
 pub mod prompts {
+    //! Prompts: the [`Prompt`] trait `#[mcp_prompt]` implements, the
+    //! [`PromptDefinition`] `prompts/list` publishes with its arguments, and the
+    //! [`PromptMessage`]s a prompt returns.
+
     pub use mcp_contract_runtime::define::{
         DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
     };
 }
 
-/// Argument completion (`completion/complete`) of resource templates and
-/// prompts: the [`CompletionRequest`] a `complete` handler gets and the
-/// [`Completion`] it returns.
 pub mod completion {
+    //! Argument completion (`completion/complete`) of resource templates and
+    //! prompts: the [`CompletionRequest`] a `complete` handler gets and the
+    //! [`Completion`] it returns.
+
     pub use mcp_contract_runtime::define::{Completion, CompletionRequest};
 }
 
-/// Content blocks: what the model reads of a tool's result and of a prompt's
-/// messages (MCP `ContentBlock`): [`Content`], with [`ResourceLink`]s and
-/// [`EmbeddedResource`]s.
 pub mod content {
+    //! Content blocks: what the model reads of a tool's result and of a prompt's
+    //! messages (MCP `ContentBlock`): [`Content`], with [`ResourceLink`]s and
+    //! [`EmbeddedResource`]s.
+
     pub use mcp_contract_runtime::define::{Content, EmbeddedResource, IntoContents, ResourceLink};
 }
 
-/// MCP Apps (the extension `io.modelcontextprotocol/ui`): a tool paired with
-/// an interactive HTML resource at a `ui://` URI, which a host renders in a
-/// sandboxed frame ([`AppUi`], [`AppPermission`], [`APP_MIME_TYPE`]).
 pub mod apps {
+    //! MCP Apps (the extension `io.modelcontextprotocol/ui`): a tool paired with
+    //! an interactive HTML resource at a `ui://` URI, which a host renders in a
+    //! sandboxed frame ([`AppUi`], [`AppPermission`], [`APP_MIME_TYPE`]).
+
     pub use mcp_contract_runtime::define::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 }
 
-/// JSON Schemas of tools' inputs and outputs, portable across LLM vendors:
-/// [`input_schema`], [`output_schema`], [`portable`], the problems a schema
-/// has for some vendor ([`portability_problems`]), and the error envelope.
 pub mod schema {
+    //! JSON Schemas of tools' inputs and outputs, portable across LLM vendors:
+    //! [`input_schema`], [`output_schema`], [`portable`], the problems a schema
+    //! has for some vendor ([`portability_problems`]), and the error envelope.
+
     pub use mcp_contract_runtime::schema::{
         PORTABLE_FORMATS, PortabilityProblem, PortabilityProblemKind, error_envelope_schema, input_schema,
         is_object_schema, output_schema, portability_problems, portable, widen_for_error_results,
     };
 }
 
-/// Serving over MCP through the official Rust SDK, rmcp: [`Server`] collects
-/// the tools, resources and prompts, [`Server::build`] checks them, and
-/// [`Server::serve_stdio`] or [`Server::serve_http`] (Streamable HTTP, with
-/// its [`HttpOptions`]) serve them; [`ServeArgs`] is the command line of a
-/// server binary. Around every call: [`CallHook`]s, list [`Changes`], tasks
-/// ([`TaskStore`]), resumable response streams ([`EventStore`]), a store
-/// replicas share ([`RedisStore`], feature `redis`), rate limits (feature
-/// `rate-limit`), and the [`Landing`] page.
 #[cfg(feature = "rmcp")]
 pub mod server {
+    //! Serving over MCP through the official Rust SDK, rmcp: [`Server`] collects
+    //! the tools, resources and prompts, [`Server::build`] checks them, and
+    //! [`Server::serve_stdio`] or [`Server::serve_http`] (Streamable HTTP, with
+    //! its [`HttpOptions`]) serve them; [`ServeArgs`] is the command line of a
+    //! server binary. Around every call: [`CallHook`]s, list [`Changes`], tasks
+    //! ([`TaskStore`]), resumable response streams ([`EventStore`]), a store
+    //! replicas share (`RedisStore`, feature `redis`), rate limits (feature
+    //! `rate-limit`), and the [`Landing`] page.
+
     pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
     #[cfg(feature = "rate-limit")]
     pub use mcp_contract_runtime::server::RateLimit;
@@ -168,13 +179,14 @@ pub mod server {
     };
 }
 
-/// Who is calling, and what they may do: the caller's [`AuthInfo`] on every
-/// context, the scopes a tool declares with `#[mcp_tool(auth("scope"))]`,
-/// [`check_scopes`] for scopes computed at run time, and the bearer-token
-/// configuration of Streamable HTTP ([`AuthConfig`], from code or from the
-/// environment variables of [`env`]). Verifying tokens needs the `auth`
-/// feature; what a handler reads of its caller is always there.
 pub mod auth {
+    //! Who is calling, and what they may do: the caller's [`AuthInfo`] on every
+    //! context, the scopes a tool declares with `#[mcp_tool(auth("scope"))]`,
+    //! [`check_scopes`] for scopes computed at run time, and the bearer-token
+    //! configuration of Streamable HTTP ([`AuthConfig`], from code or from the
+    //! environment variables of [`env`](mod@env)). Verifying tokens needs the
+    //! `auth` feature; what a handler reads of its caller is always there.
+
     pub use mcp_contract_runtime::auth::env;
     pub use mcp_contract_runtime::auth::{
         AuthConfig, AuthConfigError, AuthInfo, AuthMode, ClaimsError, MAX_TENANT_LEN, MIN_SECRET_LEN, ScopePolicy,
@@ -184,51 +196,53 @@ pub mod auth {
     pub use mcp_contract_runtime::auth::{TokenError, TokenVerifier};
 }
 
-/// Every lint rule of the attribute macros and of the definition linter, by its
-/// id: severity, where it is checked, a bad example and the fix. Each rule's
-/// heading is an anchor named after its id, as in
-/// `rules/index.html#error-contract-reason-unique`, which the diagnostics link to.
-///
-/// The module also holds the rules themselves ([`Rule`], [`ALL`], one constant
-/// per id) and the value checks ([`check`]) that the macros and the linter share.
-#[doc = include_str!("../docs/lints.md")]
 pub mod rules {
+    //! Every lint rule of the attribute macros and of the definition linter, by its
+    //! id: severity, where it is checked, a bad example and the fix. Each rule's
+    //! heading is an anchor named after its id, as in
+    //! `rules/index.html#error-contract-reason-unique`, which the diagnostics link to.
+    //!
+    //! The module also holds the rules themselves ([`Rule`], [`ALL`], one constant
+    //! per id) and the value checks ([`check`]) that the macros and the linter share.
+    #![doc = include_str!("../docs/lints.md")]
+
     pub use mcp_contract_runtime::rules::*;
 }
 
-/// The definition linter: the rules only a built value can show, run over a
-/// server's definitions by [`validate`], by `Server::build`, by the `lint` mode
-/// of `Server::run_cli` and by [`assert_lint_clean`] in a test.
 pub mod lint {
+    //! The definition linter: the rules only a built value can show, run over a
+    //! server's definitions by [`validate`], by `Server::build`, by the `lint` mode
+    //! of `Server::run_cli` and by [`assert_lint_clean`] in a test.
+
     pub use mcp_contract_runtime::lint::*;
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::assert_lint_clean;
 }
 
-/// Testing a server: an in-process [`Client`](testing::Client) that runs the
-/// whole stack of a built [`Server`] over an in-memory pipe, for
-/// `#[tokio::test]`s that call tools, read resources and get prompts as a
-/// client does; and contract fuzzing,
-/// [`check_contract`](testing::check_contract), which calls a tool with inputs
-/// generated from its input schema and reports each answer that breaks its
-/// contract. Add the feature to the dev-dependency:
-/// `mcp-contract = { version = "..", features = ["testing"] }`.
-///
-/// A handler's unit test, with its tool's `test_ctx()`, needs no feature: see
-/// [`context::Captured`].
 #[cfg(feature = "testing")]
 pub mod testing {
+    //! Testing a server: an in-process [`Client`] that runs the whole stack of
+    //! a built [`Server`](crate::Server) over an in-memory pipe, for
+    //! `#[tokio::test]`s that call tools, read resources and get prompts as a
+    //! client does; and contract fuzzing, [`check_contract`], which calls a tool
+    //! with inputs generated from its input schema and reports each answer that
+    //! breaks its contract. Add the feature to the dev-dependency:
+    //! `mcp-contract = { version = "..", features = ["testing"] }`.
+    //!
+    //! A handler's unit test, with its tool's `test_ctx()`, needs no feature:
+    //! see [`Captured`](crate::context::Captured).
+
     pub use mcp_contract_runtime::testing::{
         Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification,
         ServerRequest, assert_contract, check_contract,
     };
 }
 
-/// The crate's `tracing` output on stderr, filtered by `RUST_LOG`:
-/// [`init`](logging::init) once at startup, [`flush`](logging::flush) before
-/// exiting.
 #[cfg(feature = "logging")]
 pub mod logging {
+    //! The crate's `tracing` output on stderr, filtered by `RUST_LOG`:
+    //! [`init`] once at startup, [`flush`] before exiting.
+
     pub use mcp_contract_runtime::logging::*;
 }
 

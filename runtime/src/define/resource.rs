@@ -248,7 +248,7 @@ impl From<&str> for ResourceContents {
 pub trait Resource: Send + Sync + 'static {
     /// The template's variables as a typed struct, decoded from the URI read
     /// (numbers and booleans parsed from their text). A static resource takes
-    /// [`NoArguments`](crate::NoArguments).
+    /// [`NoArguments`](crate::define::NoArguments).
     ///
     /// Its JSON Schema is how the definition linter sees the names serde
     /// decodes (`#[serde(rename)]` included), to check them against the

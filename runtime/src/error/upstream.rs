@@ -158,12 +158,12 @@ impl HttpErrorOptions {
 /// - `data`: `status`, `statusText` (when the status has a reason phrase), `body`
 ///   (when captured and not empty; lossy UTF-8, cut at the limit and marked with
 ///   [`TRUNCATION_MARKER`] and `bodyTruncated: true`), `retryAfter` (whole seconds
-///   to wait, from a `Retry-After` header in either form; see
-///   [`parse_retry_after`]), `url` (only with `include_url`), then the
+///   to wait, from a `Retry-After` header in either form: seconds or an HTTP
+///   date), `url` (only with `include_url`), then the
 ///   caller's [`data`](HttpErrorOptions::data).
 ///
 /// Unlike the reference, `retryAfter` is a number of seconds rather than the raw
-/// header, so [`with_retry`](crate::retry::with_retry) and the model read one
+/// header, so [`with_retry`](crate::error::with_retry) and the model read one
 /// form; and the legacy aliases `statusCode` / `responseBody` are left out.
 ///
 /// ```

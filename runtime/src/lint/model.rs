@@ -94,7 +94,7 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The result of [`validate`]: every diagnostic, and whether none is an error.
+/// The result of [`validate`](super::validate): every diagnostic, and whether none is an error.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LintReport {
     /// `false` when any diagnostic is an error; warnings never fail a run.
@@ -218,7 +218,7 @@ impl FromStr for Profile {
     }
 }
 
-/// How [`validate`] runs.
+/// How [`validate`](super::validate) runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintOptions {
     /// The portability profile.
@@ -236,7 +236,7 @@ impl Default for LintOptions {
     }
 }
 
-/// What [`validate`] checks: a server's definitions, an optional `server.json`,
+/// What [`validate`](super::validate) checks: a server's definitions, an optional `server.json`,
 /// the crate's name and version, and the options.
 ///
 /// ```
