@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mcp_contract::classify_parts;
+use mcp_contract::errors::classify_parts;
 
 #[path = "support/naive.rs"]
 mod naive;

@@ -15,14 +15,19 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_contract::DynTool;
-use mcp_contract::call::BoxFuture;
-use mcp_contract::define::FormatSample;
-use mcp_contract::define::prompt_arguments;
+use mcp_contract::BoxFuture;
 use mcp_contract::lint::LintOptions;
 use mcp_contract::lint::{LintInput, validate};
 use mcp_contract::prelude::*;
-use mcp_contract::{DynPrompt, DynResource, JsonObject, PromptDefinition, ResourceDefinition, ToolOutput};
+use mcp_contract::prompts::prompt_arguments;
+use mcp_contract::tools::DynTool;
+use mcp_contract::tools::FormatSample;
+use mcp_contract::{
+    JsonObject,
+    prompts::{DynPrompt, PromptDefinition},
+    resources::{DynResource, ResourceDefinition},
+    tools::ToolOutput,
+};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
 pub struct Record {
@@ -195,7 +200,7 @@ impl DynTool for Renamed {
         self.inner.call_json(arguments, ctx)
     }
 
-    fn required_state(&self) -> &'static [mcp_contract::call::StateType] {
+    fn required_state(&self) -> &'static [mcp_contract::context::StateType] {
         self.inner.required_state()
     }
 

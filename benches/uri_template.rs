@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_contract::uri_template::UriTemplate;
+use mcp_contract::resources::UriTemplate;
 
 fn templates(c: &mut Criterion) {
     let source = "museum://objects/{object_id}/images{/size}{?format,page}";

@@ -18,10 +18,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use mcp_contract::define::NoArguments;
 use mcp_contract::prelude::*;
 use mcp_contract::server::{Changes, PrimitiveKind};
-use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput};
+use mcp_contract::tools::NoArguments;
+use mcp_contract::{
+    JsonObject,
+    content::EmbeddedResource,
+    prompts::{PromptContent, Role},
+    resources::ResourceBody,
+    tools::{ToolDefinition, ToolOutput},
+};
 use serde_json::{Value, json};
 
 /// The suite's 1x1 red PNG pixel, base64 (its everything-server's `TEST_IMAGE_BASE64`).
@@ -500,7 +506,7 @@ struct ElicitedValue {
 async fn test_input_required_result_capabilities(ctx: Ctx) -> Result<String, McpError> {
     let capabilities = ctx.client_capabilities();
     let (elicit, sample) =
-        (capabilities.elicitation_form(), capabilities.has(mcp_contract::call::Capability::Sampling));
+        (capabilities.elicitation_form(), capabilities.has(mcp_contract::context::Capability::Sampling));
     if !elicit && !sample {
         return Ok("No supported capabilities declared".to_owned());
     }

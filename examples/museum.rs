@@ -37,10 +37,10 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcp_contract::call::Truncation;
-use mcp_contract::define::Landing;
 use mcp_contract::prelude::*;
+use mcp_contract::server::Landing;
 use mcp_contract::server::{Changes, ServeArgs};
+use mcp_contract::tools::Truncation;
 
 /// One record of the collection, as stored.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -5,8 +5,8 @@
 
 #![allow(clippy::print_stdout)]
 
+use mcp_contract::errors::render;
 use mcp_contract::prelude::*;
-use mcp_contract::render;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct GetObjectInput {

@@ -3,7 +3,7 @@
 //! in-process transport, and the pairing rule.
 #![cfg(feature = "rmcp")]
 
-use mcp_contract::define::{APP_MIME_TYPE, AppUi, UI_EXTENSION};
+use mcp_contract::apps::{APP_MIME_TYPE, AppUi, UI_EXTENSION};
 use mcp_contract::prelude::*;
 use mcp_contract::server::ServerError;
 use rmcp::model::{ClientConfig, ReadResourceRequestParams};
@@ -46,16 +46,16 @@ struct StyledViewer;
 
 const UI: AppUi = AppUi::new().with_connect_domains(&["https://collection.example"]).with_prefers_border(true);
 
-static STYLED: mcp_contract::ResourceDefinition =
-    mcp_contract::ResourceDefinition::new("ui://museum/object-viewer", "object_viewer")
+static STYLED: mcp_contract::resources::ResourceDefinition =
+    mcp_contract::resources::ResourceDefinition::new("ui://museum/object-viewer", "object_viewer")
         .with_description("The object viewer's HTML.")
         .with_mime_type(APP_MIME_TYPE)
         .with_ui(UI);
 
 impl Resource for StyledViewer {
-    type Params = mcp_contract::define::NoArguments;
+    type Params = mcp_contract::tools::NoArguments;
 
-    fn definition(&self) -> &'static mcp_contract::ResourceDefinition {
+    fn definition(&self) -> &'static mcp_contract::resources::ResourceDefinition {
         &STYLED
     }
 
@@ -150,16 +150,16 @@ async fn the_attribute_declares_the_sandbox_settings_and_the_app_mime_type() {
 /// A hand-written app resource whose settings the attribute would refuse.
 struct SloppyViewer;
 
-static SLOPPY: mcp_contract::ResourceDefinition =
-    mcp_contract::ResourceDefinition::new("ui://museum/object-viewer", "object_viewer")
+static SLOPPY: mcp_contract::resources::ResourceDefinition =
+    mcp_contract::resources::ResourceDefinition::new("ui://museum/object-viewer", "object_viewer")
         .with_description("The object viewer's HTML.")
         .with_mime_type("text/html")
         .with_ui(AppUi::new().with_connect_domains(&["collection.example", "https://ok.example"]));
 
 impl Resource for SloppyViewer {
-    type Params = mcp_contract::define::NoArguments;
+    type Params = mcp_contract::tools::NoArguments;
 
-    fn definition(&self) -> &'static mcp_contract::ResourceDefinition {
+    fn definition(&self) -> &'static mcp_contract::resources::ResourceDefinition {
         &SLOPPY
     }
 

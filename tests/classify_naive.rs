@@ -7,7 +7,7 @@ mod naive;
 
 use std::sync::LazyLock;
 
-use mcp_contract::classify_parts;
+use mcp_contract::errors::classify_parts;
 use naive::{NaiveClassifier, RegexSetClassifier, conformance_corpus};
 use proptest::collection::vec;
 use proptest::prelude::*;

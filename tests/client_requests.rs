@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_contract::call::{ClientRequestError, Elicitation, Sampling};
+use mcp_contract::context::{ClientRequestError, Elicitation, Sampling};
 use mcp_contract::prelude::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
@@ -36,7 +36,7 @@ async fn summarize(ctx: Ctx) -> Result<String, McpError> {
 /// Report whether the client can sample, without requiring it.
 #[mcp_tool]
 async fn can_sample(ctx: Ctx) -> Result<String, McpError> {
-    let declared = ctx.client_capabilities().has(mcp_contract::call::Capability::Sampling);
+    let declared = ctx.client_capabilities().has(mcp_contract::context::Capability::Sampling);
     match ctx.sample(Sampling::new(10).user("hi")).await {
         Err(ClientRequestError::NotDeclared { capability }) => Ok(format!("declared={declared} missing={capability}")),
         Ok(answer) => Ok(format!("declared={declared} sampled={}", answer.text)),

@@ -3,7 +3,7 @@
 //! advertises and what a call returns.
 
 use mcp_contract::prelude::*;
-use mcp_contract::{Content, DynTool};
+use mcp_contract::{content::Content, tools::DynTool};
 
 #[derive(Deserialize, JsonSchema)]
 pub struct SearchInput {
@@ -104,7 +104,7 @@ fn the_advertised_output_schema_has_the_enrichment_fields_the_domain_schema_does
     let enrichment = definition.enrichment.as_ref().expect("declared");
     let keys: Vec<&str> = enrichment.keys().collect();
     assert_eq!(keys, ["effectiveQuery", "notice", "totalCount"]);
-    let advertised = mcp_contract::define::extend_output_schema(domain, enrichment);
+    let advertised = mcp_contract::tools::extend_output_schema(domain, enrichment);
     for key in ["titles", "effectiveQuery", "totalCount", "notice"] {
         assert!(advertised["properties"].get(key).is_some(), "{key}");
     }

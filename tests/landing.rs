@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_contract::auth::AuthConfig;
-use mcp_contract::define::{ConnectTab, Landing};
 use mcp_contract::prelude::*;
+use mcp_contract::server::{ConnectTab, Landing};
 use mcp_contract::server::{HttpOptions, Server};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;

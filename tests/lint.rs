@@ -7,12 +7,19 @@
 
 use std::sync::LazyLock;
 
-use mcp_contract::DynTool;
-use mcp_contract::define::{NoArguments, OutputSample, prompt_arguments};
 use mcp_contract::lint::{Diagnostic, LintInput, LintOptions, LintReport, Severity, validate};
 use mcp_contract::prelude::*;
 use mcp_contract::server::ServerError;
-use mcp_contract::{DynPrompt, DynResource, PromptDefinition, ResourceDefinition, ToolOutput};
+use mcp_contract::tools::DynTool;
+use mcp_contract::{
+    prompts::prompt_arguments,
+    tools::{NoArguments, OutputSample},
+};
+use mcp_contract::{
+    prompts::{DynPrompt, PromptDefinition},
+    resources::{DynResource, ResourceDefinition},
+    tools::ToolOutput,
+};
 use serde_json::json;
 
 fn lint(tools: &[&dyn DynTool]) -> LintReport {
@@ -415,7 +422,7 @@ struct Rate {
 }
 
 impl Tool for Rate {
-    type Input = mcp_contract::define::NoArguments;
+    type Input = mcp_contract::tools::NoArguments;
     type Output = Rating;
 
     fn definition(&self) -> &'static ToolDefinition {

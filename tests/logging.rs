@@ -8,7 +8,10 @@
 
 use std::process::{Command, Output};
 
-use mcp_contract::{McpError, TryCatch, try_catch_sync};
+use mcp_contract::{
+    McpError,
+    errors::{TryCatch, try_catch_sync},
+};
 
 /// Set in the child: which case to play.
 const CHILD: &str = "MCP_CONTRACT_LOGGING_TEST_CHILD";

@@ -101,6 +101,7 @@ fn readme_examples_are_doctests_not_ignored() {
 
 #[test]
 fn the_scan_sees_a_crate_missing_from_the_block() {
-    let roots = path_roots("use mcp_contract::render;\nlet r = http::Response::new(());\nrender::x(\"a::b\");\n");
+    let roots =
+        path_roots("use mcp_contract::errors::render;\nlet r = http::Response::new(());\nrender::x(\"a::b\");\n");
     assert_eq!(roots, BTreeSet::from(["http".to_owned(), "mcp_contract".to_owned()]));
 }

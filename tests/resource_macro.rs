@@ -1,8 +1,8 @@
 //! The items `#[mcp_resource]` generates, served and read as a client would.
 #![cfg(feature = "rmcp")]
 
-use mcp_contract::define::ResourceDefinition;
 use mcp_contract::prelude::*;
+use mcp_contract::resources::ResourceDefinition;
 use rmcp::ServiceExt;
 use rmcp::model::{ClientConfig, ReadResourceRequestParams};
 use serde_json::{Value, json};

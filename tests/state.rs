@@ -8,7 +8,7 @@ use std::sync::{Mutex, PoisonError};
 
 use mcp_contract::prelude::*;
 use mcp_contract::server::{MissingState, ServerError};
-use mcp_contract::{DynTool, JsonObject};
+use mcp_contract::{JsonObject, tools::DynTool};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_contract::call::{Capability, ClientCapabilities, LogRecord, ProgressUpdate};
+use mcp_contract::context::{Capability, ClientCapabilities, LogRecord, ProgressUpdate};
 use mcp_contract::prelude::*;
 use mcp_contract::server::Changes;
 use mcp_contract::testing::{Client, Notification};

@@ -191,7 +191,7 @@ async fn export_department() -> Result<String, McpError> {
 
 #[test]
 fn task_declares_how_calls_run_as_tasks() {
-    use mcp_contract::define::TaskSupport;
+    use mcp_contract::tools::TaskSupport;
     assert_eq!(Tool::definition(&ExportCollection).task_support, TaskSupport::Required);
     assert_eq!(Tool::definition(&CountObjects).task_support, TaskSupport::Optional);
     assert_eq!(Tool::definition(&Hello).task_support, TaskSupport::Forbidden);

@@ -24,6 +24,8 @@
 //! it; the helpers beneath all three (`diag`, `kind`, `names`, `rules`) sit
 //! beside this file.
 
+#![warn(missing_docs)]
+
 mod diag;
 mod expand;
 mod kind;

@@ -207,7 +207,7 @@ impl ErrorCategory {
 /// 999; they follow the reference's `>= 500` branch.
 ///
 /// ```
-/// use mcp_contract::{JsonRpcErrorCode, http_status_to_error_code};
+/// use mcp_contract::{JsonRpcErrorCode, errors::http_status_to_error_code};
 /// assert_eq!(http_status_to_error_code(429), Some(JsonRpcErrorCode::RateLimited));
 /// assert_eq!(http_status_to_error_code(418), Some(JsonRpcErrorCode::InvalidRequest));
 /// assert_eq!(http_status_to_error_code(503), Some(JsonRpcErrorCode::ServiceUnavailable));

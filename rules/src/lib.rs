@@ -12,6 +12,9 @@
 //! crate can read it without building the runtime. Users reach it through the
 //! facade: `mcp_contract::rules`.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
 pub mod check;
 pub mod codes;
 

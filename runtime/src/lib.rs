@@ -22,6 +22,9 @@
 //!
 //! Most users depend on the facade crate `mcp-contract` instead.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+
 pub mod auth;
 pub mod call;
 pub mod define;

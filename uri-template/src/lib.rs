@@ -74,6 +74,8 @@
 //! matches untrusted URIs bounds their length first, as `mcp-contract`'s
 //! `resources/read` does (8 KiB).
 
+#![warn(missing_docs)]
+
 mod encoding;
 mod expand;
 mod matching;

@@ -239,7 +239,7 @@ impl ClientCapabilities {
     /// `initialize` would.
     ///
     /// ```
-    /// use mcp_contract::call::{Capability, ClientCapabilities};
+    /// use mcp_contract::context::{Capability, ClientCapabilities};
     /// let declared = ClientCapabilities::declaring([Capability::Elicitation]);
     /// assert!(declared.elicitation_form() && declared.elicitation_url());
     /// assert!(!declared.has(Capability::Sampling));

@@ -214,7 +214,7 @@ impl From<ClientRequestError> for McpError {
 /// may do with it.
 ///
 /// ```
-/// use mcp_contract::call::{ModelPreferences, Sampling};
+/// use mcp_contract::context::{ModelPreferences, Sampling};
 ///
 /// let request = Sampling::new(200)
 ///     .system_prompt("You summarize museum records in one sentence.")

@@ -57,8 +57,8 @@ pub struct Truncation {
 /// The enrichment of one call: what `ctx.enrich()` fills.
 ///
 /// ```
-/// use mcp_contract::call::Enrichment;
-/// use mcp_contract::call::Truncation;
+/// use mcp_contract::tools::Enrichment;
+/// use mcp_contract::tools::Truncation;
 ///
 /// let enrichment = Enrichment::default();
 /// enrichment.echo("wave").total(57).truncated(Truncation { shown: 10, cap: 10, ..Truncation::default() });

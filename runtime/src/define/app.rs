@@ -55,7 +55,7 @@ impl AppPermission {
 /// `#[mcp_resource(ui(..))]` writes one from the attribute.
 ///
 /// ```
-/// use mcp_contract::define::{AppPermission, AppUi};
+/// use mcp_contract::apps::{AppPermission, AppUi};
 /// const UI: AppUi = AppUi::new()
 ///     .with_connect_domains(&["https://api.example.org"])
 ///     .with_permissions(&[AppPermission::ClipboardWrite])

@@ -366,7 +366,7 @@ impl<'de> SeqAccess<'de> for Items {
 /// message, which names Rust types, is its cause: logged, never sent.
 ///
 /// ```
-/// use mcp_contract::define::decode_arguments;
+/// use mcp_contract_runtime::define::decode_arguments;
 /// use mcp_contract::schema::input_schema;
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]

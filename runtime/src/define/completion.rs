@@ -26,7 +26,7 @@ impl CompletionRequest {
 /// Suggested values, at most [`Completion::MAX_VALUES`] of them (MCP's limit).
 ///
 /// ```
-/// use mcp_contract::Completion;
+/// use mcp_contract::completion::Completion;
 /// let departments = ["Arms and Armor", "Asian Art", "Egyptian Art"];
 /// let completion = Completion::matching(departments, "as");
 /// assert_eq!(completion.values, ["Asian Art"]);

@@ -8,7 +8,7 @@ use serde::Serialize;
 /// Serializes as MCP writes it on the wire.
 ///
 /// ```
-/// use mcp_contract::{Content, EmbeddedResource, ResourceLink};
+/// use mcp_contract::content::{Content, EmbeddedResource, ResourceLink};
 ///
 /// let record = r#"{"title": "Wheat Field with Cypresses"}"#;
 /// let blocks = vec![

@@ -15,7 +15,7 @@ pub const DEFAULT_ACCENT: &str = "#6366f1";
 /// The content of the landing page: all of it optional.
 ///
 /// ```
-/// use mcp_contract::define::{ConnectTab, Landing};
+/// use mcp_contract::server::{ConnectTab, Landing};
 /// let landing = Landing::new()
 ///     .tagline("Search a museum's collection and fetch its objects")
 ///     .repo_root("https://github.com/acme/museum")

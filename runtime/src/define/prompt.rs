@@ -87,7 +87,7 @@ pub struct PromptArgument {
 /// `Option` or has a default; the required ones first.
 ///
 /// ```
-/// use mcp_contract::define::prompt_arguments;
+/// use mcp_contract::prompts::prompt_arguments;
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct PlanVisit {
 ///     /// The department to visit, e.g. "Asian Art".
@@ -151,8 +151,8 @@ pub enum PromptContent {
 /// One message of a prompt.
 ///
 /// ```
-/// use mcp_contract::define::{PromptMessage, Role};
-/// use mcp_contract::ResourceContent;
+/// use mcp_contract::prompts::{PromptMessage, Role};
+/// use mcp_contract::resources::ResourceContent;
 /// let messages = vec![
 ///     PromptMessage::user("Plan a one-day visit of the Asian Art department."),
 ///     PromptMessage::resource(Role::User, "museum://departments/6", ResourceContent::text("Asian Art: 35,000 objects")),
@@ -193,7 +193,7 @@ impl PromptMessage {
 /// A prompt: what `#[mcp_prompt]` generates for a function, or a hand-written
 /// implementation.
 pub trait Prompt: Send + Sync + 'static {
-    /// The typed arguments ([`NoArguments`](crate::NoArguments) for none).
+    /// The typed arguments ([`NoArguments`](crate::define::NoArguments) for none).
     ///
     /// Its JSON Schema is what [`prompt_arguments`] lists, and what the
     /// definition linter checks the definition's arguments against (rule

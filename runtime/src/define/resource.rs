@@ -31,7 +31,7 @@ use mcp_contract_uri_template::Captures;
 /// Plain `'static` data built by `const` functions, so a definition can be a `static`:
 ///
 /// ```
-/// use mcp_contract::ResourceDefinition;
+/// use mcp_contract::resources::ResourceDefinition;
 /// static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
 ///     .with_description("Opening hours and address.")
 ///     .with_mime_type("text/markdown");
@@ -165,7 +165,7 @@ impl ResourceContent {
 /// What reading a resource gives: one content or several.
 ///
 /// ```
-/// use mcp_contract::{ResourceContent, ResourceContents};
+/// use mcp_contract::resources::{ResourceContent, ResourceContents};
 /// let one = ResourceContents::text("Open daily, 10:00 to 17:00.");
 /// let two = ResourceContents::from(vec![
 ///     ResourceContent::text("{\"title\":\"Vase\"}").with_mime_type("application/json"),
@@ -248,7 +248,7 @@ impl From<&str> for ResourceContents {
 pub trait Resource: Send + Sync + 'static {
     /// The template's variables as a typed struct, decoded from the URI read
     /// (numbers and booleans parsed from their text). A static resource takes
-    /// [`NoArguments`](crate::NoArguments).
+    /// [`NoArguments`](crate::define::NoArguments).
     ///
     /// Its JSON Schema is how the definition linter sees the names serde
     /// decodes (`#[serde(rename)]` included), to check them against the

@@ -24,7 +24,7 @@ pub struct NoArguments {}
 /// MCP tool annotations: hints for clients, never guarantees.
 ///
 /// ```
-/// use mcp_contract::ToolAnnotations;
+/// use mcp_contract::tools::ToolAnnotations;
 ///
 /// const ANNOTATIONS: ToolAnnotations = ToolAnnotations::new().with_read_only_hint(true).with_open_world_hint(false);
 /// assert_eq!(ANNOTATIONS.destructive_hint, None);
@@ -103,7 +103,7 @@ impl ToolAnnotations {
 ///
 /// ```
 /// use mcp_contract::schema::input_schema;
-/// use mcp_contract::{ToolAnnotations, ToolDefinition};
+/// use mcp_contract::tools::{ToolAnnotations, ToolDefinition};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Input {
@@ -154,7 +154,7 @@ pub struct ToolDefinition {
 /// client polls `tasks/get` for the result instead of waiting on the call.
 ///
 /// ```
-/// use mcp_contract::define::{NoArguments, TaskSupport, ToolDefinition};
+/// use mcp_contract::tools::{NoArguments, TaskSupport, ToolDefinition};
 /// use mcp_contract::schema::input_schema;
 /// let definition = ToolDefinition::new("export_collection", input_schema::<NoArguments>())
 ///     .with_task_support(TaskSupport::Optional);
@@ -258,7 +258,7 @@ impl ToolDefinition {
     /// there are no rounds: the call is a task from the start.
     ///
     /// ```
-    /// use mcp_contract::define::{NoArguments, TaskSupport, ToolDefinition};
+    /// use mcp_contract::tools::{NoArguments, TaskSupport, ToolDefinition};
     /// use mcp_contract::schema::input_schema;
     /// let definition = ToolDefinition::new("export_for", input_schema::<NoArguments>())
     ///     .with_task_support(TaskSupport::Required)
@@ -401,7 +401,7 @@ impl<T: DeserializeOwned> OutputSample<T> {
     /// Decode `sample` into `T`, naming the path at fault when it does not fit.
     ///
     /// ```
-    /// use mcp_contract::define::OutputSample;
+    /// use mcp_contract::tools::OutputSample;
     /// let sample = OutputSample::<Vec<u8>>::decode(serde_json::json!([1, 2]));
     /// assert!(matches!(sample, OutputSample::Decoded(bytes) if bytes == [1, 2]));
     /// assert!(matches!(OutputSample::<u8>::decode(serde_json::json!("x")), OutputSample::Rejected(_)));
@@ -509,7 +509,7 @@ impl<T: Tool> DynTool for T {
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use mcp_contract::define::run_blocking;
+/// use mcp_contract_runtime::define::run_blocking;
 /// let sum = run_blocking(|| Ok::<_, mcp_contract::McpError>((1..=100u32).sum::<u32>())).await;
 /// assert_eq!(sum.unwrap(), 5050);
 /// # });

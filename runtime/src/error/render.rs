@@ -16,7 +16,7 @@ use crate::error::McpError;
 /// opted in, `\n\nRecovery: <hint>`.
 ///
 /// ```
-/// use mcp_contract::{McpError, render::error_text};
+/// use mcp_contract::{McpError, errors::render::error_text};
 /// let err = McpError::not_found("No object 42.").with_recovery_hint("Search first.");
 /// assert_eq!(error_text(&err), "Error: No object 42.\n\nRecovery: Search first.");
 /// ```
@@ -31,7 +31,7 @@ pub fn error_text(err: &McpError) -> String {
 /// The tool-error result of `err` as MCP's `CallToolResult` JSON.
 ///
 /// ```
-/// use mcp_contract::{McpError, render::tool_error_result};
+/// use mcp_contract::{McpError, errors::render::tool_error_result};
 /// use serde_json::json;
 /// let result = tool_error_result(&McpError::rate_limited("Slow down."));
 /// assert_eq!(result, json!({

@@ -3,7 +3,7 @@
 //! both attempts and total time.
 //!
 //! ```
-//! use mcp_contract::{McpError, RetryPolicy, with_retry};
+//! use mcp_contract::{McpError, errors::{RetryPolicy, with_retry}};
 //! use std::time::Duration;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
@@ -43,7 +43,7 @@ use crate::error::McpError;
 /// the caller would see its own transport timeout rather than our error.
 ///
 /// ```
-/// use mcp_contract::RetryPolicy;
+/// use mcp_contract::errors::RetryPolicy;
 /// use std::time::Duration;
 /// let policy = RetryPolicy::new().max_attempts(5).max_elapsed(Duration::from_secs(20));
 /// assert_eq!(policy.max_attempts, 5);
@@ -156,7 +156,7 @@ impl RetryPolicy {
 /// auto-classified error still carries code and message only.
 ///
 /// ```
-/// use mcp_contract::{JsonRpcErrorCode, McpError, RetryPolicy, with_retry};
+/// use mcp_contract::{JsonRpcErrorCode, McpError, errors::{RetryPolicy, with_retry}};
 /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
 /// let mut calls = 0;
 /// let result: Result<(), _> = with_retry(RetryPolicy::new(), || {

@@ -51,7 +51,7 @@ const MAX_SANITIZE_DEPTH: usize = 64;
 /// the very input that explains a failure.
 ///
 /// ```
-/// use mcp_contract::error::sanitize::is_sensitive_key;
+/// use mcp_contract::errors::sanitize::is_sensitive_key;
 /// assert!(is_sensitive_key("X-Api-Key") && is_sensitive_key("client_secret") && is_sensitive_key("passwd"));
 /// assert!(!is_sensitive_key("max_tokens") && !is_sensitive_key("objectId"));
 /// ```
@@ -111,7 +111,7 @@ fn key_words(key: &str) -> Vec<String> {
 /// nesting the rest is replaced by a note rather than walked.
 ///
 /// ```
-/// use mcp_contract::error::sanitize::sanitize_for_logging;
+/// use mcp_contract::errors::sanitize::sanitize_for_logging;
 /// use serde_json::json;
 /// let input = json!({"user": "ada", "auth": {"accessToken": "t", "scopes": ["read"]},
 ///                    "headers": [{"Authorization": "Bearer x"}], "max_tokens": 100});
@@ -130,7 +130,7 @@ pub fn sanitize_for_logging(value: Value) -> Value {
 /// (captured by the HTTP error helpers) goes through it.
 ///
 /// ```
-/// use mcp_contract::error::sanitize::redact_text;
+/// use mcp_contract::errors::sanitize::redact_text;
 /// assert_eq!(redact_text("user=ada&password=hunter2&page=3"), "user=ada&password=[REDACTED]&page=3");
 /// let json = redact_text(r#"{"error":"denied","api_key":"k-123"}"#);
 /// assert!(json.contains(r#""api_key":"[REDACTED]""#) && json.contains(r#""error":"denied""#) && !json.contains("k-123"));

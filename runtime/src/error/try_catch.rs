@@ -6,7 +6,7 @@
 //! and the original kept as its cause.
 //!
 //! ```
-//! use mcp_contract::{JsonRpcErrorCode, TryCatch, try_catch};
+//! use mcp_contract::{JsonRpcErrorCode, errors::{TryCatch, try_catch}};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -41,7 +41,7 @@ type ErrorMapper = Box<dyn FnOnce(McpError) -> McpError + Send>;
 /// failure, and how to shape the error.
 ///
 /// ```
-/// use mcp_contract::{JsonRpcErrorCode, TryCatch};
+/// use mcp_contract::{JsonRpcErrorCode, errors::TryCatch};
 /// let options = TryCatch::new("sync_catalogue")
 ///     .context("collection", "paintings")
 ///     .input(&serde_json::json!({"since": "2024-01-01", "token": "t0k3n"}))
@@ -194,7 +194,7 @@ impl fmt::Debug for TryCatch {
 /// `std::error::Error + Send + Sync`, a boxed one, or a plain `&str` / `String`.
 ///
 /// ```
-/// use mcp_contract::{JsonRpcErrorCode, McpError, TryCatch, try_catch};
+/// use mcp_contract::{JsonRpcErrorCode, McpError, errors::{TryCatch, try_catch}};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let kept = try_catch(TryCatch::new("lookup"), async { Err::<(), _>(McpError::not_found("No object 7.")) }).await;
 /// assert_eq!(kept.unwrap_err().code(), JsonRpcErrorCode::NotFound);
@@ -214,7 +214,7 @@ where
 /// [`try_catch`] for a synchronous operation.
 ///
 /// ```
-/// use mcp_contract::{JsonRpcErrorCode, TryCatch, try_catch_sync};
+/// use mcp_contract::{JsonRpcErrorCode, errors::{TryCatch, try_catch_sync}};
 /// let options = TryCatch::new("parse_limit").input(&"12x").error_code(JsonRpcErrorCode::InvalidParams);
 /// let parsed = try_catch_sync(options, || "12x".parse::<u32>());
 /// let err = parsed.unwrap_err();

@@ -7,7 +7,7 @@
 //! upstream's `Retry-After` wait in `data`.
 //!
 //! ```
-//! use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
+//! use mcp_contract::errors::{HttpErrorOptions, http_error_from_response};
 //! use mcp_contract::JsonRpcErrorCode;
 //!
 //! let response = mcp_contract::http::Response::builder()
@@ -49,7 +49,7 @@ pub const TRUNCATION_MARKER: &str = "…";
 /// builder methods read better in a chain.
 ///
 /// ```
-/// use mcp_contract::error::upstream::HttpErrorOptions;
+/// use mcp_contract::errors::HttpErrorOptions;
 /// let options = HttpErrorOptions::new().service("NCBI").body_limit(200);
 /// assert_eq!(options.service.as_deref(), Some("NCBI"));
 /// assert!(options.capture_body);
@@ -158,16 +158,16 @@ impl HttpErrorOptions {
 /// - `data`: `status`, `statusText` (when the status has a reason phrase), `body`
 ///   (when captured and not empty; lossy UTF-8, cut at the limit and marked with
 ///   [`TRUNCATION_MARKER`] and `bodyTruncated: true`), `retryAfter` (whole seconds
-///   to wait, from a `Retry-After` header in either form; see
-///   [`parse_retry_after`]), `url` (only with `include_url`), then the
+///   to wait, from a `Retry-After` header in either form: seconds or an HTTP
+///   date), `url` (only with `include_url`), then the
 ///   caller's [`data`](HttpErrorOptions::data).
 ///
 /// Unlike the reference, `retryAfter` is a number of seconds rather than the raw
-/// header, so [`with_retry`](crate::retry::with_retry) and the model read one
+/// header, so [`with_retry`](crate::error::with_retry) and the model read one
 /// form; and the legacy aliases `statusCode` / `responseBody` are left out.
 ///
 /// ```
-/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_response};
+/// use mcp_contract::errors::{HttpErrorOptions, http_error_from_response};
 /// use mcp_contract::JsonRpcErrorCode;
 ///
 /// let response = mcp_contract::http::Response::builder().status(404).body(Vec::new()).unwrap();
@@ -182,7 +182,7 @@ pub fn http_error_from_response<B: AsRef<[u8]>>(response: &Response<B>, options:
 /// [`http_error_from_response`] for a response already split into its parts and body.
 ///
 /// ```
-/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_parts};
+/// use mcp_contract::errors::{HttpErrorOptions, http_error_from_parts};
 /// let (parts, body) = mcp_contract::http::Response::builder().status(503).body(b"down".to_vec()).unwrap().into_parts();
 /// let err = http_error_from_parts(&parts, &body, &HttpErrorOptions::default());
 /// assert_eq!(err.message(), "Upstream service returned HTTP 503 Service Unavailable.");
@@ -195,7 +195,7 @@ pub fn http_error_from_parts(parts: &http::response::Parts, body: &[u8], options
 /// so far (pass `&[]` when the body was not read).
 ///
 /// ```
-/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_status};
+/// use mcp_contract::errors::{HttpErrorOptions, http_error_from_status};
 /// use mcp_contract::http::{HeaderMap, StatusCode};
 /// let err = http_error_from_status(StatusCode::UNAUTHORIZED, &HeaderMap::new(), b"", &HttpErrorOptions::new());
 /// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::Unauthorized);
@@ -218,7 +218,7 @@ pub fn http_error_from_status(
 ///
 /// ```no_run
 /// # async fn fetch() -> Result<(), mcp_contract::McpError> {
-/// use mcp_contract::error::upstream::{HttpErrorOptions, http_error_from_reqwest};
+/// use mcp_contract::errors::{HttpErrorOptions, http_error_from_reqwest};
 /// let response = reqwest::Client::new().get("https://api.example.com/v1/objects/7").send().await
 ///     .map_err(mcp_contract::McpError::from_error)?;
 /// if !response.status().is_success() {

@@ -94,7 +94,7 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The result of [`validate`]: every diagnostic, and whether none is an error.
+/// The result of [`validate`](super::validate): every diagnostic, and whether none is an error.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LintReport {
     /// `false` when any diagnostic is an error; warnings never fail a run.
@@ -218,7 +218,7 @@ impl FromStr for Profile {
     }
 }
 
-/// How [`validate`] runs.
+/// How [`validate`](super::validate) runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintOptions {
     /// The portability profile.
@@ -236,13 +236,13 @@ impl Default for LintOptions {
     }
 }
 
-/// What [`validate`] checks: a server's definitions, an optional `server.json`,
+/// What [`validate`](super::validate) checks: a server's definitions, an optional `server.json`,
 /// the crate's name and version, and the options.
 ///
 /// ```
 /// use mcp_contract::lint::{LintInput, validate};
-/// use mcp_contract::define::NoArguments;
-/// use mcp_contract::{Context, McpError, Resource, ResourceContents, ResourceDefinition};
+/// use mcp_contract::tools::NoArguments;
+/// use mcp_contract::{Context, McpError, resources::{Resource, ResourceContents, ResourceDefinition}};
 ///
 /// /// A hand-written resource whose name is its URI.
 /// struct About;
@@ -258,7 +258,7 @@ impl Default for LintOptions {
 ///     }
 /// }
 ///
-/// let report = validate(&LintInput::default().resources([&About as &dyn mcp_contract::DynResource]));
+/// let report = validate(&LintInput::default().resources([&About as &dyn mcp_contract::resources::DynResource]));
 /// assert_eq!(report.diagnostics[0].rule, "resource-name-not-uri");
 /// ```
 #[derive(Clone, Default)]

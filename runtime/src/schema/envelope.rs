@@ -71,7 +71,7 @@ pub fn widen_for_error_results(success: &JsonObject) -> JsonObject {
 /// The schema of a tool error's structured content alone: `{"error": {code, message, data?}}`.
 ///
 /// ```
-/// use mcp_contract::{McpError, render::structured_error, schema::error_envelope_schema};
+/// use mcp_contract::{McpError, errors::render::structured_error, schema::error_envelope_schema};
 /// let schema = error_envelope_schema();
 /// assert_eq!(schema["required"], serde_json::json!(["error"]));
 /// // What `render` sends has exactly the fields the schema allows.

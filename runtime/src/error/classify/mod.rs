@@ -55,7 +55,7 @@ use crate::error::JsonRpcErrorCode;
 /// that the typed layer stands in for.
 ///
 /// ```
-/// use mcp_contract::{classify, JsonRpcErrorCode, McpError};
+/// use mcp_contract::{JsonRpcErrorCode, McpError, errors::classify};
 /// use std::io;
 ///
 /// let refused = io::Error::new(io::ErrorKind::ConnectionRefused, "os error 111");
@@ -95,7 +95,7 @@ pub fn classify(err: &(dyn StdError + 'static)) -> JsonRpcErrorCode {
 /// one pass over each text, without allocating.
 ///
 /// ```
-/// use mcp_contract::{classify_parts, JsonRpcErrorCode};
+/// use mcp_contract::{JsonRpcErrorCode, errors::classify_parts};
 ///
 /// assert_eq!(classify_parts("Error", "Request failed with status code 404"), JsonRpcErrorCode::NotFound);
 /// // A pattern earlier in the list wins even when it matches only the name.
