@@ -246,18 +246,6 @@ pub mod logging {
     pub use mcp_contract_runtime::logging::*;
 }
 
-// TODO(layers): the doc examples of the runtime's `server` module, which is
-// being moved, still name these two layer paths; remove both once they name
-// `mcp_contract::BoxFuture` and `mcp_contract::server::Landing`.
-#[doc(hidden)]
-pub mod call {
-    pub use mcp_contract_runtime::call::BoxFuture;
-}
-#[doc(hidden)]
-pub mod define {
-    pub use mcp_contract_runtime::define::Landing;
-}
-
 /// What the expansions of `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]`
 /// name, as `::mcp_contract::__private::..`; not a public API.
 #[doc(hidden)]

@@ -64,6 +64,8 @@ use crate::lint::Profile;
 pub struct ServeArgs {
     /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio; port 0 lets the system choose
     /// [env: MCP_HTTP_ADDR]
+    // The doc is clap's help text, where the URL stands bare.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
     /// With --http: no sessions, so any replica answers any request

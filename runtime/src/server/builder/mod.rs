@@ -194,7 +194,7 @@ impl Server {
     /// [`Server::build`] checks it against the `landing-*` rules.
     ///
     /// ```
-    /// use mcp_contract::define::Landing;
+    /// use mcp_contract::server::Landing;
     /// use mcp_contract::server::Server;
     /// let server = Server::new("museum", "1.0.0")
     ///     .landing(Landing::new().tagline("Search the collection").repo_root("https://github.com/acme/museum"));
@@ -249,7 +249,7 @@ impl Server {
 
     /// Whether [`Server::build`] runs the definition linter (it does by default).
     /// Turning it off saves its few milliseconds at start-up; run the linter in
-    /// a test then ([`assert_lint_clean`](crate::lint::assert_lint_clean)).
+    /// a test then ([`assert_lint_clean`](crate::server::assert_lint_clean)).
     pub fn lint_at_build(mut self, on: bool) -> Self {
         self.lint = if on { Some(self.lint.unwrap_or_default()) } else { None };
         self

@@ -25,7 +25,7 @@ use crate::error::McpError;
 ///
 /// ```
 /// use mcp_contract::McpError;
-/// use mcp_contract::call::BoxFuture;
+/// use mcp_contract::BoxFuture;
 /// use mcp_contract::server::{CallHook, CallInfo, CallOutcome, Server};
 ///
 /// /// Callers of the `archive` tenant may only read.
