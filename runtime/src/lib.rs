@@ -5,11 +5,11 @@
 //! - [`error`]: [`McpError`] and its [`JsonRpcErrorCode`]s, the [`ErrorContract`]
 //!   and [`Reason`], classification, upstream HTTP failures, `try_catch`, retry,
 //!   and rendering errors to the two surfaces MCP clients read;
+//! - [`schema`]: portable JSON Schemas of inputs and outputs, and the error envelope;
 //! - [`call`]: what a handler gets with each request: its [`Context`] or typed
 //!   [`Ctx`], shared [`State`], and the caller ([`AuthInfo`](call::AuthInfo));
 //! - [`define`]: what a server serves: [`Tool`], [`Resource`], [`Prompt`] and
 //!   completion, their definitions, content blocks and argument decoding;
-//! - [`schema`]: portable JSON Schemas of inputs and outputs;
 //! - [`lint`]: the definition linter over built definitions;
 //! - [`auth`]: bearer-token verification and its configuration (feature `auth`);
 //! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;

@@ -21,12 +21,12 @@ pub fn typed_context<R>(context: Context) -> Ctx<R> {
 /// The classifier's pattern table, for the benchmark's naive classifier and the
 /// property tests' oracle.
 pub fn classify_patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
-    crate::classify::pattern_table()
+    crate::error::classify::pattern_table()
 }
 
 /// The classifier's type-name table, for the same readers.
 pub fn classify_type_names() -> &'static [(&'static str, JsonRpcErrorCode)] {
-    crate::classify::type_name_table()
+    crate::error::classify::type_name_table()
 }
 
 /// Autoref specialization for `#[mcp_tool]`: `(&SampleProbe::<T>::new()).decode(v)`

@@ -635,8 +635,8 @@ impl<R: Reason> Ctx<R> {
     /// File an upstream failure under a declared reason: the contract's code and
     /// `data.reason`, with `err` kept as the cause (`source()`, the server's log).
     ///
-    /// - An [`McpError`] (from [`http_error_from_response`](crate::http_error_from_response),
-    ///   another service, [`with_retry`](crate::with_retry)) lends its message and
+    /// - An [`McpError`] (from [`http_error_from_response`](crate::error::upstream::http_error_from_response),
+    ///   another service, [`with_retry`](crate::error::with_retry)) lends its message and
     ///   the data its code built on purpose, `retryAfter` among them; its own
     ///   `reason` and recovery hint belong to its contract and are dropped.
     /// - Any other error lends nothing but itself as the cause: the message is

@@ -603,7 +603,7 @@ mod schema_terms {
     fn fail(args: Value) -> (String, Value) {
         let err = decode_arguments::<Search>(args.as_object().unwrap().clone(), &input_schema::<Search>())
             .expect_err("the arguments are bad");
-        assert_eq!(err.code(), crate::JsonRpcErrorCode::InvalidParams);
+        assert_eq!(err.code(), crate::error::JsonRpcErrorCode::InvalidParams);
         (err.message().to_owned(), err.data().cloned().map(Value::Object).unwrap_or_default())
     }
 

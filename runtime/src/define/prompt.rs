@@ -193,7 +193,7 @@ impl PromptMessage {
 /// A prompt: what `#[mcp_prompt]` generates for a function, or a hand-written
 /// implementation.
 pub trait Prompt: Send + Sync + 'static {
-    /// The typed arguments ([`NoArguments`](crate::NoArguments) for none).
+    /// The typed arguments ([`NoArguments`](crate::define::NoArguments) for none).
     ///
     /// Its JSON Schema is what [`prompt_arguments`] lists, and what the
     /// definition linter checks the definition's arguments against (rule

@@ -138,7 +138,7 @@ impl ResourceContent {
     ///
     /// # Errors
     ///
-    /// A [`SerializationError`](crate::JsonRpcErrorCode::SerializationError) when
+    /// A [`SerializationError`](crate::error::JsonRpcErrorCode::SerializationError) when
     /// `value` does not serialize.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, McpError> {
         let text = serde_json::to_string(value).map_err(|err| {
@@ -192,7 +192,7 @@ impl ResourceContents {
     ///
     /// # Errors
     ///
-    /// A [`SerializationError`](crate::JsonRpcErrorCode::SerializationError) when
+    /// A [`SerializationError`](crate::error::JsonRpcErrorCode::SerializationError) when
     /// `value` does not serialize.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, McpError> {
         Ok(Self(vec![ResourceContent::json(value)?]))
@@ -248,7 +248,7 @@ impl From<&str> for ResourceContents {
 pub trait Resource: Send + Sync + 'static {
     /// The template's variables as a typed struct, decoded from the URI read
     /// (numbers and booleans parsed from their text). A static resource takes
-    /// [`NoArguments`](crate::NoArguments).
+    /// [`NoArguments`](crate::define::NoArguments).
     ///
     /// Its JSON Schema is how the definition linter sees the names serde
     /// decodes (`#[serde(rename)]` included), to check them against the

@@ -505,7 +505,7 @@ impl<T: Tool> DynTool for T {
 /// Outside a tokio runtime the handler runs in place. A panic in the handler
 /// resumes in the caller (the server turns it into an internal error result).
 /// A blocking handler cannot be aborted when the client cancels its call: a
-/// long one checks [`Context::is_cancelled`](crate::Context::is_cancelled) now and then.
+/// long one checks [`Context::is_cancelled`](crate::call::Context::is_cancelled) now and then.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -528,5 +528,26 @@ where
         Err(_) => {
             Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down."))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::NoArguments;
+    use crate::schema::input_schema;
+
+    #[test]
+    fn no_arguments_is_an_empty_object_that_refuses_any_property() {
+        assert_eq!(
+            Value::Object((*input_schema::<NoArguments>()).clone()),
+            json!({
+                "description": "The arguments of a tool whose handler takes no input: an empty object.",
+                "type": "object",
+                "properties": {},
+                "additionalProperties": false
+            })
+        );
     }
 }

@@ -163,7 +163,7 @@ impl HttpErrorOptions {
 ///   caller's [`data`](HttpErrorOptions::data).
 ///
 /// Unlike the reference, `retryAfter` is a number of seconds rather than the raw
-/// header, so [`with_retry`](crate::retry::with_retry) and the model read one
+/// header, so [`with_retry`](crate::error::retry::with_retry) and the model read one
 /// form; and the legacy aliases `statusCode` / `responseBody` are left out.
 ///
 /// ```

@@ -40,8 +40,8 @@ use super::schema::resolve;
 use super::{DefinitionKind, Diagnostic};
 use crate::define::{Content, DynTool, FormatSample, ToolOutput};
 use crate::error::JsonObject;
-use crate::rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
 use crate::schema::is_object_schema;
+use mcp_contract_rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
 
 /// How deep the walk descends: each object field, array element and union branch is a level.
 pub(super) const MAX_DEPTH: usize = 8;

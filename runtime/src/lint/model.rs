@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::define::{DynPrompt, DynResource, DynTool, Landing};
-use crate::rules::{Rule, Severity};
+use mcp_contract_rules::{Rule, Severity};
 
 /// What a [`Diagnostic`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -61,7 +61,7 @@ pub struct Diagnostic {
     /// structured result (`results[].title`).
     pub path: Option<String>,
     /// What is wrong and how to fix it, ending with `see <the rule's section of the lint reference>`
-    /// ([`rules::docs_url`](crate::rules::docs_url)).
+    /// ([`rules::docs_url`](mcp_contract_rules::docs_url)).
     pub message: String,
 }
 
@@ -79,7 +79,7 @@ impl Diagnostic {
             kind,
             name: name.into(),
             path,
-            message: format!("{text}; see {}", crate::rules::docs_url(rule.id)),
+            message: format!("{text}; see {}", mcp_contract_rules::docs_url(rule.id)),
         }
     }
 }

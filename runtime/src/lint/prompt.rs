@@ -14,8 +14,8 @@ use super::schema::portability;
 use super::{DefinitionKind, Diagnostic, LintOptions};
 use crate::define::{DynPrompt, PromptDefinition};
 use crate::error::JsonObject;
-use crate::rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
 use crate::schema::is_object_schema;
+use mcp_contract_rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
 
 const KIND: DefinitionKind = DefinitionKind::Prompt;
 

@@ -21,11 +21,11 @@ use super::definitions::{check_contract, check_description, check_name_required}
 use super::{DefinitionKind, Diagnostic};
 use crate::define::DynResource;
 use crate::error::JsonObject;
-use crate::rules::{
+use crate::schema::is_object_schema;
+use mcp_contract_rules::{
     RESOURCE_MIME_TYPE_FORMAT, RESOURCE_NAME_NOT_URI, SCHEMA_IS_OBJECT, TEMPLATE_PARAMS_ALIGN, URI_TEMPLATE_REQUIRED,
     URI_TEMPLATE_VALID,
 };
-use crate::schema::is_object_schema;
 use mcp_contract_uri_template::UriTemplate;
 
 const KIND: DefinitionKind = DefinitionKind::Resource;

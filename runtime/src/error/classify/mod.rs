@@ -3,7 +3,7 @@
 //! Two layers, first hit wins:
 //!
 //! 1. **Typed**, over the whole `source()` chain, outermost first: an
-//!    [`McpError`](crate::McpError) keeps its code; `std::io::Error` by
+//!    [`McpError`](crate::error::McpError) keeps its code; `std::io::Error` by
 //!    [`ErrorKind`](std::io::ErrorKind); `serde_json::Error` by category; number
 //!    and UTF-8 parse errors; tokio's `Elapsed` and `JoinError`.
 //! 2. **Text**, the reference framework's classifier ([`classify_parts`]) applied
@@ -37,7 +37,7 @@ use crate::error::JsonRpcErrorCode;
 ///
 /// | typed error in the chain | code |
 /// |---|---|
-/// | [`McpError`](crate::McpError) | its own code |
+/// | [`McpError`](crate::error::McpError) | its own code |
 /// | `io::Error`: `NotFound` / `PermissionDenied` / `TimedOut` / `AlreadyExists` | `NotFound` / `Forbidden` / `Timeout` / `Conflict` |
 /// | `io::Error`: `ConnectionRefused`, `ConnectionReset`, `ConnectionAborted`, `NotConnected`, `BrokenPipe`, `HostUnreachable`, `NetworkUnreachable`, `NetworkDown` | `ServiceUnavailable` |
 /// | `io::Error`: `InvalidInput`, `InvalidData` | `ValidationError` |
