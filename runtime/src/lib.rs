@@ -63,7 +63,7 @@ pub use error::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
-    pub use crate::define::bounds;
+    pub use crate::private::bounds;
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
         NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,

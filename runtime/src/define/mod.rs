@@ -1,11 +1,10 @@
 //! Definitions: what a server serves. [`Tool`], [`Resource`] and [`Prompt`],
 //! the traits the attribute macros implement, with their definitions (what the
-//! `*/list` methods publish), [`Content`] blocks, completion, the [`bounds`] the
-//! macros put on a handler's types, and argument decoding.
+//! `*/list` methods publish), [`Content`] blocks, completion, and the decoding
+//! of a call's arguments into a handler's types.
 
 mod app;
 pub(crate) mod arguments;
-pub mod bounds;
 mod completion;
 mod content;
 mod enrichment;

@@ -2,6 +2,8 @@
 //! API. Reachable only as `mcp_contract::__private` (and, for generated
 //! code, `mcp_contract::__private`), so it can change in any release.
 
+pub mod bounds;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
