@@ -63,17 +63,16 @@ pub use error::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
-    pub use crate::private::bounds;
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
         NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
         ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
-        prompt_arguments, run_blocking,
+        prompt_arguments,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
     pub use crate::private::{
-        DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, classify_patterns, classify_type_names,
-        typed_context,
+        DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, bounds, classify_patterns, classify_type_names,
+        run_blocking, typed_context,
     };
     pub use crate::schema;
     pub use serde;

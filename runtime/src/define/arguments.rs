@@ -364,25 +364,10 @@ impl<'de> SeqAccess<'de> for Items {
 /// The error is InvalidParams, with the path in `data.path` (dotted, `.` for
 /// the arguments themselves) and `data.pointer` (a JSON Pointer). serde's
 /// message, which names Rust types, is its cause: logged, never sent.
-///
-/// ```
-/// use mcp_contract::define::decode_arguments;
-/// use mcp_contract::schema::input_schema;
-///
-/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
-/// struct Input { page: Page }
-/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
-/// struct Page { size: u8 }
-///
-/// let args = serde_json::json!({"page": {"size": "ten"}});
-/// let err = decode_arguments::<Input>(args.as_object().unwrap().clone(), &input_schema::<Input>()).unwrap_err();
-/// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::InvalidParams);
-/// assert_eq!(
-///     err.message(),
-///     r#"Invalid arguments at `page.size`: expected an integer between 0 and 255, got the string "ten"."#
-/// );
-/// ```
-pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject, input_schema: &JsonObject) -> Result<T, McpError> {
+pub(crate) fn decode_arguments<T: DeserializeOwned>(
+    arguments: JsonObject,
+    input_schema: &JsonObject,
+) -> Result<T, McpError> {
     let value = Value::Object(arguments);
     let mut track = serde_path_to_error::Track::new();
     let deserializer = serde_path_to_error::Deserializer::new(&value, &mut track);
@@ -598,6 +583,27 @@ mod schema_terms {
             }
         }
         args
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Layout {
+        grid: Grid,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Grid {
+        size: u8,
+    }
+
+    #[test]
+    fn a_nested_field_is_named_by_its_path() {
+        let args = json!({"grid": {"size": "ten"}});
+        let err = decode_arguments::<Layout>(args.as_object().unwrap().clone(), &input_schema::<Layout>()).unwrap_err();
+        assert_eq!(err.code(), crate::error::JsonRpcErrorCode::InvalidParams);
+        assert_eq!(
+            err.message(),
+            r#"Invalid arguments at `grid.size`: expected an integer between 0 and 255, got the string "ten"."#
+        );
     }
 
     fn fail(args: Value) -> (String, Value) {

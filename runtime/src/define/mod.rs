@@ -15,7 +15,6 @@ mod resource;
 mod tool;
 
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
-pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
@@ -28,7 +27,6 @@ pub use self::prompt::{
 pub use self::resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
-    run_blocking,
 };
 // A handler's state types, as `required_state` lists them.
 pub use crate::call::StateType;
