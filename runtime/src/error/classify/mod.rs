@@ -9,10 +9,8 @@
 //! 2. **Text**, the reference framework's classifier ([`classify_parts`]) applied
 //!    to each message of the chain, outermost first.
 //!
-//! The reference (`@cyanheads/mcp-ts-core`) only has the text layer and only looks
-//! at the outermost error, which is why its users saw a refused connection wrapped
-//! in "fetch failed" reported as an internal error. The text layer here agrees with
-//! the reference case for case; everything beyond it lives in the typed layer.
+//! Users read all of it on [`classify()`], re-exported by `error` (this module
+//! is the crate's own, so `error::classify` names the function alone).
 
 // The text layer's tables are in `patterns`, the one pass over a text that
 // finds them in `matcher`, the chain walk and the typed layer in `typed`.
@@ -53,6 +51,12 @@ use crate::error::JsonRpcErrorCode;
 /// element: a `dyn Error` has no runtime type name in Rust, and the reference's
 /// type-name table (`SyntaxError`, `RangeError`, ...) names JavaScript classes
 /// that the typed layer stands in for.
+///
+/// The reference (`@cyanheads/mcp-ts-core`) only has the text layer and only
+/// looks at the outermost error, which is why its users saw a refused
+/// connection wrapped in "fetch failed" reported as an internal error. The text
+/// layer here agrees with the reference case for case; everything beyond it
+/// lives in the typed layer.
 ///
 /// ```
 /// use mcp_contract::{classify, JsonRpcErrorCode, McpError};
