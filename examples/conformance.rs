@@ -21,7 +21,7 @@ use std::time::Duration;
 use mcp_contract::define::NoArguments;
 use mcp_contract::prelude::*;
 use mcp_contract::server::{Changes, PrimitiveKind};
-use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, ResourceBody, Role, ToolDefinition, ToolOutput};
+use mcp_contract::{EmbeddedResource, JsonObject, PromptContent, Role, TextOrBlob, ToolDefinition, ToolOutput};
 use serde_json::{Value, json};
 
 /// The suite's 1x1 red PNG pixel, base64 (its everything-server's `TEST_IMAGE_BASE64`).
@@ -563,10 +563,10 @@ fn static_text() -> Result<String, McpError> {
     title = "Static Binary Resource",
     mime_type = "image/png"
 )]
-fn static_binary() -> Result<ResourceContents, McpError> {
+fn static_binary() -> Result<ReadResourceResult, McpError> {
     // The suite's pixel as it is, already base64.
-    let pixel = ResourceContent { uri: None, mime_type: None, body: ResourceBody::Blob(TEST_IMAGE_BASE64.to_owned()) };
-    Ok(ResourceContents::from(pixel))
+    let pixel = ResourceContent { uri: None, mime_type: None, body: TextOrBlob::Blob(TEST_IMAGE_BASE64.to_owned()) };
+    Ok(ReadResourceResult::from(pixel))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -582,9 +582,9 @@ struct TemplateParams {
     title = "Resource Template",
     mime_type = "application/json"
 )]
-fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
+fn template(params: TemplateParams) -> Result<ReadResourceResult, McpError> {
     let data = format!("Data for ID: {}", params.id);
-    ResourceContents::json(&json!({"id": params.id, "templateTest": true, "data": data}))
+    ReadResourceResult::json(&json!({"id": params.id, "templateTest": true, "data": data}))
 }
 
 /// How many times the watched resource changed.

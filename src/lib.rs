@@ -32,7 +32,7 @@ pub mod prelude {
     #[cfg(feature = "rmcp")]
     pub use mcp_contract_runtime::server::Server;
     pub use mcp_contract_runtime::{
-        Completion, CompletionRequest, Prompt, PromptMessage, Resource, ResourceContent, ResourceContents,
+        Completion, CompletionRequest, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContent,
     };
     pub use mcp_contract_runtime::{
         Content, Context, Ctx, ErrorContract, JsonRpcErrorCode, LogLevel, McpError, Reason, State, Tool, ToolDefinition,

@@ -112,7 +112,7 @@ pub(crate) fn expand(args: TokenStream, mut item: ItemFn) -> TokenStream {
         &item,
         &mut diag,
         ast::Kind::Resource,
-        "`Result<ResourceContents, McpError>` (or any `Ok` type that converts into `ResourceContents`, such as `String`)",
+        "`Result<ReadResourceResult, McpError>` (or any `Ok` type that converts into `ReadResourceResult`, such as `String`)",
     );
     let params_ty = params.iter().find_map(|param| match param {
         Param::Input(ty) => Some(ty.clone()),
@@ -264,7 +264,7 @@ impl Generated<'_> {
         let ui = ui.map(|ui| quote!(.with_ui(#ui)));
         let errors = contract.with_errors();
         let params_ty = params_ty.map_or_else(|| quote!(#private::NoArguments), |ty| quote!(#ty));
-        let call = self.call(Some(quote!(::core::convert::Into::<#private::ResourceContents>::into)));
+        let call = self.call(Some(quote!(::core::convert::Into::<#private::ReadResourceResult>::into)));
         let complete = completer(args.complete.as_ref(), private);
         let required_state = self.required_state();
         let items = contract.items(item, type_ident, name);
@@ -295,7 +295,7 @@ impl Generated<'_> {
                         _uri: &str,
                         params: #params_ty,
                         ctx: #private::Context,
-                    ) -> ::core::result::Result<#private::ResourceContents, #private::McpError> {
+                    ) -> ::core::result::Result<#private::ReadResourceResult, #private::McpError> {
                         #call
                     }
 

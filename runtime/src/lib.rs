@@ -46,8 +46,8 @@ pub use mcp_contract_uri_template as uri_template;
 pub use call::{Context, Ctx, LogLevel, SharedState, State};
 pub use define::{
     Completion, CompletionRequest, Content, DynPrompt, DynResource, DynTool, EmbeddedResource, Prompt, PromptArgument,
-    PromptContent, PromptDefinition, PromptMessage, Resource, ResourceBody, ResourceContent, ResourceContents,
-    ResourceDefinition, ResourceLink, Role, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+    PromptContent, PromptDefinition, PromptMessage, ReadResourceResult, Resource, ResourceContent, ResourceDefinition,
+    ResourceLink, Role, TextOrBlob, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 #[cfg(feature = "reqwest")]
 pub use error::upstream::http_error_from_reqwest;
@@ -65,7 +65,7 @@ pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
-        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
+        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, ReadResourceResult, Resource,
         ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
         prompt_arguments,
     };

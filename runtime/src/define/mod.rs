@@ -24,7 +24,7 @@ pub(crate) use self::mismatch::cap_quoted;
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
-pub use self::resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
+pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };

@@ -242,7 +242,7 @@ impl Default for LintOptions {
 /// ```
 /// use mcp_contract::lint::{LintInput, validate};
 /// use mcp_contract::define::NoArguments;
-/// use mcp_contract::{Context, McpError, Resource, ResourceContents, ResourceDefinition};
+/// use mcp_contract::{Context, McpError, Resource, ReadResourceResult, ResourceDefinition};
 ///
 /// /// A hand-written resource whose name is its URI.
 /// struct About;
@@ -253,8 +253,8 @@ impl Default for LintOptions {
 ///     fn definition(&self) -> &'static ResourceDefinition {
 ///         &ABOUT
 ///     }
-///     async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-///         Ok(ResourceContents::text("Open daily."))
+///     async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+///         Ok(ReadResourceResult::text("Open daily."))
 ///     }
 /// }
 ///

@@ -244,7 +244,7 @@ mod tests {
 
     use super::*;
     use crate::call::Context;
-    use crate::define::{NoArguments, Resource, ResourceContents, ResourceDefinition};
+    use crate::define::{NoArguments, ReadResourceResult, Resource, ResourceDefinition};
     use crate::error::{ErrorContract, JsonRpcErrorCode, McpError};
 
     /// A hand-written resource of `definition` whose params are `P`.
@@ -255,8 +255,8 @@ mod tests {
         fn definition(&self) -> &'static ResourceDefinition {
             self.0
         }
-        async fn read(&self, _uri: &str, _params: P, _ctx: Context) -> Result<ResourceContents, McpError> {
-            Ok(ResourceContents::text(""))
+        async fn read(&self, _uri: &str, _params: P, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+            Ok(ReadResourceResult::text(""))
         }
     }
 
@@ -457,8 +457,8 @@ mod tests {
                 _uri: &str,
                 _params: ObjectParams,
                 _ctx: Context,
-            ) -> Result<ResourceContents, McpError> {
-                Ok(ResourceContents::text(""))
+            ) -> Result<ReadResourceResult, McpError> {
+                Ok(ReadResourceResult::text(""))
             }
             fn checked_at_compile_time(&self) -> bool {
                 true
