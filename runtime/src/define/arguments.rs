@@ -11,7 +11,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::mismatch::{self, Explained, Mismatch, Step};
+use super::mismatch::{self, Explained, Mismatch, Step, cap_quoted};
 use crate::error::{JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, Value as UriValue};
 
@@ -42,12 +42,36 @@ pub(crate) struct DecodeError {
 
 impl DecodeError {
     /// Why the params do not fit `schema` (the params type's), in its terms.
-    pub(crate) fn explain(&self, schema: &JsonObject) -> Explained {
+    fn explain(&self, schema: &JsonObject) -> Explained {
         let path = match (&self.field, self.missing) {
             (Some(field), false) => vec![Step::Key(field.clone())],
             _ => Vec::new(),
         };
         mismatch::explain(schema, &self.params, &path, &self.message)
+    }
+
+    /// InvalidParams for string arguments that did not decode (a prompt's
+    /// arguments, a resource template's variables): `message` words it from
+    /// the name at fault and what it must be in the terms of `schema`. The
+    /// name is the client's text (an unknown one), so it is quoted capped, and
+    /// it goes in `data.<field>`; serde's message names Rust types, so it is
+    /// the cause: logged, never sent.
+    pub(crate) fn invalid_params(
+        self,
+        schema: &JsonObject,
+        field: &'static str,
+        message: impl FnOnce(Option<&str>, Mismatch) -> String,
+    ) -> McpError {
+        let explained = self.explain(schema);
+        let name = match explained.path.first() {
+            Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
+            _ => None,
+        };
+        let mut error = McpError::invalid_params(message(name.as_deref(), explained.mismatch));
+        if let Some(name) = name {
+            error = error.with_data_field(field, name);
+        }
+        error.with_cause(self)
     }
 
     fn at(mut self, field: &str) -> Self {

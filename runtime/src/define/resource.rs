@@ -21,7 +21,7 @@ use super::content::base64;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::arguments::{self, DecodeError};
 use crate::define::cap_quoted;
-use crate::define::mismatch::{Mismatch, Step};
+use crate::define::mismatch::Mismatch;
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::Captures;
@@ -363,21 +363,15 @@ impl<T: Resource> DynResource for T {
 }
 
 /// A URI that fits the template but whose variables do not decode: InvalidParams
-/// naming the variable, with the URI in `data`, and what the variable must be
-/// in the terms of the params' schema (serde's message names Rust types: it
-/// is the cause, logged).
+/// naming the variable (in `data.variable`), with the URI in `data`, and what
+/// the variable must be in the terms of the params' schema.
 ///
-/// The URI and the variable's value are the client's text: both are quoted
-/// capped, so a 4 MB URI makes a short error.
+/// The URI is the client's text too: it is quoted capped, so a 4 MB URI makes
+/// a short error.
 fn invalid_variable(definition: &ResourceDefinition, schema: &JsonObject, uri: &str, err: DecodeError) -> McpError {
     let template = definition.uri;
     let uri = cap_quoted(uri);
-    let explained = err.explain(schema);
-    let variable = match explained.path.first() {
-        Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
-        _ => None,
-    };
-    let message = match (&variable, explained.mismatch) {
+    let error = err.invalid_params(schema, "variable", |variable, mismatch| match (variable, mismatch) {
         (Some(variable), Mismatch::Missing { expected }) => format!(
             "The URI `{uri}` gives no value for the variable `{variable}` of the resource template `{template}`; \
              it must be {expected}."
@@ -392,12 +386,8 @@ fn invalid_variable(definition: &ResourceDefinition, schema: &JsonObject, uri: &
             format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid: {detail}.")
         }
         (None, _) => format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid."),
-    };
-    let mut error = McpError::invalid_params(message).with_data_field("uri", uri.into_owned());
-    if let Some(variable) = variable {
-        error = error.with_data_field("variable", variable);
-    }
-    error.with_cause(err)
+    });
+    error.with_data_field("uri", uri.into_owned())
 }
 
 #[cfg(test)]
