@@ -102,11 +102,7 @@ pub struct PromptArgument {
 /// ```
 pub fn prompt_arguments<T: JsonSchema>() -> Vec<PromptArgument> {
     let schema = crate::schema::input_schema::<T>();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::schema::required_names(&schema);
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
     let mut arguments: Vec<PromptArgument> = properties
         .iter()

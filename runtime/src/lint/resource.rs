@@ -15,13 +15,11 @@
 //! template's variables have no descriptions in `resources/templates/list`),
 //! so `describe-on-fields` and the portability rules do not read it.
 
-use serde_json::Value;
-
 use super::definitions::{check_contract, check_description, check_name_required};
 use super::{DefinitionKind, Diagnostic};
 use crate::define::DynResource;
 use crate::error::JsonObject;
-use crate::schema::is_object_schema;
+use crate::schema::{Fields, is_object_schema};
 use mcp_contract_rules::{
     RESOURCE_MIME_TYPE_FORMAT, RESOURCE_NAME_NOT_URI, SCHEMA_IS_OBJECT, TEMPLATE_PARAMS_ALIGN, URI_TEMPLATE_REQUIRED,
     URI_TEMPLATE_VALID,
@@ -124,19 +122,7 @@ fn check_params(name: &str, uri: &str, template: &UriTemplate, schema: &JsonObje
         }
         return;
     }
-    let properties: Vec<&str> = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|map| map.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    // A map (or a flattened one) takes any variable. A struct's schema leaves
-    // `additionalProperties` out, but serde drops the fields it does not know.
-    let takes_any = matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
+    let Fields { names: properties, required, takes_any } = Fields::of(schema);
     let decodes = if properties.is_empty() {
         "no field".to_owned()
     } else {
