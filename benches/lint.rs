@@ -253,8 +253,8 @@ impl Resource for Template {
         self.0
     }
 
-    async fn read(&self, _uri: &str, params: ObjectParams, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text(params.object_id.to_string()))
+    async fn read(&self, _uri: &str, params: ObjectParams, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text(params.object_id.to_string()))
     }
 }
 

@@ -25,7 +25,7 @@ use mcp_contract::{
     JsonObject,
     content::EmbeddedResource,
     prompts::{PromptContent, Role},
-    resources::ResourceBody,
+    resources::TextOrBlob,
     tools::{ToolDefinition, ToolOutput},
 };
 use serde_json::{Value, json};
@@ -569,10 +569,10 @@ fn static_text() -> Result<String, McpError> {
     title = "Static Binary Resource",
     mime_type = "image/png"
 )]
-fn static_binary() -> Result<ResourceContents, McpError> {
+fn static_binary() -> Result<ReadResourceResult, McpError> {
     // The suite's pixel as it is, already base64.
-    let pixel = ResourceContent { uri: None, mime_type: None, body: ResourceBody::Blob(TEST_IMAGE_BASE64.to_owned()) };
-    Ok(ResourceContents::from(pixel))
+    let pixel = ResourceContent { uri: None, mime_type: None, body: TextOrBlob::Blob(TEST_IMAGE_BASE64.to_owned()) };
+    Ok(ReadResourceResult::from(pixel))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -588,9 +588,9 @@ struct TemplateParams {
     title = "Resource Template",
     mime_type = "application/json"
 )]
-fn template(params: TemplateParams) -> Result<ResourceContents, McpError> {
+fn template(params: TemplateParams) -> Result<ReadResourceResult, McpError> {
     let data = format!("Data for ID: {}", params.id);
-    ResourceContents::json(&json!({"id": params.id, "templateTest": true, "data": data}))
+    ReadResourceResult::json(&json!({"id": params.id, "templateTest": true, "data": data}))
 }
 
 /// How many times the watched resource changed.

@@ -527,9 +527,9 @@ fn object_record_by_id(
     params: ObjectRecordParams,
     collection: State<Collection>,
     ctx: Ctx,
-) -> Result<ResourceContents, McpError> {
+) -> Result<ReadResourceResult, McpError> {
     match collection.find(params.object_id) {
-        Some(record) => ResourceContents::json(record),
+        Some(record) => ReadResourceResult::json(record),
         None => Err(ctx
             .fail(not_in_collection, format!("No object with ID {} in the collection.", params.object_id))
             .with_recovery()),

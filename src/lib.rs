@@ -34,7 +34,7 @@ pub mod prelude {
     pub use mcp_contract_runtime::call::{ClientRequestError, Elicitation, Sampling};
     pub use mcp_contract_runtime::call::{Context, Ctx, LogLevel, State};
     pub use mcp_contract_runtime::define::{
-        Completion, CompletionRequest, Content, Prompt, PromptMessage, Resource, ResourceContent, ResourceContents,
+        Completion, CompletionRequest, Content, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContent,
         Tool, ToolDefinition,
     };
     pub use mcp_contract_runtime::error::{ErrorContract, JsonRpcErrorCode, McpError, Reason};
@@ -97,10 +97,10 @@ pub mod tools {
 pub mod resources {
     //! Resources: the [`Resource`] trait `#[mcp_resource]` implements, the
     //! [`ResourceDefinition`] `resources/list` publishes, and what a read returns
-    //! ([`ResourceContents`]); a template's URI is an RFC 6570 [`UriTemplate`].
+    //! ([`ReadResourceResult`]); a template's URI is an RFC 6570 [`UriTemplate`].
 
     pub use mcp_contract_runtime::define::{
-        DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition,
+        DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob,
     };
     pub use mcp_contract_runtime::uri_template::UriTemplate;
 }

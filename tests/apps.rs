@@ -37,8 +37,8 @@ async fn show_missing(input: ShowInput) -> Result<ShowOutput, McpError> {
 
 /// The object viewer's HTML.
 #[mcp_resource(uri = "ui://museum/object-viewer", name = "object_viewer", mime_type = "text/html;profile=mcp-app")]
-fn object_viewer() -> Result<ResourceContents, McpError> {
-    Ok(ResourceContents::text("<!doctype html><title>Object viewer</title>"))
+fn object_viewer() -> Result<ReadResourceResult, McpError> {
+    Ok(ReadResourceResult::text("<!doctype html><title>Object viewer</title>"))
 }
 
 /// The same resource, written by hand with its sandbox settings.
@@ -59,8 +59,8 @@ impl Resource for StyledViewer {
         &STYLED
     }
 
-    async fn read(&self, _uri: &str, _params: Self::Params, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text("<!doctype html><title>Object viewer</title>"))
+    async fn read(&self, _uri: &str, _params: Self::Params, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text("<!doctype html><title>Object viewer</title>"))
     }
 }
 
@@ -76,8 +76,8 @@ impl Resource for StyledViewer {
         prefers_border = false,
     )
 )]
-fn declared_viewer() -> Result<ResourceContents, McpError> {
-    Ok(ResourceContents::text("<!doctype html><title>Object viewer</title>"))
+fn declared_viewer() -> Result<ReadResourceResult, McpError> {
+    Ok(ReadResourceResult::text("<!doctype html><title>Object viewer</title>"))
 }
 
 async fn connect(server: Server) -> RunningService<RoleClient, ClientConfig> {
@@ -163,8 +163,8 @@ impl Resource for SloppyViewer {
         &SLOPPY
     }
 
-    async fn read(&self, _uri: &str, _params: Self::Params, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text("<!doctype html>"))
+    async fn read(&self, _uri: &str, _params: Self::Params, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text("<!doctype html>"))
     }
 }
 

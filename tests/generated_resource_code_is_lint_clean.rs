@@ -26,12 +26,12 @@ pub struct ObjectParams {
 pub async fn object_record(
     ObjectParams { object_id }: ObjectParams,
     ctx: &Context,
-) -> Result<ResourceContents, McpError> {
+) -> Result<ReadResourceResult, McpError> {
     ctx.cancellation_token().run_until_cancelled(std::future::ready(())).await;
     if object_id == 0 {
         return Err(McpError::not_found("No object 0."));
     }
-    ResourceContents::json(&object_id)
+    ReadResourceResult::json(&object_id)
 }
 
 /// About the museum.

@@ -667,8 +667,8 @@ impl Resource for RenamedRecord {
         self.0
     }
 
-    async fn read(&self, _uri: &str, params: RenamedParams, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text(params.object_id.to_string()))
+    async fn read(&self, _uri: &str, params: RenamedParams, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text(params.object_id.to_string()))
     }
 }
 
@@ -872,8 +872,8 @@ fn a_static_resource_with_nothing_to_fill_needs_no_params() {
         fn definition(&self) -> &'static ResourceDefinition {
             &HOURS
         }
-        async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-            Ok(ResourceContents::text("10:00 to 17:00"))
+        async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+            Ok(ReadResourceResult::text("10:00 to 17:00"))
         }
     }
     let report = validate(&LintInput::default().resources([&Hours as &dyn DynResource]));

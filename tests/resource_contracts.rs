@@ -38,9 +38,9 @@ struct ObjectParams {
             recovery = "Pick another object; withdrawn ones cannot be read."),
     )
 )]
-async fn object_record(params: ObjectParams, ctx: Ctx) -> Result<ResourceContents, McpError> {
+async fn object_record(params: ObjectParams, ctx: Ctx) -> Result<ReadResourceResult, McpError> {
     match params.object_id {
-        1 => ResourceContents::json(&json!({"id": 1, "title": "Vase"})),
+        1 => ReadResourceResult::json(&json!({"id": 1, "title": "Vase"})),
         13 => Err(ctx.fail(withdrawn, "Object 13 was withdrawn.")),
         id => Err(ctx.fail(not_in_collection, format!("No object {id}.")).with_recovery()),
     }

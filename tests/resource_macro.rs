@@ -29,10 +29,10 @@ struct ObjectParams {
     title = "Object record",
     mime_type = "application/json"
 )]
-async fn object_record(params: ObjectParams, ctx: Context) -> Result<ResourceContents, McpError> {
+async fn object_record(params: ObjectParams, ctx: Context) -> Result<ReadResourceResult, McpError> {
     let _ = ctx.tool_name();
     match params.object_id {
-        1 => ResourceContents::json(&json!({"id": 1, "title": "Vase"})),
+        1 => ReadResourceResult::json(&json!({"id": 1, "title": "Vase"})),
         id => Err(McpError::not_found(format!("No object {id}.")).with_reason("not_in_collection")),
     }
 }

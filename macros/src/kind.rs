@@ -34,7 +34,7 @@ impl Kind {
         match self {
             Self::Tool => "`Result<Output, McpError>`",
             Self::Resource => {
-                "`Result<ResourceContents, McpError>` (or any `Ok` type that converts into `ResourceContents`, such as `String`)"
+                "`Result<ReadResourceResult, McpError>` (or any `Ok` type that converts into `ReadResourceResult`, such as `String`)"
             }
             Self::Prompt => "`Result<Vec<PromptMessage>, McpError>`",
         }

@@ -74,8 +74,8 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     errors(not_in_collection(code = NotFound, when = "No object has this ID",
 ///         recovery = "Search with search_objects first to find valid object IDs.")),
 /// )]
-/// async fn object_record(params: ObjectParams, museum: State<Museum>, ctx: Ctx) -> Result<ResourceContents, McpError> {
-///     museum.find(params.object_id).map(ResourceContents::json).transpose()?
+/// async fn object_record(params: ObjectParams, museum: State<Museum>, ctx: Ctx) -> Result<ReadResourceResult, McpError> {
+///     museum.find(params.object_id).map(ReadResourceResult::json).transpose()?
 ///         .ok_or_else(|| ctx.fail(not_in_collection, "No such object.").with_recovery())
 /// }
 /// ```

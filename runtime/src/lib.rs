@@ -5,11 +5,11 @@
 //! - [`error`]: [`McpError`] and its [`JsonRpcErrorCode`]s, the [`ErrorContract`]
 //!   and [`Reason`], classification, upstream HTTP failures, `try_catch`, retry,
 //!   and rendering errors to the two surfaces MCP clients read;
+//! - [`schema`]: portable JSON Schemas of inputs and outputs, and the error envelope;
 //! - [`call`]: what a handler gets with each request: its [`Context`] or typed
 //!   [`Ctx`], shared [`State`], and the caller ([`AuthInfo`](call::AuthInfo));
 //! - [`define`]: what a server serves: [`Tool`], [`Resource`], [`Prompt`] and
 //!   completion, their definitions, content blocks and argument decoding;
-//! - [`schema`]: portable JSON Schemas of inputs and outputs;
 //! - [`lint`]: the definition linter over built definitions;
 //! - [`auth`]: bearer-token verification and its configuration (feature `auth`);
 //! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;
@@ -49,8 +49,8 @@ pub use mcp_contract_uri_template as uri_template;
 pub use call::{Context, Ctx, LogLevel, SharedState, State};
 pub use define::{
     Completion, CompletionRequest, Content, DynPrompt, DynResource, DynTool, EmbeddedResource, Prompt, PromptArgument,
-    PromptContent, PromptDefinition, PromptMessage, Resource, ResourceBody, ResourceContent, ResourceContents,
-    ResourceDefinition, ResourceLink, Role, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
+    PromptContent, PromptDefinition, PromptMessage, ReadResourceResult, Resource, ResourceContent, ResourceDefinition,
+    ResourceLink, Role, TextOrBlob, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };
 #[cfg(feature = "reqwest")]
 pub use error::upstream::http_error_from_reqwest;
@@ -66,17 +66,16 @@ pub use error::{
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
-    pub use crate::define::bounds;
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
-        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, Resource, ResourceContents,
+        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, ReadResourceResult, Resource,
         ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
-        prompt_arguments, run_blocking,
+        prompt_arguments,
     };
     pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
     pub use crate::private::{
-        DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, classify_patterns, classify_type_names,
-        typed_context,
+        DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, bounds, classify_patterns, classify_type_names,
+        run_blocking, typed_context,
     };
     pub use crate::schema;
     pub use serde;

@@ -7,7 +7,7 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use mcp_contract_runtime::define::{NoArguments, Resource, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{NoArguments, ReadResourceResult, Resource, ResourceDefinition};
 use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage};
 use mcp_contract_runtime::server::{Changes, HttpOptions, PrimitiveKind, Server};
 use mcp_contract_runtime::{Context, McpError};
@@ -37,8 +37,8 @@ impl Resource for Watched {
         &WATCHED
     }
 
-    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text("Ancient Egypt, until March."))
+    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text("Ancient Egypt, until March."))
     }
 }
 
@@ -208,8 +208,8 @@ async fn subscriptions_per_session_are_bounded() {
         fn definition(&self) -> &'static ResourceDefinition {
             &TEMPLATE
         }
-        async fn read(&self, _uri: &str, _params: Room, _ctx: Context) -> Result<ResourceContents, McpError> {
-            Ok(ResourceContents::text("a room"))
+        async fn read(&self, _uri: &str, _params: Room, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+            Ok(ReadResourceResult::text("a room"))
         }
     }
     let changes = Changes::with_limits(2, Duration::from_secs(1));

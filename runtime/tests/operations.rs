@@ -137,7 +137,7 @@ impl mcp_contract_runtime::define::Resource for Ledger {
         _uri: &str,
         _params: mcp_contract_runtime::define::NoArguments,
         _ctx: Context,
-    ) -> Result<mcp_contract_runtime::define::ResourceContents, McpError> {
+    ) -> Result<mcp_contract_runtime::define::ReadResourceResult, McpError> {
         Err(std::io::Error::other(INTERNALS))?
     }
 }

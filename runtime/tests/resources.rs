@@ -9,7 +9,7 @@ use mcp_contract_runtime::call::StateType;
 use mcp_contract_runtime::define::NoArguments;
 use mcp_contract_runtime::define::{Completion, CompletionRequest};
 use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage};
-use mcp_contract_runtime::define::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{ReadResourceResult, Resource, ResourceContent, ResourceDefinition};
 use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{ERRORS_META_KEY, HttpOptions, PrimitiveKind, Server, ServerError};
 use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, Reason, State, Tool};
@@ -43,8 +43,8 @@ impl Resource for About {
         &ABOUT
     }
 
-    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text("# The museum\nOpen daily, 10:00 to 17:00."))
+    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text("# The museum\nOpen daily, 10:00 to 17:00."))
     }
 }
 
@@ -91,11 +91,11 @@ impl Resource for ObjectRecord {
         &OBJECT
     }
 
-    async fn read(&self, uri: &str, params: ObjectParams, ctx: Context) -> Result<ResourceContents, McpError> {
+    async fn read(&self, uri: &str, params: ObjectParams, ctx: Context) -> Result<ReadResourceResult, McpError> {
         let ctx: Ctx<ObjectReason> = mcp_contract_runtime::__private::typed_context(ctx);
         match params.object_id {
-            1 => ResourceContents::json(&json!({"id": 1, "title": "Vase"})),
-            2 => Ok(ResourceContents::json(&json!({"id": 2, "title": "Lamp"}))?.and(
+            1 => ReadResourceResult::json(&json!({"id": 1, "title": "Vase"})),
+            2 => Ok(ReadResourceResult::json(&json!({"id": 2, "title": "Lamp"}))?.and(
                 ResourceContent::blob([0x89, b'P', b'N', b'G'])
                     .with_uri(format!("{uri}/image"))
                     .with_mime_type("image/png"),
@@ -137,8 +137,8 @@ impl Resource for Echo {
         _uri: &str,
         params: std::collections::BTreeMap<String, String>,
         _ctx: Context,
-    ) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text(format!("{} {params:?}", self.0.name)))
+    ) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text(format!("{} {params:?}", self.0.name)))
     }
 }
 
@@ -652,9 +652,9 @@ impl Resource for OpeningHours {
         &HOURS
     }
 
-    async fn read(&self, _uri: &str, _params: NoArguments, ctx: Context) -> Result<ResourceContents, McpError> {
+    async fn read(&self, _uri: &str, _params: NoArguments, ctx: Context) -> Result<ReadResourceResult, McpError> {
         let hours = State::<Hours>::from_context(&ctx)?;
-        Ok(ResourceContents::text(hours.0))
+        Ok(ReadResourceResult::text(hours.0))
     }
 
     fn required_state(&self) -> &'static [StateType] {

@@ -176,7 +176,7 @@ impl fmt::Display for ClientRequestError {
             Self::FormInvalid { detail } => write!(
                 f,
                 "The elicitation form cannot be built: {detail} (rule `{}`)",
-                crate::rules::ELICITATION_FORM_FLAT.id
+                mcp_contract_rules::ELICITATION_FORM_FLAT.id
             ),
             Self::Unavailable { detail } => write!(f, "The client cannot be asked: {detail}"),
         }
@@ -281,7 +281,7 @@ impl Sampling {
     }
 
     /// Offer the model a tool (SEP-1577): sent only to a client that declared
-    /// `sampling.tools`; otherwise [`Context::sample`](crate::Context::sample)
+    /// `sampling.tools`; otherwise [`Context::sample`](crate::call::Context::sample)
     /// refuses the request before sending it.
     #[must_use]
     pub fn tool(mut self, name: impl Into<String>, description: impl Into<String>, input_schema: JsonObject) -> Self {

@@ -615,15 +615,6 @@ impl<R> Ctx<R> {
 }
 
 impl<R: Reason> Ctx<R> {
-    /// A detached context for unit tests of a handler: no client, never cancelled.
-    ///
-    /// Prefer the tool's own `GetObject::test_ctx()`, which `#[mcp_tool]`
-    /// generates: it cannot name the wrong tool.
-    #[deprecated(since = "0.1.0", note = "use the generated `YourTool::test_ctx()`, which cannot name the wrong tool")]
-    pub fn for_test(tool: &'static str) -> Self {
-        Self::from_context(Context::new(tool, R::CONTRACT))
-    }
-
     /// The error of a declared failure mode: the contract's code, `message`, and
     /// `data.reason` set to the reason's name, written last so no later data
     /// overrides it. Add [`McpError::with_recovery`] to send the contract's hint.
@@ -635,8 +626,8 @@ impl<R: Reason> Ctx<R> {
     /// File an upstream failure under a declared reason: the contract's code and
     /// `data.reason`, with `err` kept as the cause (`source()`, the server's log).
     ///
-    /// - An [`McpError`] (from [`http_error_from_response`](crate::http_error_from_response),
-    ///   another service, [`with_retry`](crate::with_retry)) lends its message and
+    /// - An [`McpError`] (from [`http_error_from_response`](crate::error::upstream::http_error_from_response),
+    ///   another service, [`with_retry`](crate::error::with_retry)) lends its message and
     ///   the data its code built on purpose, `retryAfter` among them; its own
     ///   `reason` and recovery hint belong to its contract and are dropped.
     /// - Any other error lends nothing but itself as the cause: the message is
@@ -676,12 +667,6 @@ impl<R: Reason> Ctx<R> {
 }
 
 impl Ctx<NoContract> {
-    /// A detached context for unit tests of a handler without a contract.
-    #[deprecated(since = "0.1.0", note = "use the generated `YourTool::test_ctx()`, which cannot name the wrong tool")]
-    pub fn for_test_without_contract(tool: &'static str) -> Self {
-        Self::from_context(Context::new(tool, &[]))
-    }
-
     /// A tool without `errors(..)` has no failure modes to fail with: calling this
     /// is a compile error that says so. Declare the contract, or build the error
     /// with a factory such as [`McpError::internal_error`].

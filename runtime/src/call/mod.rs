@@ -28,6 +28,6 @@ pub use self::round::{InputRequest, InputRound, RoundEnd};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 
-/// A boxed future, as the object-safe traits ([`DynTool`](crate::DynTool),
+/// A boxed future, as the object-safe traits ([`DynTool`](crate::define::DynTool),
 /// [`ClientChannel`]) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -17,7 +17,7 @@
 //! client answers it with `tasks/update` ([`InputRound::deliver`]).
 //!
 //! An ask is known by its key: the one the handler names
-//! ([`Context::input`](crate::Context::input)), else the
+//! ([`Context::input`](crate::call::Context::input)), else the
 //! kind of the request and its rank among the handler's asks of that kind
 //! (`elicitation-1`, `elicitation-2`, `sampling-1`), which the same handler
 //! code reproduces on every round.

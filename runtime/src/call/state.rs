@@ -60,7 +60,7 @@ impl<T: ?Sized> State<T> {
     ///
     /// # Errors
     ///
-    /// [`ConfigurationError`](crate::JsonRpcErrorCode::ConfigurationError) naming
+    /// [`ConfigurationError`](crate::error::JsonRpcErrorCode::ConfigurationError) naming
     /// the tool, when no value of type `T` was registered.
     pub fn from_context(ctx: &Context) -> Result<Self, McpError>
     where
@@ -130,7 +130,7 @@ impl fmt::Display for MissingState {
 
 impl std::error::Error for MissingState {}
 
-/// A state type a tool needs, as [`Tool::required_state`](crate::Tool::required_state)
+/// A state type a tool needs, as [`Tool::required_state`](crate::define::Tool::required_state)
 /// lists it: compared by [`TypeId`], named by its type name in errors.
 #[derive(Clone, Copy)]
 pub struct StateType {

@@ -18,7 +18,7 @@ use crate::error::JsonObject;
 pub const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 
 /// The MIME type of an app's HTML (the spec's `RESOURCE_MIME_TYPE`).
-pub const APP_MIME_TYPE: &str = crate::rules::check::APP_MIME_TYPE;
+pub const APP_MIME_TYPE: &str = mcp_contract_rules::check::APP_MIME_TYPE;
 
 /// The deprecated flat key that current hosts still read beside `_meta.ui.resourceUri`.
 pub const RESOURCE_URI_META_KEY: &str = "ui/resourceUri";

@@ -11,7 +11,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::mismatch::{self, Explained, Mismatch, Step};
+use super::mismatch::{self, Explained, Mismatch, Step, cap_quoted};
 use crate::error::{JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, Value as UriValue};
 
@@ -42,12 +42,36 @@ pub(crate) struct DecodeError {
 
 impl DecodeError {
     /// Why the params do not fit `schema` (the params type's), in its terms.
-    pub(crate) fn explain(&self, schema: &JsonObject) -> Explained {
+    fn explain(&self, schema: &JsonObject) -> Explained {
         let path = match (&self.field, self.missing) {
             (Some(field), false) => vec![Step::Key(field.clone())],
             _ => Vec::new(),
         };
         mismatch::explain(schema, &self.params, &path, &self.message)
+    }
+
+    /// InvalidParams for string arguments that did not decode (a prompt's
+    /// arguments, a resource template's variables): `message` words it from
+    /// the name at fault and what it must be in the terms of `schema`. The
+    /// name is the client's text (an unknown one), so it is quoted capped, and
+    /// it goes in `data.<field>`; serde's message names Rust types, so it is
+    /// the cause: logged, never sent.
+    pub(crate) fn invalid_params(
+        self,
+        schema: &JsonObject,
+        field: &'static str,
+        message: impl FnOnce(Option<&str>, Mismatch) -> String,
+    ) -> McpError {
+        let explained = self.explain(schema);
+        let name = match explained.path.first() {
+            Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
+            _ => None,
+        };
+        let mut error = McpError::invalid_params(message(name.as_deref(), explained.mismatch));
+        if let Some(name) = name {
+            error = error.with_data_field(field, name);
+        }
+        error.with_cause(self)
     }
 
     fn at(mut self, field: &str) -> Self {
@@ -364,25 +388,10 @@ impl<'de> SeqAccess<'de> for Items {
 /// The error is InvalidParams, with the path in `data.path` (dotted, `.` for
 /// the arguments themselves) and `data.pointer` (a JSON Pointer). serde's
 /// message, which names Rust types, is its cause: logged, never sent.
-///
-/// ```
-/// use mcp_contract_runtime::define::decode_arguments;
-/// use mcp_contract::schema::input_schema;
-///
-/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
-/// struct Input { page: Page }
-/// #[derive(serde::Deserialize, schemars::JsonSchema, Debug)]
-/// struct Page { size: u8 }
-///
-/// let args = serde_json::json!({"page": {"size": "ten"}});
-/// let err = decode_arguments::<Input>(args.as_object().unwrap().clone(), &input_schema::<Input>()).unwrap_err();
-/// assert_eq!(err.code(), mcp_contract::JsonRpcErrorCode::InvalidParams);
-/// assert_eq!(
-///     err.message(),
-///     r#"Invalid arguments at `page.size`: expected an integer between 0 and 255, got the string "ten"."#
-/// );
-/// ```
-pub fn decode_arguments<T: DeserializeOwned>(arguments: JsonObject, input_schema: &JsonObject) -> Result<T, McpError> {
+pub(crate) fn decode_arguments<T: DeserializeOwned>(
+    arguments: JsonObject,
+    input_schema: &JsonObject,
+) -> Result<T, McpError> {
     let value = Value::Object(arguments);
     let mut track = serde_path_to_error::Track::new();
     let deserializer = serde_path_to_error::Deserializer::new(&value, &mut track);
@@ -600,10 +609,31 @@ mod schema_terms {
         args
     }
 
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Layout {
+        grid: Grid,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    struct Grid {
+        size: u8,
+    }
+
+    #[test]
+    fn a_nested_field_is_named_by_its_path() {
+        let args = json!({"grid": {"size": "ten"}});
+        let err = decode_arguments::<Layout>(args.as_object().unwrap().clone(), &input_schema::<Layout>()).unwrap_err();
+        assert_eq!(err.code(), crate::error::JsonRpcErrorCode::InvalidParams);
+        assert_eq!(
+            err.message(),
+            r#"Invalid arguments at `grid.size`: expected an integer between 0 and 255, got the string "ten"."#
+        );
+    }
+
     fn fail(args: Value) -> (String, Value) {
         let err = decode_arguments::<Search>(args.as_object().unwrap().clone(), &input_schema::<Search>())
             .expect_err("the arguments are bad");
-        assert_eq!(err.code(), crate::JsonRpcErrorCode::InvalidParams);
+        assert_eq!(err.code(), crate::error::JsonRpcErrorCode::InvalidParams);
         (err.message().to_owned(), err.data().cloned().map(Value::Object).unwrap_or_default())
     }
 

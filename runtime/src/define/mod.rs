@@ -1,11 +1,10 @@
 //! Definitions: what a server serves. [`Tool`], [`Resource`] and [`Prompt`],
 //! the traits the attribute macros implement, with their definitions (what the
-//! `*/list` methods publish), [`Content`] blocks, completion, the [`bounds`] the
-//! macros put on a handler's types, and argument decoding.
+//! `*/list` methods publish), [`Content`] blocks, completion, and the decoding
+//! of a call's arguments into a handler's types.
 
 mod app;
 pub(crate) mod arguments;
-pub mod bounds;
 mod completion;
 mod content;
 mod enrichment;
@@ -17,7 +16,6 @@ mod resource;
 mod tool;
 
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
-pub use self::arguments::decode_arguments;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
@@ -28,10 +26,9 @@ pub(crate) use self::mismatch::cap_quoted;
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
-pub use self::resource::{DynResource, Resource, ResourceBody, ResourceContent, ResourceContents, ResourceDefinition};
+pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
-    run_blocking,
 };
 // A handler's state types, as `required_state` lists them.
 pub use crate::call::StateType;

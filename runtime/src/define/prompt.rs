@@ -17,9 +17,8 @@ use serde_json::Value;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::ResourceContent;
 use crate::define::arguments::{self, DecodeError};
-use crate::define::cap_quoted;
 use crate::define::content::base64;
-use crate::define::mismatch::{Mismatch, Step};
+use crate::define::mismatch::Mismatch;
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
@@ -103,11 +102,7 @@ pub struct PromptArgument {
 /// ```
 pub fn prompt_arguments<T: JsonSchema>() -> Vec<PromptArgument> {
     let schema = crate::schema::input_schema::<T>();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = crate::schema::required_names(&schema);
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Vec::new() };
     let mut arguments: Vec<PromptArgument> = properties
         .iter()
@@ -291,18 +286,10 @@ impl<T: Prompt> DynPrompt for T {
 }
 
 /// A missing or bad argument: InvalidParams naming it, in the message and in
-/// `data.argument`, with what it must be in the terms of the arguments'
-/// schema (serde's message names Rust types: it is the cause, logged). The
-/// argument's name may be the client's (an unknown one), and so is its
-/// value: both are quoted capped.
+/// `data.argument`, with what it must be in the terms of the arguments' schema.
 fn invalid_argument(definition: &PromptDefinition, schema: &JsonObject, err: DecodeError) -> McpError {
     let prompt = definition.name;
-    let explained = err.explain(schema);
-    let argument = match explained.path.first() {
-        Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
-        _ => None,
-    };
-    let message = match (&argument, explained.mismatch) {
+    err.invalid_params(schema, "argument", |argument, mismatch| match (argument, mismatch) {
         (Some(argument), Mismatch::Missing { expected }) => {
             format!("The prompt `{prompt}` needs the argument `{argument}` ({expected}).")
         }
@@ -317,10 +304,5 @@ fn invalid_argument(definition: &PromptDefinition, schema: &JsonObject, err: Dec
             format!("The arguments of the prompt `{prompt}` are invalid: {detail}.")
         }
         (None, _) => format!("The arguments of the prompt `{prompt}` are invalid."),
-    };
-    let mut error = McpError::invalid_params(message);
-    if let Some(argument) = argument {
-        error = error.with_data_field("argument", argument);
-    }
-    error.with_cause(err)
+    })
 }

@@ -1,6 +1,6 @@
 //! What a resource is, as a server sees it: its [`ResourceDefinition`] (a URI or
 //! an RFC 6570 URI template, name, MIME type, error contract), the
-//! [`ResourceContents`] reading it gives, and the [`Resource`] trait a handler
+//! [`ReadResourceResult`] reading it gives, and the [`Resource`] trait a handler
 //! implements.
 //!
 //! A definition whose `uri` has no expression is a static resource, listed in
@@ -21,7 +21,7 @@ use super::content::base64;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::arguments::{self, DecodeError};
 use crate::define::cap_quoted;
-use crate::define::mismatch::{Mismatch, Step};
+use crate::define::mismatch::Mismatch;
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use mcp_contract_uri_template::Captures;
@@ -101,16 +101,18 @@ impl ResourceDefinition {
     }
 }
 
-/// The body of one content of a resource: text, or binary data in base64.
+/// What one [`ResourceContent`] holds: MCP's `text` (a `TextResourceContents`)
+/// or `blob`, binary data in base64 (a `BlobResourceContents`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ResourceBody {
+pub enum TextOrBlob {
     /// Text.
     Text(String),
     /// Binary data, base64-encoded.
     Blob(String),
 }
 
-/// One content of a resource (MCP `TextResourceContents` or `BlobResourceContents`).
+/// One item of a [`ReadResourceResult`], what MCP's `contents` array holds: a
+/// `TextResourceContents` or a `BlobResourceContents`, by its [`TextOrBlob`].
 ///
 /// Its URI defaults to the URI read, and its MIME type to the definition's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,25 +122,25 @@ pub struct ResourceContent {
     /// Its MIME type; `None` for the definition's.
     pub mime_type: Option<String>,
     /// The text or data.
-    pub body: ResourceBody,
+    pub body: TextOrBlob,
 }
 
 impl ResourceContent {
     /// A text content.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { uri: None, mime_type: None, body: ResourceBody::Text(text.into()) }
+        Self { uri: None, mime_type: None, body: TextOrBlob::Text(text.into()) }
     }
 
     /// A binary content, base64-encoded here.
     pub fn blob(bytes: impl AsRef<[u8]>) -> Self {
-        Self { uri: None, mime_type: None, body: ResourceBody::Blob(base64(bytes.as_ref())) }
+        Self { uri: None, mime_type: None, body: TextOrBlob::Blob(base64(bytes.as_ref())) }
     }
 
     /// `value` as JSON text, MIME type `application/json`.
     ///
     /// # Errors
     ///
-    /// A [`SerializationError`](crate::JsonRpcErrorCode::SerializationError) when
+    /// A [`SerializationError`](crate::error::JsonRpcErrorCode::SerializationError) when
     /// `value` does not serialize.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, McpError> {
         let text = serde_json::to_string(value).map_err(|err| {
@@ -162,12 +164,14 @@ impl ResourceContent {
     }
 }
 
-/// What reading a resource gives: one content or several.
+/// What reading a resource gives, as MCP's `ReadResourceResult`: its
+/// `contents`, one [`ResourceContent`] or several. A resource's handler
+/// returns it (or a `String`, which converts into one text content).
 ///
 /// ```
-/// use mcp_contract::resources::{ResourceContent, ResourceContents};
-/// let one = ResourceContents::text("Open daily, 10:00 to 17:00.");
-/// let two = ResourceContents::from(vec![
+/// use mcp_contract::resources::{ReadResourceResult, ResourceContent};
+/// let one = ReadResourceResult::text("Open daily, 10:00 to 17:00.");
+/// let two = ReadResourceResult::from(vec![
 ///     ResourceContent::text("{\"title\":\"Vase\"}").with_mime_type("application/json"),
 ///     ResourceContent::blob([0x89, b'P', b'N', b'G']).with_uri("museum://objects/1/image").with_mime_type("image/png"),
 /// ]);
@@ -175,9 +179,9 @@ impl ResourceContent {
 /// # let _ = one;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ResourceContents(Vec<ResourceContent>);
+pub struct ReadResourceResult(Vec<ResourceContent>);
 
-impl ResourceContents {
+impl ReadResourceResult {
     /// One text content.
     pub fn text(text: impl Into<String>) -> Self {
         Self(vec![ResourceContent::text(text)])
@@ -192,7 +196,7 @@ impl ResourceContents {
     ///
     /// # Errors
     ///
-    /// A [`SerializationError`](crate::JsonRpcErrorCode::SerializationError) when
+    /// A [`SerializationError`](crate::error::JsonRpcErrorCode::SerializationError) when
     /// `value` does not serialize.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, McpError> {
         Ok(Self(vec![ResourceContent::json(value)?]))
@@ -216,25 +220,25 @@ impl ResourceContents {
     }
 }
 
-impl From<ResourceContent> for ResourceContents {
+impl From<ResourceContent> for ReadResourceResult {
     fn from(content: ResourceContent) -> Self {
         Self(vec![content])
     }
 }
 
-impl From<Vec<ResourceContent>> for ResourceContents {
+impl From<Vec<ResourceContent>> for ReadResourceResult {
     fn from(contents: Vec<ResourceContent>) -> Self {
         Self(contents)
     }
 }
 
-impl From<String> for ResourceContents {
+impl From<String> for ReadResourceResult {
     fn from(text: String) -> Self {
         Self::text(text)
     }
 }
 
-impl From<&str> for ResourceContents {
+impl From<&str> for ReadResourceResult {
     fn from(text: &str) -> Self {
         Self::text(text)
     }
@@ -264,7 +268,7 @@ pub trait Resource: Send + Sync + 'static {
         uri: &str,
         params: Self::Params,
         ctx: Context,
-    ) -> impl Future<Output = Result<ResourceContents, McpError>> + Send;
+    ) -> impl Future<Output = Result<ReadResourceResult, McpError>> + Send;
 
     /// Suggest values for a template variable (`completion/complete`). None by default.
     fn complete(
@@ -304,7 +308,7 @@ pub trait DynResource: Send + Sync + 'static {
         uri: &'a str,
         variables: Captures,
         ctx: Context,
-    ) -> BoxFuture<'a, Result<ResourceContents, McpError>>;
+    ) -> BoxFuture<'a, Result<ReadResourceResult, McpError>>;
 
     /// Suggest values for a template variable.
     fn complete_dyn(&self, request: CompletionRequest, ctx: Context) -> BoxFuture<'_, Result<Completion, McpError>>;
@@ -333,7 +337,7 @@ impl<T: Resource> DynResource for T {
         uri: &'a str,
         variables: Captures,
         ctx: Context,
-    ) -> BoxFuture<'a, Result<ResourceContents, McpError>> {
+    ) -> BoxFuture<'a, Result<ReadResourceResult, McpError>> {
         Box::pin(async move {
             let params = arguments::decode_captures::<T::Params>(variables)
                 .map_err(|err| invalid_variable(Resource::definition(self), &self.params_schema(), uri, err))?;
@@ -359,21 +363,15 @@ impl<T: Resource> DynResource for T {
 }
 
 /// A URI that fits the template but whose variables do not decode: InvalidParams
-/// naming the variable, with the URI in `data`, and what the variable must be
-/// in the terms of the params' schema (serde's message names Rust types: it
-/// is the cause, logged).
+/// naming the variable (in `data.variable`), with the URI in `data`, and what
+/// the variable must be in the terms of the params' schema.
 ///
-/// The URI and the variable's value are the client's text: both are quoted
-/// capped, so a 4 MB URI makes a short error.
+/// The URI is the client's text too: it is quoted capped, so a 4 MB URI makes
+/// a short error.
 fn invalid_variable(definition: &ResourceDefinition, schema: &JsonObject, uri: &str, err: DecodeError) -> McpError {
     let template = definition.uri;
     let uri = cap_quoted(uri);
-    let explained = err.explain(schema);
-    let variable = match explained.path.first() {
-        Some(Step::Key(name)) => Some(cap_quoted(name).into_owned()),
-        _ => None,
-    };
-    let message = match (&variable, explained.mismatch) {
+    let error = err.invalid_params(schema, "variable", |variable, mismatch| match (variable, mismatch) {
         (Some(variable), Mismatch::Missing { expected }) => format!(
             "The URI `{uri}` gives no value for the variable `{variable}` of the resource template `{template}`; \
              it must be {expected}."
@@ -388,12 +386,8 @@ fn invalid_variable(definition: &ResourceDefinition, schema: &JsonObject, uri: &
             format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid: {detail}.")
         }
         (None, _) => format!("The URI `{uri}` fits the resource template `{template}`, but its variables are invalid."),
-    };
-    let mut error = McpError::invalid_params(message).with_data_field("uri", uri.into_owned());
-    if let Some(variable) = variable {
-        error = error.with_data_field("variable", variable);
-    }
-    error.with_cause(err)
+    });
+    error.with_data_field("uri", uri.into_owned())
 }
 
 #[cfg(test)]
@@ -420,7 +414,7 @@ mod tests {
     #[test]
     fn json_contents_carry_their_mime_type() {
         let content = ResourceContent::json(&serde_json::json!({"title": "Vase"})).unwrap();
-        assert_eq!(content.body, ResourceBody::Text("{\"title\":\"Vase\"}".to_owned()));
+        assert_eq!(content.body, TextOrBlob::Text("{\"title\":\"Vase\"}".to_owned()));
         assert_eq!(content.mime_type.as_deref(), Some("application/json"));
     }
 }

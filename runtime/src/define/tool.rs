@@ -498,35 +498,23 @@ impl<T: Tool> DynTool for T {
     }
 }
 
-/// Run a plain (`fn`, not `async fn`) handler on tokio's blocking pool, so a
-/// handler that computes for seconds holds no worker thread that reads
-/// requests or runs other calls. `#[mcp_tool]` wraps every `fn` handler in it.
-///
-/// Outside a tokio runtime the handler runs in place. A panic in the handler
-/// resumes in the caller (the server turns it into an internal error result).
-/// A blocking handler cannot be aborted when the client cancels its call: a
-/// long one checks [`Context::is_cancelled`](crate::Context::is_cancelled) now and then.
-///
-/// ```
-/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use mcp_contract_runtime::define::run_blocking;
-/// let sum = run_blocking(|| Ok::<_, mcp_contract::McpError>((1..=100u32).sum::<u32>())).await;
-/// assert_eq!(sum.unwrap(), 5050);
-/// # });
-/// ```
-pub async fn run_blocking<T, F>(handler: F) -> Result<T, McpError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T, McpError> + Send + 'static,
-{
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return handler();
-    };
-    match runtime.spawn_blocking(handler).await {
-        Ok(result) => result,
-        Err(err) if err.is_panic() => std::panic::resume_unwind(err.into_panic()),
-        Err(_) => {
-            Err(McpError::internal_error("The tool call stopped before it finished: the server is shutting down."))
-        }
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::NoArguments;
+    use crate::schema::input_schema;
+
+    #[test]
+    fn no_arguments_is_an_empty_object_that_refuses_any_property() {
+        assert_eq!(
+            Value::Object((*input_schema::<NoArguments>()).clone()),
+            json!({
+                "description": "The arguments of a tool whose handler takes no input: an empty object.",
+                "type": "object",
+                "properties": {},
+                "additionalProperties": false
+            })
+        );
     }
 }

@@ -137,7 +137,7 @@ pub trait Reason: Copy + Send + Sync + 'static {
 /// The reason type of a handler that declares no error contract, and the
 /// default of [`Ctx`](crate::call::Ctx)'s parameter. It has no values, and it
 /// is not a [`Reason`], so such a handler's context has no `fail`: it builds
-/// its errors with the factories of [`McpError`](crate::McpError).
+/// its errors with the factories of [`McpError`](crate::error::McpError).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NoContract {}
 

@@ -176,7 +176,7 @@ impl McpError {
         }))
     }
 
-    /// Classify any error ([`classify`](crate::classify())) and keep it as the cause.
+    /// Classify any error ([`classify`](crate::error::classify())) and keep it as the cause.
     ///
     /// The result carries code and message only, never `data`: nothing internal
     /// reaches a client through an error nobody built on purpose. An `McpError`
@@ -194,14 +194,14 @@ impl McpError {
         match err.downcast::<McpError>() {
             Ok(mcp) => *mcp,
             Err(err) => {
-                let code = crate::classify(&*err);
+                let code = crate::error::classify(&*err);
                 Self::new(code, err.to_string()).with_cause_arc(Arc::from(err)).with_foreign_message()
             }
         }
     }
 
     /// Whether this error was classified from a foreign error (by `?`,
-    /// [`from_error`](Self::from_error) or [`try_catch`](crate::try_catch())) and
+    /// [`from_error`](Self::from_error) or [`try_catch`](crate::error::try_catch())) and
     /// still carries that error's own message, which nobody wrote for a client.
     /// A server masks such an error of the server's category
     /// ([`ErrorCategory::Server`]) without a reason: see

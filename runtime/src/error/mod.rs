@@ -7,7 +7,9 @@
 //! The codes themselves are the shared table of `mcp-contract-rules`, which the
 //! macros read at compile time.
 
-pub mod classify;
+// Private, as its items are re-exported here: `error::classify` is the
+// function alone, not a module and a function of one name.
+pub(crate) mod classify;
 mod contract;
 mod mcp_error;
 pub mod render;

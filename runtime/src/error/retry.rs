@@ -220,7 +220,7 @@ fn next_delay(policy: &RetryPolicy, retry: u32, err: &McpError, elapsed: Duratio
 }
 
 /// `data.retryAfter` as a wait: a number of seconds (what
-/// [`http_error_from_response`](crate::http::http_error_from_response) writes),
+/// [`http_error_from_response`](crate::error::upstream::http_error_from_response) writes),
 /// or a string in either `Retry-After` form (what other code may have copied
 /// from the header). Negative or unreadable values are ignored.
 fn retry_after(err: &McpError) -> Option<Duration> {
@@ -238,7 +238,7 @@ fn retry_after(err: &McpError) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::JsonRpcErrorCode;
+    use crate::error::JsonRpcErrorCode;
     use crate::error::upstream::{HttpErrorOptions, http_error_from_response};
     use serde_json::json;
     use std::cell::RefCell;

@@ -82,7 +82,7 @@ impl TryCatch {
     }
 
     /// The code an error gets when it is not already an [`McpError`]; without
-    /// it, the error is [classified](crate::classify()).
+    /// it, the error is [classified](crate::error::classify()).
     pub fn error_code(mut self, code: JsonRpcErrorCode) -> Self {
         self.error_code = Some(code);
         self
@@ -127,7 +127,7 @@ impl TryCatch {
     ///
     /// - an `McpError` keeps its code, message and data;
     /// - any other error gets [`error_code`](Self::error_code) if one was chosen,
-    ///   else its [classified](crate::classify()) code, its own message, no
+    ///   else its [classified](crate::error::classify()) code, its own message, no
     ///   `data`, and is kept as the cause;
     /// - the [`error_mapper`](Self::error_mapper), if any, runs last.
     ///
@@ -320,8 +320,10 @@ mod tests {
 
         let err = result.unwrap_err();
         // Whatever the classifier makes of it (the classifier has its own tests).
-        let expected =
-            crate::classify(&std::io::Error::new(std::io::ErrorKind::PermissionDenied, "access denied to vault"));
+        let expected = crate::error::classify(&std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "access denied to vault",
+        ));
         assert_eq!(err.code(), expected);
         assert_eq!(events.len(), 1, "exactly one event: {events:?}");
         let event = &events[0];

@@ -6,7 +6,7 @@
 
 use super::{DefinitionKind, Diagnostic};
 use crate::define::{DynResource, DynTool};
-use crate::rules::{APP_TOOL_RESOURCE_PAIRING, META_UI_CSP_DOMAIN, META_UI_RESOURCE_MIME_TYPE, check};
+use mcp_contract_rules::{APP_TOOL_RESOURCE_PAIRING, META_UI_CSP_DOMAIN, META_UI_RESOURCE_MIME_TYPE, check};
 use mcp_contract_uri_template::UriTemplate;
 
 pub(super) fn check(tools: &[&dyn DynTool], resources: &[&dyn DynResource], out: &mut Vec<Diagnostic>) {
@@ -23,7 +23,7 @@ pub(super) fn check(tools: &[&dyn DynTool], resources: &[&dyn DynResource], out:
             if !tool.checked_at_compile_time() {
                 out.push(report(rule, format!("the tool's app URI `{uri}` is empty or no `ui://` URI: serve the MCP App at a `ui://` resource and name it")));
             }
-            if rule.severity == crate::rules::Severity::Error {
+            if rule.severity == mcp_contract_rules::Severity::Error {
                 continue;
             }
         }

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use super::{DefinitionKind, Diagnostic};
 use crate::define::ToolDefinition;
 use crate::error::{ErrorContract, JsonRpcErrorCode};
-use crate::rules::{
+use mcp_contract_rules::{
     ANNOTATION_COHERENCE, AUTH_SCOPE_FORMAT, DESCRIPTION_REQUIRED, ERROR_CONTRACT_CODE_UNKNOWN_ERROR,
     ERROR_CONTRACT_REASON_FORMAT, ERROR_CONTRACT_REASON_REQUIRED, ERROR_CONTRACT_REASON_UNIQUE,
     ERROR_CONTRACT_RECOVERY_EMPTY, ERROR_CONTRACT_RECOVERY_MIN_WORDS, ERROR_CONTRACT_WHEN_REQUIRED, NAME_FORMAT,

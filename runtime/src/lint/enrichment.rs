@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{DefinitionKind, Diagnostic};
 use crate::define::ToolDefinition;
 use crate::error::JsonObject;
-use crate::rules::{
+use mcp_contract_rules::{
     CAPPED_LIST_NO_TRUNCATION, ENRICHMENT_EMPTY, ENRICHMENT_OUTPUT_COLLISION, ENRICHMENT_PREFER_BLOCK,
     ENRICHMENT_TRAILER_RENDER, ENRICHMENT_TRAILER_UNKNOWN_FIELD, ENRICHMENT_TYPE,
 };

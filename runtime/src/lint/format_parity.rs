@@ -40,8 +40,8 @@ use super::schema::resolve;
 use super::{DefinitionKind, Diagnostic};
 use crate::define::{Content, DynTool, FormatSample, ToolOutput};
 use crate::error::JsonObject;
-use crate::rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
-use crate::schema::is_object_schema;
+use crate::schema::{is_object_schema, required_names};
+use mcp_contract_rules::{FORMAT_PARITY, FORMAT_PARITY_DEPTH_LIMIT, FORMAT_PARITY_THREW, FORMAT_PARITY_WALK_FAILED};
 
 /// How deep the walk descends: each object field, array element and union branch is a level.
 pub(super) const MAX_DEPTH: usize = 8;
@@ -737,11 +737,7 @@ fn minimal(root: &JsonObject, schema: &JsonObject, depth: usize) -> Value {
     match primary_type(schema).as_deref() {
         Some("object") => {
             let mut value = Map::new();
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|required| required.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required = required_names(schema);
             if let Some(Value::Object(properties)) = schema.get("properties") {
                 for (key, child) in properties {
                     if required.contains(&key.as_str())

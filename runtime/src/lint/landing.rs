@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::{DefinitionKind, Diagnostic, Rule};
 use crate::define::{Landing, data_uri_bytes, is_safe_css_color, is_safe_link, is_safe_logo};
-use crate::rules::*;
+use mcp_contract_rules::*;
 
 /// The longest tagline, in characters.
 pub(crate) const MAX_TAGLINE: usize = 120;

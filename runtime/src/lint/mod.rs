@@ -49,10 +49,10 @@ mod server_json;
 pub(crate) use definitions::{RepeatedName, repeated_names};
 
 pub use self::model::{DefinitionKind, Diagnostic, LintInput, LintOptions, LintReport, Profile};
-pub use crate::rules::{Rule, Severity};
 /// The landing page's limits and the repository shape, which the renderer applies too.
 #[cfg(feature = "rmcp")]
 pub(crate) use landing::{GITHUB_REPO_ROOT, MAX_ENV_EXAMPLE, MAX_LINKS};
+pub use mcp_contract_rules::{Rule, Severity};
 
 /// Run every rule on `input`.
 ///

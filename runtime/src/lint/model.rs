@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::define::{DynPrompt, DynResource, DynTool, Landing};
-use crate::rules::{Rule, Severity};
+use mcp_contract_rules::{Rule, Severity};
 
 /// What a [`Diagnostic`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -79,7 +79,7 @@ impl Diagnostic {
             kind,
             name: name.into(),
             path,
-            message: format!("{text}; see {}", crate::rules::docs_url(rule.id)),
+            message: format!("{text}; see {}", mcp_contract_rules::docs_url(rule.id)),
         }
     }
 }
@@ -242,7 +242,7 @@ impl Default for LintOptions {
 /// ```
 /// use mcp_contract::lint::{LintInput, validate};
 /// use mcp_contract::tools::NoArguments;
-/// use mcp_contract::{Context, McpError, resources::{Resource, ResourceContents, ResourceDefinition}};
+/// use mcp_contract::{Context, McpError, resources::{Resource, ReadResourceResult, ResourceDefinition}};
 ///
 /// /// A hand-written resource whose name is its URI.
 /// struct About;
@@ -253,8 +253,8 @@ impl Default for LintOptions {
 ///     fn definition(&self) -> &'static ResourceDefinition {
 ///         &ABOUT
 ///     }
-///     async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-///         Ok(ResourceContents::text("Open daily."))
+///     async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+///         Ok(ReadResourceResult::text("Open daily."))
 ///     }
 /// }
 ///

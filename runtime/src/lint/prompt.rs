@@ -7,15 +7,13 @@
 //! definition lists its arguments apart from the type that decodes them, and a
 //! required field the list leaves out is one no client knows to send.
 
-use serde_json::Value;
-
 use super::definitions::{check_contract, check_description, check_name_required};
 use super::schema::portability;
 use super::{DefinitionKind, Diagnostic, LintOptions};
 use crate::define::{DynPrompt, PromptDefinition};
 use crate::error::JsonObject;
-use crate::rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
-use crate::schema::is_object_schema;
+use crate::schema::{Fields, is_object_schema};
+use mcp_contract_rules::{DESCRIBE_ON_FIELDS, PROMPT_ARGUMENTS_ALIGN, SCHEMA_IS_OBJECT};
 
 const KIND: DefinitionKind = DefinitionKind::Prompt;
 
@@ -63,17 +61,7 @@ pub(super) fn check(prompt: &dyn DynPrompt, options: &LintOptions, out: &mut Vec
 /// and every required field is listed.
 fn check_alignment(definition: &PromptDefinition, schema: &JsonObject, out: &mut Vec<Diagnostic>) {
     let name = definition.name;
-    let properties: Vec<&str> = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|map| map.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let takes_any = matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
+    let Fields { names: properties, required, takes_any } = Fields::of(schema);
     let report = |out: &mut Vec<Diagnostic>, path: String, text: String| {
         out.push(Diagnostic::new(PROMPT_ARGUMENTS_ALIGN, KIND, name, Some(path), text));
     };

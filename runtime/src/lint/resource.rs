@@ -15,17 +15,15 @@
 //! template's variables have no descriptions in `resources/templates/list`),
 //! so `describe-on-fields` and the portability rules do not read it.
 
-use serde_json::Value;
-
 use super::definitions::{check_contract, check_description, check_name_required};
 use super::{DefinitionKind, Diagnostic};
 use crate::define::DynResource;
 use crate::error::JsonObject;
-use crate::rules::{
+use crate::schema::{Fields, is_object_schema};
+use mcp_contract_rules::{
     RESOURCE_MIME_TYPE_FORMAT, RESOURCE_NAME_NOT_URI, SCHEMA_IS_OBJECT, TEMPLATE_PARAMS_ALIGN, URI_TEMPLATE_REQUIRED,
     URI_TEMPLATE_VALID,
 };
-use crate::schema::is_object_schema;
 use mcp_contract_uri_template::UriTemplate;
 
 const KIND: DefinitionKind = DefinitionKind::Resource;
@@ -124,19 +122,7 @@ fn check_params(name: &str, uri: &str, template: &UriTemplate, schema: &JsonObje
         }
         return;
     }
-    let properties: Vec<&str> = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|map| map.keys().map(String::as_str).collect())
-        .unwrap_or_default();
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    // A map (or a flattened one) takes any variable. A struct's schema leaves
-    // `additionalProperties` out, but serde drops the fields it does not know.
-    let takes_any = matches!(schema.get("additionalProperties"), Some(Value::Object(_) | Value::Bool(true)));
+    let Fields { names: properties, required, takes_any } = Fields::of(schema);
     let decodes = if properties.is_empty() {
         "no field".to_owned()
     } else {
@@ -244,7 +230,7 @@ mod tests {
 
     use super::*;
     use crate::call::Context;
-    use crate::define::{NoArguments, Resource, ResourceContents, ResourceDefinition};
+    use crate::define::{NoArguments, ReadResourceResult, Resource, ResourceDefinition};
     use crate::error::{ErrorContract, JsonRpcErrorCode, McpError};
 
     /// A hand-written resource of `definition` whose params are `P`.
@@ -255,8 +241,8 @@ mod tests {
         fn definition(&self) -> &'static ResourceDefinition {
             self.0
         }
-        async fn read(&self, _uri: &str, _params: P, _ctx: Context) -> Result<ResourceContents, McpError> {
-            Ok(ResourceContents::text(""))
+        async fn read(&self, _uri: &str, _params: P, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+            Ok(ReadResourceResult::text(""))
         }
     }
 
@@ -457,8 +443,8 @@ mod tests {
                 _uri: &str,
                 _params: ObjectParams,
                 _ctx: Context,
-            ) -> Result<ResourceContents, McpError> {
-                Ok(ResourceContents::text(""))
+            ) -> Result<ReadResourceResult, McpError> {
+                Ok(ReadResourceResult::text(""))
             }
             fn checked_at_compile_time(&self) -> bool {
                 true

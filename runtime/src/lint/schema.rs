@@ -13,11 +13,11 @@ use serde_json::Value;
 use super::{DefinitionKind, Diagnostic, LintOptions, Profile};
 use crate::define::ToolDefinition;
 use crate::error::JsonObject;
-use crate::rules::{
+use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
+use mcp_contract_rules::{
     DESCRIBE_ON_FIELDS, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY, SCHEMA_IS_OBJECT,
     SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_TYPE_ARRAY,
 };
-use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
 
 pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
     let name = definition.name;

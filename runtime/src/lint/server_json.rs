@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{DefinitionKind, Diagnostic, Rule};
 use crate::error::JsonObject;
-use crate::rules::*;
+use mcp_contract_rules::*;
 
 /// Transport types a package may use.
 const TRANSPORT_TYPES: [&str; 3] = ["stdio", "streamable-http", "sse"];
@@ -623,7 +623,7 @@ mod tests {
     #[test]
     fn every_rule_has_a_case() {
         let covered: Vec<&str> = cases().iter().map(|(rule, ..)| *rule).chain(["server-json-version-sync"]).collect();
-        for rule in crate::rules::DEFINITION_LINTER.iter().filter(|rule| rule.id.starts_with("server-json-")) {
+        for rule in mcp_contract_rules::DEFINITION_LINTER.iter().filter(|rule| rule.id.starts_with("server-json-")) {
             assert!(covered.contains(&rule.id), "{} has no case", rule.id);
         }
         assert_eq!(covered.len(), 40);

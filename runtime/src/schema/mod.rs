@@ -106,6 +106,7 @@
 // `walk` holds the subschema and reference walks the others share.
 mod check;
 mod envelope;
+mod fields;
 mod portable;
 #[cfg(test)]
 mod tests;
@@ -119,6 +120,7 @@ use serde_json::Value;
 
 pub use self::check::{PortabilityProblem, PortabilityProblemKind, portability_problems};
 pub use self::envelope::{error_envelope_schema, widen_for_error_results};
+pub(crate) use self::fields::{Fields, required_names};
 pub(crate) use self::portable::json_type;
 pub use self::portable::portable;
 use crate::error::JsonObject;

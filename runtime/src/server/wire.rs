@@ -10,8 +10,8 @@ use rmcp::model::{CallToolResult, CompletionInfo, ContentBlock, ErrorCode, Error
 use serde_json::{Value, json};
 
 use crate::define::{
-    Completion, Content, PromptContent, PromptDefinition, PromptMessage, RESOURCE_URI_META_KEY, ResourceBody,
-    ResourceContent, ResourceContents, ResourceDefinition, Role, ToolDefinition, ToolOutput, extend_output_schema,
+    Completion, Content, PromptContent, PromptDefinition, PromptMessage, RESOURCE_URI_META_KEY, ReadResourceResult,
+    ResourceContent, ResourceDefinition, Role, TextOrBlob, ToolDefinition, ToolOutput, extend_output_schema,
 };
 use crate::error::{ErrorContract, JsonObject, McpError, render};
 
@@ -134,15 +134,15 @@ pub(super) fn wire_content(
     let uri = content.uri.unwrap_or_else(|| uri.to_owned());
     let mime_type = content.mime_type.or_else(|| mime_type.map(str::to_owned));
     match content.body {
-        ResourceBody::Text(text) => rmcp::model::ResourceContents::TextResourceContents { uri, mime_type, text, meta },
-        ResourceBody::Blob(blob) => rmcp::model::ResourceContents::BlobResourceContents { uri, mime_type, blob, meta },
+        TextOrBlob::Text(text) => rmcp::model::ResourceContents::TextResourceContents { uri, mime_type, text, meta },
+        TextOrBlob::Blob(blob) => rmcp::model::ResourceContents::BlobResourceContents { uri, mime_type, blob, meta },
     }
 }
 
 /// The contents of a `resources/read` of `definition` at `uri`; an app's
 /// sandbox settings go on every content, where hosts look for them first.
 pub(super) fn wire_contents(
-    contents: ResourceContents,
+    contents: ReadResourceResult,
     uri: &str,
     definition: &ResourceDefinition,
 ) -> Vec<rmcp::model::ResourceContents> {

@@ -8,6 +8,8 @@ use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, Union};
 use serde_json::{Map, Value};
 
+use crate::schema::required_names;
+
 /// How deep `$ref`s and nested objects are followed; below, arrays are empty
 /// and optional fields absent, so a recursive type ends.
 const MAX_DEPTH: u32 = 5;
@@ -284,11 +286,7 @@ fn array(schema: &Map<String, Value>, root: &Value, depth: u32) -> BoxedStrategy
 }
 
 fn object(schema: &Map<String, Value>, root: &Value, depth: u32) -> BoxedStrategy<Value> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required_names(schema);
     let Some(Value::Object(properties)) = schema.get("properties") else {
         return Just(Value::Object(Map::new())).boxed();
     };

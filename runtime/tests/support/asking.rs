@@ -5,7 +5,7 @@
 use std::sync::LazyLock;
 
 use mcp_contract_runtime::define::{NoArguments, Prompt, PromptDefinition, PromptMessage};
-use mcp_contract_runtime::define::{Resource, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{ReadResourceResult, Resource, ResourceDefinition};
 use mcp_contract_runtime::server::{Server, ToolServer};
 use mcp_contract_runtime::{Context, McpError};
 use serde::Deserialize;
@@ -33,9 +33,9 @@ impl Resource for Visit {
     fn definition(&self) -> &'static ResourceDefinition {
         &VISIT
     }
-    async fn read(&self, _uri: &str, _params: NoArguments, ctx: Context) -> Result<ResourceContents, McpError> {
+    async fn read(&self, _uri: &str, _params: NoArguments, ctx: Context) -> Result<ReadResourceResult, McpError> {
         ctx.elicit::<Confirm>("Show the visit?").await?;
-        Ok(ResourceContents::text("The visit: Egyptian Art, then Arms and Armor."))
+        Ok(ReadResourceResult::text("The visit: Egyptian Art, then Arms and Armor."))
     }
 }
 

@@ -8,7 +8,8 @@ pub mod surface;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use mcp_contract_runtime::define::{ToolDefinition, ToolOutput, run_blocking};
+use mcp_contract_runtime::__private::run_blocking;
+use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
 use mcp_contract_runtime::server::{HttpOptions, Server, StdioOptions, ToolServer};
 use mcp_contract_runtime::{Context, McpError, Tool};
 use serde::Deserialize;

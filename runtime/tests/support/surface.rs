@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use mcp_contract_runtime::define::NoArguments;
 use mcp_contract_runtime::define::{Completion, CompletionRequest};
 use mcp_contract_runtime::define::{Prompt, PromptDefinition, PromptMessage, Role, prompt_arguments};
-use mcp_contract_runtime::define::{Resource, ResourceContent, ResourceContents, ResourceDefinition};
+use mcp_contract_runtime::define::{ReadResourceResult, Resource, ResourceContent, ResourceDefinition};
 use mcp_contract_runtime::{Context, Ctx, ErrorContract, JsonRpcErrorCode, McpError, Reason};
 use serde::Deserialize;
 
@@ -29,8 +29,8 @@ impl Resource for About {
     fn definition(&self) -> &'static ResourceDefinition {
         &ABOUT
     }
-    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ResourceContents, McpError> {
-        Ok(ResourceContents::text("Open daily."))
+    async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        Ok(ReadResourceResult::text("Open daily."))
     }
 }
 
@@ -53,9 +53,9 @@ impl Resource for ObjectRecord {
     fn definition(&self) -> &'static ResourceDefinition {
         &OBJECT
     }
-    async fn read(&self, _uri: &str, params: ObjectParams, _ctx: Context) -> Result<ResourceContents, McpError> {
+    async fn read(&self, _uri: &str, params: ObjectParams, _ctx: Context) -> Result<ReadResourceResult, McpError> {
         // The view is the client's text, returned as data: never in an error.
-        ResourceContents::json(&serde_json::json!({"id": params.object_id, "view": params.view}))
+        ReadResourceResult::json(&serde_json::json!({"id": params.object_id, "view": params.view}))
     }
     async fn complete(&self, request: CompletionRequest, _ctx: Context) -> Result<Completion, McpError> {
         Ok(Completion::matching((0..150).map(|id| id.to_string()), &request.value))
@@ -111,13 +111,13 @@ impl Resource for Loan {
     fn definition(&self) -> &'static ResourceDefinition {
         &LOAN
     }
-    async fn read(&self, _uri: &str, params: LoanParams, ctx: Context) -> Result<ResourceContents, McpError> {
+    async fn read(&self, _uri: &str, params: LoanParams, ctx: Context) -> Result<ReadResourceResult, McpError> {
         let ctx: Ctx<LoanReason> = mcp_contract_runtime::__private::typed_context(ctx);
         match params.loan_id {
             13 => Err(McpError::from_error(std::io::Error::new(std::io::ErrorKind::TimedOut, "upstream timed out"))),
             666 => panic!("secret at /home/server/src/loans.rs: mcp_contract_runtime::Hidden"),
             id if id % 2 == 1 => Err(ctx.fail(LoanReason::NotOnLoan, format!("No loan {id}.")).with_recovery()),
-            id => Ok(ResourceContents::text(format!("Loan {id}"))),
+            id => Ok(ReadResourceResult::text(format!("Loan {id}"))),
         }
     }
 }
@@ -143,8 +143,8 @@ impl Resource for Search {
     fn definition(&self) -> &'static ResourceDefinition {
         &SEARCH
     }
-    async fn read(&self, _uri: &str, params: SearchParams, _ctx: Context) -> Result<ResourceContents, McpError> {
-        ResourceContents::json(&serde_json::json!({"q": params.q, "page": params.page, "tags": params.tags}))
+    async fn read(&self, _uri: &str, params: SearchParams, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+        ReadResourceResult::json(&serde_json::json!({"q": params.q, "page": params.page, "tags": params.tags}))
     }
 }
 

@@ -3,16 +3,14 @@
 //! Two layers, first hit wins:
 //!
 //! 1. **Typed**, over the whole `source()` chain, outermost first: an
-//!    [`McpError`](crate::McpError) keeps its code; `std::io::Error` by
+//!    [`McpError`](crate::error::McpError) keeps its code; `std::io::Error` by
 //!    [`ErrorKind`](std::io::ErrorKind); `serde_json::Error` by category; number
 //!    and UTF-8 parse errors; tokio's `Elapsed` and `JoinError`.
 //! 2. **Text**, the reference framework's classifier ([`classify_parts`]) applied
 //!    to each message of the chain, outermost first.
 //!
-//! The reference (`@cyanheads/mcp-ts-core`) only has the text layer and only looks
-//! at the outermost error, which is why its users saw a refused connection wrapped
-//! in "fetch failed" reported as an internal error. The text layer here agrees with
-//! the reference case for case; everything beyond it lives in the typed layer.
+//! Users read all of it on [`classify()`], re-exported by `error` (this module
+//! is the crate's own, so `error::classify` names the function alone).
 
 // The text layer's tables are in `patterns`, the one pass over a text that
 // finds them in `matcher`, the chain walk and the typed layer in `typed`.
@@ -37,7 +35,7 @@ use crate::error::JsonRpcErrorCode;
 ///
 /// | typed error in the chain | code |
 /// |---|---|
-/// | [`McpError`](crate::McpError) | its own code |
+/// | [`McpError`](crate::error::McpError) | its own code |
 /// | `io::Error`: `NotFound` / `PermissionDenied` / `TimedOut` / `AlreadyExists` | `NotFound` / `Forbidden` / `Timeout` / `Conflict` |
 /// | `io::Error`: `ConnectionRefused`, `ConnectionReset`, `ConnectionAborted`, `NotConnected`, `BrokenPipe`, `HostUnreachable`, `NetworkUnreachable`, `NetworkDown` | `ServiceUnavailable` |
 /// | `io::Error`: `InvalidInput`, `InvalidData` | `ValidationError` |
@@ -53,6 +51,12 @@ use crate::error::JsonRpcErrorCode;
 /// element: a `dyn Error` has no runtime type name in Rust, and the reference's
 /// type-name table (`SyntaxError`, `RangeError`, ...) names JavaScript classes
 /// that the typed layer stands in for.
+///
+/// The reference (`@cyanheads/mcp-ts-core`) only has the text layer and only
+/// looks at the outermost error, which is why its users saw a refused
+/// connection wrapped in "fetch failed" reported as an internal error. The text
+/// layer here agrees with the reference case for case; everything beyond it
+/// lives in the typed layer.
 ///
 /// ```
 /// use mcp_contract::{JsonRpcErrorCode, McpError, errors::classify};

@@ -1,6 +1,15 @@
-//! What `#[mcp_tool]`'s expansion and the benchmarks need that is no public
-//! API. Reachable only as `mcp_contract::__private` (and, for generated
-//! code, `mcp_contract::__private`), so it can change in any release.
+//! What the expansions of `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]`
+//! (and the crate's benchmarks and property tests) need that is no public API:
+//! the [`bounds`] that word a missing derive as its fix, [`run_blocking`] for a
+//! plain handler, the typed context, the output sample's probe and the
+//! classifier's tables. Reachable only as `mcp_contract_runtime::__private`
+//! (generated code names `::mcp_contract::__private`), so it can change in any
+//! release.
+//!
+//! It uses `error`, `call`, `define` and `schema`; no layer of the crate uses it.
+
+mod blocking;
+pub mod bounds;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -8,6 +17,8 @@ use serde_json::Value;
 use crate::call::{Context, Ctx};
 use crate::define::OutputSample;
 use crate::error::JsonRpcErrorCode;
+
+pub use self::blocking::run_blocking;
 
 /// The JSON of a sample output, in `Tool::sample_output`'s signature.
 pub type SampleValue = Value;
@@ -21,12 +32,12 @@ pub fn typed_context<R>(context: Context) -> Ctx<R> {
 /// The classifier's pattern table, for the benchmark's naive classifier and the
 /// property tests' oracle.
 pub fn classify_patterns() -> &'static [(&'static str, JsonRpcErrorCode)] {
-    crate::classify::pattern_table()
+    crate::error::classify::pattern_table()
 }
 
 /// The classifier's type-name table, for the same readers.
 pub fn classify_type_names() -> &'static [(&'static str, JsonRpcErrorCode)] {
-    crate::classify::type_name_table()
+    crate::error::classify::type_name_table()
 }
 
 /// Autoref specialization for `#[mcp_tool]`: `(&SampleProbe::<T>::new()).decode(v)`
