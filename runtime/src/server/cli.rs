@@ -12,7 +12,7 @@ use crate::lint::Profile;
 
 /// The serving command line of a server binary, as a `clap` [`Args`] struct:
 /// `#[command(flatten)]` it into your own parser beside your own flags, then
-/// hand it the server with [`ServeArgs::run`]. [`Server::run_cli`] parses it
+/// hand it the server with [`ServeArgs::run`]. [`Server::run_cli`](crate::server::Server::run_cli) parses it
 /// alone, for a binary without flags of its own.
 ///
 /// - no subcommand: serve over stdio (what MCP clients launch), or with
@@ -24,7 +24,7 @@ use crate::lint::Profile;
 ///   `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`); with the `redis` feature,
 ///   `MCP_REDIS_URL` gives the Redis that replicas share;
 /// - `lint`, `server-json`: see [`ServeCommand`]. They read no environment
-///   and build no state: the factories of [`Server::state_with`] run only
+///   and build no state: the factories of [`Server::state_with`](crate::server::Server::state_with) run only
 ///   when the server serves.
 ///
 /// Every serving flag is defined here, in this one struct. Its subcommands
@@ -129,6 +129,8 @@ pub enum ServeCommand {
         #[arg(long)]
         name: Option<String>,
         /// Its Streamable HTTP remote, e.g. https://mcp.example.com/mcp
+        // The doc is clap's help text, where the URL stands bare.
+        #[allow(rustdoc::bare_urls)]
         #[arg(long, value_name = "URL")]
         remote: Option<String>,
     },

@@ -22,7 +22,7 @@ pub enum ServerError {
     /// The definition linter found errors in the tools' definitions; the
     /// report holds every diagnostic, warnings included.
     Lint(LintReport),
-    /// Tools take shared state that was never registered with [`Server::state`]:
+    /// Tools take shared state that was never registered with [`Server::state`](crate::server::Server::state):
     /// each tool and state type, in registration order.
     MissingState(Vec<MissingState>),
     /// A resource or prompt has the name of another tool, resource or prompt
@@ -43,7 +43,7 @@ pub enum ServerError {
         error: mcp_contract_uri_template::ParseError,
     },
     /// A resource or prompt takes shared state that was never registered with
-    /// [`Server::state`] (the first such type).
+    /// [`Server::state`](crate::server::Server::state) (the first such type).
     MissingStateOf {
         /// Whether a resource or a prompt.
         kind: PrimitiveKind,
@@ -63,13 +63,13 @@ pub enum ServerError {
     },
     /// Binding the address or reading and writing the transport failed.
     Io(std::io::Error),
-    /// [`Server::build`] was called before the state of [`Server::state_with`]
-    /// was built: serve the server, or call [`Server::build_state`] first.
+    /// [`Server::build`](crate::server::Server::build) was called before the state of [`Server::state_with`](crate::server::Server::state_with)
+    /// was built: serve the server, or call [`Server::build_state`](crate::server::Server::build_state) first.
     StatePending {
         /// The state type's name.
         type_name: &'static str,
     },
-    /// A factory of [`Server::state_with`] failed: the server does not start.
+    /// A factory of [`Server::state_with`](crate::server::Server::state_with) failed: the server does not start.
     StateFactory {
         /// The state type's name.
         type_name: &'static str,
@@ -83,10 +83,10 @@ pub enum ServerError {
     /// The auth configuration cannot protect the HTTP transport (a missing or
     /// short secret, a missing issuer, ..): the server does not start open.
     Auth(AuthConfigError),
-    /// The URL given to [`Server::redis`] is not a Redis URL.
+    /// The URL given to [`Server::redis`](crate::server::Server::redis) is not a Redis URL.
     #[cfg(feature = "redis")]
     Redis(RedisUrlError),
-    /// The key given to [`Server::request_state_key`] cannot sign a
+    /// The key given to [`Server::request_state_key`](crate::server::Server::request_state_key) cannot sign a
     /// `requestState` (shorter than 32 bytes), or none could be drawn.
     RequestStateKey(String),
 }

@@ -379,7 +379,7 @@ impl Server {
     /// Share the value `factory` builds with every handler that takes a
     /// `State<T>`, building it only when the server is served: a database
     /// opened, a pool connected, a file read after the command line is parsed,
-    /// so `--help` and `lint` never touch them (see [`ServeArgs`]). The linter
+    /// so `--help` and `lint` never touch them (see [`ServeArgs`](crate::server::ServeArgs)). The linter
     /// and [`Server::build`]'s checks count `T` as registered.
     ///
     /// The factories run in registration order when serving starts
@@ -420,7 +420,7 @@ impl Server {
     }
 
     /// Run the factories of [`Server::state_with`], in registration order, and
-    /// register what they build; the serving methods and [`ServeArgs`] call
+    /// register what they build; the serving methods and [`ServeArgs`](crate::server::ServeArgs) call
     /// this before [`Server::build`], which refuses a server whose state is
     /// not built yet.
     ///

@@ -97,9 +97,9 @@ impl Server {
     ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
     ///   (unless `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
-    ///   definition linter (see [`ServeCommand::Lint`]);
+    ///   definition linter (see [`ServeCommand::Lint`](crate::server::ServeCommand::Lint));
     /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's
-    ///   `server.json` (see [`ServeCommand::ServerJson`]).
+    ///   `server.json` (see [`ServeCommand::ServerJson`](crate::server::ServeCommand::ServerJson)).
     ///
     /// `--help` prints the usage, with the binary's name; bad arguments print
     /// what is wrong and exit with 2. A server with settings of its own (a

@@ -29,7 +29,7 @@ impl ToolServer {
     /// # Errors
     ///
     /// [`ServerError::Io`] when accepting connections fails; [`ServerError::Auth`]
-    /// when the auth configuration (from [`Server::auth`], else the environment)
+    /// when the auth configuration (from [`Server::auth`](crate::server::Server::auth), else the environment)
     /// cannot be honoured.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), ServerError> {
         let shutdown = options.shutdown.clone();

@@ -10,7 +10,7 @@ use crate::call::BoxFuture;
 use crate::server::store::events::{EventStore, MemoryEventStore};
 use crate::server::transport::stdio::DEFAULT_SHUTDOWN_GRACE;
 
-/// How [`Server::serve_http_with`] serves Streamable HTTP: the endpoint, the
+/// How [`Server::serve_http_with`](crate::server::Server::serve_http_with) serves Streamable HTTP: the endpoint, the
 /// session mode, who may call (`Host`, `Origin`), and the limits that keep a
 /// server up under a flood of connections, sessions or slow clients. Every
 /// limit has a safe default; see each method.

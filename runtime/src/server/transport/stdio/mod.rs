@@ -14,7 +14,7 @@ use crate::server::error::ServerError;
 use crate::server::transport::signal::cancel_on_signal;
 use framing::LineTransport;
 
-/// How [`Server::serve_stdio_with`] and [`ToolServer::serve_io_with`] shut
+/// How [`Server::serve_stdio_with`](crate::server::Server::serve_stdio_with) and [`ToolServer::serve_io_with`] shut
 /// down: on SIGINT/SIGTERM (unless [`Self::without_signal_handling`]) or when
 /// [`Self::shutdown_token`] is cancelled, the server refuses new requests with
 /// a retryable -32000, lets the calls in flight finish for the grace period,
@@ -64,7 +64,7 @@ impl StdioOptions {
 }
 
 impl ToolServer {
-    /// Serve over stdio; see [`Server::serve_stdio`].
+    /// Serve over stdio; see [`Server::serve_stdio`](crate::server::Server::serve_stdio).
     ///
     /// # Errors
     ///
@@ -73,7 +73,7 @@ impl ToolServer {
         self.serve_stdio_with(StdioOptions::default()).await
     }
 
-    /// Serve over stdio with the shutdown of `options`; see [`Server::serve_stdio_with`].
+    /// Serve over stdio with the shutdown of `options`; see [`Server::serve_stdio_with`](crate::server::Server::serve_stdio_with).
     ///
     /// # Errors
     ///
