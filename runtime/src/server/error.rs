@@ -148,7 +148,7 @@ impl fmt::Display for ServerError {
             Self::Redis(err) => write!(f, "{err}."),
             Self::RequestStateKey(why) => write!(
                 f,
-                "The requestState key cannot sign multi-round-trip requests: {why}. Give                  `Server::request_state_key(..)` a random secret of at least 32 bytes, the same on every replica."
+                "The requestState key cannot sign multi-round-trip requests: {why}. Give `Server::request_state_key(..)` a random secret of at least 32 bytes, the same on every replica."
             ),
         }
     }
@@ -219,3 +219,17 @@ impl std::fmt::Display for RedisUrlError {
 
 #[cfg(feature = "redis")]
 impl std::error::Error for RedisUrlError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The message of a short requestState key once held a run of spaces
+    /// where a line of its source was continued.
+    #[test]
+    fn the_request_state_key_message_reads_as_one_sentence() {
+        let message = ServerError::RequestStateKey("it has 8 bytes".into()).to_string();
+        assert!(!message.contains("  "), "{message}");
+        assert!(message.contains("it has 8 bytes. Give `Server::request_state_key(..)`"), "{message}");
+    }
+}

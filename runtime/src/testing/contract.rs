@@ -418,7 +418,7 @@ fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
 
 fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
     let panic_answer = format!("The tool `{}` failed with an internal error.", definition.name);
-    // The server's answer to a handler that panicked (server/invoke.rs): the
+    // The server's answer to a handler that panicked (server/dispatch/invoke.rs): the
     // panic's message stays in the server's log.
     if err.code() == JsonRpcErrorCode::InternalError
         && err.reason().is_none()

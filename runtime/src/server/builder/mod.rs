@@ -610,7 +610,7 @@ impl fmt::Debug for Server {
 #[macro_export]
 macro_rules! server_from_crate {
     () => {
-        $crate::server::builder::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
+        $crate::server::Server::new(::core::env!("CARGO_PKG_NAME"), ::core::env!("CARGO_PKG_VERSION"))
             .description(::core::env!("CARGO_PKG_DESCRIPTION"))
             .repository(::core::env!("CARGO_PKG_REPOSITORY"))
             .website_url(::core::env!("CARGO_PKG_HOMEPAGE"))
