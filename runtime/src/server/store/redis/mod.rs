@@ -71,14 +71,15 @@ pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(1);
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_contract::server::{RedisStore, Server};
+/// // `mcp_contract::server::RedisStore` with the facade's `redis` feature.
+/// use mcp_contract_runtime::server::{RedisStore, Server};
 /// let store = RedisStore::new("redis://127.0.0.1:6379/")?
 ///     .namespace("museum-eu")
 ///     .events_per_stream(256)
 ///     .event_age(Duration::from_secs(120));
 /// let server = Server::new("museum", "1.0.0").redis_store(store);
 /// # let _ = server;
-/// # Ok::<(), mcp_contract::server::RedisUrlError>(())
+/// # Ok::<(), mcp_contract_runtime::server::RedisUrlError>(())
 /// ```
 ///
 /// Nothing connects before the first command, which waits at most
