@@ -16,7 +16,7 @@ use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
 use super::replica::HEARTBEAT_EVERY;
 use super::shared::ANSWERED_CALL_KEPT;
-use super::*;
+use super::{RedisStore, millis, now_millis};
 
 /// Each SSE stream is a Redis stream, capped at `events_per_stream` and
 /// expiring `event_age` after its last event. An event's id is
@@ -135,11 +135,7 @@ impl EventStore for RedisStore {
 impl RedisStore {
     /// The events of `stream_id` after the Redis entry `entry`, younger than
     /// the age limit, with their entry ids.
-    pub(super) async fn events_after(
-        &self,
-        stream_id: &str,
-        entry: &str,
-    ) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
+    async fn events_after(&self, stream_id: &str, entry: &str) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {
         let mut pipe = redis::pipe();
         pipe.cmd("XRANGE")
             .arg(self.key("events", stream_id))
@@ -174,7 +170,7 @@ impl RedisStore {
 
 /// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
 /// anything else.
-pub(super) fn entry_millis(entry: &str) -> Option<u64> {
+fn entry_millis(entry: &str) -> Option<u64> {
     let (ms, seq) = entry.split_once('-')?;
     seq.parse::<u64>().ok()?;
     ms.parse().ok()

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::*;
+use super::{RedisStore, lock};
 
 /// How long a replay that follows a stream waits for Redis to tell it of a
 /// new event (pub/sub) before it reads the stream anyway: a wake lost while

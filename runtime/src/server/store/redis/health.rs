@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use crate::error::McpError;
 use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 
-use super::*;
+use super::{RedisStore, lock};
 
 /// After a failure, how long the store is taken for down without asking it.
 pub(super) const PROBE_INTERVAL: Duration = Duration::from_millis(250);

@@ -5,13 +5,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::*;
+use super::{RedisStore, millis};
 
 /// How often a replica that runs calls renews its key, and how long the key
 /// outlives the last renewal: a replica is taken for stopped this long after
 /// it stopped, and a lost call is answered elsewhere soon after.
 pub(super) const HEARTBEAT_EVERY: Duration = Duration::from_secs(1);
-pub(super) const HEARTBEAT_TTL: Duration = Duration::from_secs(3);
+const HEARTBEAT_TTL: Duration = Duration::from_secs(3);
 
 impl RedisStore {
     /// Add to `pipe` the renewal of this replica's key, so that what `pipe`
@@ -23,7 +23,7 @@ impl RedisStore {
     }
 
     /// Add to `pipe` the renewal of this replica's key for [`HEARTBEAT_TTL`].
-    pub(super) fn renew(&self, pipe: &mut redis::Pipeline) {
+    fn renew(&self, pipe: &mut redis::Pipeline) {
         pipe.cmd("SET")
             .arg(self.key("replica", &self.inner.nonce))
             .arg(1)
@@ -34,7 +34,7 @@ impl RedisStore {
 
     /// Renew this replica's key every [`HEARTBEAT_EVERY`] from now on, while
     /// the store lives: the other replicas take its calls over once it stops.
-    pub(super) fn beat(&self) {
+    fn beat(&self) {
         if self.inner.beating.swap(true, Ordering::AcqRel) {
             return;
         }

@@ -4,7 +4,7 @@ use rmcp::transport::streamable_http_server::session::{SessionState, SessionStor
 
 use crate::server::store::shared::{SESSION_OWNER, UNAVAILABLE};
 
-use super::*;
+use super::{RedisStore, lock, millis};
 
 /// The session's hash: `state` (its `initialize`, as rmcp stores it) and,
 /// with auth on, `owner`.

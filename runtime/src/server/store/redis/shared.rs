@@ -12,7 +12,7 @@ use crate::call::BoxFuture;
 use crate::server::store::shared::{CallFate, SharedStore, StoredSession, Unavailable};
 use crate::server::store::tasks::TaskStore;
 
-use super::*;
+use super::{RedisStore, lock, millis};
 
 /// How long a call's record outlives its answer: long enough that its
 /// record, written in the background as the call starts, cannot land after
@@ -22,7 +22,7 @@ pub(super) const ANSWERED_CALL_KEPT: Duration = Duration::from_secs(30);
 /// Keep a call's request with its session and replica, unless the call is
 /// answered already. KEYS: the call; ARGV: the replica, the request, the
 /// time to keep, the session.
-pub(super) const KEEP_CALL: &str = r"
+const KEEP_CALL: &str = r"
 if redis.call('HEXISTS', KEYS[1], 'answered') == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'request', ARGV[2], 'session', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -33,7 +33,7 @@ return 1
 /// there, 0 when that replica stopped, 2 when the call is answered, -1 when
 /// the stream has no call kept (a session's standalone stream), -2 when the
 /// stream is gone. KEYS: the events, the call; ARGV: the prefix of replica keys.
-pub(super) const CALL_RUNS: &str = r"
+const CALL_RUNS: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
 local call = redis.call('HMGET', KEYS[2], 'owner', 'answered')
 if call[2] then return 2 end
@@ -46,7 +46,7 @@ return redis.call('EXISTS', ARGV[1] .. call[1])
 /// answered, its replica runs, another replica took it over first, or it is
 /// not of the session resuming it (ARGV[3]).
 /// KEYS: the call; ARGV: the prefix of replica keys, this replica, the session.
-pub(super) const TAKE_OVER: &str = r"
+const TAKE_OVER: &str = r"
 local call = redis.call('HMGET', KEYS[1], 'owner', 'request', 'answered', 'session')
 if not call[1] or not call[2] or call[3] or call[4] ~= ARGV[3] then return false end
 if call[1] == ARGV[2] or redis.call('EXISTS', ARGV[1] .. call[1]) == 1 then return false end

@@ -8,12 +8,12 @@ use crate::call::BoxFuture;
 use crate::error::McpError;
 use crate::server::store::tasks::TaskStore;
 
-use super::*;
+use super::{RedisStore, millis, now_millis};
 
 /// A task and whether it may still finish: 0 when the replica that last
 /// stored it stopped, 1 otherwise; nil when there is no such task.
 /// KEYS: the task, its runner; ARGV: the prefix of replica keys.
-pub(super) const TASK_GET: &str = r"
+const TASK_GET: &str = r"
 local task = redis.call('GET', KEYS[1])
 if not task then return false end
 local runner = redis.call('GET', KEYS[2])

@@ -13,7 +13,7 @@ use rmcp::model::RequestId;
 
 use crate::server::transport::jsonrpc;
 
-use super::*;
+use super::error_response;
 
 /// Graceful shutdown: the requests in flight, and the moment the ones still
 /// running are cut.

@@ -12,7 +12,7 @@ use http::{HeaderMap, Method, Request, Response, StatusCode};
 
 use crate::server::transport::jsonrpc::{self, Rejection};
 
-use super::*;
+use super::{Guard, error_response};
 
 /// What a request's `Origin` header allows.
 pub(super) enum Origin {
@@ -91,9 +91,9 @@ impl Guard {
     }
 }
 
-pub(super) const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
+const EXPOSED_HEADERS: &str = "mcp-session-id, mcp-protocol-version, WWW-Authenticate";
 
-pub(super) fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
+fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
     let requested = headers
         .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
         .cloned()
@@ -128,7 +128,7 @@ pub(super) fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
 /// A `Host` value or the authority of an `Origin`, as both checks compare
 /// them: the host name lowercased and without an IPv6 address's brackets,
 /// and the port if one is written.
-pub(super) struct Authority {
+struct Authority {
     host: String,
     port: Option<u16>,
 }
@@ -140,7 +140,7 @@ impl Authority {
     }
 }
 
-pub(super) fn default_port(scheme: &str) -> Option<u16> {
+fn default_port(scheme: &str) -> Option<u16> {
     match scheme {
         "http" | "ws" => Some(80),
         "https" | "wss" => Some(443),

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 
 use crate::server::transport::jsonrpc::Rejection;
 
-use super::*;
+use super::error_response;
 
 pub(super) struct Sessions {
     pub(super) manager: Arc<LocalSessionManager>,
