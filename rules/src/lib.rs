@@ -252,10 +252,17 @@ rules! {
         SCHEMA_NO_DEFS = "schema-no-defs", Warning;
         SCHEMA_DIALECT_TAG = "schema-dialect-tag", Warning;
         SCHEMA_TYPE_ARRAY = "schema-type-array", Warning;
+        /// A schema node no value can satisfy (`enum: []`, `anyOf: []`, `not: {}`, ..).
+        SCHEMA_UNSATISFIABLE = "schema-unsatisfiable", Error;
+        /// A `oneOf` at the root of an input schema (the `strict` profile).
+        SCHEMA_ROOT_ONEOF_PORTABILITY = "schema-root-oneof-portability", Warning;
+        /// An `x-mcp-header` designation the 2026-07-28 revision does not allow.
+        HEADER_PARAM_DESIGNATION = "header-param-designation", Error;
         NAME_UNIQUE = "name-unique", Error;
         ERROR_CONTRACT_REASON_REQUIRED = "error-contract-reason-required", Error;
         RESOURCE_MIME_TYPE_FORMAT = "resource-mime-type-format", Warning;
         PROMPT_ARGUMENTS_ALIGN = "prompt-arguments-align", Error;
+        SERVER_JSON_PARSE = "server-json-parse", Error;
         SERVER_JSON_TYPE = "server-json-type", Error;
         SERVER_JSON_NAME_REQUIRED = "server-json-name-required", Error;
         SERVER_JSON_NAME_LENGTH = "server-json-name-length", Error;

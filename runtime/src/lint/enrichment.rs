@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{DefinitionKind, Diagnostic};
+use super::{DefinitionKind, Diagnostic, LintOptions};
 use crate::define::ToolDefinition;
 use crate::error::JsonObject;
 use mcp_contract_rules::{
@@ -16,7 +16,7 @@ use mcp_contract_rules::{
 /// Output fields that look like agent-facing context rather than domain data.
 const CONTEXT_LIKE: [&str; 3] = ["notice", "effectivequery", "queryecho"];
 
-pub(super) fn check_tool(definition: &ToolDefinition, out: &mut Vec<Diagnostic>) {
+pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
     let name = definition.name;
     let report = |out: &mut Vec<Diagnostic>, rule, path: String, text: String| {
         out.push(Diagnostic::new(rule, DefinitionKind::Tool, name, Some(path), text));
@@ -33,7 +33,7 @@ pub(super) fn check_tool(definition: &ToolDefinition, out: &mut Vec<Diagnostic>)
                 ),
             );
         }
-        check_capped_list(definition, &output, &[], out);
+        check_capped_list(definition, options, &output, &[], out);
         return;
     };
     let schema = &*enrichment.schema;
@@ -91,29 +91,45 @@ pub(super) fn check_tool(definition: &ToolDefinition, out: &mut Vec<Diagnostic>)
             ),
         );
     }
-    check_capped_list(definition, &output, &fields, out);
+    check_capped_list(definition, options, &output, &fields, out);
 }
 
 /// `capped-list-no-truncation`: a cap-like input and an array output, with no
 /// `truncated` or `totalCount` disclosed in the output or the enrichment.
-fn check_capped_list(definition: &ToolDefinition, output: &[String], enrichment: &[String], out: &mut Vec<Diagnostic>) {
-    let caps: Vec<String> = properties(&definition.input_schema).into_iter().filter(|key| is_cap(key)).collect();
-    if caps.is_empty() {
+fn check_capped_list(
+    definition: &ToolDefinition,
+    options: &LintOptions,
+    output: &[String],
+    enrichment: &[String],
+    out: &mut Vec<Diagnostic>,
+) {
+    if options.truncation_allowlist.iter().any(|allowed| allowed == definition.name) {
         return;
     }
     let output_schemas =
         definition.output_schema.as_deref().and_then(|schema| schema.get("properties")).and_then(Value::as_object);
-    let lists = output_schemas.is_some_and(|schemas| schemas.values().any(is_array));
+    let lists: Vec<&str> = output_schemas
+        .into_iter()
+        .flatten()
+        .filter(|(_, schema)| is_array(schema))
+        .map(|(key, _)| key.as_str())
+        .collect();
+    if lists.is_empty() {
+        return;
+    }
+    let caps: Vec<String> =
+        properties(&definition.input_schema).into_iter().filter(|key| is_cap(key, &lists)).collect();
     let disclosed = output.iter().chain(enrichment).any(|key| key == "truncated" || key == "totalCount");
-    if lists && !disclosed {
+    if !caps.is_empty() && !disclosed {
         out.push(Diagnostic::new(
             CAPPED_LIST_NO_TRUNCATION,
             DefinitionKind::Tool,
             definition.name,
             Some(format!("/inputSchema/properties/{}", caps[0])),
             format!(
-                "the tool takes a cap ({}) and returns a list, but never says that the list was cut: a silently capped list leaves the agent unaware of what it missed. Declare `truncated`, `shown` and `cap` (or `totalCount`) in its enrichment type and call `ctx.enrich().truncated(..)` or `.total(n)`, or add `truncated`/`totalCount` to the output",
-                caps.join(", ")
+                "the tool takes a cap ({}) and returns a list, but never says that the list was cut: a silently capped list leaves the agent unaware of what it missed. Declare `truncated`, `shown` and `cap` (or `totalCount`) in its enrichment type and call `ctx.enrich().truncated(..)` or `.total(n)`, or add `truncated`/`totalCount` to the output; if the tool can never cut its list, add `{}` to `LintOptions::truncation_allowlist`",
+                caps.join(", "),
+                definition.name
             ),
         ));
     }
@@ -127,8 +143,28 @@ fn properties(schema: &JsonObject) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// `limit`, `per_page`, `page_size`, `max_*`, `*_limit`, in snake or camel case.
-fn is_cap(key: &str) -> bool {
+/// Nouns that name a page of results whatever the output calls its list.
+const RESULT_NOUNS: [&str; 10] = ["result", "record", "item", "row", "hit", "entry", "match", "count", "page", "doc"];
+
+/// `limit`, `per_page`, `page_size`, `*_limit`, and `max_<noun>` when the noun
+/// counts something the tool returns: one of its `lists` (top-level array
+/// output fields), or a generic result noun, plural or not, a trailing `_count`
+/// aside. So `max_results` and `maxPapers` (beside a `papers` list) are caps;
+/// value bounds (`max_depth_km`, `maxLat`, `max_date`) and work budgets
+/// (`max_lookups`) are not. The reference narrowed it the same way in 0.13.6.
+fn is_cap(key: &str, lists: &[&str]) -> bool {
+    let snake = snake_case(key);
+    if matches!(snake.as_str(), "limit" | "per_page" | "page_size") || snake.ends_with("_limit") {
+        return true;
+    }
+    let Some(noun) = snake.strip_prefix("max_") else {
+        return false;
+    };
+    let noun = singular(noun.strip_suffix("_count").unwrap_or(noun));
+    RESULT_NOUNS.contains(&noun.as_str()) || lists.iter().any(|list| singular(&snake_case(list)) == noun)
+}
+
+fn snake_case(key: &str) -> String {
     let mut snake = String::new();
     for (index, ch) in key.char_indices() {
         if ch.is_ascii_uppercase() && index > 0 && !key[..index].ends_with('_') {
@@ -136,9 +172,21 @@ fn is_cap(key: &str) -> bool {
         }
         snake.push(ch.to_ascii_lowercase());
     }
-    matches!(snake.as_str(), "limit" | "per_page" | "page_size")
-        || snake.starts_with("max_")
-        || snake.ends_with("_limit")
+    snake
+}
+
+/// English plurals of the nouns lists are named by: `entries`, `matches`,
+/// `boxes`, `items`; `status` and `address` stay.
+fn singular(noun: &str) -> String {
+    if let Some(stem) = noun.strip_suffix("ies") {
+        format!("{stem}y")
+    } else if ["ches", "shes", "xes", "sses"].iter().any(|suffix| noun.ends_with(suffix)) {
+        noun[..noun.len() - 2].to_owned()
+    } else if noun.ends_with('s') && !noun.ends_with("ss") && !noun.ends_with("us") {
+        noun[..noun.len() - 1].to_owned()
+    } else {
+        noun.to_owned()
+    }
 }
 
 /// The JSON types a schema allows, `null` aside (so `Option<T>` reads as `T`).
@@ -197,8 +245,12 @@ mod tests {
     }
 
     fn rules(definition: &ToolDefinition) -> Vec<&'static str> {
+        rules_with(definition, &LintOptions::default())
+    }
+
+    fn rules_with(definition: &ToolDefinition, options: &LintOptions) -> Vec<&'static str> {
         let mut out = Vec::new();
-        check_tool(definition, &mut out);
+        check_tool(definition, options, &mut out);
         out.iter().map(|d| d.rule).collect()
     }
 
@@ -264,11 +316,38 @@ mod tests {
         assert!(rules(&tool(capped.clone(), OUTPUT(), Some(disclosed))).is_empty());
         let scalar_output = json!({"type": "object", "properties": {"count": {"type": "integer"}}});
         assert!(rules(&tool(capped, scalar_output, None)).is_empty(), "no list, nothing capped");
-        for key in ["limit", "per_page", "maxResults", "max_items", "result_limit"] {
-            assert!(is_cap(key), "{key}");
+        let allowed = LintOptions { truncation_allowlist: vec!["search".into()], ..LintOptions::default() };
+        assert!(rules_with(&tool(capped_input("pageSize"), OUTPUT(), None), &allowed).is_empty());
+    }
+
+    fn capped_input(key: &str) -> Value {
+        json!({"type": "object", "properties": {"query": {"type": "string"}, key: {"type": "integer"}}})
+    }
+
+    #[test]
+    fn a_cap_is_a_count_of_what_the_tool_returns() {
+        let lists = ["titles", "entries"];
+        for key in ["limit", "per_page", "pageSize", "result_limit", "maxResults", "max_items", "maxTitles"] {
+            assert!(is_cap(key, &lists), "{key}");
         }
-        for key in ["limited", "maximum", "query"] {
-            assert!(!is_cap(key), "{key}");
+        for key in ["max_entries", "maxEntry", "max_entry_count", "max_matches", "maxDocs", "max_count"] {
+            assert!(is_cap(key, &lists), "{key}");
+        }
+        // Value bounds and work budgets, which 0.10's rule flagged.
+        for key in ["max_depth_km", "maxLat", "max_date", "max_court_lookups", "maxCharacters", "maximum", "limited"] {
+            assert!(!is_cap(key, &lists), "{key}");
+        }
+        let bounded = capped_input("maxDepthKm");
+        assert!(rules(&tool(bounded, OUTPUT(), None)).is_empty(), "a value bound is no cap");
+    }
+
+    #[test]
+    fn singular_of_list_names() {
+        for (plural, one) in [("entries", "entry"), ("matches", "match"), ("boxes", "box"), ("items", "item")] {
+            assert_eq!(singular(plural), one);
+        }
+        for word in ["status", "address", "page"] {
+            assert_eq!(singular(word), word);
         }
     }
 }

@@ -11,11 +11,12 @@
 //! | family | rules | file |
 //! |---|---|---|
 //! | format parity | `format-parity`, `format-parity-threw`, `format-parity-walk-failed`, `format-parity-depth-limit` | `format_parity.rs` |
-//! | schema | `schema-is-object`, `describe-on-fields`, portability (`schema-format-portability`, ..) | `schema.rs` |
+//! | schema | `schema-is-object`, `describe-on-fields`, `schema-unsatisfiable`, portability (`schema-format-portability`, ..) | `schema.rs` |
+//! | header parameters | `header-param-designation` | `header_params.rs` |
 //! | definitions | `name-unique` across tools, resources and prompts, and the macro's rules on hand-written tools | `definitions.rs` |
 //! | resources | `uri-template-valid`, `template-params-align`, `resource-name-not-uri`, `resource-mime-type-format`, .. | `resource.rs` |
 //! | prompts | `prompt-arguments-align`, `describe-on-fields` on arguments, .. | `prompt.rs` |
-//! | server.json | the 40 `server-json-*` rules | `server_json.rs` |
+//! | server.json | the 41 `server-json-*` rules | `server_json.rs` |
 //! | landing page | the 23 `landing-*` rules on [`Landing`](crate::define::Landing) | `landing.rs` |
 //!
 //! Where it runs: [`Server::build`](crate::server::Server::build) (errors fail
@@ -37,6 +38,7 @@ mod app;
 mod definitions;
 mod enrichment;
 mod format_parity;
+mod header_params;
 mod landing;
 mod model;
 mod prompt;
@@ -68,7 +70,8 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
             definitions::check_definition(definition, &mut diagnostics);
         }
         schema::check_tool(definition, &input.options, &mut diagnostics);
-        enrichment::check_tool(definition, &mut diagnostics);
+        enrichment::check_tool(definition, &input.options, &mut diagnostics);
+        header_params::check_tool(definition, &mut diagnostics);
         if input.options.format_parity {
             format_parity::check_tool(*tool, &mut shared_formatters, &mut diagnostics);
         }

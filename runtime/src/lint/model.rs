@@ -228,11 +228,19 @@ pub struct LintOptions {
     pub format_allowlist: Option<Vec<String>>,
     /// Whether to run each tool's `format` on samples (`format-parity`).
     pub format_parity: bool,
+    /// Tools `capped-list-no-truncation` skips, by name: a tool whose cap can
+    /// never cut its list (the reference's `truncationAllowlist`).
+    pub truncation_allowlist: Vec<String>,
 }
 
 impl Default for LintOptions {
     fn default() -> Self {
-        Self { profile: Profile::Default, format_allowlist: None, format_parity: true }
+        Self {
+            profile: Profile::Default,
+            format_allowlist: None,
+            format_parity: true,
+            truncation_allowlist: Vec::new(),
+        }
     }
 }
 

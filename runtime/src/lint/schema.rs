@@ -1,6 +1,7 @@
-//! Schema rules: `schema-is-object`, `describe-on-fields`, and portability
-//! (`schema-format-portability`, `schema-anyof-needs-type`,
-//! `schema-no-discriminator-keyword`, `schema-no-defs`, `schema-dialect-tag`)
+//! Schema rules: `schema-is-object`, `describe-on-fields`,
+//! `schema-unsatisfiable`, and portability (`schema-format-portability`,
+//! `schema-anyof-needs-type`, `schema-no-discriminator-keyword`,
+//! `schema-no-defs`, `schema-dialect-tag`, `schema-root-oneof-portability`)
 //! under a [`Profile`].
 //!
 //! `schema-is-object` and `describe-on-fields` read the schemas a tool defines.
@@ -16,7 +17,8 @@ use crate::error::JsonObject;
 use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
 use mcp_contract_rules::{
     DESCRIBE_ON_FIELDS, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY, SCHEMA_IS_OBJECT,
-    SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_TYPE_ARRAY,
+    SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_ROOT_ONEOF_PORTABILITY, SCHEMA_TYPE_ARRAY,
+    SCHEMA_UNSATISFIABLE,
 };
 
 pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
@@ -32,7 +34,11 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
         ));
     }
     describe_on_fields(DefinitionKind::Tool, name, "input", "/inputSchema", input, out);
+    unsatisfiable(DefinitionKind::Tool, name, "/inputSchema", input, out);
     portability(DefinitionKind::Tool, name, "/inputSchema", input, options, out);
+    if options.profile == Profile::Strict {
+        root_union(name, input, out);
+    }
 
     if let Some(output) = &definition.output_schema {
         if !is_object_schema(output) {
@@ -45,6 +51,7 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
             ));
         }
         describe_on_fields(DefinitionKind::Tool, name, "output", "/outputSchema", output, out);
+        unsatisfiable(DefinitionKind::Tool, name, "/outputSchema", output, out);
         portability(DefinitionKind::Tool, name, "/outputSchema", &widen_for_error_results(output), options, out);
     }
 }
@@ -199,7 +206,87 @@ fn escape(segment: &str) -> String {
     segment.replace('~', "~0").replace('/', "~1")
 }
 
+// ------------------------------------------------------------------ schema-unsatisfiable
+
+/// `schema-unsatisfiable`: every node of `schema` that no value can satisfy
+/// (`enum: []`, `anyOf: []`, `oneOf: []`, `type: []`, `not: {}`, `not: true`),
+/// reported once, at the outermost such node. `allOf: []` and empty
+/// `required`/`properties` constrain nothing, so they pass. The walk does not
+/// enter `not` or `if`: an empty value set there makes its parent match
+/// everything (or take `else`), the opposite finding.
+pub(super) fn unsatisfiable(
+    kind: DefinitionKind,
+    name: &str,
+    prefix: &str,
+    schema: &JsonObject,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut found = Vec::new();
+    empty_value_sets(schema, String::new(), &mut found);
+    for pointer in found {
+        out.push(Diagnostic::new(
+            SCHEMA_UNSATISFIABLE,
+            kind,
+            name,
+            Some(format!("{prefix}{pointer}")),
+            format!(
+                "`{prefix}{pointer}` of {kind} `{name}` admits no value at all, so no call (or no result) can ever fill it and nothing else reports the gap: an enum without variants (`enum Never {{}}`), an empty `enum`/`anyOf`/`oneOf`/`type` list or `not: {{}}` from a hand-written schema; give the type at least one variant, or remove the field"
+            ),
+        ));
+    }
+}
+
+fn empty_value_sets(schema: &JsonObject, pointer: String, found: &mut Vec<String>) {
+    let empty_list = |keyword: &str| schema.get(keyword).and_then(Value::as_array).is_some_and(Vec::is_empty);
+    let negates_everything = match schema.get("not") {
+        Some(Value::Bool(true)) => true,
+        Some(Value::Object(not)) => not.is_empty(),
+        _ => false,
+    };
+    if ["enum", "anyOf", "oneOf", "type"].into_iter().any(empty_list) || negates_everything {
+        found.push(pointer);
+        return;
+    }
+    for (keyword, suffix, child) in crate::schema::walk::subschemas(schema) {
+        if let (false, Value::Object(child)) = (matches!(keyword, "not" | "if"), child) {
+            empty_value_sets(child, format!("{pointer}{suffix}"), found);
+        }
+    }
+    for keyword in ["$defs", "definitions"] {
+        if let Some(Value::Object(definitions)) = schema.get(keyword) {
+            for (key, child) in definitions {
+                if let Value::Object(child) = child {
+                    empty_value_sets(child, format!("{pointer}/{keyword}/{}", escape(key)), found);
+                }
+            }
+        }
+    }
+}
+
 // ------------------------------------------------------------------ portability
+
+/// `schema-root-oneof-portability` (the `strict` profile): a union at the
+/// root of the input schema, as a tagged enum input gives
+/// (`{"type": "object", "oneOf": [..]}`). The shape is valid JSON Schema 2020-12
+/// on both protocol revisions, but a client that reads only `type` and
+/// `properties` sees a tool without parameters. The reference flags `oneOf`
+/// (0.12.1); an untagged enum's root `anyOf` has the same problem, so it is
+/// flagged too.
+fn root_union(name: &str, input: &JsonObject, out: &mut Vec<Diagnostic>) {
+    for keyword in ["oneOf", "anyOf"] {
+        if input.get(keyword).and_then(Value::as_array).is_some_and(|branches| !branches.is_empty()) {
+            out.push(Diagnostic::new(
+                SCHEMA_ROOT_ONEOF_PORTABILITY,
+                DefinitionKind::Tool,
+                name,
+                Some(format!("/inputSchema/{keyword}")),
+                format!(
+                    "the input of tool `{name}` is a union (`{keyword}` at its root, an enum as the input type): valid on both protocol revisions, but a client that reads only `type` and `properties` sees a tool without parameters. For the widest reach, take a struct with a `kind` field and optional per-mode fields, and check their combination in the handler"
+                ),
+            ));
+        }
+    }
+}
 
 pub(super) fn portability(
     kind: DefinitionKind,
@@ -548,5 +635,71 @@ mod tests {
         }
         let generated = tool(Value::Object((*crate::schema::input_schema::<Input>()).clone()), None);
         assert_eq!(findings(&generated, Profile::Gemini), Vec::<(&str, String)>::new());
+    }
+
+    #[test]
+    fn unsatisfiable_nodes_are_found_where_they_are() {
+        let input = json!({
+            "type": "object",
+            "properties": {
+                "unit": {"type": "string", "enum": [], "description": "d"},
+                "either": {"anyOf": [], "description": "d"},
+                "never": {"not": {}, "description": "d"},
+                "fine": {"allOf": [], "required": [], "properties": {}, "description": "d"},
+                "negated": {"not": {"enum": []}, "description": "d"},
+                "list": {"type": "array", "items": {"$ref": "#/$defs/Empty"}, "description": "d"}
+            },
+            "$defs": {"Empty": {"oneOf": []}}
+        });
+        let found: Vec<String> = findings(&tool(input, None), Profile::Default)
+            .into_iter()
+            .filter(|(rule, _)| *rule == "schema-unsatisfiable")
+            .map(|(_, path)| path)
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "/inputSchema/properties/either",
+                "/inputSchema/properties/never",
+                "/inputSchema/properties/unit",
+                "/inputSchema/$defs/Empty"
+            ]
+        );
+        let output = json!({"type": "object", "properties": {"kind": {"type": [], "description": "d"}}});
+        let found = findings(&tool(json!({"type": "object", "properties": {}}), Some(output)), Profile::Default);
+        assert_eq!(found, [("schema-unsatisfiable", "/outputSchema/properties/kind".to_owned())]);
+    }
+
+    #[test]
+    fn an_enum_without_variants_is_unsatisfiable() {
+        /// Nothing.
+        #[derive(schemars::JsonSchema, serde::Deserialize)]
+        enum Never {}
+        #[derive(schemars::JsonSchema, serde::Deserialize)]
+        struct Input {
+            /// What never comes.
+            #[allow(dead_code)]
+            never: Never,
+        }
+        let definition = tool(Value::Object((*crate::schema::input_schema::<Input>()).clone()), None);
+        let rules: Vec<&str> = findings(&definition, Profile::Default).into_iter().map(|(rule, _)| rule).collect();
+        assert!(rules.contains(&"schema-unsatisfiable"), "{rules:?}");
+    }
+
+    #[test]
+    fn a_root_union_is_flagged_under_strict_only() {
+        let input = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "oneOf": [
+                {"type": "object", "properties": {"kind": {"const": "a"}}, "description": "d"},
+                {"type": "object", "properties": {"kind": {"const": "b"}}, "description": "d"}
+            ]
+        });
+        assert_eq!(findings(&tool(input.clone(), None), Profile::Default), Vec::<(&str, String)>::new());
+        assert_eq!(
+            findings(&tool(input, None), Profile::Strict),
+            [("schema-root-oneof-portability", "/inputSchema/oneOf".to_owned())]
+        );
     }
 }

@@ -31,7 +31,11 @@ pub(super) fn check(text: &str, crate_version: Option<&str>, out: &mut Vec<Diagn
             return;
         }
         Err(err) => {
-            lint.report(SERVER_JSON_TYPE, "", format!("server.json is not valid JSON: {err}"));
+            lint.report(
+                SERVER_JSON_PARSE,
+                "",
+                format!("server.json is not valid JSON ({err}): fix its syntax; no other rule can read it until then"),
+            );
             return;
         }
     };
@@ -622,11 +626,12 @@ mod tests {
 
     #[test]
     fn every_rule_has_a_case() {
-        let covered: Vec<&str> = cases().iter().map(|(rule, ..)| *rule).chain(["server-json-version-sync"]).collect();
+        let covered: Vec<&str> =
+            cases().iter().map(|(rule, ..)| *rule).chain(["server-json-version-sync", "server-json-parse"]).collect();
         for rule in mcp_contract_rules::DEFINITION_LINTER.iter().filter(|rule| rule.id.starts_with("server-json-")) {
             assert!(covered.contains(&rule.id), "{} has no case", rule.id);
         }
-        assert_eq!(covered.len(), 40);
+        assert_eq!(covered.len(), 41);
     }
 
     #[test]
@@ -635,6 +640,7 @@ mod tests {
         let mut out = Vec::new();
         check("{\"name\": ", None, &mut out);
         assert_eq!(out.len(), 1);
+        assert_eq!(out[0].rule, "server-json-parse");
         assert!(out[0].message.starts_with("server.json is not valid JSON"), "{}", out[0].message);
     }
 
