@@ -49,9 +49,12 @@ pub mod errors {
     //! tool declares ([`ErrorContract`], [`Reason`]), which code an arbitrary
     //! error deserves ([`classify`](classify())), failed upstream HTTP calls as
     //! errors ([`http_error_from_response`] and its siblings),
-    //! [`try_catch`](try_catch()) with its log [`sanitize`]r, [`with_retry`], and
-    //! how an error is [`render`]ed to the two surfaces MCP clients read.
+    //! [`try_catch`](try_catch()) with its log [`sanitize`]r, [`with_retry`], a
+    //! `Pacer` in front of a rate-limited upstream (feature `pacer`), and how an
+    //! error is [`render`]ed to the two surfaces MCP clients read.
 
+    #[cfg(feature = "pacer")]
+    pub use mcp_contract_runtime::error::pacer::{PACER_SHED, Pacer, PacerOptions, PacerStats, ShedKind};
     #[cfg(feature = "reqwest")]
     pub use mcp_contract_runtime::error::upstream::http_error_from_reqwest;
     pub use mcp_contract_runtime::error::upstream::{
@@ -159,7 +162,8 @@ pub mod server {
     //! server binary. Around every call: [`CallHook`]s, list [`Changes`], tasks
     //! ([`TaskStore`]), resumable response streams ([`EventStore`]), a store
     //! replicas share (`RedisStore`, feature `redis`), rate limits (feature
-    //! `rate-limit`), and the [`Landing`] page.
+    //! `rate-limit`), the [`Landing`] page, and work that runs only while it
+    //! serves ([`Server::on_serve`], [`Server::on_shutdown`]).
 
     pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
     #[cfg(feature = "rate-limit")]
@@ -167,10 +171,10 @@ pub mod server {
     pub use mcp_contract_runtime::server::{
         CallHook, CallInfo, CallOutcome, Changes, DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM,
         DEFAULT_MAX_STREAMS, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL,
-        DEFAULT_SEND_TIMEOUT, DEFAULT_SSE_RETRY, DEFAULT_TASK_TTL, ERRORS_META_KEY, EventId, EventStore,
-        EventStoreError, EventStream, HttpOptions, LintFormat, MemoryEventStore, MemoryTaskStore, MissingState,
-        PrimitiveKind, ServeArgs, ServeCommand, Server, ServerError, ServerSseMessage, StdioOptions, StreamId,
-        TaskStore, ToolServer,
+        DEFAULT_SEND_TIMEOUT, DEFAULT_SSE_RETRY, DEFAULT_TASK_TTL, DEFAULT_TEARDOWN_TIMEOUT, ERRORS_META_KEY, EventId,
+        EventStore, EventStoreError, EventStream, HttpOptions, LintFormat, MemoryEventStore, MemoryTaskStore,
+        MissingState, PrimitiveKind, ServeArgs, ServeCommand, Server, ServerError, ServerSseMessage, Serving,
+        StdioOptions, StreamId, TaskStore, ToolServer,
     };
     #[cfg(feature = "redis")]
     pub use mcp_contract_runtime::server::{

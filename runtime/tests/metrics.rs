@@ -135,3 +135,44 @@ async fn a_round_that_ends_input_required_is_no_finished_call_and_the_retry_that
         assert_eq!(value(&after, "mcp_call_duration_seconds_count", &labels), Some(1.0), "{}", ask.kind);
     }
 }
+
+/// Feature `pacer`: a pacer given to `Server::pacer` is scraped with the
+/// server's metrics, and its shed reaches the call's error metrics with its reason.
+#[cfg(feature = "pacer")]
+mod pacer {
+    use std::time::Duration;
+
+    use mcp_contract_runtime::error::pacer::{Pacer, PacerOptions};
+
+    use super::*;
+
+    text_tool!(Paced, "paced", |ctx| {
+        let pacer = ctx.state::<Pacer>().expect("the pacer is state");
+        pacer.run(|| async { Ok("fetched".to_owned()) }).await
+    });
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pacer_is_scraped_with_the_server_and_its_sheds_are_counted() {
+        let pacer = Pacer::new("catalogue", PacerOptions::per_minute(1).max_wait(Duration::from_secs(5)));
+        let server = Server::new("metrics", "1.0.0")
+            .tool(Paced)
+            .pacer(pacer.clone())
+            .state(pacer)
+            .build()
+            .expect("the server builds");
+        let served = HttpServer::serving(server, HttpOptions::default().metrics_path("/metrics")).await;
+        let mut client = HttpClient::session(served.addr).await;
+        client.post(&call(1, "paced", json!({}))).await;
+        let shed = client.post(&call(2, "paced", json!({}))).await.text();
+        assert!(shed.contains("pacer_shed") && shed.contains("wait_projected"), "{shed}");
+
+        let scraped = scrape(served.addr).await;
+        let catalogue = [("pacer", "catalogue")];
+        assert_eq!(value(&scraped, "mcp_pacer_started_total", &catalogue), Some(1.0), "{:?}", scraped.samples);
+        assert_eq!(value(&scraped, "mcp_pacer_queue_depth", &catalogue), Some(0.0));
+        let projected = [("pacer", "catalogue"), ("kind", "wait_projected")];
+        assert_eq!(value(&scraped, "mcp_pacer_sheds_total", &projected), Some(1.0));
+        let by_reason = [("name", "paced"), ("code", "-32003"), ("reason", "pacer_shed")];
+        assert_eq!(value(&scraped, "mcp_call_errors_total", &by_reason), Some(1.0), "{:?}", scraped.samples);
+    }
+}

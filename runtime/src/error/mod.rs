@@ -1,7 +1,8 @@
 //! Errors, the lowest layer: [`McpError`] and its [`JsonRpcErrorCode`]s, the
 //! error contract a handler declares ([`ErrorContract`], [`Reason`]), which code
 //! an arbitrary error deserves ([`classify`](classify())), upstream HTTP failures
-//! as errors ([`upstream`]), [`try_catch`](try_catch()) and [`retry`], and
+//! as errors ([`upstream`]), [`try_catch`](try_catch()), [`retry`] and a
+//! `pacer` in front of a rate-limited upstream, and
 //! [`render`]ing an error to the two surfaces MCP clients read.
 //!
 //! The codes themselves are the shared table of `mcp-contract-rules`, which the
@@ -12,6 +13,8 @@
 pub(crate) mod classify;
 mod contract;
 mod mcp_error;
+#[cfg(feature = "pacer")]
+pub mod pacer;
 pub mod render;
 pub mod retry;
 pub mod sanitize;
@@ -21,6 +24,8 @@ pub mod upstream;
 pub use self::classify::{classify, classify_parts};
 pub use self::contract::{ContractDeclared, ErrorContract, NoContract, Reason};
 pub use self::mcp_error::{Cause, JsonObject, McpError};
+#[cfg(feature = "pacer")]
+pub use self::pacer::{Pacer, PacerOptions, PacerStats, ShedKind};
 pub use self::retry::{RetryPolicy, with_retry};
 pub use self::try_catch::{TryCatch, try_catch, try_catch_sync};
 pub use mcp_contract_rules::codes::{ErrorCategory, JsonRpcErrorCode, http_status_to_error_code};

@@ -223,7 +223,7 @@ fn next_delay(policy: &RetryPolicy, retry: u32, err: &McpError, elapsed: Duratio
 /// [`http_error_from_response`](crate::error::upstream::http_error_from_response) writes),
 /// or a string in either `Retry-After` form (what other code may have copied
 /// from the header). Negative or unreadable values are ignored.
-fn retry_after(err: &McpError) -> Option<Duration> {
+pub(super) fn retry_after(err: &McpError) -> Option<Duration> {
     match err.data()?.get("retryAfter")? {
         // Too large for a Duration still means "not soon": saturate, so it ends the retries.
         Value::Number(number) => number

@@ -76,6 +76,8 @@ pub enum ServerError {
         /// What the factory returned.
         error: Box<dyn StdError + Send + Sync>,
     },
+    /// A hook of [`Server::on_serve`](crate::server::Server::on_serve) failed: the server does not serve.
+    OnServe(Box<dyn StdError + Send + Sync>),
     /// The client's `initialize` handshake failed.
     Initialize(Box<rmcp::service::ServerInitializeError>),
     /// The task serving the connection ended abnormally.
@@ -140,6 +142,7 @@ impl fmt::Display for ServerError {
                  call `Server::build_state().await` before `Server::build`."
             ),
             Self::StateFactory { type_name, error } => write!(f, "Building the state `{type_name}` failed: {error}."),
+            Self::OnServe(err) => write!(f, "A hook of `Server::on_serve` failed: {err}."),
             Self::Io(err) => write!(f, "The server's transport failed: {err}."),
             Self::Initialize(err) => write!(f, "The MCP initialize handshake failed: {err}."),
             Self::Task(err) => write!(f, "The task serving the connection failed: {err}."),
@@ -180,6 +183,7 @@ impl StdError for ServerError {
             | Self::StateFactory { .. }
             | Self::RequestStateKey(_) => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
+            Self::OnServe(err) => Some(&**err),
             Self::Io(err) => Some(err),
             Self::Initialize(err) => Some(&**err),
             Self::Task(err) => Some(err),

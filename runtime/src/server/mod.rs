@@ -41,6 +41,7 @@ pub use cli::{LintFormat, ServeArgs, ServeCommand};
 pub use dispatch::changes::{Changes, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_SEND_TIMEOUT};
 pub use dispatch::handler::ToolServer;
 pub use dispatch::hook::{CallHook, CallInfo, CallOutcome};
+pub use dispatch::lifecycle::{DEFAULT_TEARDOWN_TIMEOUT, Serving};
 #[cfg(feature = "rate-limit")]
 pub use dispatch::rate_limit::RateLimit;
 #[cfg(feature = "redis")]

@@ -20,6 +20,7 @@ use crate::server::dispatch;
 use crate::server::dispatch::changes::Changes;
 use crate::server::dispatch::handler::ToolServer;
 use crate::server::dispatch::hook::CallHook;
+use crate::server::dispatch::lifecycle::Serving;
 use crate::server::error::MissingState;
 #[cfg(feature = "redis")]
 use crate::server::error::RedisUrlError;
@@ -62,6 +63,11 @@ pub struct Server {
     mask_error_details: bool,
     hooks: Vec<Arc<dyn CallHook>>,
     request_state_key: Option<Vec<u8>>,
+    #[cfg(feature = "pacer")]
+    pacers: Vec<crate::error::pacer::Pacer>,
+    on_serve: Vec<dispatch::lifecycle::StartHook>,
+    on_shutdown: Vec<dispatch::lifecycle::StopHook>,
+    teardown_timeout: std::time::Duration,
 }
 
 impl Server {
@@ -90,7 +96,91 @@ impl Server {
             mask_error_details: true,
             hooks: Vec::new(),
             request_state_key: None,
+            #[cfg(feature = "pacer")]
+            pacers: Vec::new(),
+            on_serve: Vec::new(),
+            on_shutdown: Vec::new(),
+            teardown_timeout: dispatch::lifecycle::DEFAULT_TEARDOWN_TIMEOUT,
         }
+    }
+
+    /// Run `hook` when the server starts serving (over stdio or Streamable
+    /// HTTP, after the state of [`state_with`](Self::state_with) is built and
+    /// the address bound), never for `lint`, `server-json`, `--help`,
+    /// [`build`](Self::build) or the testing client: the place for work that
+    /// only a serving server does, such as announcing itself to a registry in
+    /// a background task that ends on [`Serving::stopping`]. Hooks run in
+    /// registration order; one that fails stops the server with
+    /// [`ServerError::OnServe`].
+    ///
+    /// ```
+    /// use mcp_contract::server::{Serving, Server};
+    ///
+    /// let server = Server::new("museum", "1.0.0")
+    ///     .on_serve(|serving: Serving| async move {
+    ///         tokio::spawn(async move {
+    ///             // Announce `serving.addr` every minute until shutdown begins.
+    ///             serving.stopping.cancelled().await;
+    ///         });
+    ///         Ok::<_, std::io::Error>(())
+    ///     })
+    ///     .on_shutdown(|| async { /* close what on_serve opened */ });
+    /// # server.build().unwrap();
+    /// ```
+    ///
+    /// [`Serving::stopping`]: crate::server::Serving::stopping
+    pub fn on_serve<F, Fut, E>(mut self, hook: F) -> Self
+    where
+        F: FnOnce(Serving) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<(), E>> + Send + 'static,
+        E: Into<Box<dyn StdError + Send + Sync>> + 'static,
+    {
+        self.on_serve.push(dispatch::lifecycle::Lifecycle::boxed_start(hook));
+        self
+    }
+
+    /// Run `hook` once serving has stopped: after shutdown began (a signal,
+    /// stdin closed, the shutdown token) and the calls in flight had their
+    /// grace period. The last registered runs first, as drops do, and all of
+    /// them together within [`teardown_timeout`](Self::teardown_timeout), after
+    /// which the rest are dropped with a warning: a stuck hook never keeps the
+    /// process from exiting. Not run when the server never served.
+    pub fn on_shutdown<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.on_shutdown.push(dispatch::lifecycle::Lifecycle::boxed_stop(hook));
+        self
+    }
+
+    /// How long the [`on_shutdown`](Self::on_shutdown) hooks may take
+    /// together ([`DEFAULT_TEARDOWN_TIMEOUT`](crate::server::DEFAULT_TEARDOWN_TIMEOUT), 10 s, by default).
+    pub fn teardown_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.teardown_timeout = timeout;
+        self
+    }
+
+    /// Export `pacer`'s figures with the server's metrics (`mcp_pacer_*`,
+    /// labelled by its name, when [`HttpOptions::metrics_path`] is set;
+    /// feature `metrics`). The pacer itself is shared with the handlers that
+    /// use it as any state is, for example in a client type given to
+    /// [`state`](Self::state).
+    ///
+    /// ```
+    /// use mcp_contract::errors::{Pacer, PacerOptions};
+    /// use mcp_contract::server::Server;
+    ///
+    /// let catalogue = Pacer::new("catalogue", PacerOptions::per_second(5));
+    /// let server = Server::new("museum", "1.0.0").pacer(catalogue.clone()).state(catalogue);
+    /// # server.build().unwrap();
+    /// ```
+    ///
+    /// [`HttpOptions::metrics_path`]: crate::server::transport::http::options::HttpOptions::metrics_path
+    #[cfg(feature = "pacer")]
+    pub fn pacer(mut self, pacer: crate::error::pacer::Pacer) -> Self {
+        self.pacers.push(pacer);
+        self
     }
 
     /// Run `hook` before and after every tool call, resource read and prompt,
@@ -526,7 +616,7 @@ impl Server {
             let store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
             dispatch::tasks::Tasks::new(store, self.task_ttl, self.task_poll_interval)
         });
-        Ok(ToolServer::new(
+        let server = ToolServer::new(
             self.info,
             self.instructions,
             self.tools,
@@ -542,7 +632,15 @@ impl Server {
         .with_client_request_timeout(self.client_request_timeout)
         .with_tasks(tasks)
         .with_shared_store(shared)
-        .with_landing(self.landing))
+        .with_landing(self.landing)
+        .with_lifecycle(dispatch::lifecycle::Lifecycle::new(
+            self.on_serve,
+            self.on_shutdown,
+            self.teardown_timeout,
+        ));
+        #[cfg(feature = "pacer")]
+        let server = server.with_pacers(self.pacers);
+        Ok(server)
     }
 }
 

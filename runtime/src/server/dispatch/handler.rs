@@ -65,6 +65,8 @@ pub struct ToolServer {
     observe: Arc<Observe>,
     /// The signing of stateless requests' `requestState`; shared by every copy.
     request_states: RequestStates,
+    /// `Server::on_serve` and `Server::on_shutdown`; shared by every copy.
+    lifecycle: Arc<super::lifecycle::Lifecycle>,
 }
 
 struct Shared {
@@ -114,6 +116,7 @@ impl ToolServer {
             shared_store: None,
             observe: Arc::new(Observe { mask_error_details: true, ..Observe::default() }),
             request_states,
+            lifecycle: Arc::default(),
         }
     }
 
@@ -153,6 +156,26 @@ impl ToolServer {
     }
 
     /// Count the calls of this server (and of every session made from it after).
+    pub(crate) fn with_lifecycle(mut self, lifecycle: super::lifecycle::Lifecycle) -> Self {
+        self.lifecycle = Arc::new(lifecycle);
+        self
+    }
+
+    pub(crate) fn lifecycle(&self) -> Arc<super::lifecycle::Lifecycle> {
+        Arc::clone(&self.lifecycle)
+    }
+
+    #[cfg(feature = "pacer")]
+    pub(crate) fn with_pacers(mut self, pacers: Vec<crate::error::pacer::Pacer>) -> Self {
+        Arc::make_mut(&mut self.observe).pacers = pacers;
+        self
+    }
+
+    #[cfg(all(feature = "metrics", feature = "pacer"))]
+    pub(crate) fn pacers(&self) -> Vec<crate::error::pacer::Pacer> {
+        self.observe.pacers.clone()
+    }
+
     #[cfg(feature = "metrics")]
     pub(crate) fn with_metrics(mut self, metrics: Arc<super::metrics::Metrics>) -> Self {
         Arc::make_mut(&mut self.observe).metrics = Some(metrics);
@@ -256,6 +279,7 @@ impl ToolServer {
             shared_store: self.shared_store.clone(),
             observe: Arc::clone(&self.observe),
             request_states: self.request_states.clone(),
+            lifecycle: Arc::clone(&self.lifecycle),
         }
     }
 

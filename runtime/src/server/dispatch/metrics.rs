@@ -56,8 +56,14 @@ pub(crate) struct Metrics {
 const MAX_REASON_CHARS: usize = 64;
 
 impl Metrics {
-    pub(crate) fn new() -> Self {
+    /// `pacers` ([`Server::pacer`](crate::server::builder::Server::pacer)) are
+    /// read at each scrape, as `mcp_pacer_*`.
+    pub(crate) fn new(#[cfg(feature = "pacer")] pacers: Vec<crate::error::pacer::Pacer>) -> Self {
         let mut registry = Registry::default();
+        #[cfg(feature = "pacer")]
+        if !pacers.is_empty() {
+            registry.register_collector(Box::new(pacer::Collector(pacers)));
+        }
         let calls = Family::<CallLabels, Counter>::default();
         let errors = Family::<ErrorLabels, Counter>::default();
         let duration = Family::<NameLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
@@ -101,5 +107,81 @@ impl Metrics {
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
         text
+    }
+}
+
+/// The pacers' figures, read from their [`PacerStats`](crate::error::pacer::PacerStats) at each scrape.
+#[cfg(feature = "pacer")]
+mod pacer {
+    use prometheus_client::encoding::{DescriptorEncoder, EncodeLabelSet, EncodeMetric};
+    use prometheus_client::metrics::counter::ConstCounter;
+    use prometheus_client::metrics::gauge::ConstGauge;
+    use prometheus_client::metrics::{MetricType, TypedMetric};
+
+    use crate::error::pacer::{Pacer, PacerStats, ShedKind};
+
+    #[derive(Debug)]
+    pub(super) struct Collector(pub(super) Vec<Pacer>);
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    struct PacerLabels {
+        pacer: String,
+    }
+
+    #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+    struct ShedLabels {
+        pacer: String,
+        kind: &'static str,
+    }
+
+    impl Collector {
+        /// One family: `value` of each pacer, labelled by its name.
+        fn family<M: EncodeMetric + TypedMetric>(
+            &self,
+            encoder: &mut DescriptorEncoder<'_>,
+            name: &str,
+            help: &str,
+            value: impl Fn(&PacerStats) -> M,
+        ) -> std::fmt::Result {
+            let mut family = encoder.encode_descriptor(name, help, None, M::TYPE)?;
+            for pacer in &self.0 {
+                value(&pacer.stats()).encode(family.encode_family(&PacerLabels { pacer: pacer.name().to_owned() })?)?;
+            }
+            Ok(())
+        }
+    }
+
+    impl prometheus_client::collector::Collector for Collector {
+        fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> std::fmt::Result {
+            self.family(&mut encoder, "mcp_pacer_queue_depth", "Upstream calls waiting for their turn", |stats| {
+                ConstGauge::new(i64::try_from(stats.queue_depth).unwrap_or(i64::MAX))
+            })?;
+            self.family(&mut encoder, "mcp_pacer_started", "Upstream calls started", |stats| {
+                ConstCounter::new(stats.started)
+            })?;
+            self.family(&mut encoder, "mcp_pacer_cooldowns", "Pauses after an upstream 429", |stats| {
+                ConstCounter::new(stats.cooldowns)
+            })?;
+            self.family(
+                &mut encoder,
+                "mcp_pacer_wait_seconds",
+                "Time upstream calls waited for their turn",
+                |stats| ConstCounter::new(stats.waited.as_secs_f64()),
+            )?;
+            let mut sheds = encoder.encode_descriptor(
+                "mcp_pacer_sheds",
+                "Upstream calls shed, by kind",
+                None,
+                MetricType::Counter,
+            )?;
+            for pacer in &self.0 {
+                let stats = pacer.stats();
+                for (kind, count) in ShedKind::ALL.iter().zip(stats.shed) {
+                    let labels = ShedLabels { pacer: pacer.name().to_owned(), kind: kind.as_str() };
+                    ConstCounter::new(count).encode(sheds.encode_family(&labels)?)?;
+                }
+            }
+            Ok(())
+        }
     }
 }

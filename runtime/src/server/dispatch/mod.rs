@@ -12,6 +12,7 @@ pub(crate) mod channel;
 pub(crate) mod handler;
 pub(crate) mod hook;
 pub(crate) mod invoke;
+pub(crate) mod lifecycle;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
 pub(crate) mod observe;

@@ -16,6 +16,9 @@ pub(crate) struct Observe {
     pub(crate) metrics: Option<Arc<super::metrics::Metrics>>,
     #[cfg(feature = "rate-limit")]
     pub(crate) limiter: Option<Arc<super::rate_limit::Limiter>>,
+    /// [`Server::pacer`](crate::server::builder::Server::pacer), for the metrics.
+    #[cfg(feature = "pacer")]
+    pub(crate) pacers: Vec<crate::error::pacer::Pacer>,
 }
 
 /// How a call ended, as the metrics and the span name it.

@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 
 use crate::auth::AuthConfig;
 use crate::server::dispatch::handler::ToolServer;
+use crate::server::dispatch::lifecycle::Serving;
 use crate::server::dispatch::streams::{Primings, SessionStreams};
 use crate::server::error::ServerError;
 use crate::server::store::events::EventStore;
@@ -34,7 +35,9 @@ impl ToolServer {
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> Result<(), ServerError> {
         let shutdown = options.shutdown.clone();
         let drain = Arc::new(guard::Drain::default());
+        let lifecycle = self.lifecycle();
         let router = self.http_router(&options, &drain)?;
+        lifecycle.start(Serving { addr: listener.local_addr().ok(), stopping: shutdown.clone() }).await?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
         let limits = ConnectionLimits {
             max_connections: options.max_connections,
@@ -63,6 +66,7 @@ impl ToolServer {
         if let Some(signals) = signals {
             signals.abort();
         }
+        lifecycle.stop().await;
         Ok(())
     }
 
@@ -128,7 +132,10 @@ impl ToolServer {
                         ),
                     )));
                 }
-                let metrics = Arc::new(crate::server::dispatch::metrics::Metrics::new());
+                let metrics = Arc::new(crate::server::dispatch::metrics::Metrics::new(
+                    #[cfg(feature = "pacer")]
+                    self.pacers(),
+                ));
                 (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
             }
             None => (self, None),

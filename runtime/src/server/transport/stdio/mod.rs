@@ -10,6 +10,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::dispatch::handler::ToolServer;
+use crate::server::dispatch::lifecycle::Serving;
 use crate::server::error::ServerError;
 use crate::server::transport::signal::cancel_on_signal;
 use framing::LineTransport;
@@ -81,10 +82,12 @@ impl ToolServer {
     pub async fn serve_stdio_with(self, options: StdioOptions) -> Result<(), ServerError> {
         // Only the writer: stdin is read on a thread (see `LineTransport::stdin`).
         let (_, write) = rmcp::transport::stdio_pipes();
-        match LineTransport::stdin(write) {
-            Ok(transport) => self.serve_transport(transport, options).await,
-            Err(err) => Err(ServerError::Io(err)),
-        }
+        let transport = LineTransport::stdin(write).map_err(ServerError::Io)?;
+        let lifecycle = self.lifecycle();
+        lifecycle.start(Serving { addr: None, stopping: options.shutdown.clone() }).await?;
+        let served = self.serve_transport(transport, options).await;
+        lifecycle.stop().await;
+        served
     }
 
     /// Serve one client over a byte stream pair (a socket, a pipe, an in-process
