@@ -826,6 +826,15 @@ mod tests {
             .expect("the museum builds")
     }
 
+    /// What a client receives from the museum, pinned in
+    /// `examples/snapshots/museum.contract.snap`: a change shows as a diff to
+    /// review with `cargo insta review`, and a breaking one fails unless the
+    /// version in Cargo.toml announces it.
+    #[tokio::test]
+    async fn the_contract_is_pinned() {
+        mcp_contract::testing::assert_contract_pinned!(server(None));
+    }
+
     #[tokio::test]
     async fn search_then_get_then_fail_as_declared() {
         let client = client().await;

@@ -230,15 +230,20 @@ pub mod testing {
     //! `#[tokio::test]`s that call tools, read resources and get prompts as a
     //! client does; and contract fuzzing, [`check_contract`], which calls a tool
     //! with inputs generated from its input schema and reports each answer that
-    //! breaks its contract. Add the feature to the dev-dependency:
-    //! `mcp-contract = { version = "..", features = ["testing"] }`.
+    //! breaks its contract; and [`assert_contract_pinned!`], which pins what a
+    //! client receives in a snapshot and fails on a breaking change ([`compat`])
+    //! that the server's version does not announce. Add the feature to the
+    //! dev-dependency: `mcp-contract = { version = "..", features = ["testing"] }`.
     //!
     //! A handler's unit test, with its tool's `test_ctx()`, needs no feature:
     //! see [`Captured`](crate::context::Captured).
 
+    pub use mcp_contract_runtime::assert_contract_pinned;
+    #[doc(hidden)]
+    pub use mcp_contract_runtime::testing::{__insta, PinPlace};
     pub use mcp_contract_runtime::testing::{
-        Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification,
-        ServerRequest, assert_contract, check_contract,
+        Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification, Pin,
+        ServerRequest, assert_contract, check_contract, compat,
     };
 }
 

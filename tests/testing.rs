@@ -290,3 +290,55 @@ async fn the_client_hears_resource_updates_it_subscribed_to() {
     let updated = client.wait_for(1, |n| matches!(n, Notification::ResourceUpdated { .. })).await.unwrap();
     assert_eq!(updated, [Notification::ResourceUpdated { uri: "shelf://titles/1".to_owned() }]);
 }
+
+/// A pin accepted at `version` in a snapshot file under a scratch "crate",
+/// and the place `assert_contract_pinned!` would check against it.
+fn accepted_at(
+    pin: &mcp_contract::testing::Pin,
+    version: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> (mcp_contract::testing::PinPlace, std::path::PathBuf) {
+    let root = std::env::temp_dir().join(format!("mcp-contract-pins-{}-{version}", std::process::id()));
+    std::fs::create_dir_all(root.join("tests/snapshots")).expect("a scratch directory");
+    std::fs::write(root.join("tests/pins.rs"), "").expect("the test file");
+    let mut accepted = pin.value.clone();
+    accepted["server"]["version"] = json!(version);
+    edit(&mut accepted);
+    let place = mcp_contract::testing::PinPlace::new(root.to_str().unwrap(), "tests/pins.rs", pin);
+    let text = format!("---\nsource: tests/pins.rs\n---\n{}\n", serde_json::to_string_pretty(&accepted).unwrap());
+    std::fs::write(root.join(format!("tests/snapshots/{}.snap", place.name())), text).expect("the snapshot");
+    (place, root)
+}
+
+#[tokio::test]
+async fn a_breaking_change_fails_unless_the_version_announces_it() {
+    let pin = mcp_contract::testing::Pin::read(server()).await.expect("the pin");
+    assert_eq!(pin.version(), "1.0.0");
+    // The accepted pin had a tool this server no longer serves.
+    let removed_tool = |accepted: &mut serde_json::Value| {
+        let copy = accepted["tools"]["read_shelf"].clone();
+        accepted["tools"]["old_shelf"] = copy;
+    };
+    let (place, root) = accepted_at(&pin, "1.0.0", removed_tool);
+    assert_eq!(place.accepted().expect("read back").version(), "1.0.0");
+    let failed = std::panic::catch_unwind(|| place.check(&pin)).expect_err("unannounced");
+    let message = failed.downcast_ref::<String>().expect("a message");
+    assert!(message.contains("breaking: tools.old_shelf: the tool was removed"), "{message}");
+    assert!(message.contains("bump the server's version to 2.0.0"), "{message}");
+    std::fs::remove_dir_all(root).ok();
+
+    // Accepted at 0.9.0: 1.0.0 is a major bump, which announces it.
+    let (place, root) = accepted_at(&pin, "0.9.0", removed_tool);
+    place.check(&pin);
+    std::fs::remove_dir_all(root).ok();
+
+    // An additive change (a tool the accepted pin lacked) needs no bump.
+    let (place, root) = accepted_at(&pin, "1.0.0", |accepted| {
+        accepted["tools"].as_object_mut().unwrap().remove("read_shelf");
+    });
+    place.check(&pin);
+    let changes = pin.changes_since(&place.accepted().unwrap());
+    assert_eq!(changes.len(), 1, "{changes:?}");
+    assert_eq!(changes[0].to_string(), "additive: tools.read_shelf: a new tool");
+    std::fs::remove_dir_all(root).ok();
+}
