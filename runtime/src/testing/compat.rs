@@ -69,9 +69,9 @@ struct Diff<'a> {
 pub fn compare(old: &Value, new: &Value) -> Vec<ContractChange> {
     let mut diff = Diff { changes: Vec::new(), old_root: old, new_root: new, refs: Vec::new() };
     diff.named("tools", old, new, Diff::tool);
-    diff.named("resources", old, new, Diff::listed_entry);
-    diff.named("resourceTemplates", old, new, Diff::listed_entry);
-    diff.named("prompts", old, new, Diff::prompt);
+    diff.named("resources", old, new, Diff::entry);
+    diff.named("resourceTemplates", old, new, Diff::entry);
+    diff.named("prompts", old, new, Diff::entry);
     diff.changes.sort_by_key(|change| change.kind);
     diff.changes
 }
@@ -155,30 +155,17 @@ impl<'a> Diff<'a> {
         }
     }
 
-    /// A resource or template: its MIME type and URI are what clients rely on.
-    fn listed_entry(&mut self, path: &str, old: &'a Value, new: &'a Value) {
+    /// A resource, template or prompt: its words may change, its arguments
+    /// as an input does, anything else (a URI, a MIME type) breaks.
+    fn entry(&mut self, path: &str, old: &'a Value, new: &'a Value) {
         for key in keys(old, new) {
             let here = format!("{path}.{key}");
             let (before, after) = (old.get(&key), new.get(&key));
             match key.as_str() {
                 "title" | "description" | "name" => self.text(&here, before, after),
                 "errors" => self.errors(&here, before, after),
-                "envelopes" => {}
-                _ if before != after => self.unplaced(&here),
-                _ => {}
-            }
-        }
-    }
-
-    fn prompt(&mut self, path: &str, old: &'a Value, new: &'a Value) {
-        for key in keys(old, new) {
-            let here = format!("{path}.{key}");
-            let (before, after) = (old.get(&key), new.get(&key));
-            match key.as_str() {
-                "title" | "description" => self.text(&here, before, after),
-                "errors" => self.errors(&here, before, after),
-                "envelopes" => {}
                 "arguments" => self.prompt_arguments(&here, before, after),
+                "envelopes" => {}
                 _ if before != after => self.unplaced(&here),
                 _ => {}
             }
@@ -736,5 +723,19 @@ mod tests {
         assert!(!announces_breaking("1.0", "2.0"), "no semver, nothing announced");
         assert_eq!(next_breaking("0.3.1").as_deref(), Some("0.4.0"));
         assert_eq!(next_breaking("2.1.0").as_deref(), Some("3.0.0"));
+    }
+
+    #[test]
+    fn prompt_arguments_are_an_input() {
+        let prompt = |args: Value| json!({"prompts": {"plan": {"description": "Plan.", "arguments": args}}});
+        let old = prompt(json!([{"name": "department", "required": true}, {"name": "hours"}]));
+        let required = prompt(json!([{"name": "department", "required": true}, {"name": "hours", "required": true}]));
+        assert_eq!(changes(&old, &required), ["breaking: prompts.plan.arguments.hours: the argument became required"]);
+        let fewer = prompt(json!([{"name": "department", "required": true}]));
+        assert_eq!(changes(&old, &fewer), ["breaking: prompts.plan.arguments.hours: the argument was removed"]);
+        assert_eq!(changes(&fewer, &old), ["additive: prompts.plan.arguments.hours: a new optional argument"]);
+        let moved = json!({"resources": {"museum://about": {"mimeType": "text/html"}}});
+        let before = json!({"resources": {"museum://about": {"mimeType": "text/markdown"}}});
+        assert!(changes(&before, &moved)[0].starts_with("breaking: resources.museum://about.mimeType"));
     }
 }
