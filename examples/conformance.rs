@@ -679,7 +679,7 @@ struct SlowComputeInput {
     recovery = "Call slow_compute again with seconds between 0 and 300.")))]
 async fn slow_compute(input: SlowComputeInput, ctx: Ctx) -> Result<String, McpError> {
     if !(0.0..=300.0).contains(&input.seconds) {
-        return Err(ctx.fail(bad_duration, format!("Cannot compute for {} seconds.", input.seconds)).with_recovery());
+        return Err(ctx.fail(bad_duration, format!("Cannot compute for {} seconds.", input.seconds)));
     }
     tokio::time::sleep(Duration::from_secs_f64(input.seconds)).await;
     let label = input.label.as_deref().unwrap_or("slow_compute");

@@ -204,22 +204,20 @@ async fn search_objects(
     let words: Vec<String> =
         input.query.split_whitespace().filter(|word| word.chars().count() >= 2).map(str::to_lowercase).collect();
     if words.is_empty() {
-        return Err(ctx.fail(invalid_query, "The query has no word of two letters or more.").with_recovery());
+        return Err(ctx.fail(invalid_query, "The query has no word of two letters or more."));
     }
     let page_size = input.page_size.unwrap_or(10);
     if page_size == 0 || page_size > MAX_PAGE_SIZE {
         return Err(ctx
             .fail(invalid_page_size, format!("A page holds 1 to {MAX_PAGE_SIZE} results, not {page_size}."))
-            .with_data_field("pageSize", page_size)
-            .with_recovery());
+            .with_data_field("pageSize", page_size));
     }
     if let Some(department) = &input.department
         && !collection.departments().iter().any(|known| known.eq_ignore_ascii_case(department))
     {
         return Err(ctx
             .fail(unknown_department, format!("The collection has no department named \"{department}\"."))
-            .with_data_field("departments", collection.departments())
-            .with_recovery());
+            .with_data_field("departments", collection.departments()));
     }
     let matches: Vec<&ObjectRecord> = collection
         .records
@@ -248,8 +246,7 @@ async fn search_objects(
     if page > last_page {
         return Err(ctx
             .fail(page_out_of_range, format!("Page {page} is past the last page ({last_page}) of {total} results."))
-            .with_data_field("lastPage", last_page)
-            .with_recovery());
+            .with_data_field("lastPage", last_page));
     }
     let start = ((page - 1) * page_size) as usize;
     let results = matches
@@ -321,8 +318,7 @@ async fn get_object(input: GetObjectInput, collection: State<Collection>, ctx: C
         Some(record) => Ok(collection.current(record)),
         None => Err(ctx
             .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
-            .with_data_field("objectId", input.object_id)
-            .with_recovery()),
+            .with_data_field("objectId", input.object_id)),
     }
 }
 
@@ -363,8 +359,7 @@ async fn get_object_image(
     if record.id % 3 == 0 {
         return Err(ctx
             .fail(image_service_busy, "The image service is throttling requests (HTTP 429).")
-            .with_data_field("retryAfter", 30)
-            .with_recovery());
+            .with_data_field("retryAfter", 30));
     }
     // The pixel size follows the object's proportions at 40 pixels per centimetre.
     let [h, w] = record.dimensions_cm.map(|cm| (cm * 40.0).round() as u32);
@@ -439,8 +434,7 @@ async fn take_off_view(input: GetObjectInput, collection: State<Collection>, ctx
     let Some(record) = collection.find(input.object_id) else {
         return Err(ctx
             .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
-            .with_data_field("objectId", input.object_id)
-            .with_recovery());
+            .with_data_field("objectId", input.object_id));
     };
     let question = format!("Take \"{}\" ({}) off view?", record.title, record.id);
     match ctx.elicit::<ConfirmTakeOffView>(question).await? {
@@ -467,8 +461,7 @@ async fn summarize_object(input: GetObjectInput, collection: State<Collection>, 
     let Some(record) = collection.find(input.object_id) else {
         return Err(ctx
             .fail(not_in_collection, format!("No object {} in the collection.", input.object_id))
-            .with_data_field("objectId", input.object_id)
-            .with_recovery());
+            .with_data_field("objectId", input.object_id));
     };
     let artist = record.artist.as_deref().unwrap_or("an unknown artist");
     let request = Sampling::new(120)
@@ -530,9 +523,7 @@ fn object_record_by_id(
 ) -> Result<ReadResourceResult, McpError> {
     match collection.find(params.object_id) {
         Some(record) => ReadResourceResult::json(record),
-        None => Err(ctx
-            .fail(not_in_collection, format!("No object with ID {} in the collection.", params.object_id))
-            .with_recovery()),
+        None => Err(ctx.fail(not_in_collection, format!("No object with ID {} in the collection.", params.object_id))),
     }
 }
 
@@ -622,7 +613,7 @@ async fn sign_guestbook(
 ) -> Result<String, McpError> {
     let name = input.name.trim();
     if name.is_empty() || name.chars().count() > 60 {
-        return Err(ctx.fail(invalid_name, "A guestbook name has 1 to 60 characters.").with_recovery());
+        return Err(ctx.fail(invalid_name, "A guestbook name has 1 to 60 characters."));
     }
     {
         let mut names = book.names.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -659,7 +650,7 @@ async fn export_department(
     let records: Vec<&ObjectRecord> =
         collection.records.iter().filter(|record| record.department == input.department).collect();
     if records.is_empty() {
-        return Err(ctx.fail(unknown_department, format!("No department `{}`.", input.department)).with_recovery());
+        return Err(ctx.fail(unknown_department, format!("No department `{}`.", input.department)));
     }
     let mut csv = String::from("id,title,year\n");
     for (done, record) in records.iter().enumerate() {
@@ -851,6 +842,30 @@ mod tests {
             panic!("refused")
         };
         assert_eq!(err.reason(), Some("invalid_page_size"));
+    }
+
+    /// The error envelope as the agent reads it: the declared hint without
+    /// `.with_recovery()`, `data.requestId`, and the text's terms line saying
+    /// what `data` says.
+    #[tokio::test]
+    async fn a_declared_failure_reaches_the_agent_in_its_envelope() {
+        let client = client().await;
+        let result = client.call_tool_raw("get_object", json!({"object_id": 1})).await.unwrap();
+        assert_eq!(result.is_error, Some(true));
+        let error = &result.structured_content.as_ref().unwrap()["error"];
+        let data = &error["data"];
+        assert_eq!(data["reason"], "not_in_collection");
+        assert_eq!(data["retryable"], false);
+        let hint = data["recovery"]["hint"].as_str().expect("the declared hint, filled in by the server");
+        let request_id = data["requestId"].as_str().expect("every error carries its request id");
+        assert!(request_id.len() == 11 && request_id.as_bytes()[5] == b'-', "{request_id}");
+        let text = result.content[0].as_text().unwrap().text.as_str();
+        assert!(text.starts_with(&format!("Error: {}", error["message"].as_str().unwrap())), "{text}");
+        assert!(text.contains(&format!("\n\nRecovery: {hint}\n\n")), "{text}");
+        assert!(
+            text.ends_with(&format!("(reason not_in_collection · not retryable · request {request_id})")),
+            "{text}"
+        );
     }
 
     #[tokio::test]

@@ -38,7 +38,7 @@ async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<GetObjectOutput, 
             Ok(GetObjectOutput { title: "Wheat Field with Cypresses".into(), artist: Some("Vincent van Gogh".into()) })
         }
         429 => Err(ctx.fail(upstream_busy, "The collection API is throttling requests.")),
-        id => Err(ctx.fail(not_in_collection, format!("No object {id} in the collection.")).with_recovery()),
+        id => Err(ctx.fail(not_in_collection, format!("No object {id} in the collection."))),
     }
 }
 

@@ -61,8 +61,9 @@ pub mod errors {
         HttpErrorOptions, http_error_from_parts, http_error_from_response, http_error_from_status,
     };
     pub use mcp_contract_runtime::error::{
-        Cause, ErrorCategory, ErrorContract, JsonObject, JsonRpcErrorCode, McpError, Reason, RetryPolicy, TryCatch,
-        classify, classify_parts, http_status_to_error_code, try_catch, try_catch_sync, with_retry,
+        Cause, ErrorCategory, ErrorContract, ErrorSeverity, JsonObject, JsonRpcErrorCode, McpError,
+        RETRY_DEADLINE_EXCEEDED, Reason, RetryPolicy, TryCatch, classify, classify_parts, http_status_to_error_code,
+        try_catch, try_catch_sync, with_retry,
     };
     pub use mcp_contract_runtime::error::{render, sanitize};
 }

@@ -98,6 +98,17 @@ async fn connect(server: Server) -> Client {
     ClientConfig::default().serve(client_io).await.unwrap()
 }
 
+/// A JSON-RPC error without its `data.requestId`, which every error carries
+/// (checked here) and which is fresh each time.
+fn sans_request_id(mut error: Value) -> Value {
+    let id = error["data"].as_object_mut().and_then(|data| data.remove("requestId"));
+    assert!(
+        id.as_ref().and_then(Value::as_str).is_some_and(|id| id.len() == 11 && id.as_bytes()[5] == b'-'),
+        "{error}"
+    );
+    error
+}
+
 fn rpc_error<T: std::fmt::Debug>(outcome: Result<T, ServiceError>) -> Value {
     match outcome {
         Err(ServiceError::McpError(error)) => serde_json::to_value(error).unwrap(),
@@ -113,25 +124,31 @@ async fn declared_failures_reach_an_in_process_client_in_the_json_rpc_envelope()
 
     let read = |uri: &'static str| client.read_resource(ReadResourceRequestParams::new(uri));
     assert_eq!(
-        rpc_error(read("museum://objects/7").await),
+        sans_request_id(rpc_error(read("museum://objects/7").await)),
         json!({"code": -32001, "message": "No object 7.", "data": {
             "reason": "not_in_collection",
             "recovery": {"hint": "Search with search_objects first to find valid object IDs."},
+            "retryable": false,
         }})
     );
-    // Recovery is opt-in: without `.with_recovery()` only the reason goes out.
+    // The declared hint comes by default: `.with_recovery()` is no longer needed for it.
     assert_eq!(
-        rpc_error(read("museum://objects/13").await),
-        json!({"code": -32005, "message": "Object 13 was withdrawn.", "data": {"reason": "withdrawn"}})
+        sans_request_id(rpc_error(read("museum://objects/13").await)),
+        json!({"code": -32005, "message": "Object 13 was withdrawn.", "data": {
+            "reason": "withdrawn",
+            "recovery": {"hint": "Pick another object; withdrawn ones cannot be read."},
+            "retryable": false,
+        }})
     );
 
     let arguments = json!({"department": "Arms"}).as_object().cloned().unwrap();
     let get = client.get_prompt(GetPromptRequestParams::new("plan_visit").with_arguments(arguments)).await;
     assert_eq!(
-        rpc_error(get),
+        sans_request_id(rpc_error(get)),
         json!({"code": -32602, "message": "No department `Arms`.", "data": {
             "reason": "no_such_department",
             "recovery": {"hint": "Read museum://about for the list of departments."},
+            "retryable": false,
         }})
     );
 }
@@ -158,8 +175,12 @@ async fn declared_failures_reach_a_streamable_http_client_in_the_json_rpc_envelo
     let answer = post(addr, read).await;
     assert_eq!(answer["error"]["code"], -32001, "{answer}");
     assert_eq!(
-        answer["error"]["data"],
-        json!({"reason": "not_in_collection", "recovery": {"hint": "Search with search_objects first to find valid object IDs."}})
+        sans_request_id(answer["error"].clone())["data"],
+        json!({
+            "reason": "not_in_collection",
+            "recovery": {"hint": "Search with search_objects first to find valid object IDs."},
+            "retryable": false,
+        })
     );
     assert!(answer.get("result").is_none(), "never an isError result: {answer}");
 

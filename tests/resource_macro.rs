@@ -72,7 +72,9 @@ async fn generated_resources_are_served() {
     assert_eq!(object[0]["text"], "{\"id\":1,\"title\":\"Vase\"}");
     match read("museum://objects/7").await {
         Err(rmcp::service::ServiceError::McpError(error)) => {
-            let error: Value = serde_json::to_value(error).unwrap();
+            let mut error: Value = serde_json::to_value(error).unwrap();
+            let request_id = error["data"].as_object_mut().and_then(|data| data.remove("requestId"));
+            assert!(request_id.is_some_and(|id| id.as_str().is_some_and(|id| id.len() == 11)), "{error}");
             assert_eq!(
                 error,
                 json!({"code": -32001, "message": "No object 7.", "data": {"reason": "not_in_collection"}})
@@ -138,7 +140,9 @@ async fn generated_prompts_are_served_with_their_arguments() {
     match client.get_prompt(rmcp::model::GetPromptRequestParams::new("plan_visit")).await {
         Err(rmcp::service::ServiceError::McpError(error)) => {
             assert_eq!(error.code.0, -32602);
-            assert_eq!(error.data, Some(json!({"argument": "department"})));
+            let mut data = error.data.expect("data");
+            assert!(data.as_object_mut().and_then(|data| data.remove("requestId")).is_some(), "{data}");
+            assert_eq!(data, json!({"argument": "department"}));
         }
         other => panic!("expected a JSON-RPC error, got {other:?}"),
     }

@@ -112,7 +112,12 @@ async fn the_tool_renders_structured_output_and_its_format() {
     let busy = GetObject.call(GetObjectInput { object_id: 429 }, ctx).await.unwrap_err();
     assert_eq!(
         serde_json::to_value(&busy).unwrap(),
-        json!({"code": -32003, "message": "The collection API is throttling requests.", "data": {"reason": "upstream_busy"}})
+        json!({"code": -32003, "message": "The collection API is throttling requests.", "data": {
+            "reason": "upstream_busy",
+            "recovery": {"hint": "Wait thirty seconds, then call get_object again."},
+            "retryable": true,
+        }}),
+        "the declared hint and `retryable` come with `ctx.fail`"
     );
 }
 
@@ -129,14 +134,20 @@ fn fail_keeps_its_reason_and_cause_and_takes_an_explicit_hint_over_the_contract(
     assert_eq!(err.reason(), Some("not_in_collection"));
     assert_eq!(
         serde_json::to_value(&err).unwrap()["data"],
-        json!({"objectId": 7, "reason": "not_in_collection", "recovery": {"hint": "Try object 1 instead, it always exists."}})
+        json!({
+            "objectId": 7,
+            "reason": "not_in_collection",
+            "recovery": {"hint": "Try object 1 instead, it always exists."},
+            "retryable": false,
+        })
     );
     let cause = std::error::Error::source(&err).expect("the cause is kept");
     assert_eq!(cause.to_string(), "row 7 missing");
 
-    // Without `.with_recovery()` the contract's hint stays on the server.
-    let quiet = ctx.fail(GetObjectReason::NotInCollection, "No object 7.");
-    assert!(quiet.data().unwrap().get("recovery").is_none());
+    // Without `.with_recovery()` the contract's hint comes all the same, and `.with_recovery()` adds no second one.
+    let plain = ctx.fail(GetObjectReason::NotInCollection, "No object 7.");
+    assert_eq!(plain.recovery_hint(), Some("Search with search_objects first to find valid object IDs."));
+    assert_eq!(plain.clone().with_recovery(), plain);
     assert_eq!(
         serde_json::Value::Object(ctx.recovery_for(GetObjectReason::UpstreamBusy)),
         json!({"recovery": {"hint": "Wait thirty seconds, then call get_object again."}})

@@ -48,7 +48,7 @@ use proc_macro::TokenStream;
 ///         recovery = "Search with search_objects first to find valid object IDs.")),
 /// )]
 /// async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<GetObjectOutput, McpError> {
-///     Err(ctx.fail(not_in_collection, "No such object.").with_recovery())
+///     Err(ctx.fail(not_in_collection, "No such object."))
 /// }
 /// ```
 ///
@@ -76,7 +76,7 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
 /// )]
 /// async fn object_record(params: ObjectParams, museum: State<Museum>, ctx: Ctx) -> Result<ReadResourceResult, McpError> {
 ///     museum.find(params.object_id).map(ReadResourceResult::json).transpose()?
-///         .ok_or_else(|| ctx.fail(not_in_collection, "No such object.").with_recovery())
+///         .ok_or_else(|| ctx.fail(not_in_collection, "No such object."))
 /// }
 /// ```
 ///
@@ -120,7 +120,7 @@ pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     recovery = "Read museum://about for the list of departments.")))]
 /// fn plan_visit(args: PlanVisitArgs, ctx: Ctx) -> Result<Vec<PromptMessage>, McpError> {
 ///     if !DEPARTMENTS.contains(&args.department.as_str()) {
-///         return Err(ctx.fail(no_such_department, "No such department.").with_recovery());
+///         return Err(ctx.fail(no_such_department, "No such department."));
 ///     }
 ///     Ok(vec![PromptMessage::user(format!("Plan a visit of the {} department.", args.department))])
 /// }

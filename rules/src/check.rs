@@ -8,6 +8,10 @@ use crate::{META_UI_RESOURCE_URI_REQUIRED, META_UI_RESOURCE_URI_SCHEME, Rule};
 /// The fewest words a useful `recovery` has (`error-contract-recovery-min-words`).
 pub const MIN_RECOVERY_WORDS: usize = 5;
 
+/// The names a contract entry's `severity = ..` accepts, the reference's four
+/// levels below `error` (`error-contract-severity-unknown`).
+pub const ERROR_SEVERITIES: [&str; 4] = ["debug", "info", "notice", "warning"];
+
 /// The longest name MCP allows a tool (`name-format`).
 pub const MAX_NAME_LEN: usize = 128;
 

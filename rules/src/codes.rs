@@ -109,6 +109,9 @@ codes! {
     InitializationFailed = -32009 => Server, None;
     /// A database operation failed.
     DatabaseError = -32010 => Server, Some("database_error");
+    /// The caller abandoned the request: it cancelled it, or went away. Nobody
+    /// is left to answer, so it is never retried (the reference's, since 0.12.4).
+    RequestCancelled = -32011 => Client, Some("request_cancelled");
     /// A value could not be serialized or deserialized by the server.
     SerializationError = -32070 => Server, Some("serialization_error");
     /// An error of unknown origin; prefer a specific code.
@@ -120,8 +123,16 @@ impl JsonRpcErrorCode {
     /// services, utilities and the classifier, so a contract lists only the
     /// handler's intentional failures. The reference framework's list;
     /// `error-contract-conformance` exempts them.
-    pub const BASELINE: [Self; 5] =
-        [Self::InternalError, Self::ServiceUnavailable, Self::Timeout, Self::ValidationError, Self::SerializationError];
+    /// `RequestCancelled` is one since the reference's 0.12.4: the framework
+    /// answers it for any handler whose caller went away.
+    pub const BASELINE: [Self; 6] = [
+        Self::InternalError,
+        Self::ServiceUnavailable,
+        Self::Timeout,
+        Self::ValidationError,
+        Self::SerializationError,
+        Self::RequestCancelled,
+    ];
 
     /// The code as the number sent on the wire.
     pub const fn as_i32(self) -> i32 {
@@ -197,12 +208,16 @@ impl ErrorCategory {
 /// | 422 | `ValidationError` |
 /// | 429 | `RateLimited` |
 /// | other 4xx | `InvalidRequest` |
-/// | 500, 501 | `InternalError` |
 /// | 504 | `Timeout` |
 /// | other 5xx and above | `ServiceUnavailable` |
 ///
-/// This is the table of the reference framework (`@cyanheads/mcp-ts-core`
-/// 0.10.17), checked against its recorded answers for every status in 100..=599.
+/// This is the table of the reference framework (`@cyanheads/mcp-ts-core`)
+/// since 0.12.4, checked against its recorded answers for every status in
+/// 100..=599. No status maps to `InternalError`: a remote status cannot say
+/// that this server failed, so 500 and 501 are `ServiceUnavailable` like the
+/// rest of 5xx (before 0.12.4 both were `InternalError`). A 501 will not
+/// change on a retry: [`upstream`](https://docs.rs/mcp-contract-runtime/latest/mcp_contract_runtime/error/upstream/index.html)
+/// marks its error `data.retryable: false`, which `with_retry` honours.
 /// Statuses above 599 are not HTTP statuses, but `http::StatusCode` admits up to
 /// 999; they follow the reference's `>= 500` branch.
 ///
@@ -225,7 +240,6 @@ pub const fn http_status_to_error_code(status: u16) -> Option<JsonRpcErrorCode> 
         409 | 423 | 424 => Conflict,
         422 => ValidationError,
         429 => RateLimited,
-        500 | 501 => InternalError,
         504 => Timeout,
         _ if status >= 500 => ServiceUnavailable,
         _ => InvalidRequest,
@@ -298,6 +312,16 @@ mod tests {
     #[test]
     fn the_baseline_is_the_references() {
         let names = JsonRpcErrorCode::BASELINE.map(JsonRpcErrorCode::name);
-        assert_eq!(names, ["InternalError", "ServiceUnavailable", "Timeout", "ValidationError", "SerializationError"]);
+        assert_eq!(
+            names,
+            [
+                "InternalError",
+                "ServiceUnavailable",
+                "Timeout",
+                "ValidationError",
+                "SerializationError",
+                "RequestCancelled"
+            ]
+        );
     }
 }

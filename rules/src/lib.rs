@@ -146,6 +146,8 @@ rules! {
         ERROR_CONTRACT_RECOVERY_REQUIRED = "error-contract-recovery-required", Error;
         /// `retryable` is not a flag.
         ERROR_CONTRACT_RETRYABLE_TYPE = "error-contract-retryable-type", Error;
+        /// `severity = ..` names none of `debug`, `info`, `notice`, `warning`.
+        ERROR_CONTRACT_SEVERITY_UNKNOWN = "error-contract-severity-unknown", Error;
         /// The body builds a code its contract does not declare.
         ERROR_CONTRACT_CONFORMANCE = "error-contract-conformance", Warning;
         /// The body builds a declared code directly instead of through `ctx.fail(reason, ..)`.

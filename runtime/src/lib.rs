@@ -72,7 +72,9 @@ pub mod __private {
         ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
         prompt_arguments,
     };
-    pub use crate::error::{ContractDeclared, ErrorContract, JsonRpcErrorCode, McpError, NoContract, Reason};
+    pub use crate::error::{
+        ContractDeclared, ErrorContract, ErrorSeverity, JsonRpcErrorCode, McpError, NoContract, Reason,
+    };
     pub use crate::private::{
         DecodeSample, DecodeSampleFallback, SampleProbe, SampleValue, bounds, classify_patterns, classify_type_names,
         run_blocking, typed_context,

@@ -809,7 +809,9 @@ async fn declared_scopes_are_enforced_before_the_handler_runs() {
     assert_eq!(result["isError"], true, "{result}");
     let error = &result["structuredContent"]["error"];
     assert_eq!(error["code"], -32005);
-    assert_eq!(error["data"], json!({"missingScopes": ["notes:write"]}));
+    assert_eq!(error["data"]["missingScopes"], json!(["notes:write"]));
+    let request_id = error["data"]["requestId"].as_str().expect("every error carries its request id");
+    assert!(text(&result).ends_with(&format!("(request {request_id})")), "{result}");
     assert!(text(&result).starts_with("Error: ") && text(&result).contains("`notes:write`"), "{result}");
     assert!(!result.to_string().contains("calendar:secret-scope"), "granted scopes are not echoed");
     assert!(!served.note_written.load(Ordering::SeqCst), "the refused handler never ran");
@@ -844,7 +846,8 @@ async fn run_time_scopes_are_checked_with_check_scopes() {
     assert_eq!(text(&served.call(&token, "open_folder", json!({"folder": "inbox"})).await), "opened inbox");
     let refused = served.call(&token, "open_folder", json!({"folder": "archive"})).await;
     assert_eq!(refused["structuredContent"]["error"]["code"], -32005);
-    assert_eq!(refused["structuredContent"]["error"]["data"], json!({"missingScopes": ["folder:archive"]}));
+    assert_eq!(refused["structuredContent"]["error"]["data"]["missingScopes"], json!(["folder:archive"]));
+    assert!(refused["structuredContent"]["error"]["data"]["requestId"].is_string(), "{refused}");
 }
 
 #[tokio::test]

@@ -624,6 +624,14 @@ impl Gen {
 /// NotFound, `too_long` ValidationError) and classified failures (Timeout).
 const KNOWN_CODES: &[i32] = &[-32700, -32600, -32601, -32602, -32603, RESOURCE_NOT_FOUND, -32001, -32004, -32007];
 
+/// `XXXXX-XXXXX` of upper-case letters and digits.
+fn is_request_id(id: &str) -> bool {
+    id.len() == 11
+        && id
+            .char_indices()
+            .all(|(at, ch)| if at == 5 { ch == '-' } else { ch.is_ascii_uppercase() || ch.is_ascii_digit() })
+}
+
 /// What every error answer keeps, and what `expect` asks of this one.
 fn assert_expected(answer: &Value, expect: &Expect, sent: &[u8], context: &str) {
     if let Some(error) = answer.get("error") {
@@ -634,9 +642,13 @@ fn assert_expected(answer: &Value, expect: &Expect, sent: &[u8], context: &str) 
         for leak in ["::", "panicked", "src/"] {
             assert!(!message.contains(leak) || sent.contains(leak), "{context}: the message leaks `{leak}`: {answer}");
         }
-        // Only errors the code built carry data; classified ones and panics do not.
+        // Every error carries the id of its request, in the reference's form.
+        let request_id = error["data"]["requestId"].as_str().unwrap_or_default();
+        assert!(is_request_id(request_id), "{context}: an error without its request id: {answer}");
+        // Only errors the code built carry more data; classified ones and panics do not.
         if matches!(code, -32004 | -32603) {
-            assert!(error.get("data").is_none(), "{context}: data on a classified error: {answer}");
+            let keys: Vec<&String> = error["data"].as_object().map(|data| data.keys().collect()).unwrap_or_default();
+            assert_eq!(keys, ["requestId"], "{context}: data on a classified error: {answer}");
         }
         if code == -32001 || code == -32007 {
             assert!(error["data"]["reason"].is_string(), "{context}: a declared failure without its reason: {answer}");

@@ -483,6 +483,34 @@ async fn http_bounds_the_time_to_read_a_whole_request() {
     }
 }
 
+/// A body cut before its `Content-Length` (the client went away mid-request):
+/// 499 and RequestCancelled, as the reference answers it (0.12.4), for the log
+/// and a proxy's metrics; the server serves on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_body_cut_mid_request_is_request_cancelled_499() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let head = "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+                    accept: application/json, text/event-stream\r\ncontent-length: 1000\r\n\r\n{\"jsonrpc\"";
+        let (mut read, mut write) = tokio::net::TcpStream::connect(server.addr).await.expect("connects").into_split();
+        tokio::io::AsyncWriteExt::write_all(&mut write, head.as_bytes()).await.expect("writable");
+        tokio::io::AsyncWriteExt::shutdown(&mut write).await.expect("half-closed");
+        let mut answer = Vec::new();
+        let _ =
+            tokio::time::timeout(Duration::from_secs(5), tokio::io::AsyncReadExt::read_to_end(&mut read, &mut answer))
+                .await;
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(answer.starts_with("HTTP/1.1 499"), "stateless={stateless}: {answer:?}");
+        let body = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();
+        let error: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("a JSON-RPC body: {answer:?}"));
+        assert_eq!(error["error"]["code"], -32011, "{error}");
+        assert!(error["error"]["data"]["requestId"].is_string(), "{error}");
+
+        let mut fresh = HttpClient::connect(server.addr).await;
+        assert_eq!(fresh.post(&support::initialize(2)).await.status, 200, "the server still serves");
+    }
+}
+
 fn assert_timed_out(answer: &str, stateless: bool) {
     assert!(answer.starts_with("HTTP/1.1 408"), "stateless={stateless}: {answer:?}");
     let body = answer.split_once("\r\n\r\n").map(|(_, body)| body).unwrap_or_default();

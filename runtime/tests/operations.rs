@@ -67,11 +67,15 @@ where
     fn on_event(&self, event: &tracing::Event<'_>, ctx: LayerContext<'_, S>) {
         let mut fields = Fields::new();
         event.record(&mut Record(&mut fields));
-        // The request id of the call the event was logged in.
+        // The ids of the call the event was logged in: the server's and the client's.
         if let Some(span) = ctx.event_span(event)
-            && let Some(request_id) = span.extensions().get::<Fields>().and_then(|call| call.get("request_id").cloned())
+            && let Some(call) = span.extensions().get::<Fields>()
         {
-            fields.insert("span.request_id".to_owned(), request_id);
+            for key in ["request_id", "jsonrpc_id"] {
+                if let Some(id) = call.get(key) {
+                    fields.insert(format!("span.{key}"), id.clone());
+                }
+            }
         }
         self.0.lock().unwrap().events.push(fields);
     }
@@ -85,17 +89,18 @@ where
     }
 }
 
-/// The closed `mcp_call` span of the request `id`, waiting a little for its
-/// task to drop it (the answer may reach the client first).
-async fn call_span(request_id: &str) -> Fields {
+/// The closed `mcp_call` span of the request the client sent with the
+/// JSON-RPC id `jsonrpc_id`, waiting a little for its task to drop it (the
+/// answer may reach the client first).
+async fn call_span(jsonrpc_id: &str) -> Fields {
     for _ in 0..200 {
-        let found = SEEN.lock().unwrap().calls.iter().find(|call| call["request_id"] == request_id).cloned();
+        let found = SEEN.lock().unwrap().calls.iter().find(|call| call["jsonrpc_id"] == jsonrpc_id).cloned();
         if let Some(found) = found {
             return found;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    panic!("no mcp_call span closed for request {request_id}")
+    panic!("no mcp_call span closed for request {jsonrpc_id}")
 }
 
 fn events_with(field: &str, value: &str) -> Vec<Fields> {
@@ -158,6 +163,14 @@ fn server(mask: bool) -> ToolServer {
 fn tool_error(answer: &Value) -> &Value {
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     &answer["result"]["structuredContent"]["error"]
+}
+
+/// `XXXXX-XXXXX` of upper-case letters and digits.
+fn is_request_id(id: &str) -> bool {
+    id.len() == 11
+        && id
+            .char_indices()
+            .all(|(at, ch)| if at == 5 { ch == '-' } else { ch.is_ascii_uppercase() || ch.is_ascii_digit() })
 }
 
 fn text_of(answer: &Value) -> &str {
@@ -228,17 +241,24 @@ async fn a_handler_reads_the_request_and_session_ids_which_its_call_span_carries
         assert_eq!(span.get("session_id").map(String::as_str), client.session(), "{transport}: {span:?}");
         assert_eq!(span["outcome"], "ok", "{transport}: {span:?}");
         assert!(span["duration_ms"].parse::<u64>().is_ok(), "{span:?}");
+        // The server's own id for the request beside the client's.
+        assert!(is_request_id(&span["request_id"]), "{transport}: {span:?}");
         // The handler's own log line is inside the span.
-        let logged = events_with("span.request_id", &id);
+        let logged = events_with("span.jsonrpc_id", &id);
         assert!(logged.iter().any(|event| event["message"] == "handler ran"), "{transport}: {logged:?}");
+        assert!(logged.iter().all(|event| event["span.request_id"] == span["request_id"]), "{logged:?}");
 
-        // A failure's code and reason are on the span too.
+        // A failure's code and reason are on the span too, and its id is the one the client got.
         let id = format!("ids-declared-{transport}");
-        client.call(&id, "declared").await;
+        let answer = client.call(&id, "declared").await;
         let span = call_span(&id).await;
         assert_eq!(span["outcome"], "error", "{span:?}");
         assert_eq!(span["code"], "-32010", "{span:?}");
         assert_eq!(span["reason"], "catalog_offline", "{span:?}");
+        assert_eq!(tool_error(&answer)["data"]["requestId"], json!(span["request_id"]), "{transport}: {answer}");
+        let line = events_with("request_id", &span["request_id"]);
+        assert_eq!(line.len(), 1, "{transport}: the call's one log line carries the id: {line:?}");
+        assert_eq!(line[0]["message"], "call finished with an error");
     }
 }
 
@@ -251,20 +271,24 @@ async fn a_classified_server_failure_reaches_the_client_masked_and_the_log_keeps
         assert_eq!(error["code"], -32603, "{transport}: the code still says whose fault: {answer}");
         let message = error["message"].as_str().unwrap();
         assert!(!answer.to_string().contains("sqlite"), "{transport}: internals reached the client: {answer}");
-        let error_id = error["data"]["errorId"].as_str().expect("an error id").to_owned();
-        assert_eq!(error_id.len(), 16, "{error_id}");
-        assert!(message.contains(&error_id), "{transport}: the message names the id: {message}");
-        assert!(text_of(&answer).contains(&error_id), "{transport}: so does the text: {answer}");
+        let request_id = error["data"]["requestId"].as_str().expect("a request id").to_owned();
+        assert!(is_request_id(&request_id), "{request_id}");
+        assert_eq!(error["data"].as_object().unwrap().len(), 1, "{transport}: the id and nothing else: {answer}");
+        assert!(message.contains(&request_id), "{transport}: the message names the id: {message}");
+        assert!(
+            text_of(&answer).ends_with(&format!("(request {request_id})")),
+            "{transport}: so does the text: {answer}"
+        );
 
-        let logged = events_with("error_id", &error_id);
+        let logged = events_with("request_id", &request_id);
         assert_eq!(logged.len(), 1, "{transport}: one log line under the id: {logged:?}");
         assert_eq!(logged[0]["error"], INTERNALS, "{transport}: the log keeps the original: {logged:?}");
         assert_eq!(logged[0]["message"], "call failed on the server's side");
-        assert_eq!(call_span(&id).await["error_id"], error_id);
+        assert_eq!(call_span(&id).await["request_id"], request_id);
 
         // Two failures, two ids.
         let again = client.call(&format!("mask-again-{transport}"), "corrupt").await;
-        assert_ne!(tool_error(&again)["data"]["errorId"], json!(error_id));
+        assert_ne!(tool_error(&again)["data"]["requestId"], json!(request_id));
 
         // A resource's read, as a JSON-RPC error.
         let read = json!({"jsonrpc": "2.0", "id": format!("mask-read-{transport}"), "method": "resources/read",
@@ -272,8 +296,8 @@ async fn a_classified_server_failure_reaches_the_client_masked_and_the_log_keeps
         let answer = client.send(read.to_string().as_bytes()).await;
         assert_eq!(answer["error"]["code"], -32603, "{transport}: {answer}");
         assert!(!answer.to_string().contains("sqlite"), "{transport}: internals reached the client: {answer}");
-        let error_id = answer["error"]["data"]["errorId"].as_str().expect("an error id");
-        assert_eq!(events_with("error_id", error_id)[0]["error"], INTERNALS, "{transport}");
+        let request_id = answer["error"]["data"]["requestId"].as_str().expect("a request id");
+        assert_eq!(events_with("request_id", request_id)[0]["error"], INTERNALS, "{transport}");
     }
 }
 
@@ -289,7 +313,10 @@ async fn declared_reasons_and_explicit_errors_go_out_as_written() {
             let error = tool_error(&answer);
             assert_eq!(error["code"], code, "{transport} {tool}: {answer}");
             assert_eq!(error["message"], message, "{transport} {tool}: {answer}");
-            assert!(error["data"].get("errorId").is_none(), "{transport} {tool}: {answer}");
+            assert!(
+                is_request_id(error["data"]["requestId"].as_str().unwrap_or_default()),
+                "{transport} {tool}: {answer}"
+            );
         }
     }
 }
@@ -301,7 +328,8 @@ async fn without_masking_a_classified_failure_goes_out_whole() {
         let error = tool_error(&answer);
         assert_eq!(error["code"], -32603, "{transport}: {answer}");
         assert_eq!(error["message"], INTERNALS, "{transport}: {answer}");
-        assert!(error.get("data").is_none_or(|data| data.get("errorId").is_none()), "{transport}: {answer}");
+        let keys: Vec<&String> = error["data"].as_object().map(|data| data.keys().collect()).unwrap_or_default();
+        assert_eq!(keys, ["requestId"], "{transport}: only the request's id beside the whole message: {answer}");
     }
 }
 

@@ -302,7 +302,7 @@ async fn a_uri_matching_no_resource_is_resource_not_found_with_the_uri() {
     let client = connect(server()).await;
     let error = rpc_error(read(&client, "museum://objects/1/image").await);
     assert_eq!(error["code"], -32002);
-    assert_eq!(error["data"], json!({"uri": "museum://objects/1/image"}));
+    assert_eq!(support::sans_request_id(&error["data"]), json!({"uri": "museum://objects/1/image"}));
     let message = error["message"].as_str().unwrap();
     assert!(
         message.contains("`museum://objects/1/image`") && message.contains("resources/templates/list"),
@@ -315,7 +315,10 @@ async fn a_variable_that_does_not_decode_is_invalid_params_naming_it() {
     let client = connect(server()).await;
     let error = rpc_error(read(&client, "museum://objects/vase").await);
     assert_eq!(error["code"], -32602);
-    assert_eq!(error["data"], json!({"uri": "museum://objects/vase", "variable": "object_id"}));
+    assert_eq!(
+        support::sans_request_id(&error["data"]),
+        json!({"uri": "museum://objects/vase", "variable": "object_id"})
+    );
     let message = error["message"].as_str().unwrap();
     // In the terms of the params' schema: no `u32`, no serde wording.
     assert!(
@@ -331,11 +334,15 @@ async fn a_declared_failure_is_a_json_rpc_error_with_reason_and_recovery() {
     let client = connect(server()).await;
     let error = rpc_error(read(&client, "museum://objects/99").await);
     assert_eq!(
-        error,
+        support::sans_request_id(&error),
         json!({
             "code": -32001,
             "message": "No object 99 in the collection.",
-            "data": {"reason": "not_in_collection", "recovery": {"hint": "Search the collection first to find valid object IDs."}},
+            "data": {
+                "reason": "not_in_collection",
+                "recovery": {"hint": "Search the collection first to find valid object IDs."},
+                "retryable": false,
+            },
         })
     );
 }
@@ -344,7 +351,7 @@ async fn a_declared_failure_is_a_json_rpc_error_with_reason_and_recovery() {
 async fn an_auto_classified_failure_carries_code_and_message_only() {
     let client = connect(server()).await;
     let error = rpc_error(read(&client, "museum://objects/13").await);
-    assert_eq!(error, json!({"code": -32004, "message": "upstream timed out"}));
+    assert_eq!(support::sans_request_id(&error), json!({"code": -32004, "message": "upstream timed out"}));
 }
 
 #[tokio::test]
@@ -352,7 +359,7 @@ async fn a_panicking_resource_is_an_internal_error_and_the_server_keeps_serving(
     let client = connect(server()).await;
     let error = rpc_error(read(&client, "museum://objects/666").await);
     assert_eq!(error["code"], -32603);
-    assert_eq!(error.get("data"), None);
+    assert_eq!(support::sans_request_id(&error).get("data"), None, "the id and nothing else: {error}");
     assert!(!error.to_string().contains("deadbeef"), "the panic message stays in the server: {error}");
     assert!(read(&client, "museum://objects/1").await.is_ok());
 }
@@ -405,12 +412,12 @@ async fn missing_or_bad_prompt_arguments_are_invalid_params_naming_the_argument(
 
     let missing = rpc_error(client.get_prompt(get(json!({"days": "2"}))).await);
     assert_eq!(missing["code"], -32602);
-    assert_eq!(missing["data"], json!({"argument": "department"}));
+    assert_eq!(support::sans_request_id(&missing["data"]), json!({"argument": "department"}));
     assert_eq!(missing["message"], "The prompt `plan_visit` needs the argument `department` (a string).");
 
     let bad = rpc_error(client.get_prompt(get(json!({"department": "Arms", "days": "many"}))).await);
     assert_eq!(bad["code"], -32602);
-    assert_eq!(bad["data"], json!({"argument": "days"}));
+    assert_eq!(support::sans_request_id(&bad["data"]), json!({"argument": "days"}));
     let message = bad["message"].as_str().unwrap();
     assert!(
         message.starts_with("The argument `days` of the prompt `plan_visit` is invalid: expected an integer"),
@@ -424,7 +431,7 @@ async fn missing_or_bad_prompt_arguments_are_invalid_params_naming_the_argument(
 
     let failed = rpc_error(client.get_prompt(get(json!({"department": "Arms", "days": "9"}))).await);
     assert_eq!(
-        failed,
+        support::sans_request_id(&failed),
         json!({
             "code": -32007,
             "message": "A visit of 9 days is too long.",
@@ -448,7 +455,7 @@ async fn a_list_with_a_cursor_the_server_never_gave_is_invalid_params() {
         assert_eq!(error["code"], -32602, "{method}");
         assert!(error["message"].as_str().unwrap().contains(&format!("on one page. Call {method} without a cursor")));
     }
-    assert_eq!(refused[0].1["data"], json!({"cursor": "eyJwYWdlIjogMn0="}));
+    assert_eq!(support::sans_request_id(&refused[0].1["data"]), json!({"cursor": "eyJwYWdlIjogMn0="}));
     assert_quotes_capped(&refused[3].1);
     // Without a cursor, the whole list.
     assert_eq!(client.list_prompts(None).await.unwrap().prompts.len(), 1);
@@ -473,7 +480,7 @@ async fn completion_asks_the_authors_completer_for_variables_and_arguments() {
 
     let unknown = rpc_error(complete(Reference::for_prompt("plan_visit"), "colour", "r").await);
     assert_eq!(unknown["code"], -32602);
-    assert_eq!(unknown["data"], json!({"argument": "colour"}));
+    assert_eq!(support::sans_request_id(&unknown["data"]), json!({"argument": "colour"}));
     let unknown = rpc_error(complete(Reference::for_resource("museum://nope/{x}"), "x", "").await);
     assert_eq!(unknown["code"], -32602);
 }
@@ -620,7 +627,7 @@ async fn errors_reach_a_streamable_http_client_in_the_json_rpc_envelope() {
 
     let missing = post(addr, read(2, "museum://nowhere")).await;
     assert_eq!(missing["error"]["code"], -32002, "{missing}");
-    assert_eq!(missing["error"]["data"], json!({"uri": "museum://nowhere"}));
+    assert_eq!(support::sans_request_id(&missing["error"]["data"]), json!({"uri": "museum://nowhere"}));
 
     let declared = post(addr, read(3, "museum://objects/99")).await;
     assert_eq!(declared["error"]["data"]["reason"], "not_in_collection", "{declared}");
@@ -630,7 +637,7 @@ async fn errors_reach_a_streamable_http_client_in_the_json_rpc_envelope() {
         json!({"jsonrpc": "2.0", "id": 4, "method": "prompts/get", "params": {"name": "plan_visit", "arguments": {}}});
     let bad = post(addr, get).await;
     assert_eq!(bad["error"]["code"], -32602, "{bad}");
-    assert_eq!(bad["error"]["data"], json!({"argument": "department"}));
+    assert_eq!(support::sans_request_id(&bad["error"]["data"]), json!({"argument": "department"}));
 
     shutdown.cancel();
     served.await.unwrap().unwrap();

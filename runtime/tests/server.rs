@@ -256,21 +256,34 @@ async fn a_successful_call_has_structured_content_and_the_format_text() {
 async fn a_declared_failure_renders_both_surfaces_with_reason_and_recovery() {
     let (client, _) = connect(server()).await;
     let result = call(&client, "echo", json!({"text": "ab", "times": 9})).await.unwrap();
+    let request_id = as_json(&result)["structuredContent"]["error"]["data"]["requestId"].as_str().unwrap().to_owned();
     assert_eq!(
         as_json(&result),
         json!({
-            "content": [{"type": "text", "text": "Error: Cannot repeat 9 times.\n\nRecovery: Ask for three repetitions or fewer."}],
+            "content": [{"type": "text", "text": format!(
+                "Error: Cannot repeat 9 times.\n\nRecovery: Ask for three repetitions or fewer.\n\n\
+                 (reason too_many · not retryable · request {request_id})"
+            )}],
             "structuredContent": {"error": {
                 "code": -32007,
                 "message": "Cannot repeat 9 times.",
-                "data": {"reason": "too_many", "recovery": {"hint": "Ask for three repetitions or fewer."}},
+                "data": {
+                    "reason": "too_many",
+                    "recovery": {"hint": "Ask for three repetitions or fewer."},
+                    "retryable": false,
+                    "requestId": request_id,
+                },
             }},
             "isError": true,
         })
     );
     let expected = mcp_contract_runtime::render::tool_error_result(
         &McpError::validation_error("Cannot repeat 9 times.")
-            .with_data(json!({"recovery": {"hint": "Ask for three repetitions or fewer."}}))
+            .with_data(json!({
+                "recovery": {"hint": "Ask for three repetitions or fewer."},
+                "retryable": false,
+                "requestId": request_id,
+            }))
             .with_reason("too_many"),
     );
     assert_eq!(as_json(&result), expected, "the runtime renderer's result, unchanged");
@@ -281,10 +294,12 @@ async fn an_auto_classified_error_carries_code_and_message_only() {
     let (client, _) = connect(server()).await;
     let result = call(&client, "echo", json!({"text": "io"})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
+    let request_id = result.structured_content.as_ref().unwrap()["error"]["data"]["requestId"].clone();
+    assert!(request_id.as_str().is_some_and(|id| id.len() == 11), "{request_id}");
     assert_eq!(
         result.structured_content,
-        Some(json!({"error": {"code": -32004, "message": "upstream timed out"}})),
-        "classified (Timeout, from the io::ErrorKind) by the runtime's classifier, without data"
+        Some(json!({"error": {"code": -32004, "message": "upstream timed out", "data": {"requestId": request_id}}})),
+        "classified (Timeout, from the io::ErrorKind) by the runtime's classifier, with no data but its request's id"
     );
 }
 
@@ -325,7 +340,10 @@ async fn a_panicking_handler_is_an_internal_error_and_the_server_keeps_serving()
     assert_eq!(result.is_error, Some(true));
     let error = &result.structured_content.as_ref().unwrap()["error"];
     assert_eq!(error["code"], -32603);
-    assert_eq!(error.get("data"), None);
+    assert_eq!(
+        error["data"].as_object().map(|data| data.keys().map(String::as_str).collect::<Vec<_>>()),
+        Some(vec!["requestId"])
+    );
     let text = serde_json::to_string(&result).unwrap();
     assert!(!text.contains("deadbeef"), "the panic message stays in the server: {text}");
 

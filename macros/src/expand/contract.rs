@@ -71,8 +71,13 @@ pub(crate) fn reason_impl(reason_ident: &Ident, contract: &[Entry], private: &To
         // `code` keeps the span of the author's `code = ..` value.
         let code = quote!(#private::JsonRpcErrorCode::#code);
         let retryable = retryable.then(|| quote!(.with_retryable(true)));
+        let severity = entry.severity.as_deref().map(|name| {
+            let level = quote::format_ident!("{}", crate::names::to_pascal_case(name));
+            quote!(.with_severity(#private::ErrorSeverity::#level))
+        });
+        let private_hint = entry.recovery_private.then(|| quote!(.with_recovery_private()));
         quote! {
-            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable
+            #private::ErrorContract::new(#reason, #code, #when, #recovery) #retryable #severity #private_hint
         }
     });
     quote! {

@@ -67,13 +67,15 @@ pub(crate) fn resolve_handler(item: &mut ItemFn, reasons: &Reasons<'_>, diag: &m
     if diag.has_errors() {
         return;
     }
-    for entry in reasons.contract {
+    // A reason `raised_by = service` is built by a service the handler calls,
+    // where this macro cannot look.
+    for entry in reasons.contract.iter().filter(|entry| !entry.raised_by_service) {
         let name = entry.reason.unraw().to_string();
         if !resolved.used.contains(&name) {
             diag.rule_warning(rules::ERROR_CONTRACT_REASON_UNUSED,
                 entry.reason.span(),
                 format_args!(
-                    "the handler never fails with reason `{name}`: return `ctx.fail({name}, ..)` where this failure happens, or remove it from `errors(..)`"
+                    "the handler never fails with reason `{name}`: return `ctx.fail({name}, ..)` where this failure happens, write `raised_by = service` in its entry when a service the handler calls raises it, or remove it from `errors(..)`"
                 ),
             );
         }

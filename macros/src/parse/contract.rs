@@ -1,9 +1,10 @@
 //! Parse: `errors(..)`, the error contract the three attributes share, entry
-//! by entry: each reason with its `code`, `when`, `recovery` and `retryable`
-//! read into their types.
+//! by entry: each reason with its `code`, `when`, `recovery`, `retryable`,
+//! `severity`, `recovery_private` and `raised_by` read into their types.
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Lit, Meta, Path};
@@ -24,6 +25,74 @@ keys! {
         when: Option<Parsed<Text<When>>>,
         recovery: Option<Parsed<Text<Recovery>>>,
         retryable: Option<Parsed<Bool<Retryable>>>,
+        severity: Option<Parsed<SeverityName>>,
+        recovery_private: Option<Parsed<Bool<RecoveryPrivate>>>,
+        raised_by: Option<Parsed<RaisedBy>>,
+    }
+}
+
+value_rule!(RecoveryPrivate: rules::ATTRIBUTE_SYNTAX, |_| {
+    "`recovery_private` is a flag: write `recovery_private` to keep the hint out of the answer".to_owned()
+});
+
+/// `severity = notice` (or `"notice"`): the log level of the failure, one of
+/// the reference's four below `error`. Anything else is
+/// `error-contract-severity-unknown`, at the value.
+pub(crate) struct SeverityName(pub(crate) SpannedValue<String>);
+
+impl ParseValue for SeverityName {
+    fn parse_value(meta: &Meta) -> syn::Result<Self> {
+        let names = &rules::check::ERROR_SEVERITIES;
+        let valid = names.map(|name| format!("`{name}`")).join(", ");
+        let written = match meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Path(path) => path.path.get_ident().map(|ident| (ident.to_string(), ident.span())),
+                Expr::Lit(syn::ExprLit { lit: Lit::Str(text), .. }) => Some((text.value(), text.span())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let text = match written {
+            Some((name, span)) if names.contains(&name.as_str()) => return Ok(Self(SpannedValue::new(name, span))),
+            Some((name, _)) if name == "error" => format!(
+                "`severity = error` is no severity: a declared failure is a modelled answer and logs at `info` unless its `severity` says one of {valid}; an undeclared failure of the server's side logs at `warn`"
+            ),
+            Some((name, _)) => {
+                let hint = closest(&name, names).map(|name| format!("did you mean `{name}`? ")).unwrap_or_default();
+                format!("unknown severity `{name}`: {hint}a failure's severity is one of {valid}")
+            }
+            None => format!("`severity` takes a log level: `severity = notice`, one of {valid}"),
+        };
+        Err(value_error(rules::ERROR_CONTRACT_SEVERITY_UNKNOWN, meta, text))
+    }
+}
+
+/// `raised_by = service`: a reason the handler's own body never names, as
+/// a service it calls builds the error (the reference's `thrownBy:
+/// 'service'`), so `error-contract-reason-unused` does not expect it in the
+/// body. `raised_by = handler` is the default, said out loud.
+pub(crate) struct RaisedBy {
+    pub(crate) service: bool,
+}
+
+impl ParseValue for RaisedBy {
+    fn parse_value(meta: &Meta) -> syn::Result<Self> {
+        if let Meta::NameValue(nv) = meta
+            && let Expr::Path(path) = &nv.value
+            && let Some(ident) = path.path.get_ident()
+        {
+            if ident == "service" {
+                return Ok(Self { service: true });
+            }
+            if ident == "handler" {
+                return Ok(Self { service: false });
+            }
+        }
+        Err(value_error(
+            rules::ATTRIBUTE_SYNTAX,
+            meta,
+            "`raised_by` says who raises the reason: `raised_by = service` for a reason a service the handler calls builds, `raised_by = handler` (the default) for one the handler's body fails with",
+        ))
     }
 }
 

@@ -28,6 +28,11 @@ pub(crate) struct Entry {
     pub(crate) when: String,
     pub(crate) recovery: String,
     pub(crate) retryable: bool,
+    /// `severity = ..`: `debug`, `info`, `notice` or `warning`.
+    pub(crate) severity: Option<String>,
+    pub(crate) recovery_private: bool,
+    /// `raised_by = service`: a service raises it, not the handler's body.
+    pub(crate) raised_by_service: bool,
 }
 
 /// The contract of any of the three attributes: `errors(..)` judged into its
@@ -160,7 +165,7 @@ fn check_contract(raw: RawContract, diag: &mut Diagnostics) -> Vec<Entry> {
 fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
     let RawEntry { reason, args, misspelled } = raw;
     let variant = format_ident!("{}", to_pascal_case(&reason.unraw().to_string()), span = reason.span());
-    let EntryArgs { code, when, recovery, retryable } = args;
+    let EntryArgs { code, when, recovery, retryable, severity, recovery_private, raised_by } = args;
 
     let code = match code {
         Some(parsed) => parsed.take(diag).map(|code| code.0),
@@ -239,6 +244,10 @@ fn check_entry(raw: RawEntry, diag: &mut Diagnostics) -> Entry {
     };
 
     let retryable = retryable.and_then(|parsed| parsed.take(diag)).is_some_and(|flag| flag.value.into_inner());
+    let severity = severity.and_then(|parsed| parsed.take(diag)).map(|name| name.0.into_inner());
+    let recovery_private =
+        recovery_private.and_then(|parsed| parsed.take(diag)).is_some_and(|flag| flag.value.into_inner());
+    let raised_by_service = raised_by.and_then(|parsed| parsed.take(diag)).is_some_and(|raised| raised.service);
 
-    Entry { reason, variant, code, when, recovery, retryable }
+    Entry { reason, variant, code, when, recovery, retryable, severity, recovery_private, raised_by_service }
 }

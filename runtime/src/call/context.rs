@@ -615,12 +615,14 @@ impl<R> Ctx<R> {
 }
 
 impl<R: Reason> Ctx<R> {
-    /// The error of a declared failure mode: the contract's code, `message`, and
-    /// `data.reason` set to the reason's name, written last so no later data
-    /// overrides it. Add [`McpError::with_recovery`] to send the contract's hint.
+    /// The error of a declared failure mode: the contract's code, `message`,
+    /// `data.reason` set to the reason's name (written last so no later data
+    /// overrides it), the contract's recovery hint (unless the reason keeps it
+    /// `recovery_private`) and `data.retryable` where the contract says it.
+    /// A hint set after with [`McpError::with_recovery_hint`] wins.
     pub fn fail(&self, reason: R, message: impl Into<Cow<'static, str>>) -> McpError {
         let entry = reason.contract();
-        McpError::new(entry.code, message).with_reason(entry.reason).with_contract_recovery(entry.recovery)
+        McpError::new(entry.code, message).with_reason(entry.reason).with_contract_entry(entry)
     }
 
     /// File an upstream failure under a declared reason: the contract's code and
@@ -634,8 +636,7 @@ impl<R: Reason> Ctx<R> {
     ///   the contract's `when`, since an arbitrary error's text may hold internals.
     ///   Replace it with [`McpError::with_message`] where you have a better one.
     ///
-    /// As with [`fail`](Self::fail), add [`McpError::with_recovery`] to send the
-    /// contract's hint.
+    /// As with [`fail`](Self::fail), the contract's hint and `retryable` come with it.
     ///
     /// Use it where a handler meets a failure it did not detect itself: `?` on an
     /// upstream call would classify the error on its own, under no reason of the
@@ -657,7 +658,7 @@ impl<R: Reason> Ctx<R> {
             }
             Err(other) => McpError::new(entry.code, entry.when).with_cause_arc(Arc::from(other)),
         };
-        err.with_reason(entry.reason).with_contract_recovery(entry.recovery)
+        err.with_reason(entry.reason).with_contract_entry(entry)
     }
 
     /// The recovery data of a declared reason, to merge into an error's data by hand.
@@ -713,6 +714,8 @@ mod tests {
             when: "No such id",
             recovery: "Search first to find a valid id.",
             retryable: false,
+            severity: None,
+            recovery_private: false,
         },
         ErrorContract {
             reason: "busy",
@@ -720,6 +723,8 @@ mod tests {
             when: "Throttled",
             recovery: "Wait a minute, then try again.",
             retryable: true,
+            severity: None,
+            recovery_private: false,
         },
     ];
 
@@ -737,11 +742,11 @@ mod tests {
         let err = ctx.fail(Lookup::Busy, "slow down").with_data(serde_json::json!({"reason": "other"}));
         assert_eq!(err.code(), JsonRpcErrorCode::RateLimited);
         assert_eq!(err.data().unwrap()["reason"], "busy");
-        assert!(err.recovery_hint().is_none(), "recovery is opt-in");
-        assert_eq!(
-            ctx.fail(Lookup::Missing, "x").with_recovery().recovery_hint(),
-            Some("Search first to find a valid id.")
-        );
+        assert_eq!(err.recovery_hint(), Some("Wait a minute, then try again."), "the declared hint by default");
+        assert_eq!(err.data().unwrap()["retryable"], true);
+        let missing = ctx.fail(Lookup::Missing, "x");
+        assert_eq!(missing.recovery_hint(), Some("Search first to find a valid id."));
+        assert_eq!(missing.clone().with_recovery(), missing, "with_recovery adds no second hint");
     }
 
     fn lookup_ctx() -> Ctx<Lookup> {
@@ -763,10 +768,15 @@ mod tests {
         assert_eq!(err.message(), "Collection API returned HTTP 429 Too Many Requests.");
         assert_eq!(
             Value::Object(err.data().unwrap().clone()),
-            json!({"retryAfter": 30, "status": 429, "reason": "missing"}),
-            "the upstream's reason and recovery belong to its own contract"
+            json!({
+                "retryAfter": 30,
+                "status": 429,
+                "recovery": {"hint": "Search first to find a valid id."},
+                "retryable": false,
+                "reason": "missing",
+            }),
+            "the upstream's reason and recovery belong to its own contract; this one's fill in"
         );
-        assert!(err.recovery_hint().is_none(), "recovery stays opt-in");
     }
 
     #[test]
@@ -786,7 +796,10 @@ mod tests {
         let err = ctx.fail_from(Lookup::Busy, io);
         assert_eq!(err.code(), JsonRpcErrorCode::RateLimited);
         assert_eq!(err.message(), "Throttled", "the internal text stays in the cause");
-        assert_eq!(Value::Object(err.data().unwrap().clone()), json!({"reason": "busy"}));
+        assert_eq!(
+            Value::Object(err.data().unwrap().clone()),
+            json!({"recovery": {"hint": "Wait a minute, then try again."}, "retryable": true, "reason": "busy"})
+        );
         assert!(err.cause().unwrap().to_string().contains("10.0.0.7"));
     }
 

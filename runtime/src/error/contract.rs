@@ -39,16 +39,26 @@ pub struct ErrorContract {
     pub code: JsonRpcErrorCode,
     /// When this failure happens, in words for the model.
     pub when: &'static str,
-    /// What the model should do next; sent as `data.recovery.hint` when opted in.
+    /// What the model should do next; sent as `data.recovery.hint` with every
+    /// error of this reason, unless [`recovery_private`](Self::recovery_private).
     pub recovery: &'static str,
     /// Whether the same call may succeed later.
     pub retryable: bool,
+    /// The log level of a failure of this reason, when the default overstates
+    /// it (see [`ErrorSeverity`]); `None` keeps the server's default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<ErrorSeverity>,
+    /// Keep the hint out of the answer: an error of this reason reaches the
+    /// client without `data.recovery.hint`, unless the call site opts it in
+    /// with [`McpError::with_recovery`](crate::error::McpError::with_recovery).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recovery_private: bool,
 }
 
 impl ErrorContract {
     /// A failure mode that retrying the same call does not fix.
     pub const fn new(reason: &'static str, code: JsonRpcErrorCode, when: &'static str, recovery: &'static str) -> Self {
-        Self { reason, code, when, recovery, retryable: false }
+        Self { reason, code, when, recovery, retryable: false, severity: None, recovery_private: false }
     }
 
     /// Say whether the same call may succeed later.
@@ -56,6 +66,72 @@ impl ErrorContract {
     pub const fn with_retryable(mut self, retryable: bool) -> Self {
         self.retryable = retryable;
         self
+    }
+
+    /// Log a failure of this reason at `severity`.
+    #[must_use]
+    pub const fn with_severity(mut self, severity: ErrorSeverity) -> Self {
+        self.severity = Some(severity);
+        self
+    }
+
+    /// Keep the recovery hint out of the answer (see [`recovery_private`](Self::recovery_private)).
+    #[must_use]
+    pub const fn with_recovery_private(mut self) -> Self {
+        self.recovery_private = true;
+        self
+    }
+}
+
+/// The log level of a declared failure, as a contract entry's `severity`
+/// names it: the reference's four levels below `error` (since its 0.13.5).
+///
+/// A declared failure is a modelled answer, not an incident: a lookup that
+/// misses, a caller who declined. Its call logs at INFO by default; a severity
+/// moves that one line, nothing on the wire. `tracing` has no NOTICE, so
+/// [`Notice`](Self::Notice) logs at INFO (as `log`'s and syslog's bridges map it).
+///
+/// ```
+/// use mcp_contract::errors::ErrorSeverity;
+/// assert_eq!(ErrorSeverity::from_name("notice"), Some(ErrorSeverity::Notice));
+/// assert_eq!(ErrorSeverity::Notice.level(), tracing::Level::INFO);
+/// assert_eq!(ErrorSeverity::from_name("error"), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ErrorSeverity {
+    /// Logged at DEBUG.
+    Debug,
+    /// Logged at INFO.
+    Info,
+    /// Logged at INFO, `tracing` having no NOTICE.
+    Notice,
+    /// Logged at WARN.
+    Warning,
+}
+
+impl ErrorSeverity {
+    /// The names `severity = ..` accepts, in order.
+    pub const NAMES: [&'static str; 4] = mcp_contract_rules::check::ERROR_SEVERITIES;
+
+    /// The severity a name (`"notice"`) spells.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "debug" => Some(Self::Debug),
+            "info" => Some(Self::Info),
+            "notice" => Some(Self::Notice),
+            "warning" => Some(Self::Warning),
+            _ => None,
+        }
+    }
+
+    /// The `tracing` level the failure's log line takes.
+    pub fn level(self) -> tracing::Level {
+        match self {
+            Self::Debug => tracing::Level::DEBUG,
+            Self::Info | Self::Notice => tracing::Level::INFO,
+            Self::Warning => tracing::Level::WARN,
+        }
     }
 }
 

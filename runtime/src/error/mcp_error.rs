@@ -14,7 +14,7 @@ use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{ErrorCategory, JsonRpcErrorCode};
+use super::{ErrorCategory, ErrorContract, JsonRpcErrorCode};
 
 /// A JSON object, the shape of an error's `data`.
 pub type JsonObject = Map<String, Value>;
@@ -67,9 +67,12 @@ struct Repr {
     data: Option<JsonObject>,
     reason: Option<Cow<'static, str>>,
     recovery_hint: Option<Cow<'static, str>>,
-    /// The contract's hint for `reason`, held back until the author opts it in
-    /// with [`with_recovery`](Self::with_recovery).
+    /// The contract's hint for a reason marked `recovery_private`, held back
+    /// until the call site opts it in with [`with_recovery`](Self::with_recovery).
     contract_recovery: Option<&'static str>,
+    /// `data.retryable` as the contract says it, applied under the caller's
+    /// data: a `retryable` the caller's data holds wins.
+    contract_retryable: Option<bool>,
     cause: Option<Cause>,
     /// The message is a foreign error's own text, taken by
     /// [`from_error`](McpError::from_error) (`?`), not one written for a client.
@@ -157,6 +160,9 @@ factories! {
     serialization_error => SerializationError,
     /// A database operation failed ([`DatabaseError`](JsonRpcErrorCode::DatabaseError)).
     database_error => DatabaseError,
+    /// The caller abandoned the request ([`RequestCancelled`](JsonRpcErrorCode::RequestCancelled)):
+    /// never retried, as nobody is left to answer.
+    request_cancelled => RequestCancelled,
 }
 
 impl McpError {
@@ -170,6 +176,7 @@ impl McpError {
             reason: None,
             recovery_hint: None,
             contract_recovery: None,
+            contract_retryable: None,
             cause: None,
             foreign_message: false,
             protocol: false,
@@ -278,8 +285,14 @@ impl McpError {
         self.0.reason.as_deref()
     }
 
-    /// The recovery hint that reaches the client (`data.recovery.hint`), if the
-    /// author opted one in.
+    /// The id of the request this error answered (`data.requestId`), once the
+    /// server answered it: the id its log line and span carry too.
+    pub fn request_id(&self) -> Option<&str> {
+        self.data()?.get("requestId")?.as_str()
+    }
+
+    /// The recovery hint that reaches the client (`data.recovery.hint`): one
+    /// set at the call site, or the contract's for the error's reason.
     pub fn recovery_hint(&self) -> Option<&str> {
         self.0.recovery_hint.as_deref()
     }
@@ -357,9 +370,11 @@ impl McpError {
         self
     }
 
-    /// Opt the contract's recovery hint for this error's reason into
-    /// `data.recovery.hint`. Does nothing when a hint was set explicitly or the
-    /// error was not raised through a contract (`ctx.fail`).
+    /// Send the contract's recovery hint of a reason marked `recovery_private`
+    /// with this error after all. A declared hint reaches the client by
+    /// default, so for any other reason this changes nothing (and adds no
+    /// second hint); nor does it where a hint was set explicitly or the error
+    /// was not raised through a contract (`ctx.fail`).
     pub fn with_recovery(self) -> Self {
         match (self.0.recovery_hint.is_some(), self.0.contract_recovery) {
             (false, Some(hint)) => self.with_recovery_hint(hint),
@@ -367,18 +382,58 @@ impl McpError {
         }
     }
 
-    /// Held by `ctx.fail`: the contract's hint, waiting for [`with_recovery`](Self::with_recovery).
-    pub(crate) fn with_contract_recovery(mut self, hint: &'static str) -> Self {
-        self.0.contract_recovery = Some(hint);
+    /// What the contract's entry for this error's reason says of it, filled in
+    /// where the error says nothing itself: the recovery hint (held back for
+    /// [`with_recovery`](Self::with_recovery) when the entry keeps it private)
+    /// and `data.retryable`. The reference fills the hint since its 0.13.10,
+    /// from `ctx.fail` and for errors built below the handler alike.
+    ///
+    /// `retryable` is written when the contract can say it: `true` for an
+    /// entry declared `retryable`, `false` for a code that is not transient.
+    /// An entry of a transient code not declared `retryable` leaves it out: the
+    /// contract cannot tell "no" from "not said" there, and a `false` would
+    /// stop every retry of a rate limit.
+    pub(crate) fn with_contract_entry(mut self, entry: &ErrorContract) -> Self {
+        let data = self.0.data.as_ref();
+        if self.0.recovery_hint.is_none() && data.is_none_or(|data| !data.contains_key("recovery")) {
+            if entry.recovery_private {
+                self.0.contract_recovery = Some(entry.recovery);
+            } else if !entry.recovery.trim().is_empty() {
+                self = self.with_recovery_hint(entry.recovery);
+            }
+        }
+        if entry.retryable || !self.code().is_transient() {
+            self.0.contract_retryable = Some(entry.retryable);
+            self.apply_overlays();
+        }
         self
     }
 
-    /// Write `recovery.hint` and then `reason` over the caller's data.
+    /// [`with_contract_entry`](Self::with_contract_entry) with the entry of
+    /// `contract` that names this error's reason; the error as it is without one.
+    pub(crate) fn with_contract(self, contract: &[ErrorContract]) -> Self {
+        match self.reason().and_then(|reason| contract.iter().find(|entry| entry.reason == reason)) {
+            Some(entry) => self.with_contract_entry(entry),
+            None => self,
+        }
+    }
+
+    /// The id of the request this error answers, as `data.requestId`; the
+    /// caller's own `requestId`, if any, gives way (the reference's since 0.13.10).
+    pub(crate) fn with_request_id(self, id: &str) -> Self {
+        self.with_data_field("requestId", id)
+    }
+
+    /// Write the contract's `retryable` under the caller's data, then
+    /// `recovery.hint` and `reason` over it.
     fn apply_overlays(&mut self) {
-        if self.0.reason.is_none() && self.0.recovery_hint.is_none() {
+        if self.0.reason.is_none() && self.0.recovery_hint.is_none() && self.0.contract_retryable.is_none() {
             return;
         }
         let data = self.0.data.get_or_insert_with(JsonObject::new);
+        if let Some(retryable) = self.0.contract_retryable {
+            data.entry("retryable").or_insert(Value::Bool(retryable));
+        }
         if let Some(hint) = &self.0.recovery_hint {
             let recovery = data.entry("recovery").or_insert_with(|| Value::Object(JsonObject::new()));
             if !recovery.is_object() {
@@ -547,6 +602,7 @@ mod tests {
                 ("ConfigurationError", -32008),
                 ("InitializationFailed", -32009),
                 ("DatabaseError", -32010),
+                ("RequestCancelled", -32011),
                 ("SerializationError", -32070),
                 ("UnknownError", -32099),
             ]
@@ -577,6 +633,8 @@ mod tests {
             [InternalError, ConfigurationError, InitializationFailed, DatabaseError, SerializationError, UnknownError]
         );
         assert!(RateLimited.is_transient() && !NotFound.is_transient() && !InternalError.is_transient());
+        assert_eq!(RequestCancelled.category(), ErrorCategory::Client, "a caller that went away is no fault of ours");
+        assert!(!RequestCancelled.is_transient() && RequestCancelled.is_baseline());
     }
 
     #[test]
@@ -596,6 +654,7 @@ mod tests {
             (McpError::internal_error("m"), JsonRpcErrorCode::InternalError),
             (McpError::serialization_error("m"), JsonRpcErrorCode::SerializationError),
             (McpError::database_error("m"), JsonRpcErrorCode::DatabaseError),
+            (McpError::request_cancelled("m"), JsonRpcErrorCode::RequestCancelled),
         ];
         for (err, code) in built {
             assert_eq!(err.code(), code);
@@ -625,14 +684,42 @@ mod tests {
         assert_eq!(data["id"], 7);
     }
 
+    const ENTRY: ErrorContract = ErrorContract::new("r", JsonRpcErrorCode::NotFound, "w", "from contract");
+
     #[test]
-    fn contract_recovery_is_opt_in_and_explicit_hint_wins() {
-        let held = McpError::not_found("gone").with_reason("r").with_contract_recovery("from contract");
+    fn the_contract_fills_the_hint_and_with_recovery_adds_no_second_one() {
+        let filled = McpError::not_found("gone").with_reason("r").with_contract(&[ENTRY]);
+        assert_eq!(filled.recovery_hint(), Some("from contract"));
+        assert_eq!(filled.data().unwrap()["retryable"], false, "NotFound is not transient");
+        assert_eq!(filled.clone().with_recovery(), filled, "harmless");
+        let explicit =
+            McpError::not_found("gone").with_reason("r").with_recovery_hint("explicit").with_contract(&[ENTRY]);
+        assert_eq!(explicit.data().unwrap()["recovery"], json!({"hint": "explicit"}), "a call site's hint wins");
+        let other = McpError::not_found("gone").with_reason("other").with_contract(&[ENTRY]);
+        assert_eq!(other.data().unwrap().len(), 1, "a reason the contract lacks is left alone: {other:?}");
+    }
+
+    #[test]
+    fn a_private_hint_waits_for_with_recovery() {
+        let held = McpError::not_found("gone").with_reason("r").with_contract(&[ENTRY.with_recovery_private()]);
         assert_eq!(held.recovery_hint(), None);
         assert!(held.data().unwrap().get("recovery").is_none());
-        assert_eq!(held.clone().with_recovery().recovery_hint(), Some("from contract"));
-        let explicit = held.with_recovery_hint("explicit").with_recovery();
-        assert_eq!(explicit.data().unwrap()["recovery"], json!({"hint": "explicit"}));
+        assert_eq!(held.with_recovery().recovery_hint(), Some("from contract"));
+    }
+
+    #[test]
+    fn retryable_is_written_only_where_the_contract_can_say_it() {
+        let busy = ErrorContract::new("r", JsonRpcErrorCode::RateLimited, "w", "Wait, then call again.");
+        let unsaid = McpError::rate_limited("slow").with_reason("r").with_contract(&[busy]);
+        assert!(unsaid.data().unwrap().get("retryable").is_none(), "a transient code not declared retryable");
+        let said = McpError::rate_limited("slow").with_reason("r").with_contract(&[busy.with_retryable(true)]);
+        assert_eq!(said.data().unwrap()["retryable"], true);
+        let own = McpError::rate_limited("slow").with_data_field("retryable", false).with_reason("r");
+        assert_eq!(
+            own.with_contract(&[busy.with_retryable(true)]).data().unwrap()["retryable"],
+            false,
+            "the error's own wins"
+        );
     }
 
     #[test]

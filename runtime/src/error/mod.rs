@@ -16,16 +16,18 @@ mod mcp_error;
 #[cfg(feature = "pacer")]
 pub mod pacer;
 pub mod render;
+mod request_id;
 pub mod retry;
 pub mod sanitize;
 pub mod try_catch;
 pub mod upstream;
 
 pub use self::classify::{classify, classify_parts};
-pub use self::contract::{ContractDeclared, ErrorContract, NoContract, Reason};
+pub use self::contract::{ContractDeclared, ErrorContract, ErrorSeverity, NoContract, Reason};
 pub use self::mcp_error::{Cause, JsonObject, McpError};
 #[cfg(feature = "pacer")]
 pub use self::pacer::{Pacer, PacerOptions, PacerStats, ShedKind};
-pub use self::retry::{RetryPolicy, with_retry};
+pub(crate) use self::request_id::new_request_id;
+pub use self::retry::{RETRY_DEADLINE_EXCEEDED, RetryPolicy, with_retry};
 pub use self::try_catch::{TryCatch, try_catch, try_catch_sync};
 pub use mcp_contract_rules::codes::{ErrorCategory, JsonRpcErrorCode, http_status_to_error_code};

@@ -63,7 +63,18 @@ pub struct RetryPolicy {
     pub max_elapsed: Duration,
     /// How much the ceiling grows per retry; 2 doubles it.
     pub multiplier: f64,
+    /// A wall-clock budget for the whole retry, attempts included: a running
+    /// attempt is dropped when it ends, and no wait starts that would pass it.
+    /// Unlike [`max_elapsed`](Self::max_elapsed), which only stops the waits
+    /// and returns the upstream's last error, a deadline ends with an error of
+    /// its own: `Timeout` with the stable reason [`RETRY_DEADLINE_EXCEEDED`]
+    /// (the reference's `deadlineMs`, since 0.13.4). Default none.
+    pub deadline: Option<Duration>,
 }
+
+/// The `data.reason` of the error [`with_retry`] ends with when its
+/// [`deadline`](RetryPolicy::deadline) passes.
+pub const RETRY_DEADLINE_EXCEEDED: &str = "retry_deadline_exceeded";
 
 impl Default for RetryPolicy {
     fn default() -> Self {
@@ -73,6 +84,7 @@ impl Default for RetryPolicy {
             max_delay: Duration::from_secs(30),
             max_elapsed: Duration::from_secs(60),
             multiplier: 2.0,
+            deadline: None,
         }
     }
 }
@@ -104,6 +116,23 @@ impl RetryPolicy {
     /// The total time budget, from the first attempt.
     pub fn max_elapsed(mut self, budget: Duration) -> Self {
         self.max_elapsed = budget;
+        self
+    }
+
+    /// A wall-clock budget across attempts (see [`deadline`](Self::deadline)).
+    ///
+    /// ```
+    /// use mcp_contract::{JsonRpcErrorCode, McpError, errors::{RetryPolicy, with_retry}};
+    /// use std::time::Duration;
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
+    /// let hangs = || std::future::pending::<Result<(), McpError>>();
+    /// let err = with_retry(RetryPolicy::new().deadline(Duration::from_secs(5)), hangs).await.unwrap_err();
+    /// assert_eq!(err.code(), JsonRpcErrorCode::Timeout);
+    /// assert_eq!(err.reason(), Some("retry_deadline_exceeded"));
+    /// # });
+    /// ```
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
         self
     }
 
@@ -175,10 +204,18 @@ where
     E: Into<Box<dyn StdError + Send + Sync + 'static>>,
 {
     let started = Instant::now();
+    let deadline = policy.deadline.map(|budget| started + budget);
     let max_attempts = policy.max_attempts.max(1);
     let mut attempt = 1;
     loop {
-        let err = match operation().await {
+        let outcome = match deadline {
+            Some(deadline) => match tokio::time::timeout_at(deadline, operation()).await {
+                Ok(outcome) => outcome,
+                Err(_) => return Err(deadline_exceeded(&policy, attempt, None)),
+            },
+            None => operation().await,
+        };
+        let err = match outcome {
             Ok(value) => return Ok(value),
             Err(err) => McpError::from_boxed(err.into()),
         };
@@ -188,6 +225,9 @@ where
         let Some(delay) = next_delay(&policy, attempt - 1, &err, started.elapsed()) else {
             return Err(err);
         };
+        if deadline.is_some_and(|deadline| Instant::now() + delay >= deadline) {
+            return Err(deadline_exceeded(&policy, attempt, Some(err)));
+        }
         tracing::warn!(
             attempt,
             max_attempts,
@@ -198,6 +238,24 @@ where
         );
         tokio::time::sleep(delay).await;
         attempt += 1;
+    }
+}
+
+/// The error of a retry whose deadline passed after `attempts` attempts
+/// (the last one cut short when `last` is `None`): `Timeout`, as the caller's
+/// budget ran out, not retryable, the upstream's last error as its cause.
+fn deadline_exceeded(policy: &RetryPolicy, attempts: u32, last: Option<McpError>) -> McpError {
+    let budget = policy.deadline.unwrap_or_default();
+    let err = McpError::timeout(format!(
+        "The upstream did not answer within the retry deadline of {budget:?} ({attempts} attempt{s}).",
+        s = if attempts == 1 { "" } else { "s" },
+    ))
+    .with_data_field("attempts", attempts)
+    .with_data_field("retryable", false)
+    .with_reason(RETRY_DEADLINE_EXCEEDED);
+    match last {
+        Some(last) => err.with_cause(last),
+        None => err,
     }
 }
 
@@ -449,6 +507,47 @@ mod tests {
         // Attempts start at ~0, ~4 and ~8 s; the third ends at ~12 s, and no wait fits after it.
         assert_eq!(attempts.count(), 3);
         assert!(started.elapsed() < Duration::from_secs(13), "{:?}", started.elapsed());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_cuts_a_hanging_attempt_with_its_own_reason() {
+        let attempts = Attempts::default();
+        let started = Instant::now();
+        let policy = fast().max_attempts(10).deadline(Duration::from_secs(3));
+        let err = with_retry(policy, || {
+            let n = attempts.record();
+            async move {
+                if n < 2 {
+                    Err(McpError::service_unavailable("down"))
+                } else {
+                    std::future::pending::<Result<(), _>>().await
+                }
+            }
+        })
+        .await
+        .unwrap_err();
+        assert_eq!(err.code(), JsonRpcErrorCode::Timeout);
+        assert_eq!(err.reason(), Some(RETRY_DEADLINE_EXCEEDED));
+        assert_eq!(err.data().unwrap()["retryable"], false);
+        assert_eq!(attempts.count(), 2);
+        assert_eq!(started.elapsed(), Duration::from_secs(3), "the budget holds the attempt too");
+        assert!(!is_retryable(&err), "an outer retry does not spin on it");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_deadline_stops_a_wait_that_would_pass_it_and_keeps_the_last_error() {
+        let attempts = Attempts::default();
+        let policy =
+            RetryPolicy::new().max_attempts(10).max_delay(Duration::from_secs(60)).deadline(Duration::from_secs(10));
+        let err = with_retry(policy, || {
+            attempts.record();
+            async { Err::<(), _>(McpError::rate_limited("slow").with_data_field("retryAfter", 30)) }
+        })
+        .await
+        .unwrap_err();
+        assert_eq!(err.reason(), Some(RETRY_DEADLINE_EXCEEDED));
+        assert_eq!(attempts.count(), 1, "no wait past the deadline");
+        assert_eq!(err.source().unwrap().to_string(), "slow");
     }
 
     #[tokio::test(start_paused = true)]

@@ -76,6 +76,12 @@ pub struct HttpErrorOptions {
     /// Choose the code for some statuses yourself; `None` from it falls back to
     /// [`http_status_to_error_code`].
     pub code_override: Option<fn(u16) -> Option<JsonRpcErrorCode>>,
+    /// Response headers copied into `data.headers` under their lowercase names
+    /// (the reference's `errorHeaders`, since 0.13.5), for an upstream's
+    /// request id or quota headers the model or an operator may need. Default
+    /// none. Every value named here reaches the client, so name no header that
+    /// carries a credential; `set-cookie` is never copied.
+    pub error_headers: Vec<http::HeaderName>,
     /// Extra fields merged into `data` last, so they win over the defaults.
     pub data: Option<JsonObject>,
 }
@@ -89,6 +95,7 @@ impl Default for HttpErrorOptions {
             body_limit: DEFAULT_BODY_LIMIT,
             include_url: false,
             code_override: None,
+            error_headers: Vec::new(),
             data: None,
         }
     }
@@ -136,6 +143,28 @@ impl HttpErrorOptions {
         self
     }
 
+    /// Copy these response headers into `data.headers` (see
+    /// [`error_headers`](Self::error_headers)).
+    ///
+    /// ```
+    /// use mcp_contract::errors::{HttpErrorOptions, http_error_from_response};
+    /// use mcp_contract::http::{HeaderName, Response};
+    ///
+    /// let response = Response::builder()
+    ///     .status(503)
+    ///     .header("X-Request-Id", "up-7731")
+    ///     .header("X-Api-Key", "secret")
+    ///     .body(Vec::new())
+    ///     .unwrap();
+    /// let options = HttpErrorOptions::new().error_headers([HeaderName::from_static("x-request-id")]);
+    /// let err = http_error_from_response(&response, &options);
+    /// assert_eq!(err.data().unwrap()["headers"], serde_json::json!({"x-request-id": "up-7731"}));
+    /// ```
+    pub fn error_headers(mut self, names: impl IntoIterator<Item = http::HeaderName>) -> Self {
+        self.error_headers = names.into_iter().collect();
+        self
+    }
+
     /// Merge extra fields into `data`. A non-object value is kept under `data.value`.
     pub fn data(mut self, data: impl Into<Value>) -> Self {
         self.data = match data.into() {
@@ -159,8 +188,11 @@ impl HttpErrorOptions {
 ///   (when captured and not empty; lossy UTF-8, cut at the limit and marked with
 ///   [`TRUNCATION_MARKER`] and `bodyTruncated: true`), `retryAfter` (whole seconds
 ///   to wait, from a `Retry-After` header in either form: seconds or an HTTP
-///   date), `url` (only with `include_url`), then the
-///   caller's [`data`](HttpErrorOptions::data).
+///   date), `retryable: false` for a 501 (the upstream does not implement the
+///   method, which no retry changes, though its code is the transient
+///   `ServiceUnavailable`), `headers` (the
+///   [`error_headers`](HttpErrorOptions::error_headers) present), `url` (only
+///   with `include_url`), then the caller's [`data`](HttpErrorOptions::data).
 ///
 /// Unlike the reference, `retryAfter` is a number of seconds rather than the raw
 /// header, so [`with_retry`](crate::error::with_retry) and the model read one
@@ -303,10 +335,33 @@ fn build_error(
     if let Some(seconds) = retry_after_seconds(headers, SystemTime::now()) {
         data.insert("retryAfter".to_owned(), Value::from(seconds));
     }
+    if status == StatusCode::NOT_IMPLEMENTED {
+        data.insert("retryable".to_owned(), Value::Bool(false));
+    }
+    let copied = copied_headers(headers, &options.error_headers);
+    if !copied.is_empty() {
+        data.insert("headers".to_owned(), Value::Object(copied));
+    }
     if let Some(extra) = &options.data {
         data.extend(extra.iter().map(|(key, value)| (key.clone(), value.clone())));
     }
     McpError::new(code, message).with_data(data)
+}
+
+/// The allow-listed headers of a response, by lowercase name (`HeaderName`s
+/// are), several values of one name joined by `, ` as HTTP folds them.
+/// `set-cookie` is skipped whatever the list says: a session cookie is a
+/// credential of this server's, never the model's business.
+fn copied_headers(headers: &HeaderMap, names: &[http::HeaderName]) -> JsonObject {
+    let mut copied = JsonObject::new();
+    for name in names.iter().filter(|name| **name != http::header::SET_COOKIE) {
+        let values: Vec<_> =
+            headers.get_all(name).iter().map(|value| String::from_utf8_lossy(value.as_bytes())).collect();
+        if !values.is_empty() {
+            copied.insert(name.as_str().to_owned(), Value::String(values.join(", ")));
+        }
+    }
+    copied
 }
 
 /// The first `limit` bytes of `body` as text, cut back to a UTF-8 boundary and
@@ -417,8 +472,8 @@ mod tests {
             (429, RateLimited),
             (451, InvalidRequest),
             (499, InvalidRequest),
-            (500, InternalError),
-            (501, InternalError),
+            (500, ServiceUnavailable),
+            (501, ServiceUnavailable),
             (502, ServiceUnavailable),
             (503, ServiceUnavailable),
             (504, Timeout),
@@ -442,6 +497,34 @@ mod tests {
         let unknown_reason = http_error_from_response(&response(599, &[], b""), &HttpErrorOptions::new());
         assert_eq!(unknown_reason.message(), "Upstream service returned HTTP 599.");
         assert!(unknown_reason.data().unwrap().get("statusText").is_none());
+    }
+
+    #[test]
+    fn a_501_is_unavailable_and_not_retryable_and_no_status_says_this_server_failed() {
+        let err = http_error_from_response(&response(501, &[], b""), &HttpErrorOptions::new());
+        assert_eq!(err.code(), JsonRpcErrorCode::ServiceUnavailable);
+        assert_eq!(err.data().unwrap()["retryable"], false);
+        let other = http_error_from_response(&response(500, &[], b""), &HttpErrorOptions::new());
+        assert!(other.data().unwrap().get("retryable").is_none(), "an upstream 500 is retried (0.12.4)");
+        assert!((100..=999).all(|status| http_status_to_error_code(status) != Some(JsonRpcErrorCode::InternalError)));
+    }
+
+    #[test]
+    fn only_allow_listed_headers_reach_data_and_never_set_cookie() {
+        let headers =
+            [("X-Request-Id", "up-1"), ("x-ratelimit-remaining", "0"), ("set-cookie", "sid=1"), ("x-key", "k")];
+        let names =
+            ["x-request-id", "x-ratelimit-remaining", "set-cookie", "x-absent"].map(http::HeaderName::from_static);
+        let options = HttpErrorOptions::new().error_headers(names);
+        let err = http_error_from_response(&response(429, &headers, b""), &options);
+        assert_eq!(err.data().unwrap()["headers"], json!({"x-request-id": "up-1", "x-ratelimit-remaining": "0"}));
+        let none = http_error_from_response(&response(429, &headers, b""), &HttpErrorOptions::new());
+        assert!(none.data().unwrap().get("headers").is_none(), "no header is copied unless named");
+        let mut twice = response(429, &[], b"");
+        twice.headers_mut().append("x-trace", "a".parse().unwrap());
+        twice.headers_mut().append("x-trace", "b".parse().unwrap());
+        let options = HttpErrorOptions::new().error_headers([http::HeaderName::from_static("x-trace")]);
+        assert_eq!(http_error_from_response(&twice, &options).data().unwrap()["headers"]["x-trace"], "a, b");
     }
 
     #[test]

@@ -248,6 +248,8 @@ mod tests {
                 when: "No object has this ID",
                 recovery: "Search with search_objects first to find valid object IDs.",
                 retryable: false,
+                severity: None,
+                recovery_private: false,
             }],
             enrichment: None,
             app: None,

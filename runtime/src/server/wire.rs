@@ -13,7 +13,7 @@ use crate::define::{
     Completion, Content, PromptContent, PromptDefinition, PromptMessage, RESOURCE_URI_META_KEY, ReadResourceResult,
     ResourceContent, ResourceDefinition, Role, TextOrBlob, ToolDefinition, ToolOutput, extend_output_schema,
 };
-use crate::error::{ErrorContract, JsonObject, McpError, render};
+use crate::error::{ErrorContract, JsonObject, McpError, new_request_id, render};
 
 /// The `_meta` key under which `tools/list` publishes a tool's error contract:
 /// a list of `{reason, code, when, recovery, retryable}`.
@@ -26,9 +26,9 @@ pub(super) fn success_result(output: ToolOutput) -> CallToolResult {
 }
 
 /// The tool-error result of `err`: the same JSON as [`render::tool_error_result`],
-/// its message [`bounded`].
+/// its message [`bounded`], with its `data.requestId` (see [`with_request_id`]).
 pub(super) fn error_result(err: &McpError) -> CallToolResult {
-    let err = bounded(err);
+    let err = with_request_id(bounded(err));
     let mut result = CallToolResult::error(vec![ContentBlock::text(render::error_text(&err))]);
     result.structured_content = Some(render::structured_error(&err));
     result
@@ -119,10 +119,36 @@ pub(super) fn listed_tool(definition: &ToolDefinition) -> rmcp::model::Tool {
 }
 
 /// An [`McpError`] as a JSON-RPC error: the same `{code, message, data?}` a tool
-/// error's `structuredContent.error` holds.
+/// error's `structuredContent.error` holds, with its `data.requestId` (see
+/// [`with_request_id`]).
 pub(super) fn envelope(err: &McpError) -> ErrorData {
-    let err = bounded(err);
+    let err = with_request_id(bounded(err));
     ErrorData::new(ErrorCode(err.code().as_i32()), err.message().to_owned(), err.data().cloned().map(Value::Object))
+}
+
+/// `err` as answered: a call's errors carry its id already (stamped by the
+/// call's `answer`, the id of its log line and span); a refusal before any
+/// call (a scope, a capability) gets a fresh one here, so that no error a
+/// client receives goes without.
+fn with_request_id(err: Cow<'_, McpError>) -> Cow<'_, McpError> {
+    if err.request_id().is_some() {
+        return err;
+    }
+    Cow::Owned(err.into_owned().with_request_id(&new_request_id()))
+}
+
+/// A JSON-RPC error built as rmcp's [`ErrorData`] (an unknown tool, a cursor
+/// this server never gave) with a fresh `data.requestId`, as every error a
+/// client receives has one. `data` that is no object is kept under `data.value`.
+pub(super) fn stamped(mut error: ErrorData) -> ErrorData {
+    let mut data = match error.data.take() {
+        Some(Value::Object(data)) => data,
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(other) => JsonObject::from_iter([("value".to_owned(), other)]),
+    };
+    data.entry("requestId").or_insert_with(|| Value::String(new_request_id()));
+    error.data = Some(Value::Object(data));
+    error
 }
 
 pub(super) fn wire_content(

@@ -363,7 +363,7 @@ impl ClientBuilder {
 /// async fn lookup(input: LookupInput, ctx: Ctx) -> Result<String, McpError> {
 ///     match input.object_id {
 ///         7 => Ok("Vase".to_owned()),
-///         _ => Err(ctx.fail(not_in_collection, "No such object.").with_recovery()),
+///         _ => Err(ctx.fail(not_in_collection, "No such object.")),
 ///     }
 /// }
 ///

@@ -18,6 +18,33 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexS
 use tokio::net::TcpStream;
 use tokio_util::sync::CancellationToken;
 
+/// `XXXXX-XXXXX` of upper-case letters and digits: the form of `data.requestId`.
+pub fn is_request_id(id: &str) -> bool {
+    id.len() == 11
+        && id
+            .char_indices()
+            .all(|(at, ch)| if at == 5 { ch == '-' } else { ch.is_ascii_uppercase() || ch.is_ascii_digit() })
+}
+
+/// An error's `data` (or a whole `{code, message, data}` error) without its
+/// `requestId`, which every error carries and is checked here: fresh each
+/// time, it is the one thing an exact comparison cannot name. A `data` left
+/// empty goes, as an error without the id would have none.
+pub fn sans_request_id(value: &Value) -> Value {
+    let mut value = value.clone();
+    let whole_error = value.get("code").is_some();
+    let data = if whole_error { value.get_mut("data") } else { Some(&mut value) };
+    let id = data.and_then(Value::as_object_mut).and_then(|data| data.remove("requestId"));
+    assert!(id.as_ref().and_then(Value::as_str).is_some_and(is_request_id), "no request id in {value}");
+    if whole_error
+        && value["data"].as_object().is_some_and(serde_json::Map::is_empty)
+        && let Some(error) = value.as_object_mut()
+    {
+        error.remove("data");
+    }
+    value
+}
+
 /// The longest any single answer may take in these suites.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 

@@ -13,6 +13,19 @@ def check(condition: bool, what: str, detail: object = "") -> None:
     _PASSED += 1
 
 
+def sans_request_id(data: dict) -> dict:
+    """An error's `data` without its `requestId`, which every error carries
+    (checked here, `XXXXX-XXXXX` of upper-case letters and digits)."""
+    request_id = data.get("requestId", "")
+    check(
+        len(request_id) == 11 and request_id[5] == "-" and request_id.replace("-", "").isalnum()
+        and request_id == request_id.upper(),
+        "every error carries its request id",
+        data,
+    )
+    return {key: value for key, value in data.items() if key != "requestId"}
+
+
 def passed() -> int:
     """How many checks held so far."""
     return _PASSED

@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from checks import check, passed
+from checks import check, passed, sans_request_id
 
 ERRORS_META_KEY = "io.github.mcp-contract/errors"
 
@@ -164,7 +164,11 @@ async def client_requests(session: ClientSession, records: list[dict]) -> None:
             result = await session.call_tool(tool, {"object_id": on_view["id"]})
             error = (result.structured_content or {}).get("error", {})
             check(result.is_error is True, f"{tool} is refused without a session", wire(result))
-            check(error.get("data") == {"capability": capability, "reason": "client_capability_missing"}, f"{tool}: why", error)
+            check(
+                sans_request_id(error.get("data", {})) == {"capability": capability, "reason": "client_capability_missing"},
+                f"{tool}: why",
+                error,
+            )
         return
     result = await session.call_tool("take_off_view", {"object_id": on_view["id"]})
     check(result.is_error is not True, "take_off_view succeeds once confirmed", wire(result))
@@ -309,8 +313,17 @@ async def exercise(session: ClientSession, records: list[dict], subscribe: bool 
             text = result.content[0].text
             check(text.startswith("Error: " + error["message"]), f"{key} text surface", text)
             hint = error["data"].get("recovery", {}).get("hint")
-            if hint:
-                check(text.endswith("\n\nRecovery: " + hint), f"{key} recovery line", text)
+            check(bool(hint), f"{key} carries a recovery hint by default", error)
+            if hint not in error["message"]:
+                check(f"\n\nRecovery: {hint}\n\n(" in text, f"{key} recovery line", text)
+            # The terms line says what data says: reason, retryable when known, the request's id.
+            terms = [f"reason {entry['reason']}"]
+            retryable = error["data"].get("retryable")
+            if isinstance(retryable, bool):
+                terms.append("retryable" if retryable else "not retryable")
+            sans_request_id(error["data"])
+            terms.append(f"request {error['data']['requestId']}")
+            check(text.endswith("\n\n(" + " · ".join(terms) + ")"), f"{key} terms line", text)
     throttled = await session.call_tool("get_object_image", triggers[("get_object_image", "image_service_busy")])
     check(throttled.structured_content["error"]["data"]["retryAfter"] == 30, "retryAfter data", wire(throttled))
 
@@ -391,7 +404,7 @@ async def auth_checks(url: str, secret: str, first_id: int) -> None:
                 check(result.is_error is True, "missing scope: an error result", wire(result))
                 error = result.structured_content["error"]
                 check(error["code"] == -32005, "missing scope: Forbidden", error)
-                check(error["data"] == {"missingScopes": ["images:read"]}, "only the missing scope", error)
+                check(sans_request_id(error["data"]) == {"missingScopes": ["images:read"]}, "only the missing scope", error)
                 check(result.content[0].text.startswith("Error: "), "missing scope: text surface", wire(result))
                 check("objects:read" not in json.dumps(wire(result)), "granted scopes are not echoed", wire(result))
                 other = await session.call_tool("get_object", {"object_id": first_id})
@@ -426,7 +439,7 @@ async def resources_and_prompts(session: ClientSession, records: list[dict]) -> 
     check(missing["data"]["reason"] == "not_in_collection", "data.reason", missing)
     check("search_objects" in missing["data"]["recovery"]["hint"], "the recovery hint", missing)
     nowhere = await expect_error(session.read_resource("museum://nowhere/1"), -32002, "a URI matching no template")
-    check(nowhere["data"] == {"uri": "museum://nowhere/1"}, "the URI in data", nowhere)
+    check(sans_request_id(nowhere["data"]) == {"uri": "museum://nowhere/1"}, "the URI in data", nowhere)
     bad = await expect_error(session.read_resource("museum://objects/vase"), -32602, "a variable that is no ID")
     check(bad["data"]["variable"] == "object_id", "the variable named", bad)
 
@@ -441,7 +454,7 @@ async def resources_and_prompts(session: ClientSession, records: list[dict]) -> 
     values = completed.completion.values
     check(department in values and all(v.lower().startswith(initial.lower()) for v in values), "completion", values)
     no_department = await expect_error(session.get_prompt("plan_visit", {}), -32602, "a missing argument")
-    check(no_department["data"] == {"argument": "department"}, "the argument named", no_department)
+    check(sans_request_id(no_department["data"]) == {"argument": "department"}, "the argument named", no_department)
 
 
 async def main() -> None:

@@ -195,9 +195,9 @@ impl Server {
     /// ConfigurationError, SerializationError or other error of the server's
     /// category, classified from a foreign error by `?` or
     /// [`McpError::from_error`](crate::error::McpError::from_error) and carrying no
-    /// declared reason, is answered with a generic message and an error id
-    /// (`data.errorId`), while the server's log keeps the original message
-    /// under the same `error_id`. Declared reasons (`ctx.fail(..)`) and
+    /// declared reason, is answered with a generic message naming the
+    /// request's id (`data.requestId`, which every error carries), while the
+    /// call's log line keeps the original message under the same `request_id`. Declared reasons (`ctx.fail(..)`) and
     /// McpErrors built with a message of their own go out as written.
     /// `false` sends every message as it is, for development.
     ///

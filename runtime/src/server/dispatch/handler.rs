@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, admit_tool, run_tool};
+use super::invoke::{Cancelled, Finished, admit_tool, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::streams::ResponseStream;
@@ -32,7 +32,7 @@ use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use crate::server::peer::{ClientId, ClientIp};
-use crate::server::wire::{error_result, listed_tool};
+use crate::server::wire::{envelope, error_result, listed_tool, stamped};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -406,8 +406,15 @@ impl ServerHandler for ToolServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        first_page(request.as_ref(), "tools/list")?;
-        Ok(ListToolsResult::with_all_items(self.enabled(PrimitiveKind::Tool, &self.shared.listed, |tool| &tool.name)))
+        answered(
+            async move {
+                first_page(request.as_ref(), "tools/list")?;
+                Ok(ListToolsResult::with_all_items(
+                    self.enabled(PrimitiveKind::Tool, &self.shared.listed, |tool| &tool.name),
+                ))
+            }
+            .await,
+        )
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
@@ -420,98 +427,113 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Some(tool) = self.tool(&request.name) else {
-            // A protocol error, as rmcp's own router answers: the request names
-            // nothing this server can run. -32602 (InvalidParams).
-            // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
-            let name = crate::define::cap_quoted(&request.name);
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
-                None,
-            ));
-        };
-        let definition = tool.definition();
-        let capabilities = client_capabilities(&context);
-        // A tool that needs a capability the client lacks is refused before it runs.
-        if let Some(missing) = definition.requires.iter().copied().find(|&needed| !capabilities.has(needed)) {
-            tracing::debug!(
-                tool = definition.name,
-                capability = missing.name(),
-                "tool call refused: capability missing"
-            );
-            return missing_capability(definition.name, missing, is_stateless(&context));
-        }
-        let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
-        let carries_answers =
-            request.request_state.is_some() || request.input_responses.as_ref().is_some_and(|r| !r.is_empty());
-        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
-        let channel = self.channel(definition.name, &context);
-        let ctx = self
-            .call_context(definition.name, definition.errors, &context)
-            .with_cancellation(context.ct.clone())
-            .with_channel(Arc::new(channel))
-            .with_client_capabilities(capabilities)
-            .with_client_request_timeout(self.client_request_timeout);
-        let ctx = match &round {
-            Some(round) => ctx.with_input_round(Arc::clone(round)),
-            None => ctx,
-        };
-        // Declared scopes are checked before the handler runs: a refused call
-        // never reaches it, and the refusal is a tool error on both surfaces.
-        if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
-            tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
-            return Ok(CallToolResponse::Complete(error_result(&err)));
-        }
-        if let Err(refused) = admit_tool(definition.name, &ctx, &self.observe) {
-            return Ok(CallToolResponse::Complete(refused));
-        }
-        let arguments = request.arguments.unwrap_or_default();
-        if let Some(tasks) = self.as_task(definition.task_support, &context)? {
-            let mut answers = JsonObject::new();
-            if definition.task_input_first
-                && let Some(round) = &round
-            {
-                if carries_answers {
-                    // The retry that answers: the task's handler finds the answers.
-                    answers = round.answers();
-                } else {
-                    // Input first: the handler runs in the request's round;
-                    // its asks end the request with an input-required result.
-                    let outcome =
-                        run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, Some(Arc::clone(round)));
-                    let task = match outcome.await {
-                        Ok(Finished::Ended(end)) => {
-                            return self.request_states.end(&binding, end).map(CallToolResponse::InputRequired);
+        answered(
+            async move {
+                let Some(tool) = self.tool(&request.name) else {
+                    // A protocol error, as rmcp's own router answers: the request names
+                    // nothing this server can run. -32602 (InvalidParams).
+                    // The name is the client's: quoted at most QUOTED_INPUT_CHARS long.
+                    let name = crate::define::cap_quoted(&request.name);
+                    return Err(ErrorData::invalid_params(
+                        format!("Unknown tool `{name}`. Call tools/list to see the tools this server offers."),
+                        None,
+                    ));
+                };
+                let definition = tool.definition();
+                let capabilities = client_capabilities(&context);
+                // A tool that needs a capability the client lacks is refused before it runs.
+                if let Some(missing) = definition.requires.iter().copied().find(|&needed| !capabilities.has(needed)) {
+                    tracing::debug!(
+                        tool = definition.name,
+                        capability = missing.name(),
+                        "tool call refused: capability missing"
+                    );
+                    return missing_capability(definition.name, missing, is_stateless(&context));
+                }
+                let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
+                let carries_answers =
+                    request.request_state.is_some() || request.input_responses.as_ref().is_some_and(|r| !r.is_empty());
+                let round =
+                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+                let channel = self.channel(definition.name, &context);
+                let ctx = self
+                    .call_context(definition.name, definition.errors, &context)
+                    .with_cancellation(context.ct.clone())
+                    .with_channel(Arc::new(channel))
+                    .with_client_capabilities(capabilities)
+                    .with_client_request_timeout(self.client_request_timeout);
+                let ctx = match &round {
+                    Some(round) => ctx.with_input_round(Arc::clone(round)),
+                    None => ctx,
+                };
+                // Declared scopes are checked before the handler runs: a refused call
+                // never reaches it, and the refusal is a tool error on both surfaces.
+                if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
+                    tracing::debug!(tool = definition.name, code = %err.code(), "tool call refused before dispatch");
+                    return Ok(CallToolResponse::Complete(error_result(&err)));
+                }
+                if let Err(refused) = admit_tool(definition.name, &ctx, &self.observe) {
+                    return Ok(CallToolResponse::Complete(refused));
+                }
+                let arguments = request.arguments.unwrap_or_default();
+                if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+                    let mut answers = JsonObject::new();
+                    if definition.task_input_first
+                        && let Some(round) = &round
+                    {
+                        if carries_answers {
+                            // The retry that answers: the task's handler finds the answers.
+                            answers = round.answers();
+                        } else {
+                            // Input first: the handler runs in the request's round;
+                            // its asks end the request with an input-required result.
+                            let outcome = run_tool(
+                                Arc::clone(tool),
+                                arguments,
+                                ctx,
+                                &context.ct,
+                                &self.observe,
+                                Some(Arc::clone(round)),
+                            );
+                            let task = match outcome.await {
+                                Ok(Finished::Ended(end)) => {
+                                    return self.request_states.end(&binding, end).map(CallToolResponse::InputRequired);
+                                }
+                                Ok(finished) => tasks.settled(finished).await?,
+                                Err(Cancelled(answer)) => return Err(envelope(&answer)),
+                            };
+                            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
                         }
-                        Ok(finished) => tasks.settled(finished).await?,
-                        Err(Cancelled) => return Err(call_cancelled()),
-                    };
+                    }
+                    // The task outlives this request: its own cancellation, stopped by
+                    // tasks/cancel, and no channel to the client, whose request is
+                    // answered (progress and logs name live requests only; the client
+                    // follows the task with tasks/get, and answers its asks with
+                    // tasks/update).
+                    let cancellation = CancellationToken::new();
+                    let ctx = self
+                        .call_context(definition.name, definition.errors, &context)
+                        .with_cancellation(cancellation.clone())
+                        .with_client_capabilities(client_capabilities(&context))
+                        .with_client_request_timeout(self.client_request_timeout);
+                    let observe = Arc::clone(&self.observe);
+                    // A session hears of the task's status changes; a stateless request polls.
+                    let tasks =
+                        if is_stateless(&context) { tasks.clone() } else { tasks.notifying(context.peer.clone()) };
+                    let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
                     return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
                 }
+                match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
+                    Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
+                    Ok(Finished::Failed(error)) => Err(error),
+                    Ok(Finished::Ended(end)) => {
+                        self.request_states.end(&binding, end).map(CallToolResponse::InputRequired)
+                    }
+                    Err(Cancelled(answer)) => Err(envelope(&answer)),
+                }
             }
-            // The task outlives this request: its own cancellation, stopped by
-            // tasks/cancel, and no channel to the client, whose request is
-            // answered (progress and logs name live requests only; the client
-            // follows the task with tasks/get, and answers its asks with
-            // tasks/update).
-            let cancellation = CancellationToken::new();
-            let ctx = self
-                .call_context(definition.name, definition.errors, &context)
-                .with_cancellation(cancellation.clone())
-                .with_client_capabilities(client_capabilities(&context))
-                .with_client_request_timeout(self.client_request_timeout);
-            let observe = Arc::clone(&self.observe);
-            // A session hears of the task's status changes; a stateless request polls.
-            let tasks = if is_stateless(&context) { tasks.clone() } else { tasks.notifying(context.peer.clone()) };
-            let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
-            return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
-        }
-        match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
-            Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
-            Ok(Finished::Failed(error)) => Err(error),
-            Ok(Finished::Ended(end)) => self.request_states.end(&binding, end).map(CallToolResponse::InputRequired),
-            Err(Cancelled) => Err(call_cancelled()),
-        }
+            .await,
+        )
     }
 
     async fn on_custom_request(
@@ -519,10 +541,15 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::CustomResult, ErrorData> {
-        // rmcp's default answers with the method name as the whole message,
-        // at any length; the name is the client's, so it is quoted capped.
-        let method = crate::define::cap_quoted(&request.method);
-        Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
+        answered(
+            async move {
+                // rmcp's default answers with the method name as the whole message,
+                // at any length; the name is the client's, so it is quoted capped.
+                let method = crate::define::cap_quoted(&request.method);
+                Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: `{method}`."), None))
+            }
+            .await,
+        )
     }
 
     async fn list_resources(
@@ -530,9 +557,14 @@ impl ServerHandler for ToolServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        first_page(request.as_ref(), "resources/list")?;
-        let listed = self.shared.catalog.listed_resources();
-        Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
+        answered(
+            async move {
+                first_page(request.as_ref(), "resources/list")?;
+                let listed = self.shared.catalog.listed_resources();
+                Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
+            }
+            .await,
+        )
     }
 
     async fn list_resource_templates(
@@ -540,9 +572,16 @@ impl ServerHandler for ToolServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        first_page(request.as_ref(), "resources/templates/list")?;
-        let listed = self.shared.catalog.listed_templates();
-        Ok(ListResourceTemplatesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |t| &t.name)))
+        answered(
+            async move {
+                first_page(request.as_ref(), "resources/templates/list")?;
+                let listed = self.shared.catalog.listed_templates();
+                Ok(ListResourceTemplatesResult::with_all_items(
+                    self.enabled(PrimitiveKind::Resource, listed, |t| &t.name),
+                ))
+            }
+            .await,
+        )
     }
 
     async fn read_resource(
@@ -550,21 +589,31 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let binding = Binding::new("resources/read", &request.uri, None);
-        let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
-        let make = |name, errors| {
-            let ctx = self.request_context(name, errors, &context);
-            match &round {
-                Some(round) => ctx.with_input_round(Arc::clone(round)),
-                None => ctx,
+        answered(
+            async move {
+                let binding = Binding::new("resources/read", &request.uri, None);
+                let round =
+                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+                let make = |name, errors| {
+                    let ctx = self.request_context(name, errors, &context);
+                    match &round {
+                        Some(round) => ctx.with_input_round(Arc::clone(round)),
+                        None => ctx,
+                    }
+                };
+                let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
+                match self
+                    .shared
+                    .catalog
+                    .read(request.uri, enabled, make, &context.ct, &self.observe, round.as_deref())
+                    .await?
+                {
+                    Ok(result) => Ok(ReadResourceResponse::Complete(result)),
+                    Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+                }
             }
-        };
-        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
-        match self.shared.catalog.read(request.uri, enabled, make, &context.ct, &self.observe, round.as_deref()).await?
-        {
-            Ok(result) => Ok(ReadResourceResponse::Complete(result)),
-            Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
-        }
+            .await,
+        )
     }
 
     async fn list_prompts(
@@ -572,9 +621,14 @@ impl ServerHandler for ToolServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        first_page(request.as_ref(), "prompts/list")?;
-        let listed = self.shared.catalog.listed_prompts();
-        Ok(ListPromptsResult::with_all_items(self.enabled(PrimitiveKind::Prompt, listed, |p| &p.name)))
+        answered(
+            async move {
+                first_page(request.as_ref(), "prompts/list")?;
+                let listed = self.shared.catalog.listed_prompts();
+                Ok(ListPromptsResult::with_all_items(self.enabled(PrimitiveKind::Prompt, listed, |p| &p.name)))
+            }
+            .await,
+        )
     }
 
     async fn get_prompt(
@@ -582,26 +636,31 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
-        let round =
-            self.round(&context, &binding, request.request_state.as_deref(), request.input_responses.clone())?;
-        let make = |name, errors| {
-            let ctx = self.request_context(name, errors, &context);
-            match &round {
-                Some(round) => ctx.with_input_round(Arc::clone(round)),
-                None => ctx,
+        answered(
+            async move {
+                let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
+                let round =
+                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses.clone())?;
+                let make = |name, errors| {
+                    let ctx = self.request_context(name, errors, &context);
+                    match &round {
+                        Some(round) => ctx.with_input_round(Arc::clone(round)),
+                        None => ctx,
+                    }
+                };
+                let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
+                match self
+                    .shared
+                    .catalog
+                    .get_prompt(request, enabled, make, &context.ct, &self.observe, round.as_deref())
+                    .await?
+                {
+                    Ok(result) => Ok(GetPromptResponse::Complete(result)),
+                    Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
+                }
             }
-        };
-        let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
-        match self
-            .shared
-            .catalog
-            .get_prompt(request, enabled, make, &context.ct, &self.observe, round.as_deref())
-            .await?
-        {
-            Ok(result) => Ok(GetPromptResponse::Complete(result)),
-            Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
-        }
+            .await,
+        )
     }
 
     async fn complete(
@@ -609,9 +668,14 @@ impl ServerHandler for ToolServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let make = |name, errors| self.request_context(name, errors, &context);
-        let enabled = |kind, name: &str| self.is_enabled(kind, name);
-        self.shared.catalog.complete(request, enabled, make, &context.ct, &self.observe).await
+        answered(
+            async move {
+                let make = |name, errors| self.request_context(name, errors, &context);
+                let enabled = |kind, name: &str| self.is_enabled(kind, name);
+                self.shared.catalog.complete(request, enabled, make, &context.ct, &self.observe).await
+            }
+            .await,
+        )
     }
 
     #[allow(deprecated, reason = "MCP logging is deprecated by SEP-2577 but is what today's clients read")]
@@ -620,8 +684,13 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
-        Ok(())
+        answered(
+            async move {
+                self.log_level.store(channel::min_level(&request), Ordering::Relaxed);
+                Ok(())
+            }
+            .await,
+        )
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -639,20 +708,27 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(session) = &self.changes else {
-            return Err(no_resource_updates());
-        };
-        self.shared.catalog.check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
-        session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
-            ErrorData::invalid_params(
-                format!(
-                    "This session is subscribed to {} resources already, the most this server allows. \
-                     Unsubscribe from one with resources/unsubscribe first.",
-                    too_many.max
-                ),
-                Some(serde_json::json!({ "maxSubscriptions": too_many.max })),
-            )
-        })
+        answered(
+            async move {
+                let Some(session) = &self.changes else {
+                    return Err(no_resource_updates());
+                };
+                self.shared
+                    .catalog
+                    .check_subscribable(&request.uri, |name| self.is_enabled(PrimitiveKind::Resource, name))?;
+                session.changes.subscribe(session.id, &context.peer, &request.uri).map_err(|too_many| {
+                    ErrorData::invalid_params(
+                        format!(
+                            "This session is subscribed to {} resources already, the most this server allows. \
+                         Unsubscribe from one with resources/unsubscribe first.",
+                            too_many.max
+                        ),
+                        Some(serde_json::json!({ "maxSubscriptions": too_many.max })),
+                    )
+                })
+            }
+            .await,
+        )
     }
 
     #[allow(deprecated, reason = "resources/unsubscribe is what 2025-x clients send")]
@@ -661,11 +737,16 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let Some(session) = &self.changes else {
-            return Err(no_resource_updates());
-        };
-        session.changes.unsubscribe(session.id, &request.uri);
-        Ok(())
+        answered(
+            async move {
+                let Some(session) = &self.changes else {
+                    return Err(no_resource_updates());
+                };
+                session.changes.unsubscribe(session.id, &request.uri);
+                Ok(())
+            }
+            .await,
+        )
     }
 
     async fn get_task(
@@ -673,8 +754,13 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-        tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new)
+        answered(
+            async move {
+                let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+                tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new)
+            }
+            .await,
+        )
     }
 
     async fn update_task(
@@ -682,9 +768,14 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        // Answers to keys the task does not wait for are acknowledged too.
-        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-        tasks.update(&request.task_id, request.input_responses.into_iter().collect()).await
+        answered(
+            async move {
+                // Answers to keys the task does not wait for are acknowledged too.
+                let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+                tasks.update(&request.task_id, request.input_responses.into_iter().collect()).await
+            }
+            .await,
+        )
     }
 
     async fn cancel_task(
@@ -692,8 +783,13 @@ impl ServerHandler for ToolServer {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-        tasks.cancel(&request.task_id).await
+        answered(
+            async move {
+                let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
+                tasks.cancel(&request.task_id).await
+            }
+            .await,
+        )
     }
 
     fn accepted_subscription_filter(
@@ -712,13 +808,18 @@ impl ServerHandler for ToolServer {
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
-        if let Some(session) = &self.changes {
-            let id = session.changes.next_id();
-            session.changes.listen(id, context.sink().clone());
-            context.cancelled().await;
-            session.changes.stop_listening(id);
-        }
-        Ok(())
+        answered(
+            async move {
+                if let Some(session) = &self.changes {
+                    let id = session.changes.next_id();
+                    session.changes.listen(id, context.sink().clone());
+                    context.cancelled().await;
+                    session.changes.stop_listening(id);
+                }
+                Ok(())
+            }
+            .await,
+        )
     }
 }
 
@@ -759,9 +860,13 @@ fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
     parts.headers.get("mcp-session-id")?.to_str().ok()
 }
 
-/// The answer to a tool call the client cancelled.
-fn call_cancelled() -> ErrorData {
-    ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this tool call.", None)
+/// A request's answer as the client receives it: an error with its
+/// `data.requestId` (a call's carries the id of its log line already; one this
+/// layer built, such as an unknown tool, gets a fresh one). Every request
+/// method of [`ToolServer`]'s `ServerHandler` ends here, so that no error of
+/// either transport goes without.
+fn answered<T>(answer: Result<T, ErrorData>) -> Result<T, ErrorData> {
+    answer.map_err(stamped)
 }
 
 /// Whether the request is of the stateless revision 2026-07-28 (or later),

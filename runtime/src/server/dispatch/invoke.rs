@@ -6,7 +6,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use rmcp::model::{CallToolResult, ErrorCode, ErrorData};
+use rmcp::model::{CallToolResult, ErrorData};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -15,7 +15,7 @@ use super::observe::{Observe, Outcome};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
 use crate::define::DynTool;
 use crate::define::PrimitiveKind;
-use crate::error::{ErrorCategory, JsonObject, McpError};
+use crate::error::{ErrorCategory, ErrorContract, JsonObject, McpError, new_request_id};
 use crate::server::wire::{bounded, envelope, error_result, success_result};
 
 /// What the log says of one call: what was called, by whom, in which request.
@@ -24,9 +24,15 @@ pub(crate) struct Call {
     pub(crate) name: &'static str,
     /// The verified caller's subject (else client id), with auth on.
     pub(crate) caller: Option<String>,
-    /// The JSON-RPC id of the request, and the session it came in.
-    pub(crate) request_id: Option<Arc<str>>,
+    /// The id this server gave the request (`XXXXX-XXXXX`): on the span, the
+    /// log line and, as `data.requestId`, every error the call answers.
+    pub(crate) request_id: Arc<str>,
+    /// The JSON-RPC id of the request as the client sent it, and the session it came in.
+    pub(crate) jsonrpc_id: Option<Arc<str>>,
     pub(crate) session_id: Option<Arc<str>>,
+    /// The handler's error contract: what an answered error of a declared
+    /// reason is filled in from (its hint, `retryable`, the log line's level).
+    contract: &'static [ErrorContract],
     pub(crate) client_ip: Option<std::net::IpAddr>,
     /// A completion request: logged at DEBUG, as a client sends one per keystroke.
     pub(crate) completion: bool,
@@ -42,7 +48,9 @@ impl Call {
             kind,
             name,
             caller,
-            request_id: ctx.request_id().map(Arc::from),
+            request_id: Arc::from(new_request_id()),
+            jsonrpc_id: ctx.request_id().map(Arc::from),
+            contract: ctx.contract(),
             session_id: ctx.session_id().map(Arc::from),
             client_ip: ctx.client_ip(),
             completion: false,
@@ -118,65 +126,77 @@ impl Call {
         tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
     }
 
-    /// The span every event of the call is logged in. Its outcome, code,
-    /// reason and duration are recorded on it when the call ends, so a
-    /// subscriber that exports spans (OpenTelemetry, say) has them too.
+    /// The span every event of the call is logged in: the request's id
+    /// (`request_id`, the one its errors carry) beside the client's JSON-RPC
+    /// id (`jsonrpc_id`). Its outcome, code, reason and duration are recorded
+    /// on it when the call ends, so a subscriber that exports spans
+    /// (OpenTelemetry, say) has them too.
     fn span(&self) -> tracing::Span {
         use tracing::field::Empty;
         tracing::info_span!(
             "mcp_call",
             kind = %self.kind,
             name = self.name,
-            request_id = self.request_id.as_deref(),
+            request_id = &*self.request_id,
+            jsonrpc_id = self.jsonrpc_id.as_deref(),
             session_id = self.session_id.as_deref(),
             caller = self.caller.as_deref(),
             outcome = Empty,
             code = Empty,
             reason = Empty,
-            error_id = Empty,
             duration_ms = Empty,
         )
     }
 
-    /// What the client gets for `err`: `err` itself, or, when it is a failure
-    /// of the server's side that `?` or [`McpError::from_error`] classified
-    /// (no declared reason, no message anyone wrote for a client) and masking
-    /// is on, a generic message with a fresh error id. The log line of the
-    /// call keeps the original message under the same id.
-    fn answer<'e>(&self, err: &'e McpError) -> (std::borrow::Cow<'e, McpError>, Option<String>) {
-        if !(self.observe.mask_error_details
+    /// What the client gets for `err`, the one place every error a call
+    /// answers passes: `err` with what the contract says of its reason
+    /// filled in ([`McpError::with_contract`]: the hint, `retryable`), or,
+    /// when it is a failure of the server's side that `?` or
+    /// [`McpError::from_error`] classified (no declared reason, no message
+    /// anyone wrote for a client) and masking is on, a generic message; either
+    /// way with the request's id as `data.requestId`, the id the call's log
+    /// line (which keeps the original message) and span carry.
+    pub(crate) fn answer(&self, err: &McpError) -> McpError {
+        let answer = if self.observe.mask_error_details
             && err.is_auto_classified()
             && err.category() == ErrorCategory::Server
-            && err.reason().is_none())
+            && err.reason().is_none()
         {
-            return (std::borrow::Cow::Borrowed(err), None);
-        }
-        let id = error_id();
-        let masked = McpError::new(
-            err.code(),
-            format!(
-                "The {kind} `{name}` failed with an internal error (error id {id}). The details stay in the \
-                 server's log under that id.",
-                kind = self.kind,
-                name = self.name,
-            ),
-        )
-        .with_data_field("errorId", id.clone());
-        (std::borrow::Cow::Owned(masked), Some(id))
+            McpError::new(
+                err.code(),
+                format!(
+                    "The {kind} `{name}` failed with an internal error. The details stay in the server's log \
+                     under request id {id}.",
+                    kind = self.kind,
+                    name = self.name,
+                    id = self.request_id,
+                ),
+            )
+        } else {
+            err.clone().with_contract(self.contract)
+        };
+        let answer = if err.is_protocol_error() { answer.into_protocol_error() } else { answer };
+        answer.with_request_id(&self.request_id)
+    }
+
+    /// The answer of a call whose client cancelled it, or went away:
+    /// RequestCancelled (-32011, the reference's since 0.12.4), logged at
+    /// INFO as an outcome, not a failure, with no stack.
+    fn cancelled(&self, span: &tracing::Span, started: std::time::Instant) -> McpError {
+        self.ended(span, started, Outcome::Cancelled);
+        span.in_scope(|| {
+            tracing::info!(outcome = "cancelled", request_id = &*self.request_id, "call cancelled by the client");
+        });
+        McpError::request_cancelled(format!("The client cancelled this {} call.", self.kind))
+            .with_request_id(&self.request_id)
     }
 
     /// One line per finished call: INFO (DEBUG for a completion) with the
-    /// outcome, its code and reason, and the duration; WARN for a failure on
-    /// the server's side (InternalError and friends) that no declared reason
-    /// expected, so a declared failure never logs above INFO. `error_id` is
-    /// the id a masked answer gave the client.
-    fn finished(
-        &self,
-        span: &tracing::Span,
-        started: std::time::Instant,
-        outcome: Result<(), &McpError>,
-        error_id: Option<&str>,
-    ) {
+    /// outcome, its code and reason, the duration and the request's id; WARN
+    /// for a failure on the server's side (InternalError and friends) that no
+    /// declared reason expected, so a declared failure never logs above INFO.
+    /// A declared reason's `severity` sets its line's level.
+    fn finished(&self, span: &tracing::Span, started: std::time::Instant, outcome: Result<(), &McpError>) {
         let elapsed = started.elapsed();
         let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", millis);
@@ -197,56 +217,60 @@ impl Call {
             return;
         };
         let (code, reason, message) = (err.code().as_i32(), err.reason(), bounded(err));
+        let request_id = &*self.request_id;
         span.record("outcome", "error");
         span.record("code", code);
         span.record("reason", reason);
-        span.record("error_id", error_id);
         if err.category() == ErrorCategory::Server && reason.is_none() {
             tracing::warn!(
                 duration_ms = millis,
                 outcome = "error",
                 code,
-                error_id,
+                request_id,
                 error = message.message(),
                 "call failed on the server's side"
             );
-        } else if self.completion {
-            tracing::debug!(
-                duration_ms = millis,
-                outcome = "error",
-                code,
-                reason,
-                error = message.message(),
-                "completion failed"
-            );
-        } else {
-            tracing::info!(
-                duration_ms = millis,
-                outcome = "error",
-                code,
-                reason,
-                error = message.message(),
-                "call finished with an error"
-            );
+            return;
+        }
+        let severity = reason.and_then(|reason| self.contract.iter().find(|entry| entry.reason == reason));
+        let level = match severity.and_then(|entry| entry.severity) {
+            Some(severity) => severity.level(),
+            None if self.completion => tracing::Level::DEBUG,
+            None => tracing::Level::INFO,
+        };
+        let what = if self.completion { "completion failed" } else { "call finished with an error" };
+        // `tracing`'s macros take the level as a constant.
+        macro_rules! line {
+            ($level:expr) => {
+                tracing::event!(
+                    $level,
+                    duration_ms = millis,
+                    outcome = "error",
+                    code,
+                    reason,
+                    request_id,
+                    error = message.message(),
+                    "{what}"
+                )
+            };
+        }
+        match level {
+            tracing::Level::DEBUG => line!(tracing::Level::DEBUG),
+            tracing::Level::WARN => line!(tracing::Level::WARN),
+            _ => line!(tracing::Level::INFO),
         }
     }
-}
-
-/// A fresh id for a masked error: random, so it says nothing of how many
-/// calls failed, and short enough to read out in a bug report.
-fn error_id() -> String {
-    format!("{:016x}", fastrand::u64(..))
 }
 
 /// A resource's, prompt's or completion's answer, or its JSON-RPC error.
 pub(crate) type Answer<T> = Result<T, ErrorData>;
 
-/// The JSON-RPC code of the answer to a request the client cancelled. Clients
-/// drop that answer; the code only matters in logs (it is LSP's `RequestCancelled`).
-pub(crate) const REQUEST_CANCELLED: i32 = -32800;
-
-/// The client cancelled the call before the handler finished.
-pub(crate) struct Cancelled;
+/// The client cancelled the call before the handler finished (or the handler
+/// failed once it was cancelled): the answer, a RequestCancelled, for a
+/// client still listening. rmcp sends none for a request the client
+/// cancelled with `notifications/cancelled`, as MCP asks; a task ends
+/// `cancelled`.
+pub(crate) struct Cancelled(pub(crate) McpError);
 
 /// How a tool call ended: with its result, with a protocol error of its
 /// handler ([`McpError::into_protocol_error`]), or (in a stateless round)
@@ -267,8 +291,8 @@ pub(crate) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observ
     let Err(refused) = log.admit() else { return Ok(()) };
     let span = log.span();
     let _entered = span.enter();
-    log.finished(&span, std::time::Instant::now(), Err(&refused), None);
-    Err(error_result(&refused))
+    log.finished(&span, std::time::Instant::now(), Err(&refused));
+    Err(error_result(&log.answer(&refused)))
 }
 
 /// Run one tool call, which [`admit_tool`] let in: decode, handle, render;
@@ -311,43 +335,46 @@ pub(crate) async fn run_tool(
     ));
     let outcome = tokio::select! {
         biased;
-        () = cancellation.cancelled() => {
-            log.ended(&span, started, Outcome::Cancelled);
-            span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
-            return Err(Cancelled);
-        }
+        () = cancellation.cancelled() => return Err(Cancelled(log.cancelled(&span, started))),
         outcome = call => outcome,
     };
-    let _entered = span.enter();
     Ok(Finished::Complete(match outcome {
         Ok(Err(end)) => {
+            let _entered = span.enter();
             log.round_ended(&span);
             return Ok(Finished::Ended(end));
         }
         Ok(Ok(Ok(output))) => {
-            log.finished(&span, started, Ok(()), None);
+            let _entered = span.enter();
+            log.finished(&span, started, Ok(()));
             success_result(output)
         }
+        // Whatever a handler fails with once its call was cancelled (a
+        // blocking handler that saw `is_cancelled`, an upstream call the
+        // cancellation cut) is the cancellation's, not a failure of its own.
+        Ok(Ok(Err(_))) if cancellation.is_cancelled() => return Err(Cancelled(log.cancelled(&span, started))),
         Ok(Ok(Err(err))) => {
-            let (answer, error_id) = log.answer(&err);
-            log.finished(&span, started, Err(&err), error_id.as_deref());
+            let _entered = span.enter();
+            let answer = log.answer(&err);
+            log.finished(&span, started, Err(&err));
             if err.is_protocol_error() {
                 return Ok(Finished::Failed(envelope(&answer)));
             }
             error_result(&answer)
         }
         Err(failure) => {
+            let _entered = span.enter();
             let message = if failure.is_panic() {
                 panic_message(failure.into_panic().as_ref()).to_owned()
             } else {
                 "the task running the call was stopped".to_owned()
             };
             log.ended(&span, started, Outcome::Panic);
-            tracing::error!(tool = name, panic = message, "tool handler panicked");
-            error_result(&McpError::internal_error(format!(
+            tracing::error!(tool = name, panic = message, request_id = &*log.request_id, "tool handler panicked");
+            error_result(&log.answer(&McpError::internal_error(format!(
                 "The tool `{name}` failed with an internal error. The details stay in the server's log; \
                  the server keeps serving other calls."
-            )))
+            ))))
         }
     }))
 }
@@ -415,8 +442,8 @@ async fn guard<T>(
     let _in_flight = log.observe.started();
     if let Err(refused) = log.admit() {
         let _entered = span.enter();
-        log.finished(&span, started, Err(&refused), None);
-        return Err(envelope(&refused));
+        log.finished(&span, started, Err(&refused));
+        return Err(envelope(&log.answer(&refused)));
     }
     let before = log.before();
     let future = async move {
@@ -426,13 +453,12 @@ async fn guard<T>(
     let call = AssertUnwindSafe(future.instrument(span.clone())).catch_unwind();
     let outcome = tokio::select! {
         biased;
-        () = cancellation.cancelled() => {
-            log.ended(&span, started, Outcome::Cancelled);
-            span.in_scope(|| tracing::info!(outcome = "cancelled", "call cancelled by the client"));
-            return Err(ErrorData::new(ErrorCode(REQUEST_CANCELLED), "The client cancelled this request.", None));
-        }
+        () = cancellation.cancelled() => return Err(envelope(&log.cancelled(&span, started))),
         outcome = call => outcome,
     };
+    if matches!(outcome, Ok(Err(_))) && cancellation.is_cancelled() {
+        return Err(envelope(&log.cancelled(&span, started)));
+    }
     let _entered = span.enter();
     match outcome {
         Ok(Ok(value)) if ends_round(&value) => {
@@ -440,21 +466,22 @@ async fn guard<T>(
             Ok(value)
         }
         Ok(Ok(value)) => {
-            log.finished(&span, started, Ok(()), None);
+            log.finished(&span, started, Ok(()));
             Ok(value)
         }
         Ok(Err(err)) => {
-            let (answer, error_id) = log.answer(&err);
-            log.finished(&span, started, Err(&err), error_id.as_deref());
+            let answer = log.answer(&err);
+            log.finished(&span, started, Err(&err));
             Err(envelope(&answer))
         }
         Err(panic) => {
             log.ended(&span, started, Outcome::Panic);
-            tracing::error!(%kind, name, panic = panic_message(panic.as_ref()), "handler panicked");
-            Err(envelope(&McpError::internal_error(format!(
+            let panic = panic_message(panic.as_ref());
+            tracing::error!(%kind, name, panic, request_id = &*log.request_id, "handler panicked");
+            Err(envelope(&log.answer(&McpError::internal_error(format!(
                 "The {kind} `{name}` failed with an internal error. The details stay in the server's log; \
                  the server keeps serving other requests."
-            ))))
+            )))))
         }
     }
 }
@@ -510,11 +537,86 @@ mod tests {
             (Some(McpError::not_found("no object 7")), tracing::Level::INFO, "call finished with an error"),
         ];
         for (err, level, message) in cases {
-            let seen =
-                levels(|| call().finished(&tracing::Span::none(), started, err.as_ref().map_or(Ok(()), Err), None));
+            let seen = levels(|| call().finished(&tracing::Span::none(), started, err.as_ref().map_or(Ok(()), Err)));
             assert_eq!(seen, vec![(level, message.to_owned())], "{err:?}");
         }
-        let seen = levels(|| call().completion().finished(&tracing::Span::none(), started, Ok(()), None));
+        let seen = levels(|| call().completion().finished(&tracing::Span::none(), started, Ok(())));
         assert_eq!(seen, vec![(tracing::Level::DEBUG, "completion finished".to_owned())]);
+    }
+
+    #[test]
+    fn a_declared_severity_sets_the_level_of_its_line_and_notice_is_info() {
+        use crate::error::{ErrorSeverity, JsonRpcErrorCode};
+        static CONTRACT: [ErrorContract; 3] = [
+            ErrorContract::new("declined", JsonRpcErrorCode::InvalidRequest, "w", "r")
+                .with_severity(ErrorSeverity::Debug),
+            ErrorContract::new("quota", JsonRpcErrorCode::RateLimited, "w", "r").with_severity(ErrorSeverity::Warning),
+            ErrorContract::new("miss", JsonRpcErrorCode::NotFound, "w", "r").with_severity(ErrorSeverity::Notice),
+        ];
+        let observe = Arc::new(Observe::default());
+        let started = std::time::Instant::now();
+        for (reason, level) in
+            [("declined", tracing::Level::DEBUG), ("quota", tracing::Level::WARN), ("miss", tracing::Level::INFO)]
+        {
+            let call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &CONTRACT), &observe);
+            let err = McpError::not_found("x").with_reason(reason);
+            let seen = levels(|| call.finished(&tracing::Span::none(), started, Err(&err)));
+            assert_eq!(seen, vec![(level, "call finished with an error".to_owned())], "{reason}");
+        }
+    }
+
+    #[test]
+    fn every_answer_carries_the_calls_request_id_and_the_declared_hint() {
+        use crate::error::JsonRpcErrorCode;
+        static CONTRACT: [ErrorContract; 1] =
+            [ErrorContract::new("miss", JsonRpcErrorCode::NotFound, "w", "Search first.")];
+        let observe = Arc::new(Observe::default());
+        let call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &CONTRACT), &observe);
+        // Built below the handler, by a service that knows the reason only.
+        let answer = call.answer(&McpError::not_found("No object 7.").with_reason("miss"));
+        assert_eq!(answer.request_id(), Some(&*call.request_id));
+        assert_eq!(answer.recovery_hint(), Some("Search first."));
+        let undeclared = call.answer(&McpError::conflict("Exists."));
+        assert_eq!(undeclared.request_id(), Some(&*call.request_id));
+        assert!(undeclared.recovery_hint().is_none());
+        let protocol = call.answer(&McpError::conflict("Exists.").into_protocol_error());
+        assert!(protocol.is_protocol_error());
+    }
+
+    /// A request whose client cancelled it, or went away, is answered
+    /// RequestCancelled with its request id (for a client still listening:
+    /// rmcp drops the answer of one cancelled by `notifications/cancelled`),
+    /// logged at INFO; and so is a handler's error once it was cancelled.
+    #[test]
+    fn a_cancelled_request_is_answered_request_cancelled_and_logged_at_info() {
+        use crate::error::JsonRpcErrorCode;
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let observe = Arc::new(Observe::default());
+        let call = || Call::new(PrimitiveKind::Resource, "ledger", &Context::new("ledger", &[]), &observe);
+
+        let cancellation = CancellationToken::new();
+        cancellation.cancel();
+        let hangs: BoxFuture<'_, Result<(), McpError>> = Box::pin(std::future::pending());
+        let answer = runtime.block_on(guarded(hangs, &cancellation, call())).unwrap_err();
+        assert_eq!(answer.code.0, JsonRpcErrorCode::RequestCancelled.as_i32());
+        let data = answer.data.expect("data");
+        assert!(data["requestId"].as_str().is_some_and(|id| id.len() == 11), "{data}");
+
+        let cancellation = CancellationToken::new();
+        let token = cancellation.clone();
+        let fails_after: BoxFuture<'_, Result<(), McpError>> = Box::pin(async move {
+            token.cancel();
+            Err(McpError::service_unavailable("the upstream call was cut"))
+        });
+        let answer = runtime.block_on(guarded(fails_after, &cancellation, call())).unwrap_err();
+        assert_eq!(answer.code.0, -32011, "the cancellation's, not the handler's: {answer:?}");
+
+        let cancellation = CancellationToken::new();
+        cancellation.cancel();
+        let seen = levels(|| {
+            let hangs: BoxFuture<'_, Result<(), McpError>> = Box::pin(std::future::pending());
+            let _ = runtime.block_on(guarded(hangs, &cancellation, call()));
+        });
+        assert_eq!(seen, vec![(tracing::Level::INFO, "call cancelled by the client".to_owned())]);
     }
 }

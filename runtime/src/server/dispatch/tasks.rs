@@ -270,7 +270,7 @@ fn payload(outcome: Result<Finished, Cancelled>) -> TaskPayload {
                 "The task ended a round of input, which a task does not have.",
             ))),
         },
-        Err(Cancelled) => TaskPayload::Cancelled,
+        Err(Cancelled(_)) => TaskPayload::Cancelled,
     }
 }
 

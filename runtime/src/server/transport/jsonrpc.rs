@@ -13,6 +13,8 @@ use std::ops::ControlFlow;
 use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ClientRequest, RequestId};
 use serde_json::{Map, Value, json};
 
+use crate::error::new_request_id;
+
 /// How deep a message may nest arrays and objects. MCP messages need a handful
 /// of levels; tool arguments rarely a dozen. serde_json stops at 128.
 pub(crate) const MAX_DEPTH: usize = 64;
@@ -83,10 +85,18 @@ impl Rejection {
         Self { id, code, message: message.into() }
     }
 
-    /// The JSON-RPC error response.
+    /// The JSON-RPC error response, with a fresh `data.requestId` as every
+    /// error a client receives has (logged at DEBUG with it, so a report of
+    /// it can be found).
     pub(crate) fn to_json(&self) -> Value {
         let id = self.id.clone().map_or(Value::Null, RequestId::into_json_value);
-        json!({"jsonrpc": "2.0", "id": id, "error": {"code": self.code, "message": self.message}})
+        let request_id = new_request_id();
+        tracing::debug!(code = self.code, request_id, "message refused before dispatch: {}", self.message);
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": {"code": self.code, "message": self.message, "data": {"requestId": request_id}},
+        })
     }
 
     /// The error response as bytes, without a trailing newline.

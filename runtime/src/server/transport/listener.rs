@@ -27,6 +27,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::server::peer::ClientIp;
+use crate::server::transport::jsonrpc::Rejection;
 
 /// The limits of the connection layer, from `HttpOptions`.
 #[derive(Clone, Copy, Debug)]
@@ -37,14 +38,14 @@ pub(crate) struct ConnectionLimits {
     pub(crate) request_read_timeout: Duration,
 }
 
-/// What a client past the connection cap reads before the server closes.
+/// What a client past the connection cap reads before the server closes: a
+/// JSON-RPC error with its request id, as every error a client receives.
 fn busy_response() -> String {
-    const BODY: &str =
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"The server has too many connections."}}"#;
+    let body = Rejection::new(None, -32000, "The server has too many connections.").to_json().to_string();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{BODY}",
-        BODY.len()
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
     )
 }
 

@@ -20,6 +20,7 @@ use mcp_contract::prelude::*;
     n(code = ConfigurationError, when = "w", recovery = "Do this one thing next, please."),
     o(code = InitializationFailed, when = "w", recovery = "Do this one thing next, please."),
     p(code = DatabaseError, when = "w", recovery = "Do this one thing next, please."),
+    cancelled(code = RequestCancelled, when = "w", recovery = "Do this one thing next, please."),
     q(code = SerializationError, when = "w", recovery = "Do this one thing next, please."),
     r(code = JsonRpcErrorCode::UnknownError, when = "w", recovery = "Do this one thing next, please."),
 ))]

@@ -24,6 +24,7 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use crate::error::JsonRpcErrorCode;
 use crate::server::store::shared::{self, SharedStore, StoredSession};
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 
@@ -275,6 +276,19 @@ impl Guard {
                 StatusCode::PAYLOAD_TOO_LARGE,
                 format!("Invalid Request: the body is larger than {} bytes.", self.max_body_bytes),
             )
+        } else if is_cut(&err) {
+            // The client went away mid-body: the reference's 499 and
+            // RequestCancelled (0.12.4), for the log and a proxy's metrics,
+            // as nobody is left to read it.
+            tracing::info!("a request's body was cut: the client went away");
+            let cancelled = Rejection::new(
+                None,
+                JsonRpcErrorCode::RequestCancelled.as_i32(),
+                "Request Cancelled: the body was cut before its end.",
+            );
+            let mut refused = error_response(CLIENT_CLOSED_REQUEST, &cancelled);
+            refused.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return Err(Box::new(refused));
         } else {
             (StatusCode::BAD_REQUEST, "Invalid Request: the body could not be read.".to_owned())
         };
@@ -394,6 +408,29 @@ pub(crate) async fn check_messages(
     next: Next,
 ) -> Response<Body> {
     guard.route(request, next).await
+}
+
+/// 499, nginx's "Client Closed Request", which the reference answers for a
+/// request whose client went away; not in `http`'s table of names.
+const CLIENT_CLOSED_REQUEST: StatusCode = match StatusCode::from_u16(499) {
+    Ok(status) => status,
+    Err(_) => StatusCode::BAD_REQUEST,
+};
+
+/// Whether a body ended before its `Content-Length` or last chunk: hyper
+/// reads it as an I/O error of kind `UnexpectedEof` ("end of file before
+/// message length reached"), or an incomplete message.
+fn is_cut(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(err);
+    while let Some(err) = cause {
+        if err.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_incomplete_message)
+            || err.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+        {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
 }
 
 fn is_length_limit(err: &(dyn std::error::Error + 'static)) -> bool {

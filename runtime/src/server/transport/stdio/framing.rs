@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::peer::ClientId;
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
-use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars};
+use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars, stamped};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
 /// The same bound as rmcp's stdio transport.
@@ -267,10 +267,14 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
 }
 
 fn encode(mut item: ServerJsonRpcMessage) -> Vec<u8> {
-    if let ServerJsonRpcMessage::Error(error) = &mut item
-        && let Some(cut) = cap_chars(&error.error.message, MAX_ERROR_MESSAGE_CHARS)
-    {
-        error.error.message = cut.into();
+    if let ServerJsonRpcMessage::Error(error) = &mut item {
+        if let Some(cut) = cap_chars(&error.error.message, MAX_ERROR_MESSAGE_CHARS) {
+            error.error.message = cut.into();
+        }
+        // Every error the client reads has its request id: a call's carries
+        // the id of its log line already; rmcp's own (a method it does not
+        // know, params it cannot read) gets a fresh one here, where all pass.
+        error.error = stamped(std::mem::replace(&mut error.error, ErrorData::new(ErrorCode(0), "", None)));
     }
     // Serializing rmcp's own message types does not fail: they hold JSON values and strings.
     serde_json::to_vec(&item).unwrap_or_else(|_| {
