@@ -243,8 +243,8 @@ pub mod testing {
     #[doc(hidden)]
     pub use mcp_contract_runtime::testing::{__insta, PinPlace};
     pub use mcp_contract_runtime::testing::{
-        Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification, Pin,
-        ServerRequest, assert_contract, check_contract, compat,
+        Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification,
+        PINNED_REQUEST_ID, Pin, ServerRequest, assert_contract, check_contract, compat,
     };
 }
 

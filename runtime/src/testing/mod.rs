@@ -20,9 +20,9 @@ mod strategy;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, ServerRequest};
 pub use self::contract::{Cases, ContractReport, Finding, FindingKind, assert_contract, check_contract};
-pub use self::pins::Pin;
 #[doc(hidden)]
 pub use self::pins::PinPlace;
+pub use self::pins::{PINNED_REQUEST_ID, Pin};
 /// The snapshot crate [`assert_contract_pinned!`](crate::assert_contract_pinned) writes with.
 #[doc(hidden)]
 pub use insta as __insta;

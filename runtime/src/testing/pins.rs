@@ -2,7 +2,8 @@
 //! of it: [`assert_contract_pinned!`](crate::assert_contract_pinned) writes
 //! a server's wire contract (every tool's `tools/list` entry with its
 //! schemas, annotations and error contract, each declared error's envelope,
-//! the resources, templates and prompts) into an [insta] snapshot, and fails
+//! (its request id pinned as [`PINNED_REQUEST_ID`]), the resources,
+//! templates and prompts) into an [insta] snapshot, and fails
 //! on a breaking change ([`compat`](super::compat)) that the server's version
 //! does not announce.
 //!
@@ -14,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::Client;
 use super::compat::{self, ChangeKind, ContractChange};
-use crate::error::{JsonRpcErrorCode, McpError, render};
+use crate::error::{ErrorContract, McpError, render};
 use crate::server::{ERRORS_META_KEY, Server, ServerError};
 
 /// A server's wire contract, as a client reads it.
@@ -34,6 +35,8 @@ impl Pin {
     pub async fn read(server: Server) -> Result<Self, ServerError> {
         let built = server.build_state().await?.build()?;
         let info = built.config().server_info.clone();
+        let mut envelopes: Map<String, Value> =
+            built.tool_contracts().map(|(name, contract)| (name.to_owned(), envelopes_of(contract))).collect();
         let client = Client::builder().connect_built(built).await;
         let failed = |err: McpError| ServerError::Io(std::io::Error::other(err.to_string()));
         let mut tools = Map::new();
@@ -41,8 +44,8 @@ impl Pin {
             let mut entry = serde_json::to_value(&tool).unwrap_or_default();
             let errors = entry.pointer(&format!("/_meta/{}", ERRORS_META_KEY.replace('/', "~1"))).cloned();
             if let (Some(object), Some(errors)) = (entry.as_object_mut(), errors) {
-                object.insert("envelopes".to_owned(), envelopes(&errors));
                 object.insert("errors".to_owned(), errors);
+                object.insert("envelopes".to_owned(), envelopes.remove(&*tool.name).unwrap_or_default());
             }
             strip(&mut entry, "name");
             tools.insert(tool.name.to_string(), entry);
@@ -101,23 +104,22 @@ fn as_values<T: serde::Serialize>(list: Vec<T>) -> Vec<Value> {
     list.iter().map(|item| serde_json::to_value(item).unwrap_or_default()).collect()
 }
 
-/// Each declared reason's error as the client would receive it.
-fn envelopes(errors: &Value) -> Value {
-    let mut out = Map::new();
-    for entry in errors.as_array().into_iter().flatten() {
-        let (Some(reason), Some(code)) = (entry.get("reason").and_then(Value::as_str), entry.get("code")) else {
-            continue;
-        };
-        let code = code.as_i64().and_then(|code| i32::try_from(code).ok()).and_then(JsonRpcErrorCode::from_i32);
-        let when = entry.get("when").and_then(Value::as_str).unwrap_or_default().to_owned();
-        let mut err =
-            McpError::new(code.unwrap_or(JsonRpcErrorCode::InternalError), when).with_reason(reason.to_owned());
-        if let Some(recovery) = entry.get("recovery").and_then(Value::as_str) {
-            err = err.with_recovery_hint(recovery.to_owned());
-        }
-        out.insert(reason.to_owned(), render::tool_error_result(&err));
-    }
-    Value::Object(out)
+/// The request id the pin shows in place of the one each answer draws.
+pub const PINNED_REQUEST_ID: &str = "00000-00000";
+
+/// Each declared reason's error as a client receives it from the server:
+/// filled from its contract entry as the server fills an answer (the
+/// recovery hint unless private, `retryable`), with the entry's `when` as
+/// the message a handler would write and [`PINNED_REQUEST_ID`].
+fn envelopes_of(contract: &[ErrorContract]) -> Value {
+    let envelopes = contract.iter().map(|entry| {
+        let err = McpError::new(entry.code, entry.when)
+            .with_reason(entry.reason)
+            .with_contract_entry(entry)
+            .with_request_id(PINNED_REQUEST_ID);
+        (entry.reason.to_owned(), render::tool_error_result(&err))
+    });
+    Value::Object(envelopes.collect())
 }
 
 /// `key` (the name, the URI) is the map's key; the errors `_meta` entry is pinned as `errors`.

@@ -283,6 +283,14 @@ impl ToolServer {
         }
     }
 
+    /// Each tool's name and error contract, in registration order.
+    #[cfg(feature = "testing")]
+    pub(crate) fn tool_contracts(
+        &self,
+    ) -> impl Iterator<Item = (&'static str, &'static [crate::error::ErrorContract])> {
+        self.shared.tools.iter().map(|tool| (tool.definition().name, tool.definition().errors))
+    }
+
     /// The tools' entries as `tools/list` sends them.
     pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
         &self.shared.listed
