@@ -13,8 +13,8 @@ use tracing::Instrument;
 use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
-use crate::define::DynTool;
 use crate::define::PrimitiveKind;
+use crate::define::{DynTool, Repair, ToolDefinition};
 use crate::error::{ErrorCategory, JsonObject, McpError};
 use crate::server::wire::{bounded, envelope, error_result, success_result};
 
@@ -33,6 +33,9 @@ pub(crate) struct Call {
     pub(crate) observe: Arc<Observe>,
     /// The handler's context, for the hooks; `None` without hooks, and for a completion.
     context: Option<Context>,
+    /// The repairs of a tool call's arguments, as its log line lists them
+    /// (`kind:path`, `kind:key->field`); `None` for none.
+    repairs: Option<String>,
 }
 
 impl Call {
@@ -48,7 +51,34 @@ impl Call {
             completion: false,
             context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
             observe: Arc::clone(observe),
+            repairs: None,
         }
+    }
+
+    /// Repair the arguments of a call of `definition`, unless the server or
+    /// the tool turned repair off: each repair counted, and listed on the
+    /// span and the call's log line.
+    fn repair(&mut self, definition: &ToolDefinition, arguments: &mut JsonObject, span: &tracing::Span) -> Vec<Repair> {
+        if !(self.observe.repair_arguments && definition.repair_arguments) {
+            return Vec::new();
+        }
+        let repairs = crate::define::repair(arguments, &definition.input_schema, definition.input_aliases);
+        if repairs.is_empty() {
+            return repairs;
+        }
+        self.observe.repaired(definition.name, &repairs);
+        let listed: Vec<String> = repairs
+            .iter()
+            .map(|repair| match &repair.target {
+                Some(field) => format!("{}:{}->{field}", repair.kind.as_str(), repair.path),
+                None => format!("{}:{}", repair.kind.as_str(), repair.path),
+            })
+            .collect();
+        // The client's keys, capped as any client text in a log line.
+        let listed = crate::define::cap_quoted(&listed.join(", ")).into_owned();
+        span.record("repairs", listed.as_str());
+        self.repairs = Some(listed);
+        repairs
     }
 
     pub(crate) fn completion(mut self) -> Self {
@@ -134,6 +164,7 @@ impl Call {
             code = Empty,
             reason = Empty,
             error_id = Empty,
+            repairs = Empty,
             duration_ms = Empty,
         )
     }
@@ -192,7 +223,12 @@ impl Call {
             if self.completion {
                 tracing::debug!(duration_ms = millis, outcome = "ok", "completion finished");
             } else {
-                tracing::info!(duration_ms = millis, outcome = "ok", "call finished");
+                tracing::info!(
+                    duration_ms = millis,
+                    outcome = "ok",
+                    repairs = self.repairs.as_deref(),
+                    "call finished"
+                );
             }
             return;
         };
@@ -225,6 +261,7 @@ impl Call {
                 outcome = "error",
                 code,
                 reason,
+                repairs = self.repairs.as_deref(),
                 error = message.message(),
                 "call finished with an error"
             );
@@ -291,8 +328,10 @@ pub(crate) async fn run_tool(
     round: Option<Arc<InputRound>>,
 ) -> Result<Finished, Cancelled> {
     let name = tool.definition().name;
-    let log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
+    let mut log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
     let span = log.span();
+    let mut arguments = arguments;
+    let repairs = log.repair(tool.definition(), &mut arguments, &span);
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
@@ -329,6 +368,7 @@ pub(crate) async fn run_tool(
             success_result(output)
         }
         Ok(Ok(Err(err))) => {
+            let err = crate::define::with_rewrites(err, &repairs);
             let (answer, error_id) = log.answer(&err);
             log.finished(&span, started, Err(&err), error_id.as_deref());
             if err.is_protocol_error() {
