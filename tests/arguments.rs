@@ -116,3 +116,15 @@ fn an_alias_for_a_field_the_input_does_not_have_fails_the_build() {
     let text = err.to_string();
     assert!(text.contains("input-alias-conflict") && text.contains("/inputAliases/0"), "{text}");
 }
+
+/// The README's refusal, as the text surface renders it.
+#[tokio::test]
+async fn the_readme_s_refusal_reads_as_shown() {
+    let client = Client::connect(server()).await.unwrap();
+    let err = client.call(SearchObjects, json!({"limit": 80})).await.unwrap_err();
+    assert_eq!(
+        mcp_contract::errors::render::error_text(&err),
+        "Error: Invalid arguments: the field `query` is required: expected a string.\n\nRecovery: Provide `query` (a \
+         string). Keep `limit` in range: an integer between 1 and 50, not the number 80."
+    );
+}

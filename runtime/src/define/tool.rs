@@ -307,8 +307,8 @@ impl ToolDefinition {
     ///     /// Words to look for.
     ///     query: String,
     /// }
-    /// let definition = ToolDefinition::new("search_objects", input_schema::<Input>())
-    ///     .with_input_aliases(&[InputAlias::new("query", &["q", "search"])]);
+    /// const ALIASES: &[InputAlias] = &[InputAlias::new("query", &["q", "search"])];
+    /// let definition = ToolDefinition::new("search_objects", input_schema::<Input>()).with_input_aliases(ALIASES);
     /// assert_eq!(definition.input_aliases[0].field, "query");
     /// ```
     #[must_use]
