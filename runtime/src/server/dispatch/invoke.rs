@@ -558,3 +558,81 @@ mod tests {
         assert_eq!(seen, vec![(tracing::Level::DEBUG, "completion finished".to_owned())]);
     }
 }
+
+#[cfg(test)]
+mod repairs {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::define::InputAlias;
+
+    /// The `repairs` field of every event logged while `log` runs.
+    fn repairs_logged(log: impl FnOnce()) -> Vec<Option<String>> {
+        struct Seen(Arc<Mutex<Vec<Option<String>>>>);
+        struct Field<'a>(&'a mut Option<String>);
+        impl tracing::field::Visit for Field<'_> {
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                if field.name() == "repairs" {
+                    *self.0 = Some(value.to_owned());
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Seen {
+            fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+                let mut repairs = None;
+                event.record(&mut Field(&mut repairs));
+                self.0.lock().unwrap().push(repairs);
+            }
+        }
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = tracing_subscriber::registry().with(Seen(Arc::clone(&seen)));
+        tracing::subscriber::with_default(subscriber, log);
+        seen.lock().unwrap().clone()
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code, reason = "only its schema is read")]
+    struct Input {
+        query: String,
+        limit: Option<u32>,
+    }
+
+    const ALIASES: &[InputAlias] = &[InputAlias::new("query", &["q"])];
+
+    #[test]
+    fn the_call_s_log_line_lists_its_repairs_unless_repair_is_off() {
+        let definition =
+            ToolDefinition::new("search", crate::schema::input_schema::<Input>()).with_input_aliases(ALIASES);
+        let sent = json!({"q": "vase", "limit": "5"}).as_object().unwrap().clone();
+        let on = Arc::new(Observe { repair_arguments: true, ..Observe::default() });
+        let seen = repairs_logged(|| {
+            let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &on);
+            let mut arguments = sent.clone();
+            let repairs = call.repair(&definition, &mut arguments, &tracing::Span::none());
+            assert_eq!(repairs.len(), 2);
+            assert_eq!(serde_json::Value::Object(arguments), json!({"query": "vase", "limit": 5}));
+            call.finished(&tracing::Span::none(), std::time::Instant::now(), Ok(()), None);
+        });
+        assert_eq!(seen, [Some("aliased:q->query, string_as_number:limit".to_owned())]);
+
+        let off = Arc::new(Observe { repair_arguments: false, ..Observe::default() });
+        let seen = repairs_logged(|| {
+            let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &off);
+            let mut arguments = sent.clone();
+            assert!(call.repair(&definition, &mut arguments, &tracing::Span::none()).is_empty());
+            assert_eq!(arguments, sent);
+            call.finished(&tracing::Span::none(), std::time::Instant::now(), Ok(()), None);
+        });
+        assert_eq!(seen, [None]);
+        // The tool's own switch, with the server's on.
+        let strict = definition.clone().with_argument_repair(false);
+        let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &on);
+        let mut arguments = sent.clone();
+        assert!(call.repair(&strict, &mut arguments, &tracing::Span::none()).is_empty());
+    }
+}
