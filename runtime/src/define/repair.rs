@@ -1,7 +1,7 @@
 //! Arguments an agent got slightly wrong, repaired before they are decoded:
 //! `"15"` for 15, a lone value for a one-element array, a stringified JSON
 //! object, `null` for an absent optional field, a key in the wrong case or
-//! under a declared alias, a key the tool does not take.
+//! under a declared alias, a key of the client's own the tool does not take.
 //!
 //! Every repair is driven by the input schema the tool advertises, and only
 //! where the value as sent does not fit it: a field whose schema does not say
@@ -50,7 +50,10 @@ pub(crate) enum RepairKind {
     Aliased,
     /// A key that names a field but for case, `-` or `_` (`Query`, `max-results`).
     CaseFolded,
-    /// A key a closed schema (`additionalProperties: false`) does not take, dropped.
+    /// A key of the client's own (`_trace`, `_meta`: it starts with `_`) that
+    /// a closed schema (`additionalProperties: false`) does not take, dropped.
+    /// Any other unknown key is refused: it may be a misspelt field, whose
+    /// value the agent meant.
     Dropped,
     /// `"15"` where the schema says integer or number.
     StringAsNumber,
@@ -109,7 +112,8 @@ pub(crate) fn repair(arguments: &mut JsonObject, schema: &JsonObject, aliases: &
 }
 
 /// The key repairs, at the root only (where aliases are declared, and where
-/// clients add keys of their own): aliases, then case, then drops.
+/// clients add keys of their own): aliases, then case, then drops of the
+/// client's own keys (the reference's underscore rule, 0.13.9).
 fn repair_keys(arguments: &mut JsonObject, schema: &JsonObject, aliases: &[InputAlias], repairs: &mut Vec<Repair>) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
     let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
@@ -134,7 +138,7 @@ fn repair_keys(arguments: &mut JsonObject, schema: &JsonObject, aliases: &[Input
             let Some(value) = arguments.remove(&key) else { continue };
             arguments.insert(target.clone(), value);
             repairs.push(Repair { kind, path: key, target: Some(target) });
-        } else if closed && target.is_none() {
+        } else if closed && target.is_none() && key.starts_with('_') {
             arguments.remove(&key);
             repairs.push(Repair { kind: RepairKind::Dropped, path: key, target: None });
         }
@@ -506,6 +510,8 @@ mod tests {
             json!({"query": "a", "tags": {"name": "x"}}),
             // A required field's null is not made absent.
             json!({"query": null}),
+            // An unknown key that is no client's own (it may be a misspelt field): refused, not dropped.
+            json!({"query": "a", "limt": 5}),
             // An alias or a case variant beside its field: not picked.
             json!({"query": "a", "q": "b"}),
             json!({"query": "a", "QUERY": "b"}),

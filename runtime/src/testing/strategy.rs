@@ -87,8 +87,7 @@ pub(super) fn invalid(schema: &Value, root: &Value) -> BoxedStrategy<Value> {
     let base = valid(schema, root, 0);
     if properties.is_empty() {
         // Nothing to break inside; the wrong type of the whole arguments object
-        // cannot be sent (a call's arguments are an object), an unknown field can
-        // (a server that repairs arguments drops it from a closed object).
+        // cannot be sent (a call's arguments are an object), an unknown field can.
         return base.prop_map(|value| with_field(value, "unexpected_field", Value::from(1))).boxed();
     }
     let keys: Vec<String> = properties.keys().cloned().collect();

@@ -128,7 +128,8 @@ impl Server {
     /// integer, a number where it says string, a lone value where it says
     /// array, a stringified JSON object or array, `null` for an optional
     /// field, a key in the wrong case or under a declared alias
-    /// (`input_aliases(..)`), a key a closed schema does not take (dropped).
+    /// (`input_aliases(..)`), a client's own key (`_trace`) a closed schema
+    /// does not take (dropped).
     /// Each repair is driven by the tool's advertised input schema, logged on
     /// the call's line (`repairs`) and counted (`mcp_input_repairs_total`).
     /// `false` refuses every call whose arguments do not fit as sent; a tool
