@@ -128,3 +128,12 @@ async fn the_readme_s_refusal_reads_as_shown() {
          string). Keep `limit` in range: an integer between 1 and 50, not the number 80."
     );
 }
+
+#[tokio::test]
+async fn an_alias_sent_beside_its_field_is_named_as_one() {
+    let client = Client::connect(server()).await.unwrap();
+    let err = client.call(SearchObjects, json!({"query": "vase", "q": "bowl"})).await.unwrap_err();
+    assert_eq!(err.reason(), Some("invalid_arguments"));
+    let hint = err.recovery_hint().unwrap();
+    assert!(hint.ends_with("`q` is an alias of `query`; send one of them, not both."), "{hint}");
+}

@@ -30,7 +30,7 @@ pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
 pub use self::repair::InputAlias;
-pub(crate) use self::repair::{Repair, repair, with_rewrites};
+pub(crate) use self::repair::{Repair, aliases_beside_fields, repair, with_rewrites};
 pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,

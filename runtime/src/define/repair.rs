@@ -310,14 +310,43 @@ fn parse_number(text: &str, integer: bool) -> Option<serde_json::Number> {
     Some(number)
 }
 
+/// The declared aliases the (repaired) arguments hold beside their field:
+/// `(alias, field)`, for a refusal to name (the repair picks neither).
+pub(crate) fn aliases_beside_fields(arguments: &JsonObject, aliases: &[InputAlias]) -> Vec<(String, &'static str)> {
+    aliases
+        .iter()
+        .filter(|alias| arguments.contains_key(alias.field))
+        .flat_map(|alias| {
+            alias
+                .aliases
+                .iter()
+                .filter(|name| arguments.contains_key(**name))
+                .map(|name| ((*name).to_owned(), alias.field))
+        })
+        .collect()
+}
+
 /// A refusal of arguments whose keys a repair rewrote, with the rewrites:
 /// `data.input` lists them (`aliased`, `caseFolded`: `{key, field}`;
 /// `dropped`: the keys) and the hint says them, since the refusal's paths
-/// name the fields and the agent sent other keys (the reference's, 0.13.9).
-pub(crate) fn with_rewrites(err: McpError, repairs: &[Repair]) -> McpError {
+/// name the fields and the agent sent other keys (the reference's, 0.13.9);
+/// an alias sent beside its field (`beside`, from [`aliases_beside_fields`])
+/// is named as one in the hint (the reference's sentence, 0.13.14).
+pub(crate) fn with_rewrites(err: McpError, repairs: &[Repair], beside: &[(String, &'static str)]) -> McpError {
     if err.reason() != Some(INVALID_ARGUMENTS) {
         return err;
     }
+    let err = if beside.is_empty() {
+        err
+    } else {
+        let mut sentences: Vec<String> = err.recovery_hint().map(str::to_owned).into_iter().collect();
+        sentences.extend(
+            beside
+                .iter()
+                .map(|(alias, field)| format!("`{alias}` is an alias of `{field}`; send one of them, not both.")),
+        );
+        err.with_recovery_hint(super::issues::cap(&sentences.join(" ")))
+    };
     let renamed = |kind| -> Vec<Value> {
         repairs
             .iter()
@@ -557,7 +586,7 @@ mod tests {
         let mut arguments = json!({"q": "vase", "limit": "many", "_trace": 1}).as_object().unwrap().clone();
         let repairs = repair(&mut arguments, &schema, ALIASES);
         let err = super::super::arguments::decode_arguments::<Search>(arguments, &schema).unwrap_err();
-        let err = with_rewrites(err, &repairs);
+        let err = with_rewrites(err, &repairs, &[]);
         let data = Value::Object(err.data().unwrap().clone());
         assert_eq!(data["input"], json!({"aliased": [{"key": "q", "field": "query"}], "dropped": ["_trace"]}));
         let hint = err.recovery_hint().unwrap();

@@ -332,6 +332,7 @@ pub(crate) async fn run_tool(
     let span = log.span();
     let mut arguments = arguments;
     let repairs = log.repair(tool.definition(), &mut arguments, &span);
+    let beside = crate::define::aliases_beside_fields(&arguments, tool.definition().input_aliases);
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
@@ -368,7 +369,7 @@ pub(crate) async fn run_tool(
             success_result(output)
         }
         Ok(Ok(Err(err))) => {
-            let err = crate::define::with_rewrites(err, &repairs);
+            let err = crate::define::with_rewrites(err, &repairs, &beside);
             let (answer, error_id) = log.answer(&err);
             log.finished(&span, started, Err(&err), error_id.as_deref());
             if err.is_protocol_error() {
