@@ -182,7 +182,11 @@ pub struct SearchEnrichment {
 }
 
 /// Search the collection by words, optionally within one department; results are paginated.
+// Agents reach for `q` or `search` as often as for `query`: those are
+// repaired to `query` before decoding (never advertised), as are "2" for a
+// page number and a key such as `pageSize` or `Page-Size`.
 #[mcp_tool(
+    input_aliases(query = ["q", "search"]),
     annotations(read_only, idempotent, open_world = false),
     enrichment = SearchEnrichment,
     errors(
@@ -866,6 +870,31 @@ mod tests {
             text.ends_with(&format!("(reason not_in_collection · not retryable · request {request_id})")),
             "{text}"
         );
+    }
+
+    /// What an agent gets slightly wrong is repaired and answers as a normal
+    /// success; what cannot be repaired is refused with what to send instead.
+    #[tokio::test]
+    async fn a_repaired_call_succeeds_and_a_refused_one_says_what_to_send() {
+        let client = client().await;
+        let record = &Collection::bundled().unwrap().records[0];
+        let word = record.title.split_whitespace().find(|word| word.chars().count() >= 3).unwrap().to_owned();
+        let as_sent = client.call(SearchObjects, json!({"query": word, "page_size": 5})).await.unwrap();
+        // An alias, a number as a string, a key in another case: one repair each.
+        let repaired = client.call(SearchObjects, json!({"q": word, "pageSize": "5", "page": "1"})).await.unwrap();
+        assert_eq!(repaired.total, as_sent.total);
+        assert_eq!(repaired.results.len(), as_sent.results.len());
+        // `page_size` of "five" is no number, `query` is missing: refused, both named.
+        let Err(err) = client.call(SearchObjects, json!({"page_size": "five"})).await else { panic!("refused") };
+        assert_eq!((err.code(), err.reason()), (JsonRpcErrorCode::InvalidParams, Some("invalid_arguments")));
+        assert_eq!(
+            err.recovery_hint(),
+            Some(
+                "Provide `query` (a string). Send `page_size` as an integer of at least 0, or null, not the string \
+                 \"five\"."
+            )
+        );
+        assert_eq!(err.data().unwrap()["issuesCount"], 2);
     }
 
     #[tokio::test]

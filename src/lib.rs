@@ -93,8 +93,8 @@ pub mod tools {
 
     pub use mcp_contract_runtime::call::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
     pub use mcp_contract_runtime::define::{
-        DynTool, EnrichmentDefinition, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations,
-        ToolDefinition, ToolOutput, TrailerField, extend_output_schema,
+        DynTool, EnrichmentDefinition, FormatSample, INVALID_ARGUMENTS, InputAlias, NoArguments, OutputSample,
+        TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField, extend_output_schema,
     };
 }
 

@@ -30,6 +30,8 @@ pub fn render(output: &Output) -> String {
 /// `not_in_collection` when the ID is 0.
 #[mcp_tool(
     annotations(read_only),
+    input_aliases(id = ["object_id", "objectId"]),
+    repair_arguments = true,
     format = render,
     auth("objects:read"),
     errors(not_in_collection(code = NotFound, when = "No object has this ID",

@@ -134,3 +134,74 @@ pub fn app_csp_domain(domain: &str) -> Result<(), &'static str> {
     }
     Ok(())
 }
+
+/// A conflict of `input-alias-conflict` among a tool's declared input aliases
+/// (`input_aliases(field = ["alias", ..])`): the entry and the alias at fault,
+/// by their index, so each side points at its own spelling of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AliasConflict {
+    /// The alias at `(entry, alias)` is a field of the input (or one the
+    /// aliases name), so a call that sends it means the field itself.
+    AliasIsField {
+        /// The index of the entry in the declared list.
+        entry: usize,
+        /// The index of the alias in its entry.
+        alias: usize,
+    },
+    /// The alias at `(entry, alias)` was declared before, for the field of
+    /// `first` (maybe the same one): a call that sends it names no one field.
+    Shared {
+        /// The index of the entry in the declared list.
+        entry: usize,
+        /// The index of the alias in its entry.
+        alias: usize,
+        /// The entry that declared the alias first.
+        first: usize,
+    },
+    /// The field of `entry` is no field of the input: no call reaches it.
+    UnknownField {
+        /// The index of the entry in the declared list.
+        entry: usize,
+    },
+}
+
+/// `input-alias-conflict`: the conflicts among `aliases` (each a field and its
+/// aliases, in declaration order), against the input's `fields` when they are
+/// known (the definition linter reads them from the input schema; the
+/// attribute macro, which cannot see the input type, passes `None` and judges
+/// what the attribute shows).
+///
+/// ```
+/// use mcp_contract::rules::check::{AliasConflict, alias_conflicts};
+/// let aliases = [("query", &["q", "search"][..]), ("limit", &["q", "max"][..])];
+/// assert_eq!(alias_conflicts(&aliases, None), [AliasConflict::Shared { entry: 1, alias: 0, first: 0 }]);
+/// let fields = ["query", "max"];
+/// assert_eq!(
+///     alias_conflicts(&aliases, Some(&fields)),
+///     [
+///         AliasConflict::UnknownField { entry: 1 },
+///         AliasConflict::Shared { entry: 1, alias: 0, first: 0 },
+///         AliasConflict::AliasIsField { entry: 1, alias: 1 },
+///     ]
+/// );
+/// ```
+pub fn alias_conflicts(aliases: &[(&str, &[&str])], fields: Option<&[&str]>) -> Vec<AliasConflict> {
+    let mut conflicts = Vec::new();
+    let mut seen: Vec<(&str, usize)> = Vec::new();
+    for (entry, (field, names)) in aliases.iter().enumerate() {
+        if fields.is_some_and(|fields| !fields.contains(field)) {
+            conflicts.push(AliasConflict::UnknownField { entry });
+        }
+        for (alias, name) in names.iter().enumerate() {
+            if let Some((_, first)) = seen.iter().find(|(seen, _)| seen == name) {
+                conflicts.push(AliasConflict::Shared { entry, alias, first: *first });
+            } else if aliases.iter().any(|(field, _)| field == name)
+                || fields.is_some_and(|fields| fields.contains(name))
+            {
+                conflicts.push(AliasConflict::AliasIsField { entry, alias });
+            }
+            seen.push((name, entry));
+        }
+    }
+    conflicts
+}

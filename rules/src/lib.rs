@@ -224,6 +224,9 @@ rules! {
         TEMPLATE_PARAMS_ALIGN = "template-params-align", Error;
         /// A resource's name that looks like a URI.
         RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
+        /// An input alias that is also a field, that two fields share, or
+        /// whose field the input does not have.
+        INPUT_ALIAS_CONFLICT = "input-alias-conflict", Error;
     }
     linter: {
         /// A tool's MCP App URI matches no resource the server serves.

@@ -67,8 +67,8 @@ pub use error::{
 pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
     pub use crate::define::{
-        APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, IntoContents,
-        NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, ReadResourceResult, Resource,
+        APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, InputAlias,
+        IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, ReadResourceResult, Resource,
         ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
         prompt_arguments,
     };

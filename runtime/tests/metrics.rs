@@ -18,6 +18,31 @@ text_tool!(Slow, "slow", |_ctx| {
     Ok("slow".to_owned())
 });
 
+/// A tool whose input is a closed object with a number: `{"object_id": "7", "_trace": ..}` is repaired.
+struct Lookup;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct LookupInput {
+    object_id: u32,
+}
+
+impl mcp_contract_runtime::Tool for Lookup {
+    type Input = LookupInput;
+    type Output = String;
+    fn definition(&self) -> &'static mcp_contract_runtime::define::ToolDefinition {
+        static DEFINITION: std::sync::LazyLock<mcp_contract_runtime::define::ToolDefinition> =
+            std::sync::LazyLock::new(|| support::definition::<LookupInput>("lookup"));
+        &DEFINITION
+    }
+    async fn call(&self, input: LookupInput, _ctx: mcp_contract_runtime::Context) -> Result<String, McpError> {
+        Ok(format!("object {}", input.object_id))
+    }
+    fn render(&self, output: String) -> Result<mcp_contract_runtime::define::ToolOutput, McpError> {
+        Ok(mcp_contract_runtime::define::ToolOutput::text(output))
+    }
+}
+
 fn server() -> ToolServer {
     Server::new("metrics", "1.0.0").tool(Fine).tool(Offline).tool(Slow).build().expect("the server builds")
 }
@@ -134,6 +159,40 @@ async fn a_round_that_ends_input_required_is_no_finished_call_and_the_retry_that
         assert_eq!(counted.count(), 1, "{}: no outcome but `ok`", ask.kind);
         assert_eq!(value(&after, "mcp_call_duration_seconds_count", &labels), Some(1.0), "{}", ask.kind);
     }
+}
+
+#[tokio::test]
+async fn each_repair_of_a_call_s_arguments_is_counted_by_tool_and_kind() {
+    let server = Server::new("metrics", "1.0.0").tool(Lookup).build().expect("the server builds");
+    let served = HttpServer::serving(server, HttpOptions::default().metrics_path("/metrics")).await;
+    let mut client = HttpClient::session(served.addr).await;
+    // Keys the closed input does not take are dropped, the number sent as a string is read: the call answers.
+    let answer = client.post(&call(1, "lookup", json!({"object_id": "7", "_trace": "abc", "_client": 1}))).await;
+    let result = &answer.message()["result"];
+    assert_eq!(result["isError"], json!(false), "{}", answer.text());
+    assert_eq!(result["content"][0]["text"], "object 7");
+    let after = scrape(served.addr).await;
+    let dropped = [("tool", "lookup"), ("kind", "dropped")];
+    assert_eq!(value(&after, "mcp_input_repairs_total", &dropped), Some(2.0), "{:?}", after.samples);
+    let number = [("tool", "lookup"), ("kind", "string_as_number")];
+    assert_eq!(value(&after, "mcp_input_repairs_total", &number), Some(1.0));
+    // The client's keys never label a series.
+    assert!(after.samples.iter().all(|sample| !sample.labels.values().any(|label| label.starts_with('_'))));
+}
+
+#[tokio::test]
+async fn a_server_that_turns_repair_off_refuses_the_call_as_sent_and_counts_nothing() {
+    let server =
+        Server::new("metrics", "1.0.0").tool(Lookup).repair_arguments(false).build().expect("the server builds");
+    let served = HttpServer::serving(server, HttpOptions::default().metrics_path("/metrics")).await;
+    let mut client = HttpClient::session(served.addr).await;
+    let answer = client.post(&call(1, "lookup", json!({"object_id": "7"}))).await;
+    let result = &answer.message()["result"];
+    assert_eq!(result["isError"], json!(true), "{}", answer.text());
+    assert_eq!(result["structuredContent"]["error"]["code"], -32602);
+    assert_eq!(result["structuredContent"]["error"]["data"]["reason"], "invalid_arguments");
+    let after = scrape(served.addr).await;
+    assert_eq!(value(&after, "mcp_input_repairs_total", &[("tool", "lookup")]), None);
 }
 
 /// Feature `pacer`: a pacer given to `Server::pacer` is scraped with the

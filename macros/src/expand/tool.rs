@@ -291,6 +291,20 @@ fn tool_impl(
             definition.extend(quote!(.with_task_input_first()));
         }
     }
+    if !tool.input_aliases.is_empty() {
+        let entries = tool
+            .input_aliases
+            .iter()
+            .map(|(field, aliases)| quote!(#private::InputAlias::new(#field, &[#(#aliases),*])));
+        // A const, so the list is `'static` as the definition keeps it.
+        definition.extend(quote!(.with_input_aliases({
+            const INPUT_ALIASES: &[#private::InputAlias] = &[#(#entries),*];
+            INPUT_ALIASES
+        })));
+    }
+    if let Some(repair) = tool.repair_arguments {
+        definition.extend(quote!(.with_argument_repair(#repair)));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),

@@ -41,6 +41,10 @@ keys! {
         input_schema: Option<Meta>,
         /// `output_schema = path`: the same for the output schema.
         output_schema: Option<Meta>,
+        /// `input_aliases(field = ["alias", ..], ..)`: other names of input fields, repaired to the field.
+        input_aliases: Option<Meta>,
+        /// `repair_arguments = false`: no repair of this tool's arguments.
+        repair_arguments: Option<Parsed<Bool<RepairFlag>>>,
         /// `tool_type = Name`: the generated tool type (default: the PascalCase handler name).
         tool_type: Option<Ident>,
         /// `reason_type = Name`: the generated reason enum (default: the tool type + `Reason`).
@@ -69,6 +73,16 @@ value_rule!(AnnotationTitle: rules::ANNOTATION_TYPE, |_| {
     "annotation `title` is a string: `title = \"..\"`".to_owned()
 });
 
+value_rule!(RepairFlag: rules::ATTRIBUTE_SYNTAX, |key| {
+    format!("`{key}` is a flag: write `{key} = false` to refuse arguments that do not fit as sent")
+});
+
+/// One entry of `input_aliases(..)`: a field and its aliases, spans kept.
+pub(crate) struct AliasEntry {
+    pub(crate) field: Ident,
+    pub(crate) aliases: Vec<LitStr>,
+}
+
 /// The attribute, read into typed values.
 pub(crate) struct RawAttr {
     pub(crate) name: Option<LitStr>,
@@ -93,6 +107,10 @@ pub(crate) struct RawAttr {
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the function that gives the output schema.
     pub(crate) output_schema: Option<Path>,
+    /// `input_aliases(..)`, as read; conflicts are judged in `valid`.
+    pub(crate) input_aliases: Vec<AliasEntry>,
+    /// `repair_arguments = ..`.
+    pub(crate) repair_arguments: Option<darling::util::SpannedValue<bool>>,
     pub(crate) allow: Vec<AllowedRule>,
 }
 
@@ -115,6 +133,8 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         task: args.task.as_ref().and_then(|meta| task(meta, diag)),
         input_schema: args.input_schema.as_ref().and_then(|meta| schema_function(meta, diag)),
         output_schema: args.output_schema.as_ref().and_then(|meta| schema_function(meta, diag)),
+        input_aliases: args.input_aliases.as_ref().map(|meta| input_aliases(meta, diag)).unwrap_or_default(),
+        repair_arguments: args.repair_arguments.and_then(|parsed| parsed.take(diag)).map(|flag| flag.value),
         name: args.name,
         title: args.title,
         description: args.description,
@@ -127,6 +147,43 @@ pub(crate) fn parse(tokens: TokenStream, diag: &mut Diagnostics) -> RawAttr {
         krate: args.krate,
         allow,
     }
+}
+
+/// `input_aliases(query = ["q", "search"], ..)`: each entry a field named as
+/// the input schema spells it, and a list of string literals; anything else is
+/// reported with the form to write.
+fn input_aliases(meta: &Meta, diag: &mut Diagnostics) -> Vec<AliasEntry> {
+    let form = "`input_aliases` lists other names of input fields: `input_aliases(query = [\"q\", \"search\"])`";
+    let items = match list_items(meta) {
+        Ok(items) => items,
+        Err(_) => {
+            diag.error(value_error(rules::ATTRIBUTE_SYNTAX, meta, form));
+            return Vec::new();
+        }
+    };
+    let mut entries = Vec::new();
+    for item in items {
+        let entry = match &item {
+            NestedMeta::Meta(Meta::NameValue(nv)) => match (nv.path.get_ident(), &nv.value) {
+                (Some(field), Expr::Array(list)) => list
+                    .elems
+                    .iter()
+                    .map(|alias| match alias {
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(alias), .. }) => Some(alias.clone()),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                    .map(|aliases| AliasEntry { field: syn::ext::IdentExt::unraw(field), aliases }),
+                _ => None,
+            },
+            _ => None,
+        };
+        match entry {
+            Some(entry) => entries.push(entry),
+            None => diag.error(syn::Error::new_spanned(&item, message(rules::ATTRIBUTE_SYNTAX, form))),
+        }
+    }
+    entries
 }
 
 /// `input_schema = path` or `output_schema = path`: the path of the function

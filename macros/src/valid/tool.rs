@@ -50,6 +50,10 @@ pub(crate) struct Tool {
     pub(crate) input_schema: Option<Path>,
     /// `output_schema = path`: the output schema as written (a tool with a structured result only).
     pub(crate) output_schema: Option<Path>,
+    /// `input_aliases(..)`: each field with its aliases, checked.
+    pub(crate) input_aliases: Vec<(String, Vec<String>)>,
+    /// `repair_arguments = ..`.
+    pub(crate) repair_arguments: Option<bool>,
 }
 
 #[derive(Default)]
@@ -71,6 +75,8 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     let description =
         description_of(Kind::Tool, raw.description.as_ref(), handler.doc.clone(), &name, fn_ident.span(), diag);
 
+    let input_aliases = check_input_aliases(&raw.input_aliases, diag);
+    let repair_arguments = raw.repair_arguments.map(SpannedValue::into_inner);
     let RawAttr { annotations, auth, requires, contract, allow, task, trailer, input_schema, output_schema, .. } = raw;
     // A text result has no structured content for an output schema to describe.
     let output_schema = output_schema.filter(|path| {
@@ -144,6 +150,8 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         task,
         input_schema,
         output_schema,
+        input_aliases,
+        repair_arguments,
     }
 }
 
@@ -209,4 +217,45 @@ fn auth_scopes(scopes: Vec<LitStr>, diag: &mut Diagnostics) -> Vec<String> {
         }
     }
     valid
+}
+
+/// `input-alias-conflict`, as far as the attribute shows it (the input's own
+/// fields are the linter's to judge): by the rule's one check, at the alias.
+fn check_input_aliases(
+    entries: &[crate::parse::tool::AliasEntry],
+    diag: &mut Diagnostics,
+) -> Vec<(String, Vec<String>)> {
+    let declared: Vec<(String, Vec<String>)> = entries
+        .iter()
+        .map(|entry| (entry.field.to_string(), entry.aliases.iter().map(LitStr::value).collect()))
+        .collect();
+    let names: Vec<Vec<&str>> =
+        declared.iter().map(|(_, aliases)| aliases.iter().map(String::as_str).collect()).collect();
+    let view: Vec<(&str, &[&str])> =
+        declared.iter().zip(&names).map(|((field, _), aliases)| (field.as_str(), aliases.as_slice())).collect();
+    for conflict in rules::check::alias_conflicts(&view, None) {
+        match conflict {
+            rules::check::AliasConflict::AliasIsField { entry, alias } => diag.rule_error(
+                rules::INPUT_ALIAS_CONFLICT,
+                entries[entry].aliases[alias].span(),
+                format_args!(
+                    "the alias `{}` of `{}` is a field these aliases name: a call that sends it means that field; \
+                     remove the alias",
+                    view[entry].1[alias], view[entry].0
+                ),
+            ),
+            rules::check::AliasConflict::Shared { entry, alias, first } => diag.rule_error(
+                rules::INPUT_ALIAS_CONFLICT,
+                entries[entry].aliases[alias].span(),
+                format_args!(
+                    "the alias `{}` is declared for `{}` already: a call that sends it would name no one field; \
+                     keep it on one field",
+                    view[entry].1[alias], view[first].0
+                ),
+            ),
+            // The macro passes no fields: the linter judges this one.
+            rules::check::AliasConflict::UnknownField { .. } => {}
+        }
+    }
+    declared
 }

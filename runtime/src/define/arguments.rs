@@ -11,6 +11,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::issues::{self, Issue, Problem};
 use super::mismatch::{self, Explained, Mismatch, Step, cap_quoted};
 use crate::error::{JsonObject, McpError};
 use mcp_contract_uri_template::{Captures, Value as UriValue};
@@ -414,7 +415,7 @@ pub(crate) fn decode_arguments<T: DeserializeOwned>(
     // client's values: both are capped, so a 10 MB argument makes a short
     // error, not a 20 MB one.
     let at = mismatch::cap_quoted(&mismatch::dotted(&path)).into_owned();
-    let message = match mismatch {
+    let message = match &mismatch {
         Mismatch::Missing { expected } => {
             format!("Invalid arguments: the field `{at}` is required: expected {expected}.")
         }
@@ -429,11 +430,31 @@ pub(crate) fn decode_arguments<T: DeserializeOwned>(
         Mismatch::Invalid { detail } => format!("Invalid arguments at `{at}`: {detail}."),
     };
     let pointer = mismatch::cap_quoted(&mismatch::pointer(&path)).into_owned();
+    let (mut found, mut count) = issues::collect(input_schema, &value);
+    if found.is_empty() {
+        // The schema takes the arguments and the server's type does not (its
+        // own validation, a range narrower than the schema says): serde's
+        // stop is the one issue.
+        let (problem, expected) = match mismatch {
+            Mismatch::Missing { expected } => (Problem::Missing, expected),
+            Mismatch::Unknown { .. } => (Problem::UnknownField, "no such field".to_owned()),
+            Mismatch::Invalid { detail } => (Problem::Invalid, detail),
+        };
+        found.push(Issue { path, problem, expected, got: None });
+        count = 1;
+    }
     Err(McpError::invalid_params(message)
+        .with_reason(INVALID_ARGUMENTS)
+        .with_recovery_hint(issues::recovery_hint(&found, count))
         .with_data_field("path", at)
         .with_data_field("pointer", pointer)
+        .with_data_field("issues", issues::issues_json(&found))
+        .with_data_field("issuesCount", count)
         .with_cause(err))
 }
+
+/// The `data.reason` of a refusal of a tool's arguments (the reference's, 0.13.3).
+pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
 
 #[cfg(test)]
 mod tests {
@@ -743,7 +764,23 @@ mod schema_terms {
     #[test]
     fn the_data_holds_the_path_as_a_json_pointer_too() {
         let (_, data) = fail(with(json!({"tags": [{"name": "a"}, {"name": 5}]})));
-        assert_eq!(data, json!({"path": "tags[1].name", "pointer": "/tags/1/name"}));
+        assert_eq!(
+            data,
+            json!({
+                "path": "tags[1].name",
+                "pointer": "/tags/1/name",
+                "reason": "invalid_arguments",
+                "recovery": {"hint": "Send `tags[1].name` as a string, not the number 5."},
+                "issues": [{
+                    "path": "tags[1].name",
+                    "pointer": "/tags/1/name",
+                    "problem": "wrong_type",
+                    "expected": "a string",
+                    "got": "the number 5"
+                }],
+                "issuesCount": 1
+            })
+        );
         let (_, data) = fail(json!({"a/b~c": 1}));
         assert_eq!(data["pointer"], "/a~1b~0c");
     }

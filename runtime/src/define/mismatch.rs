@@ -11,7 +11,7 @@ use crate::schema::json_type;
 
 /// How deep a description of nested schemas goes (`an array, each an array,
 /// each ..`) before it says no more.
-const DESCRIBE_DEPTH: usize = 3;
+pub(crate) const DESCRIBE_DEPTH: usize = 3;
 
 /// One step into the arguments: an object's key or an array's index.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -285,7 +285,7 @@ fn walk<'a>(root: &'a JsonObject, arguments: &'a Value, path: &[Step]) -> Option
 }
 
 /// `schema` with its `$ref` followed (local references only).
-fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &'a JsonObject {
+pub(crate) fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &'a JsonObject {
     // A bounded number of hops: a reference cycle must not hang an error path.
     for _ in 0..16 {
         let Some(target) = schema.get("$ref").and_then(Value::as_str) else { break };
@@ -306,7 +306,7 @@ fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &'a JsonObje
 }
 
 /// The branches of a union (`anyOf`, `oneOf`), resolved.
-fn branches<'a>(root: &'a JsonObject, schema: &'a JsonObject) -> Option<Vec<&'a JsonObject>> {
+pub(crate) fn branches<'a>(root: &'a JsonObject, schema: &'a JsonObject) -> Option<Vec<&'a JsonObject>> {
     let list = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
     Some(list.iter().filter_map(Value::as_object).map(|branch| resolve(root, branch)).collect())
 }
@@ -354,7 +354,7 @@ fn property<'a>(root: &'a JsonObject, schema: &'a JsonObject, key: &str) -> Opti
     schema.get("additionalProperties").and_then(Value::as_object)
 }
 
-fn property_names(root: &JsonObject, schema: &JsonObject) -> Vec<String> {
+pub(crate) fn property_names(root: &JsonObject, schema: &JsonObject) -> Vec<String> {
     let schema = resolve(root, schema);
     schema
         .get("properties")
@@ -364,7 +364,7 @@ fn property_names(root: &JsonObject, schema: &JsonObject) -> Vec<String> {
 }
 
 /// The JSON types a schema names in `type` (a string or a list).
-fn types(schema: &JsonObject) -> Vec<&str> {
+pub(crate) fn types(schema: &JsonObject) -> Vec<&str> {
     match schema.get("type") {
         Some(Value::String(name)) => vec![name.as_str()],
         Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
@@ -372,7 +372,7 @@ fn types(schema: &JsonObject) -> Vec<&str> {
     }
 }
 
-fn admits_type(schema: &JsonObject, kind: &str) -> bool {
+pub(crate) fn admits_type(schema: &JsonObject, kind: &str) -> bool {
     let named = types(schema);
     if named.is_empty() {
         // `const` and `enum` say the type by their values.
@@ -387,7 +387,7 @@ fn admits_type(schema: &JsonObject, kind: &str) -> bool {
 }
 
 /// Whether `value` fits `schema` as far as [`describe`] tells: type, bounds, allowed values.
-fn fits(root: &JsonObject, schema: &JsonObject, value: &Value) -> bool {
+pub(crate) fn fits(root: &JsonObject, schema: &JsonObject, value: &Value) -> bool {
     let schema = resolve(root, schema);
     if let Some(branches) = branches(root, schema) {
         return branches.iter().any(|branch| fits(root, branch, value));
@@ -440,7 +440,7 @@ fn fits(root: &JsonObject, schema: &JsonObject, value: &Value) -> bool {
 
 /// What `schema` expects, in words: "an integer between 0 and 255", "one of
 /// "small", "large"", "an array of at most 10 items, each a string".
-fn describe(root: &JsonObject, schema: &JsonObject, depth: usize) -> String {
+pub(crate) fn describe(root: &JsonObject, schema: &JsonObject, depth: usize) -> String {
     let schema = resolve(root, schema);
     if let Some(value) = schema.get("const") {
         return format!("exactly {}", quote(value));
@@ -558,7 +558,7 @@ fn quote(value: &Value) -> String {
 }
 
 /// What the client sent, in words; its text capped.
-fn got(value: &Value) -> String {
+pub(crate) fn got(value: &Value) -> String {
     match value {
         Value::Null => "null".to_owned(),
         Value::Bool(flag) => format!("`{flag}`"),

@@ -8,14 +8,17 @@ pub(crate) mod arguments;
 mod completion;
 mod content;
 mod enrichment;
+mod issues;
 mod kind;
 mod landing;
 mod mismatch;
 mod prompt;
+pub(crate) mod repair;
 mod resource;
 mod tool;
 
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
+pub use self::arguments::INVALID_ARGUMENTS;
 pub use self::completion::{Completion, CompletionRequest};
 pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
@@ -26,6 +29,8 @@ pub(crate) use self::mismatch::cap_quoted;
 pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
+pub use self::repair::InputAlias;
+pub(crate) use self::repair::{Repair, aliases_beside_fields, repair, with_rewrites};
 pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::arguments::decode_arguments;
 use super::content::Content;
 use super::enrichment::EnrichmentDefinition;
+use super::repair::InputAlias;
 use crate::call::{BoxFuture, Capability, Context, StateType};
 use crate::error::{ErrorContract, JsonObject, McpError};
 
@@ -148,6 +149,13 @@ pub struct ToolDefinition {
     /// Whether a call that runs as a task first gathers the handler's input
     /// on the request (see [`with_task_input_first`](Self::with_task_input_first)).
     pub task_input_first: bool,
+    /// Other names of input fields an agent may send them under (never
+    /// advertised); see [`InputAlias`].
+    pub input_aliases: &'static [InputAlias],
+    /// Whether the server repairs arguments an agent got slightly wrong before
+    /// decoding them (`true` unless `#[mcp_tool(repair_arguments = false)]`);
+    /// see [`with_argument_repair`](Self::with_argument_repair).
+    pub repair_arguments: bool,
 }
 
 /// Whether a tool's calls run as tasks (the MCP tasks extension, SEP-2663): the
@@ -188,6 +196,8 @@ impl ToolDefinition {
             errors: &[],
             task_support: TaskSupport::Forbidden,
             task_input_first: false,
+            input_aliases: &[],
+            repair_arguments: true,
             enrichment: None,
             app: None,
             requires: &[],
@@ -283,6 +293,45 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_enrichment(mut self, enrichment: EnrichmentDefinition) -> Self {
         self.enrichment = Some(enrichment);
+        self
+    }
+
+    /// Declare other names of input fields, which an agent's arguments are
+    /// repaired from: `#[mcp_tool(input_aliases(query = ["q", "search"]))]`.
+    ///
+    /// ```
+    /// use mcp_contract::schema::input_schema;
+    /// use mcp_contract::tools::{InputAlias, ToolDefinition};
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Input {
+    ///     /// Words to look for.
+    ///     query: String,
+    /// }
+    /// const ALIASES: &[InputAlias] = &[InputAlias::new("query", &["q", "search"])];
+    /// let definition = ToolDefinition::new("search_objects", input_schema::<Input>()).with_input_aliases(ALIASES);
+    /// assert_eq!(definition.input_aliases[0].field, "query");
+    /// ```
+    #[must_use]
+    pub fn with_input_aliases(mut self, input_aliases: &'static [InputAlias]) -> Self {
+        self.input_aliases = input_aliases;
+        self
+    }
+
+    /// Whether the server repairs this tool's arguments before decoding them
+    /// (`"15"` for 15, a lone value for a list, a key in the wrong case, ..):
+    /// on by default; off, a call whose arguments do not fit the input schema
+    /// as sent is refused. A server turns it off for every tool with
+    /// `Server::repair_arguments(false)`.
+    ///
+    /// ```
+    /// use mcp_contract::tools::{NoArguments, ToolDefinition};
+    /// use mcp_contract::schema::input_schema;
+    /// let definition = ToolDefinition::new("delete_object", input_schema::<NoArguments>()).with_argument_repair(false);
+    /// assert!(!definition.repair_arguments);
+    /// ```
+    #[must_use]
+    pub fn with_argument_repair(mut self, repair: bool) -> Self {
+        self.repair_arguments = repair;
         self
     }
 

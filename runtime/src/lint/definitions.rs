@@ -256,6 +256,8 @@ mod tests {
             requires: &[],
             task_support: crate::define::TaskSupport::Forbidden,
             task_input_first: false,
+            input_aliases: &[],
+            repair_arguments: true,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Schema rules: `schema-is-object`, `describe-on-fields`,
-//! `schema-unsatisfiable`, and portability (`schema-format-portability`,
-//! `schema-anyof-needs-type`, `schema-no-discriminator-keyword`,
-//! `schema-no-defs`, `schema-dialect-tag`, `schema-root-oneof-portability`)
+//! `schema-unsatisfiable`, `input-alias-conflict`, and portability
+//! (`schema-format-portability`, `schema-anyof-needs-type`,
+//! `schema-no-discriminator-keyword`, `schema-no-defs`, `schema-dialect-tag`,
+//! `schema-root-oneof-portability`)
 //! under a [`Profile`].
 //!
 //! `schema-is-object` and `describe-on-fields` read the schemas a tool defines.
@@ -15,10 +16,11 @@ use super::{DefinitionKind, Diagnostic, LintOptions, Profile};
 use crate::define::ToolDefinition;
 use crate::error::JsonObject;
 use crate::schema::{PORTABLE_FORMATS, is_object_schema, widen_for_error_results};
+use mcp_contract_rules::check::{self, AliasConflict};
 use mcp_contract_rules::{
-    DESCRIBE_ON_FIELDS, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY, SCHEMA_IS_OBJECT,
-    SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_ROOT_ONEOF_PORTABILITY, SCHEMA_TYPE_ARRAY,
-    SCHEMA_UNSATISFIABLE,
+    DESCRIBE_ON_FIELDS, INPUT_ALIAS_CONFLICT, SCHEMA_ANYOF_NEEDS_TYPE, SCHEMA_DIALECT_TAG, SCHEMA_FORMAT_PORTABILITY,
+    SCHEMA_IS_OBJECT, SCHEMA_NO_DEFS, SCHEMA_NO_DISCRIMINATOR_KEYWORD, SCHEMA_ROOT_ONEOF_PORTABILITY,
+    SCHEMA_TYPE_ARRAY, SCHEMA_UNSATISFIABLE,
 };
 
 pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out: &mut Vec<Diagnostic>) {
@@ -35,6 +37,7 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
     }
     describe_on_fields(DefinitionKind::Tool, name, "input", "/inputSchema", input, out);
     unsatisfiable(DefinitionKind::Tool, name, "/inputSchema", input, out);
+    input_aliases(definition, out);
     portability(DefinitionKind::Tool, name, "/inputSchema", input, options, out);
     if options.profile == Profile::Strict {
         root_union(name, input, out);
@@ -53,6 +56,53 @@ pub(super) fn check_tool(definition: &ToolDefinition, options: &LintOptions, out
         describe_on_fields(DefinitionKind::Tool, name, "output", "/outputSchema", output, out);
         unsatisfiable(DefinitionKind::Tool, name, "/outputSchema", output, out);
         portability(DefinitionKind::Tool, name, "/outputSchema", &widen_for_error_results(output), options, out);
+    }
+}
+
+// ------------------------------------------------------------------ input-alias-conflict
+
+/// `input-alias-conflict` against the input schema's properties: the macro
+/// judged what its attribute shows, by the same [`check::alias_conflicts`];
+/// only here are the input's fields known.
+fn input_aliases(definition: &ToolDefinition, out: &mut Vec<Diagnostic>) {
+    if definition.input_aliases.is_empty() {
+        return;
+    }
+    let name = definition.name;
+    let fields: Vec<&str> = definition
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let declared: Vec<(&str, &[&str])> =
+        definition.input_aliases.iter().map(|alias| (alias.field, alias.aliases)).collect();
+    for conflict in check::alias_conflicts(&declared, Some(&fields)) {
+        let (pointer, text) = match conflict {
+            AliasConflict::AliasIsField { entry, alias } => (
+                format!("/inputAliases/{entry}/{alias}"),
+                format!(
+                    "the alias `{}` of `{}` is a field of the input: a call that sends it means that field; remove the alias",
+                    declared[entry].1[alias], declared[entry].0
+                ),
+            ),
+            AliasConflict::Shared { entry, alias, first } => (
+                format!("/inputAliases/{entry}/{alias}"),
+                format!(
+                    "the alias `{}` of `{}` is declared for `{}` already: a call that sends it names no one field; keep it on one field",
+                    declared[entry].1[alias], declared[entry].0, declared[first].0
+                ),
+            ),
+            AliasConflict::UnknownField { entry } => (
+                format!("/inputAliases/{entry}"),
+                format!(
+                    "the aliases of `{}` name no field of the input (its fields are {}): name a field of the input schema",
+                    declared[entry].0,
+                    fields.iter().map(|field| format!("`{field}`")).collect::<Vec<_>>().join(", ")
+                ),
+            ),
+        };
+        out.push(Diagnostic::new(INPUT_ALIAS_CONFLICT, DefinitionKind::Tool, name, Some(pointer), text));
     }
 }
 
@@ -454,6 +504,8 @@ mod tests {
             requires: &[],
             task_support: crate::define::TaskSupport::Forbidden,
             task_input_first: false,
+            input_aliases: &[],
+            repair_arguments: true,
         }
     }
 
@@ -475,6 +527,31 @@ mod tests {
         assert!(found.contains(&("schema-is-object", "/outputSchema".into())), "{found:?}");
         let ok = tool(json!({"type": "object", "properties": {}}), Some(json!({"type": "object", "properties": {}})));
         assert_eq!(findings(&ok, Profile::Default), Vec::<(&str, String)>::new());
+    }
+
+    #[test]
+    fn input_alias_conflict_is_judged_against_the_input_schema() {
+        use crate::define::InputAlias;
+        let input = json!({
+            "type": "object",
+            "properties": {"query": described("string"), "limit": described("integer")}
+        });
+        let aliases = |declared: &'static [InputAlias]| {
+            let definition = tool(input.clone(), None).with_input_aliases(declared);
+            findings(&definition, Profile::Default)
+                .into_iter()
+                .filter(|(rule, _)| *rule == "input-alias-conflict")
+                .map(|(_, path)| path)
+                .collect::<Vec<_>>()
+        };
+        const FINE: &[InputAlias] = &[InputAlias::new("query", &["q", "search"]), InputAlias::new("limit", &["max"])];
+        const IS_FIELD: &[InputAlias] = &[InputAlias::new("query", &["q", "limit"])];
+        const SHARED: &[InputAlias] = &[InputAlias::new("query", &["q"]), InputAlias::new("limit", &["q"])];
+        const NO_FIELD: &[InputAlias] = &[InputAlias::new("colour", &["color"])];
+        assert_eq!(aliases(FINE), Vec::<String>::new());
+        assert_eq!(aliases(IS_FIELD), ["/inputAliases/0/1"]);
+        assert_eq!(aliases(SHARED), ["/inputAliases/1/0"]);
+        assert_eq!(aliases(NO_FIELD), ["/inputAliases/0"]);
     }
 
     #[test]

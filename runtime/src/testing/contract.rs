@@ -395,6 +395,7 @@ const FRAMEWORK_REASONS: &[&str] = &[
     "client_unavailable",
     "client_request_cancelled",
     "elicitation_form_invalid",
+    crate::define::INVALID_ARGUMENTS,
 ];
 
 fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {

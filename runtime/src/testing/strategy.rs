@@ -354,7 +354,10 @@ fn without_field(value: Value, key: &str) -> Value {
 }
 
 /// A value of none of the JSON types `property` allows (its `type`, or its
-/// union's branches' types), else of another type than `current`.
+/// union's branches' types), else of another type than `current`; and one the
+/// server's argument repair leaves as it is, so the case stays invalid: a
+/// boolean first (no repair makes one a string, a number or an object), and
+/// for a list a string holding a comma (never taken for a list of one).
 fn wrong_type(property: Option<&Value>, current: Option<&Value>) -> Value {
     let mut allowed: Vec<&str> = Vec::new();
     if let Some(property) = property {
@@ -377,14 +380,18 @@ fn wrong_type(property: Option<&Value>, current: Option<&Value>) -> Value {
         });
     }
     let candidates = [
-        ("integer", Value::from(7)),
-        ("string", Value::from("not of this type")),
         ("boolean", Value::Bool(true)),
-        ("array", Value::Array(Vec::new())),
+        ("string", Value::from("not of this type, nor a list")),
         ("object", Value::Object(Map::new())),
+        ("integer", Value::from(7)),
+        ("array", Value::Array(Vec::new())),
     ];
+    let list = allowed.contains(&"array");
     for (ty, value) in candidates {
-        let taken = allowed.contains(&ty) || (ty == "integer" && allowed.contains(&"number"));
+        let taken = allowed.contains(&ty)
+            || (ty == "integer" && allowed.contains(&"number"))
+            // A lone value where a list is asked for is repaired into a list of one.
+            || (list && ty != "string");
         if !taken {
             return value;
         }

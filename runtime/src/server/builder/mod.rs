@@ -61,6 +61,7 @@ pub struct Server {
     landing: Option<Landing>,
     repository: Option<String>,
     mask_error_details: bool,
+    repair_arguments: bool,
     hooks: Vec<Arc<dyn CallHook>>,
     request_state_key: Option<Vec<u8>>,
     #[cfg(feature = "pacer")]
@@ -94,6 +95,7 @@ impl Server {
             landing: None,
             repository: None,
             mask_error_details: true,
+            repair_arguments: true,
             hooks: Vec::new(),
             request_state_key: None,
             #[cfg(feature = "pacer")]
@@ -208,6 +210,28 @@ impl Server {
     /// ```
     pub fn mask_error_details(mut self, mask: bool) -> Self {
         self.mask_error_details = mask;
+        self
+    }
+
+    /// Whether tool arguments an agent got slightly wrong are repaired before
+    /// they are decoded (on by default): `"15"` where the input schema says
+    /// integer, a number where it says string, a lone value where it says
+    /// array, a stringified JSON object or array, `null` for an optional
+    /// field, a key in the wrong case or under a declared alias
+    /// (`input_aliases(..)`), a client's own key (`_trace`) a closed schema
+    /// does not take (dropped).
+    /// Each repair is driven by the tool's advertised input schema, logged on
+    /// the call's line (`repairs`) and counted (`mcp_input_repairs_total`).
+    /// `false` refuses every call whose arguments do not fit as sent; a tool
+    /// turns it off for itself with `#[mcp_tool(repair_arguments = false)]`.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let server = Server::new("museum", "1.0.0").repair_arguments(false);
+    /// # drop(server);
+    /// ```
+    pub fn repair_arguments(mut self, repair: bool) -> Self {
+        self.repair_arguments = repair;
         self
     }
 
@@ -627,6 +651,7 @@ impl Server {
             request_states,
         )
         .with_error_masking(self.mask_error_details)
+        .with_argument_repair(self.repair_arguments)
         .with_hooks(self.hooks)
         .with_auth_config(self.auth)
         .with_client_request_timeout(self.client_request_timeout)

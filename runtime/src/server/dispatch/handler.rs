@@ -114,7 +114,7 @@ impl ToolServer {
             tasks: None,
             landing: None,
             shared_store: None,
-            observe: Arc::new(Observe { mask_error_details: true, ..Observe::default() }),
+            observe: Arc::new(Observe { mask_error_details: true, repair_arguments: true, ..Observe::default() }),
             request_states,
             lifecycle: Arc::default(),
         }
@@ -140,6 +140,13 @@ impl ToolServer {
     /// client masked.
     pub(crate) fn with_error_masking(mut self, mask: bool) -> Self {
         Arc::make_mut(&mut self.observe).mask_error_details = mask;
+        self
+    }
+
+    /// Whether tool arguments are repaired before they are decoded (each
+    /// tool's own switch still applies).
+    pub(crate) fn with_argument_repair(mut self, repair: bool) -> Self {
+        Arc::make_mut(&mut self.observe).repair_arguments = repair;
         self
     }
 

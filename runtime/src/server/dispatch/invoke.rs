@@ -13,8 +13,8 @@ use tracing::Instrument;
 use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
 use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
-use crate::define::DynTool;
 use crate::define::PrimitiveKind;
+use crate::define::{DynTool, Repair, ToolDefinition};
 use crate::error::{ErrorCategory, ErrorContract, JsonObject, McpError, new_request_id};
 use crate::server::wire::{bounded, envelope, error_result, success_result};
 
@@ -39,6 +39,9 @@ pub(crate) struct Call {
     pub(crate) observe: Arc<Observe>,
     /// The handler's context, for the hooks; `None` without hooks, and for a completion.
     context: Option<Context>,
+    /// The repairs of a tool call's arguments, as its log line lists them
+    /// (`kind:path`, `kind:key->field`); `None` for none.
+    repairs: Option<String>,
 }
 
 impl Call {
@@ -56,7 +59,34 @@ impl Call {
             completion: false,
             context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
             observe: Arc::clone(observe),
+            repairs: None,
         }
+    }
+
+    /// Repair the arguments of a call of `definition`, unless the server or
+    /// the tool turned repair off: each repair counted, and listed on the
+    /// span and the call's log line.
+    fn repair(&mut self, definition: &ToolDefinition, arguments: &mut JsonObject, span: &tracing::Span) -> Vec<Repair> {
+        if !(self.observe.repair_arguments && definition.repair_arguments) {
+            return Vec::new();
+        }
+        let repairs = crate::define::repair(arguments, &definition.input_schema, definition.input_aliases);
+        if repairs.is_empty() {
+            return repairs;
+        }
+        self.observe.repaired(definition.name, &repairs);
+        let listed: Vec<String> = repairs
+            .iter()
+            .map(|repair| match &repair.target {
+                Some(field) => format!("{}:{}->{field}", repair.kind.as_str(), repair.path),
+                None => format!("{}:{}", repair.kind.as_str(), repair.path),
+            })
+            .collect();
+        // The client's keys, capped as any client text in a log line.
+        let listed = crate::define::cap_quoted(&listed.join(", ")).into_owned();
+        span.record("repairs", listed.as_str());
+        self.repairs = Some(listed);
+        repairs
     }
 
     pub(crate) fn completion(mut self) -> Self {
@@ -144,6 +174,7 @@ impl Call {
             outcome = Empty,
             code = Empty,
             reason = Empty,
+            repairs = Empty,
             duration_ms = Empty,
         )
     }
@@ -212,7 +243,12 @@ impl Call {
             if self.completion {
                 tracing::debug!(duration_ms = millis, outcome = "ok", "completion finished");
             } else {
-                tracing::info!(duration_ms = millis, outcome = "ok", "call finished");
+                tracing::info!(
+                    duration_ms = millis,
+                    outcome = "ok",
+                    repairs = self.repairs.as_deref(),
+                    "call finished"
+                );
             }
             return;
         };
@@ -249,6 +285,7 @@ impl Call {
                     code,
                     reason,
                     request_id,
+                    repairs = self.repairs.as_deref(),
                     error = message.message(),
                     "{what}"
                 )
@@ -315,8 +352,11 @@ pub(crate) async fn run_tool(
     round: Option<Arc<InputRound>>,
 ) -> Result<Finished, Cancelled> {
     let name = tool.definition().name;
-    let log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
+    let mut log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
     let span = log.span();
+    let mut arguments = arguments;
+    let repairs = log.repair(tool.definition(), &mut arguments, &span);
+    let beside = crate::define::aliases_beside_fields(&arguments, tool.definition().input_aliases);
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
@@ -355,6 +395,7 @@ pub(crate) async fn run_tool(
         Ok(Ok(Err(_))) if cancellation.is_cancelled() => return Err(Cancelled(log.cancelled(&span, started))),
         Ok(Ok(Err(err))) => {
             let _entered = span.enter();
+            let err = crate::define::with_rewrites(err, &repairs, &beside);
             let answer = log.answer(&err);
             log.finished(&span, started, Err(&err));
             if err.is_protocol_error() {
@@ -618,5 +659,83 @@ mod tests {
             let _ = runtime.block_on(guarded(hangs, &cancellation, call()));
         });
         assert_eq!(seen, vec![(tracing::Level::INFO, "call cancelled by the client".to_owned())]);
+    }
+}
+
+#[cfg(test)]
+mod repairs {
+    use std::sync::{Arc, Mutex};
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::define::InputAlias;
+
+    /// The `repairs` field of every event logged while `log` runs.
+    fn repairs_logged(log: impl FnOnce()) -> Vec<Option<String>> {
+        struct Seen(Arc<Mutex<Vec<Option<String>>>>);
+        struct Field<'a>(&'a mut Option<String>);
+        impl tracing::field::Visit for Field<'_> {
+            fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+                if field.name() == "repairs" {
+                    *self.0 = Some(value.to_owned());
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Seen {
+            fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+                let mut repairs = None;
+                event.record(&mut Field(&mut repairs));
+                self.0.lock().unwrap().push(repairs);
+            }
+        }
+        use tracing_subscriber::layer::SubscriberExt as _;
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let subscriber = tracing_subscriber::registry().with(Seen(Arc::clone(&seen)));
+        tracing::subscriber::with_default(subscriber, log);
+        seen.lock().unwrap().clone()
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code, reason = "only its schema is read")]
+    struct Input {
+        query: String,
+        limit: Option<u32>,
+    }
+
+    const ALIASES: &[InputAlias] = &[InputAlias::new("query", &["q"])];
+
+    #[test]
+    fn the_call_s_log_line_lists_its_repairs_unless_repair_is_off() {
+        let definition =
+            ToolDefinition::new("search", crate::schema::input_schema::<Input>()).with_input_aliases(ALIASES);
+        let sent = json!({"q": "vase", "limit": "5"}).as_object().unwrap().clone();
+        let on = Arc::new(Observe { repair_arguments: true, ..Observe::default() });
+        let seen = repairs_logged(|| {
+            let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &on);
+            let mut arguments = sent.clone();
+            let repairs = call.repair(&definition, &mut arguments, &tracing::Span::none());
+            assert_eq!(repairs.len(), 2);
+            assert_eq!(serde_json::Value::Object(arguments), json!({"query": "vase", "limit": 5}));
+            call.finished(&tracing::Span::none(), std::time::Instant::now(), Ok(()));
+        });
+        assert_eq!(seen, [Some("aliased:q->query, string_as_number:limit".to_owned())]);
+
+        let off = Arc::new(Observe { repair_arguments: false, ..Observe::default() });
+        let seen = repairs_logged(|| {
+            let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &off);
+            let mut arguments = sent.clone();
+            assert!(call.repair(&definition, &mut arguments, &tracing::Span::none()).is_empty());
+            assert_eq!(arguments, sent);
+            call.finished(&tracing::Span::none(), std::time::Instant::now(), Ok(()));
+        });
+        assert_eq!(seen, [None]);
+        // The tool's own switch, with the server's on.
+        let strict = definition.clone().with_argument_repair(false);
+        let mut call = Call::new(PrimitiveKind::Tool, "search", &Context::new("search", &[]), &on);
+        let mut arguments = sent.clone();
+        assert!(call.repair(&strict, &mut arguments, &tracing::Span::none()).is_empty());
     }
 }

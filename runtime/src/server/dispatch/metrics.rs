@@ -38,6 +38,14 @@ struct NameLabels {
     name: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RepairLabels {
+    tool: &'static str,
+    /// The repair's kind (`string_as_number`, `aliased`, ..): the
+    /// framework's names, never the client's keys.
+    kind: &'static str,
+}
+
 fn latency_histogram() -> Histogram {
     Histogram::new(LATENCY_BUCKETS)
 }
@@ -46,6 +54,7 @@ pub(crate) struct Metrics {
     registry: Registry,
     calls: Family<CallLabels, Counter>,
     errors: Family<ErrorLabels, Counter>,
+    repairs: Family<RepairLabels, Counter>,
     duration: Family<NameLabels, Histogram, fn() -> Histogram>,
     pub(crate) in_flight: Gauge,
     sessions: Gauge,
@@ -66,6 +75,7 @@ impl Metrics {
         }
         let calls = Family::<CallLabels, Counter>::default();
         let errors = Family::<ErrorLabels, Counter>::default();
+        let repairs = Family::<RepairLabels, Counter>::default();
         let duration = Family::<NameLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
         let (in_flight, sessions) = (Gauge::default(), Gauge::default());
         registry.register(
@@ -74,11 +84,16 @@ impl Metrics {
             calls.clone(),
         );
         registry.register("mcp_call_errors", "Calls that ended with an error, by code and reason", errors.clone());
+        registry.register(
+            "mcp_input_repairs",
+            "Repairs of tool arguments an agent got slightly wrong, by tool and kind",
+            repairs.clone(),
+        );
         let seconds = prometheus_client::registry::Unit::Seconds;
         registry.register_with_unit("mcp_call_duration", "How long calls took", seconds, duration.clone());
         registry.register("mcp_calls_in_flight", "Calls running now", in_flight.clone());
         registry.register("mcp_sessions", "Open Streamable HTTP sessions", sessions.clone());
-        Self { registry, calls, errors, duration, in_flight, sessions }
+        Self { registry, calls, errors, repairs, duration, in_flight, sessions }
     }
 
     pub(crate) fn finished(
@@ -97,6 +112,10 @@ impl Metrics {
         if matches!(outcome, Outcome::Ok | Outcome::Error) {
             self.duration.get_or_create(&NameLabels { kind, name }).observe(seconds);
         }
+    }
+
+    pub(crate) fn repaired(&self, tool: &'static str, kind: &'static str) {
+        self.repairs.get_or_create(&RepairLabels { tool, kind }).inc();
     }
 
     /// The exposition text (OpenMetrics, which Prometheus scrapes), with

@@ -12,6 +12,9 @@ pub(crate) struct Observe {
     /// [`Server::mask_error_details`](crate::server::builder::Server::mask_error_details); the
     /// default is `true`, set by [`Server::build`](crate::server::builder::Server::build).
     pub(crate) mask_error_details: bool,
+    /// [`Server::repair_arguments`](crate::server::builder::Server::repair_arguments); the
+    /// default is `true`, set by [`Server::build`](crate::server::builder::Server::build).
+    pub(crate) repair_arguments: bool,
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<Arc<super::metrics::Metrics>>,
     #[cfg(feature = "rate-limit")]
@@ -68,6 +71,17 @@ impl Observe {
             return limiter.admit(caller, client_ip);
         }
         Ok(())
+    }
+
+    /// The arguments of a call of the tool `name` were repaired: one count per repair.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) fn repaired(&self, name: &'static str, repairs: &[crate::define::Repair]) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            for repair in repairs {
+                metrics.repaired(name, repair.kind.as_str());
+            }
+        }
     }
 
     /// A call ended with `outcome` after `seconds`; `error` is its code and reason.

@@ -130,6 +130,8 @@ impl HttpOptions {
     /// OpenMetrics text format that Prometheus scrapes (feature `metrics`; off
     /// unless set): `mcp_calls_total` by `kind`, `name` and `outcome`,
     /// `mcp_call_errors_total` by `code` and `reason`,
+    /// `mcp_input_repairs_total` by `tool` and `kind` (the repairs of tool
+    /// arguments, see `Server::repair_arguments`),
     /// `mcp_call_duration_seconds` (a histogram), `mcp_calls_in_flight` and
     /// `mcp_sessions`. Like `/healthz` it needs no bearer token (a scraper
     /// holds none): keep it to the private network, or let the proxy refuse it.
