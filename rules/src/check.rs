@@ -130,3 +130,52 @@ pub fn app_csp_domain(domain: &str) -> Result<(), &'static str> {
     }
     Ok(())
 }
+
+/// The longest skill `name` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_NAME_LEN: usize = 64;
+
+/// The longest skill `description` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_DESCRIPTION_LEN: usize = 1024;
+
+/// The longest `compatibility` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_COMPATIBILITY_LEN: usize = 500;
+
+/// The frontmatter keys the Agent Skills format defines; any other key is a
+/// typo or belongs under `metadata` (`skill-frontmatter`).
+pub const SKILL_FRONTMATTER_KEYS: &[&str] =
+    &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
+
+/// Files per skill the Skills extension (SEP-2640) guarantees every host loads (`skill-size-limit`).
+pub const MAX_SKILL_FILES: usize = 512;
+
+/// Bytes per skill the Skills extension (SEP-2640) guarantees every host loads (`skill-size-limit`).
+pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// `skill-frontmatter`: a skill `name` is 1 to [`MAX_SKILL_NAME_LEN`]
+/// characters of lowercase letters, digits and single hyphens inside the word,
+/// as the Agent Skills format and the conformance suite's naming check read it.
+/// The error says what is wrong, for the message.
+///
+/// ```
+/// use mcp_contract::rules::check::skill_name;
+/// assert!(skill_name("collection-search").is_ok());
+/// for bad in ["", "Search", "-search", "search-", "col--search", "col_search"] {
+///     assert!(skill_name(bad).is_err(), "{bad}");
+/// }
+/// assert!(skill_name(&"x".repeat(65)).is_err());
+/// ```
+pub fn skill_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("is empty");
+    }
+    if name.chars().count() > MAX_SKILL_NAME_LEN {
+        return Err("is longer than 64 characters");
+    }
+    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        return Err("has characters other than lowercase letters, digits and hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+        return Err("starts or ends with a hyphen, or has two in a row");
+    }
+    Ok(())
+}
