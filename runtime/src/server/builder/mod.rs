@@ -62,6 +62,8 @@ pub struct Server {
     mask_error_details: bool,
     hooks: Vec<Arc<dyn CallHook>>,
     request_state_key: Option<Vec<u8>>,
+    skills_dir: Option<std::path::PathBuf>,
+    skills_ttl: std::time::Duration,
 }
 
 impl Server {
@@ -90,6 +92,8 @@ impl Server {
             mask_error_details: true,
             hooks: Vec::new(),
             request_state_key: None,
+            skills_dir: None,
+            skills_ttl: dispatch::skills::DEFAULT_SKILLS_TTL,
         }
     }
 
@@ -207,6 +211,52 @@ impl Server {
         self
     }
 
+    /// Serve the agent skills below `dir` (the Skills extension, SEP-2640,
+    /// `io.modelcontextprotocol/skills`): each folder holding a `SKILL.md` is
+    /// a skill, served at `skill://<its path below dir>/SKILL.md` with its
+    /// files beside it. The folder is read when the server is built, into
+    /// memory: `skills/list` and `skills/get` give each file's sha256 digest
+    /// and size, `resources/read` serves the same bytes with their MIME type,
+    /// `resources/list` shows each skill's `SKILL.md`, and
+    /// `resources/directory/read` lists a skill's folders. A second call
+    /// replaces the folder.
+    ///
+    /// [`Server::build`] refuses a folder it cannot serve whole, with every
+    /// problem: a `SKILL.md` frontmatter the Agent Skills format does not allow
+    /// (`skill-frontmatter`), a symbolic link or special file
+    /// (`skill-files`), a skill over 512 files or 16 MiB
+    /// (`skill-size-limit`). The linter checks the skills with the rest of
+    /// the server (`skill-allowed-tools-served`, `skill-name-unique`,
+    /// `skill-uri-clash`). Names starting with `.` are neither read nor served.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let dir = std::env::temp_dir().join(format!("skills-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("visit-planning")).unwrap();
+    /// std::fs::write(
+    ///     dir.join("visit-planning/SKILL.md"),
+    ///     "---\nname: visit-planning\ndescription: Plan a visit to the museum.\n---\nStart with the opening hours.\n",
+    /// )
+    /// .unwrap();
+    /// let server = Server::new("museum", "1.0.0").skills_dir(&dir).build().unwrap();
+    /// assert!(server.config().capabilities.extensions.as_ref().unwrap().contains_key("io.modelcontextprotocol/skills"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills_dir = Some(dir.into());
+        self
+    }
+
+    /// How long a host may keep this server's `skills/list` and `skills/get`
+    /// answers before asking again (`ttlMs`; 5 minutes unless set). Their
+    /// `cacheScope` is `public`, the same answer for every caller, unless the
+    /// server has [`auth`](Server::auth): then `private`, so no shared cache
+    /// hands them to a caller without a token.
+    pub fn skills_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.skills_ttl = ttl;
+        self
+    }
+
     /// How to use this server's tools together, sent to the client in `initialize`.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
@@ -264,11 +314,20 @@ impl Server {
     /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
     /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
     /// ```
+    ///
+    /// The skills of [`Server::skills_dir`] are read for it; a folder that
+    /// cannot be served is [`Server::build`]'s to report, and is left out here.
     pub fn lint(&self, server_json: Option<&str>) -> LintReport {
+        let skills = self.load_skills().ok().flatten();
+        self.lint_with(server_json, skills.as_ref())
+    }
+
+    fn lint_with(&self, server_json: Option<&str>, skills: Option<&dispatch::skills::Skills>) -> LintReport {
         let mut input = LintInput::default()
             .tools(self.tools.iter().map(|tool| &**tool))
             .resources(self.catalog.resources())
             .prompts(self.catalog.prompts())
+            .skills(skills.map(dispatch::skills::Skills::for_lint).unwrap_or_default())
             .crate_info(&self.info.name, &self.info.version)
             .options(self.lint.clone().unwrap_or_default());
         input.server_json = server_json;
@@ -496,8 +555,9 @@ impl Server {
         if !missing.is_empty() {
             return Err(ServerError::MissingState(missing));
         }
+        let skills = self.load_skills()?;
         if self.lint.is_some() {
-            let report = self.lint(None);
+            let report = self.lint_with(None, skills.as_ref());
             for warning in report.warnings() {
                 tracing::warn!(target: "mcp_contract::lint", rule = warning.rule, tool = %warning.name, path = warning.path.as_deref(), "{}", warning.message);
             }
@@ -535,6 +595,7 @@ impl Server {
             catalog,
             self.changes,
             request_states,
+            skills,
         )
         .with_error_masking(self.mask_error_details)
         .with_hooks(self.hooks)
@@ -543,6 +604,12 @@ impl Server {
         .with_tasks(tasks)
         .with_shared_store(shared)
         .with_landing(self.landing))
+    }
+
+    /// The skills of [`Server::skills_dir`], checked and read.
+    fn load_skills(&self) -> Result<Option<dispatch::skills::Skills>, ServerError> {
+        let Some(dir) = &self.skills_dir else { return Ok(None) };
+        dispatch::skills::Skills::load(dir, self.skills_ttl, self.auth.is_some()).map(Some)
     }
 }
 

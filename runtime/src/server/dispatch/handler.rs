@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -22,6 +23,7 @@ use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, Finished, REQUEST_CANCELLED, admit_tool, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
+use super::skills::Skills;
 use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use crate::auth::AuthConfig;
@@ -74,6 +76,8 @@ struct Shared {
     by_name: HashMap<&'static str, usize>,
     states: StateMap,
     catalog: Catalog,
+    /// The skills of `Server::skills_dir`, when it has a folder.
+    skills: Option<Skills>,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -90,9 +94,13 @@ impl ToolServer {
         catalog: Catalog,
         changes: Option<Changes>,
         request_states: RequestStates,
+        skills: Option<Skills>,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
+        if skills.is_some() {
+            Skills::advertise(&mut capabilities);
+        }
         if tools.iter().any(|tool| tool.definition().app.is_some()) {
             capabilities.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), JsonObject::new());
         }
@@ -103,7 +111,7 @@ impl ToolServer {
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog, skills }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
@@ -508,7 +516,10 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         first_page(request.as_ref(), "resources/list")?;
         let listed = self.shared.catalog.listed_resources();
-        Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
+        let mut resources = self.enabled(PrimitiveKind::Resource, listed, |r| &r.name);
+        // Each skill's SKILL.md, as the extension lists them beside the server's own.
+        resources.extend(self.shared.skills.iter().flat_map(Skills::resources));
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn list_resource_templates(
@@ -526,6 +537,9 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(result) = self.shared.skills.as_ref().and_then(|skills| skills.read(&request.uri)) {
+            return Ok(ReadResourceResponse::Complete(result));
+        }
         let binding = Binding::new("resources/read", &request.uri, None);
         let round = self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
         let make = |name, errors| {
@@ -540,6 +554,41 @@ impl ServerHandler for ToolServer {
         {
             Ok(result) => Ok(ReadResourceResponse::Complete(result)),
             Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+        }
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        first_page(request.as_ref(), "skills/list")?;
+        match &self.shared.skills {
+            Some(skills) => Ok(skills.list()),
+            None => Err(ErrorData::method_not_found::<rmcp::model::ListSkillsRequestMethod>()),
+        }
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        match &self.shared.skills {
+            Some(skills) => skills.get(&request.uri),
+            None => Err(ErrorData::method_not_found::<rmcp::model::GetSkillRequestMethod>()),
+        }
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        no_cursor(request.cursor.as_deref(), "resources/directory/read")?;
+        match &self.shared.skills {
+            Some(skills) => skills.read_directory(&request.uri),
+            None => Err(ErrorData::method_not_found::<rmcp::model::ReadResourceDirectoryRequestMethod>()),
         }
     }
 
@@ -768,7 +817,12 @@ fn missing_capability(tool: &str, missing: Capability, stateless: bool) -> Resul
 /// invalid cursor SHOULD get -32602 (InvalidParams), rather than the first page
 /// again, which a client would take for the page after its cursor.
 fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<(), ErrorData> {
-    match request.and_then(|request| request.cursor.as_deref()) {
+    no_cursor(request.and_then(|request| request.cursor.as_deref()), method)
+}
+
+/// [`first_page`] of a request whose params hold the cursor themselves.
+fn no_cursor(cursor: Option<&str>, method: &str) -> Result<(), ErrorData> {
+    match cursor {
         None => Ok(()),
         Some(cursor) => {
             let cursor = crate::define::cap_quoted(cursor);
