@@ -7,7 +7,7 @@
 // user finds them. Every item is re-exported here by name, so the public API is
 // what this file lists (and `api/mcp-contract.txt` records).
 
-pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
+pub use mcp_contract_macros::{embed_skills, mcp_prompt, mcp_resource, mcp_tool};
 
 pub use mcp_contract_runtime::call::{BoxFuture, Context, Ctx, State};
 pub use mcp_contract_runtime::error::{ErrorContract, JsonObject, JsonRpcErrorCode, McpError, Reason};
@@ -161,7 +161,7 @@ pub mod server {
     //! replicas share (`RedisStore`, feature `redis`), rate limits (feature
     //! `rate-limit`), and the [`Landing`] page.
 
-    pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
+    pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, EmbeddedSkills, Landing, LandingLink};
     #[cfg(feature = "rate-limit")]
     pub use mcp_contract_runtime::server::RateLimit;
     pub use mcp_contract_runtime::server::{

@@ -294,3 +294,41 @@ fn a_resource_answering_for_a_skill_file_fails_the_build() {
     assert!(message.contains("skill-uri-clash"), "{message}");
     assert!(message.contains("skill://visit-planning/"), "{message}");
 }
+
+/// `embed_skills!` serves the folder from the binary with the very answers
+/// `skills_dir` gives from disk.
+#[tokio::test]
+async fn embedded_skills_answer_as_the_folder_does() {
+    let embedded = mcp_contract::embed_skills!("../examples/conformance-skills");
+    assert_eq!(embedded.files().len(), 5, "every file of the folder");
+    let from_disk = Client::connect(server()).await.expect("connects");
+    let from_binary =
+        Client::connect(Server::new("skills", "1.0.0").tool(TestSimpleText).skills(embedded)).await.expect("connects");
+    let skills = from_disk.list_skills().await.expect("list");
+    assert_eq!(from_binary.list_skills().await.expect("list"), skills);
+    assert_eq!(from_binary.list_resources().await.expect("list"), from_disk.list_resources().await.expect("list"));
+    for skill in &skills {
+        let SkillResources::Files(files) = &skill.resources else { panic!("files") };
+        for file in files {
+            assert_eq!(
+                from_binary.read_resource(&file.uri).await.expect("read"),
+                from_disk.read_resource(&file.uri).await.expect("read"),
+                "{}",
+                file.uri
+            );
+        }
+        assert_eq!(
+            from_binary.get_skill(&skill.uri).await.expect("get"),
+            from_disk.get_skill(&skill.uri).await.expect("get")
+        );
+    }
+    for dir in ["skill://visit-planning", "skill://visit-planning/references", "skill://acme/refunds"] {
+        assert_eq!(
+            from_binary.read_resource_directory(dir).await.expect("dir"),
+            from_disk.read_resource_directory(dir).await.expect("dir"),
+            "{dir}"
+        );
+    }
+    let not_a_dir = from_binary.read_resource_directory("skill://acme").await.expect_err("above the skills");
+    assert_eq!(not_a_dir.code(), JsonRpcErrorCode::InvalidParams);
+}

@@ -179,3 +179,98 @@ pub fn skill_name(name: &str) -> Result<(), &'static str> {
     }
     Ok(())
 }
+
+/// A frontmatter value as [`skill_frontmatter`] judges it: each side reads the
+/// YAML with its own parser and hands over only the shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontmatterValue<'a> {
+    /// A string.
+    Text(&'a str),
+    /// A mapping of keys to values.
+    Mapping,
+    /// Anything else: a number, a list, a boolean, null.
+    Other,
+}
+
+/// The YAML between the first line `---` of a `SKILL.md` and the next line
+/// `---`, or `None` when the file does not start with such a block.
+///
+/// ```
+/// use mcp_contract::rules::check::skill_frontmatter_block;
+/// assert_eq!(skill_frontmatter_block("---\nname: a\n---\nBody"), Some("name: a\n"));
+/// assert_eq!(skill_frontmatter_block("# Title\n"), None);
+/// assert_eq!(skill_frontmatter_block("---\nname: a\n"), None);
+/// ```
+pub fn skill_frontmatter_block(text: &str) -> Option<&str> {
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return None;
+    }
+    let start = text.find('\n')? + 1;
+    let mut end = start;
+    for line in lines {
+        if line.trim_end() == "---" {
+            return Some(&text[start..end]);
+        }
+        end += line.len();
+    }
+    None
+}
+
+/// `skill-frontmatter`: what the Agent Skills format forbids in the fields of
+/// a `SKILL.md` whose folder is named `folder`, each a sentence with its fix.
+///
+/// ```
+/// use mcp_contract::rules::check::{FrontmatterValue, skill_frontmatter};
+/// let fields = [("name", FrontmatterValue::Text("search")), ("description", FrontmatterValue::Text("Find."))];
+/// assert!(skill_frontmatter(&fields, "search").is_empty());
+/// let problems = skill_frontmatter(&[("name", FrontmatterValue::Text("Search"))], "search");
+/// assert_eq!(problems.len(), 2, "{problems:?}"); // the name, and no description
+/// ```
+pub fn skill_frontmatter(fields: &[(&str, FrontmatterValue<'_>)], folder: &str) -> Vec<String> {
+    let get = |key: &str| fields.iter().find(|(name, _)| *name == key).map(|(_, value)| *value);
+    let mut problems = Vec::new();
+    match get("name") {
+        Some(FrontmatterValue::Text(name)) => {
+            if let Err(why) = skill_name(name) {
+                problems.push(format!("`name: {name}` {why}: use lowercase words joined by single hyphens"));
+            } else if name != folder {
+                problems
+                    .push(format!("`name: {name}` is not its folder's name `{folder}`: rename one to match the other"));
+            }
+        }
+        _ => problems.push("`name` is missing or no string: add `name: <the folder's name>`".into()),
+    }
+    match get("description") {
+        Some(FrontmatterValue::Text(description)) if description.trim().is_empty() => {
+            problems.push("`description` is empty: say what the skill does and when to use it".into());
+        }
+        Some(FrontmatterValue::Text(description)) if description.chars().count() > MAX_SKILL_DESCRIPTION_LEN => {
+            problems.push(format!(
+                "`description` is longer than {MAX_SKILL_DESCRIPTION_LEN} characters: move the detail into the body"
+            ));
+        }
+        Some(FrontmatterValue::Text(_)) => {}
+        _ => problems.push("`description` is missing or no string: say what the skill does and when to use it".into()),
+    }
+    if let Some(FrontmatterValue::Text(text)) = get("compatibility")
+        && text.chars().count() > MAX_SKILL_COMPATIBILITY_LEN
+    {
+        problems.push(format!("`compatibility` is longer than {MAX_SKILL_COMPATIBILITY_LEN} characters: shorten it"));
+    }
+    for key in ["license", "compatibility", "allowed-tools"] {
+        if get(key).is_some_and(|value| !matches!(value, FrontmatterValue::Text(_))) {
+            problems.push(format!("`{key}` is no string"));
+        }
+    }
+    if get("metadata").is_some_and(|value| value != FrontmatterValue::Mapping) {
+        problems.push("`metadata` is no mapping".into());
+    }
+    for (key, _) in fields.iter().filter(|(key, _)| !SKILL_FRONTMATTER_KEYS.contains(key)) {
+        problems.push(format!(
+            "`{key}` is no key of the Agent Skills format ({}): move it under `metadata`",
+            SKILL_FRONTMATTER_KEYS.join(", ")
+        ));
+    }
+    problems
+}

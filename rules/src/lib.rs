@@ -222,6 +222,12 @@ rules! {
         TEMPLATE_PARAMS_ALIGN = "template-params-align", Error;
         /// A resource's name that looks like a URI.
         RESOURCE_NAME_NOT_URI = "resource-name-not-uri", Warning;
+        /// `embed_skills!` and `Server::skills_dir`: a `SKILL.md` whose frontmatter breaks the Agent Skills rules (a
+        /// missing or malformed `name` or `description`, a `name` that is not
+        /// its folder's, a key the format does not define).
+        SKILL_FRONTMATTER = "skill-frontmatter", Error;
+        /// A skill holding a symbolic link, a special file or a name that is not UTF-8.
+        SKILL_FILES = "skill-files", Error;
     }
     linter: {
         /// A tool's MCP App URI matches no resource the server serves.
@@ -319,12 +325,6 @@ rules! {
         LANDING_THEME_TYPE = "landing-theme-type", Error;
         LANDING_THEME_ACCENT = "landing-theme-accent", Error;
         LANDING_THEME_ACCENT_FORMAT = "landing-theme-accent-format", Error;
-        /// A `SKILL.md` whose frontmatter breaks the Agent Skills rules (a
-        /// missing or malformed `name` or `description`, a `name` that is not
-        /// its folder's, a key the format does not define).
-        SKILL_FRONTMATTER = "skill-frontmatter", Error;
-        /// A skill holding a symbolic link, a special file or a name that is not UTF-8.
-        SKILL_FILES = "skill-files", Error;
         /// A skill over the extension's limits: 512 files or 16 MiB.
         SKILL_SIZE_LIMIT = "skill-size-limit", Error;
         /// A skill's `allowed-tools` names a tool this server does not serve.

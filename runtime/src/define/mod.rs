@@ -13,6 +13,7 @@ mod landing;
 mod mismatch;
 mod prompt;
 mod resource;
+mod skills;
 mod tool;
 
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
@@ -27,6 +28,7 @@ pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
 pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
+pub use self::skills::EmbeddedSkills;
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };

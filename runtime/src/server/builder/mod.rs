@@ -62,7 +62,7 @@ pub struct Server {
     mask_error_details: bool,
     hooks: Vec<Arc<dyn CallHook>>,
     request_state_key: Option<Vec<u8>>,
-    skills_dir: Option<std::path::PathBuf>,
+    skills: Option<dispatch::skills::SkillsSource>,
     skills_ttl: std::time::Duration,
 }
 
@@ -92,7 +92,7 @@ impl Server {
             mask_error_details: true,
             hooks: Vec::new(),
             request_state_key: None,
-            skills_dir: None,
+            skills: None,
             skills_ttl: dispatch::skills::DEFAULT_SKILLS_TTL,
         }
     }
@@ -243,7 +243,22 @@ impl Server {
     /// # std::fs::remove_dir_all(&dir).unwrap();
     /// ```
     pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
-        self.skills_dir = Some(dir.into());
+        self.skills = Some(dispatch::skills::SkillsSource::Folder(dir.into()));
+        self
+    }
+
+    /// Serve the skills `embed_skills!` read into the binary when it was
+    /// built, as [`Server::skills_dir`] serves a folder: the same answers, the
+    /// same checks (done at compile time, and again here), with no file
+    /// beside the deployed server. Replaces a folder given before.
+    ///
+    /// ```ignore
+    /// use mcp_contract::server::Server;
+    /// // In src/main.rs, the crate's skills/ folder (tests/skills.rs compiles this).
+    /// let server = Server::new("museum", "1.0.0").skills(mcp_contract::embed_skills!("../skills"));
+    /// ```
+    pub fn skills(mut self, skills: crate::define::EmbeddedSkills) -> Self {
+        self.skills = Some(dispatch::skills::SkillsSource::Embedded(skills));
         self
     }
 
@@ -608,8 +623,8 @@ impl Server {
 
     /// The skills of [`Server::skills_dir`], checked and read.
     fn load_skills(&self) -> Result<Option<dispatch::skills::Skills>, ServerError> {
-        let Some(dir) = &self.skills_dir else { return Ok(None) };
-        dispatch::skills::Skills::load(dir, self.skills_ttl, self.auth.is_some()).map(Some)
+        let Some(source) = &self.skills else { return Ok(None) };
+        dispatch::skills::Skills::load(source, self.skills_ttl, self.auth.is_some()).map(Some)
     }
 }
 
