@@ -250,3 +250,18 @@ pub mod logging {
 /// name, as `::mcp_contract::__private::..`; not a public API.
 #[doc(hidden)]
 pub use mcp_contract_runtime::__private;
+
+/// The repository's own agent skills (`skills/`, shipped in the package beside
+/// the source): their code blocks compile and run as doctests, so a skill
+/// never teaches code that no longer builds.
+#[cfg(doctest)]
+mod skills {
+    #[doc = include_str!("../skills/error-contracts/SKILL.md")]
+    struct ErrorContracts;
+    #[doc = include_str!("../skills/lint-diagnostics/SKILL.md")]
+    struct LintDiagnostics;
+    #[doc = include_str!("../skills/testing-servers/SKILL.md")]
+    struct TestingServers;
+    #[doc = include_str!("../skills/deploying-servers/SKILL.md")]
+    struct DeployingServers;
+}

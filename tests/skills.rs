@@ -332,3 +332,18 @@ async fn embedded_skills_answer_as_the_folder_does() {
     let not_a_dir = from_binary.read_resource_directory("skill://acme").await.expect_err("above the skills");
     assert_eq!(not_a_dir.code(), JsonRpcErrorCode::InvalidParams);
 }
+
+/// The repository's own skills (`skills/`) are skills this crate serves
+/// without a finding, their `allowed-tools` aside (they name none).
+#[test]
+fn the_repository_skills_are_served_clean() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("skills");
+    let server = Server::new("mcp-contract", "0.1.0").skills_dir(&dir);
+    let report = server.lint(None);
+    assert!(report.diagnostics.is_empty(), "{report}");
+    let embedded = mcp_contract::embed_skills!("../skills");
+    let mut names: Vec<&str> = embedded.files().iter().filter_map(|(path, _)| path.strip_suffix("/SKILL.md")).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["deploying-servers", "error-contracts", "lint-diagnostics", "testing-servers"]);
+    server.build().expect("every skill is valid");
+}
