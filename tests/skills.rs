@@ -347,3 +347,31 @@ fn the_repository_skills_are_served_clean() {
     assert_eq!(names, ["deploying-servers", "error-contracts", "lint-diagnostics", "testing-servers"]);
     server.build().expect("every skill is valid");
 }
+
+/// The landing page and the server card name the skills beside the tools.
+#[tokio::test]
+async fn the_card_and_the_landing_page_mention_the_skills() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(server().build().expect("builds").serve_http_on(listener, options));
+    let _stop = stop.drop_guard();
+    let get = |path: &str| {
+        let request = reqwest::Client::new().get(format!("http://{addr}{path}")).header("accept", "text/html");
+        async move {
+            let response = tokio::time::timeout(std::time::Duration::from_secs(10), request.send())
+                .await
+                .expect("answered in time")
+                .expect("sent");
+            response.text().await.expect("a body")
+        }
+    };
+    let card: Value = serde_json::from_str(&get("/.well-known/mcp.json").await).expect("the card is JSON");
+    assert_eq!(card["capabilities"]["skills"], true, "{card}");
+    let names: Vec<&str> =
+        card["skills"].as_array().expect("a list").iter().filter_map(|s| s["name"].as_str()).collect();
+    assert_eq!(names, ["refunds", "visit-planning"], "{card}");
+    let page = get("/").await;
+    assert!(page.contains("2 agent skills (skills/list)"), "{page}");
+}

@@ -272,6 +272,11 @@ impl ToolServer {
         &self.shared.listed
     }
 
+    /// Each skill's `SKILL.md` as `resources/list` shows it (for the landing page and the card).
+    pub(crate) fn listed_skills(&self) -> Vec<rmcp::model::Resource> {
+        self.shared.skills.iter().flat_map(Skills::resources).collect()
+    }
+
     /// The `initialize` answer: server info, capabilities and instructions.
     pub fn config(&self) -> &ServerConfig {
         &self.shared.config
