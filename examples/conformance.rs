@@ -856,6 +856,8 @@ fn server(changes: &Changes, revision: &Arc<Revision>) -> Server {
         .prompt(TestPromptWithEmbeddedResource)
         .prompt(TestPromptWithImage)
         .prompt(TestInputRequiredResultPrompt)
+        // The Skills extension (SEP-2640): the suite's sep-2640-skills-* scenarios read these.
+        .skills_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/conformance-skills"))
         .changes(changes.clone())
         .shared_state(Arc::clone(revision))
 }

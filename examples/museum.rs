@@ -755,6 +755,8 @@ pub(crate) fn server(collection: Option<std::path::PathBuf>) -> Server {
         .resource(ObjectViewer)
         .resource(ObjectRecordById)
         .prompt(PlanVisit)
+        // How to use the tools well, as an agent skill (SEP-2640), read into the binary.
+        .skills(mcp_contract::embed_skills!("museum-skills"))
         .state(GuestbookState::default())
         .changes(Changes::new());
     if std::env::var_os("MUSEUM_TEST_TOOLS").is_some_and(|value| value == "1") {
@@ -924,6 +926,18 @@ mod tests {
         let heard =
             client.wait_for(1, |n| matches!(n, mcp_contract::testing::Notification::ResourceUpdated { .. })).await;
         assert!(heard.is_ok(), "{heard:?}");
+    }
+
+    #[tokio::test]
+    async fn the_museum_serves_its_skill() {
+        let client = client().await;
+        let skills = client.list_skills().await.unwrap();
+        let names: Vec<&str> = skills.iter().map(|skill| skill.name()).collect();
+        assert_eq!(names, ["collection-search"]);
+        let errors = client.read_resource("skill://collection-search/references/errors.md").await.unwrap();
+        assert!(serde_json::to_string(&errors).unwrap().contains("image_service_busy"));
+        let lint = server(None).lint(None);
+        assert!(lint.diagnostics.iter().all(|d| !d.rule.starts_with("skill-")), "{lint}");
     }
 
     /// Every tool's failures are declared, its outputs fit its schema and its

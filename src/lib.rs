@@ -7,7 +7,7 @@
 // user finds them. Every item is re-exported here by name, so the public API is
 // what this file lists (and `api/mcp-contract.txt` records).
 
-pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
+pub use mcp_contract_macros::{embed_skills, mcp_prompt, mcp_resource, mcp_tool};
 
 pub use mcp_contract_runtime::call::{BoxFuture, Context, Ctx, State};
 pub use mcp_contract_runtime::error::{ErrorContract, JsonObject, JsonRpcErrorCode, McpError, Reason};
@@ -166,7 +166,7 @@ pub mod server {
     //! `rate-limit`), the [`Landing`] page, and work that runs only while it
     //! serves ([`Server::on_serve`], [`Server::on_shutdown`]).
 
-    pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};
+    pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, EmbeddedSkills, Landing, LandingLink};
     #[cfg(feature = "rate-limit")]
     pub use mcp_contract_runtime::server::RateLimit;
     pub use mcp_contract_runtime::server::{
@@ -260,3 +260,18 @@ pub mod logging {
 /// name, as `::mcp_contract::__private::..`; not a public API.
 #[doc(hidden)]
 pub use mcp_contract_runtime::__private;
+
+/// The repository's own agent skills (`skills/`, shipped in the package beside
+/// the source): their code blocks compile and run as doctests, so a skill
+/// never teaches code that no longer builds.
+#[cfg(doctest)]
+mod skills {
+    #[doc = include_str!("../skills/error-contracts/SKILL.md")]
+    struct ErrorContracts;
+    #[doc = include_str!("../skills/lint-diagnostics/SKILL.md")]
+    struct LintDiagnostics;
+    #[doc = include_str!("../skills/testing-servers/SKILL.md")]
+    struct TestingServers;
+    #[doc = include_str!("../skills/deploying-servers/SKILL.md")]
+    struct DeployingServers;
+}

@@ -1,5 +1,7 @@
 //! End-to-end: the museum example driven by the official MCP clients.
 //!
+//! - FastMCP 4's Skills client (pinned in tests/e2e/fastmcp/requirements.txt), over
+//!   Streamable HTTP: the museum's skill listed, got and every file verified;
 //! - Python (`mcp`, pinned in tests/e2e/python/requirements.txt), over stdio and
 //!   over Streamable HTTP with sessions and stateless; the virtualenv is created
 //!   under `target/e2e/` on first use.
@@ -23,7 +25,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{profile_dir, root, run, ts2_dir, venv_python};
+use support::{fastmcp_python, profile_dir, root, run, ts2_dir, venv_python};
 
 fn museum() -> PathBuf {
     let path = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
@@ -137,6 +139,24 @@ impl Drop for HttpMuseum {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// FastMCP 4's Skills client (SEP-2640, `fastmcp.skills`) lists the museum's
+/// skill over Streamable HTTP, gets it, and reads every file, each checked
+/// against the digest and size the listing gave.
+#[test]
+fn fastmcp_skills_client_reads_and_verifies_the_museums_skill() {
+    if !require("python3") {
+        return;
+    }
+    let server = HttpMuseum::start(&[]);
+    let output = run(
+        Command::new(fastmcp_python()).arg(root().join("tests/e2e/fastmcp/skills_client.py")).arg(&server.url),
+        "the FastMCP skills client",
+    );
+    assert_checks_passed(&output, "the FastMCP skills client");
+    #[cfg(unix)]
+    server.terminate();
 }
 
 fn python_client_over_http(extra: &[&str], what: &str) {

@@ -1,5 +1,6 @@
-//! The attribute macros of mcp-contract: `#[mcp_tool]`, `#[mcp_resource]` and
-//! `#[mcp_prompt]`. This file holds their entry points only; each hands the
+//! The macros of mcp-contract: the attributes `#[mcp_tool]`, `#[mcp_resource]`
+//! and `#[mcp_prompt]`, and `embed_skills!` (`expand::skills`, a folder of
+//! agent skills read into the binary). This file holds their entry points only; each hands the
 //! handler function to its pipeline, `expand::tool::mcp_tool`,
 //! `expand::resource::mcp_resource` or `expand::prompt::mcp_prompt`, which runs
 //! the three stages in order, with every diagnostic collected in `diag` and
@@ -156,4 +157,27 @@ fn handler_fn(item: TokenStream, attribute: &str) -> Result<syn::ItemFn, TokenSt
         );
         syn::Error::new(err.span(), text).to_compile_error().into()
     })
+}
+
+/// Read a folder of agent skills into the binary at compile time, for
+/// `Server::skills`: a deployed server serves them with no file beside it.
+///
+/// ```ignore
+/// let server = Server::new("museum", "1.0.0").skills(mcp_contract::embed_skills!("skills"));
+/// ```
+///
+/// The path is relative to the file that invokes the macro, as
+/// `include_bytes!`'s is (`"../skills"` from `src/main.rs`; where no such
+/// file exists, in a doctest, to the crate's `Cargo.toml`). Every file below it but
+/// hidden ones (a name starting with `.`) is embedded with `include_bytes!`,
+/// so a change to one rebuilds the crate. Each folder holding a `SKILL.md` is
+/// a skill, checked as `Server::build` checks a folder it reads, every problem
+/// reported at the literal: its frontmatter (`skill-frontmatter`), its files
+/// (no symbolic link, special file or name that is not UTF-8, no `SKILL.md`
+/// at the root: `skill-files`) and its size (`skill-size-limit`).
+#[proc_macro]
+pub fn embed_skills(input: TokenStream) -> TokenStream {
+    // The invoking file, whose folder a relative path is read from, as `include_bytes!`'s is.
+    let file = proc_macro::Span::call_site().local_file();
+    expand::skills::embed_skills(input.into(), file.as_deref()).into()
 }

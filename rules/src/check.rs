@@ -205,3 +205,147 @@ pub fn alias_conflicts(aliases: &[(&str, &[&str])], fields: Option<&[&str]>) -> 
     }
     conflicts
 }
+
+/// The longest skill `name` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_NAME_LEN: usize = 64;
+
+/// The longest skill `description` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_DESCRIPTION_LEN: usize = 1024;
+
+/// The longest `compatibility` the Agent Skills format allows (`skill-frontmatter`).
+pub const MAX_SKILL_COMPATIBILITY_LEN: usize = 500;
+
+/// The frontmatter keys the Agent Skills format defines; any other key is a
+/// typo or belongs under `metadata` (`skill-frontmatter`).
+pub const SKILL_FRONTMATTER_KEYS: &[&str] =
+    &["name", "description", "license", "compatibility", "metadata", "allowed-tools"];
+
+/// Files per skill the Skills extension (SEP-2640) guarantees every host loads (`skill-size-limit`).
+pub const MAX_SKILL_FILES: usize = 512;
+
+/// Bytes per skill the Skills extension (SEP-2640) guarantees every host loads (`skill-size-limit`).
+pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// `skill-frontmatter`: a skill `name` is 1 to [`MAX_SKILL_NAME_LEN`]
+/// characters of lowercase letters, digits and single hyphens inside the word,
+/// as the Agent Skills format and the conformance suite's naming check read it.
+/// The error says what is wrong, for the message.
+///
+/// ```
+/// use mcp_contract::rules::check::skill_name;
+/// assert!(skill_name("collection-search").is_ok());
+/// for bad in ["", "Search", "-search", "search-", "col--search", "col_search"] {
+///     assert!(skill_name(bad).is_err(), "{bad}");
+/// }
+/// assert!(skill_name(&"x".repeat(65)).is_err());
+/// ```
+pub fn skill_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("is empty");
+    }
+    if name.chars().count() > MAX_SKILL_NAME_LEN {
+        return Err("is longer than 64 characters");
+    }
+    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        return Err("has characters other than lowercase letters, digits and hyphens");
+    }
+    if name.starts_with('-') || name.ends_with('-') || name.contains("--") {
+        return Err("starts or ends with a hyphen, or has two in a row");
+    }
+    Ok(())
+}
+
+/// A frontmatter value as [`skill_frontmatter`] judges it: each side reads the
+/// YAML with its own parser and hands over only the shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrontmatterValue<'a> {
+    /// A string.
+    Text(&'a str),
+    /// A mapping of keys to values.
+    Mapping,
+    /// Anything else: a number, a list, a boolean, null.
+    Other,
+}
+
+/// The YAML between the first line `---` of a `SKILL.md` and the next line
+/// `---`, or `None` when the file does not start with such a block.
+///
+/// ```
+/// use mcp_contract::rules::check::skill_frontmatter_block;
+/// assert_eq!(skill_frontmatter_block("---\nname: a\n---\nBody"), Some("name: a\n"));
+/// assert_eq!(skill_frontmatter_block("# Title\n"), None);
+/// assert_eq!(skill_frontmatter_block("---\nname: a\n"), None);
+/// ```
+pub fn skill_frontmatter_block(text: &str) -> Option<&str> {
+    let mut lines = text.split_inclusive('\n');
+    if lines.next().map(str::trim_end) != Some("---") {
+        return None;
+    }
+    let start = text.find('\n')? + 1;
+    let mut end = start;
+    for line in lines {
+        if line.trim_end() == "---" {
+            return Some(&text[start..end]);
+        }
+        end += line.len();
+    }
+    None
+}
+
+/// `skill-frontmatter`: what the Agent Skills format forbids in the fields of
+/// a `SKILL.md` whose folder is named `folder`, each a sentence with its fix.
+///
+/// ```
+/// use mcp_contract::rules::check::{FrontmatterValue, skill_frontmatter};
+/// let fields = [("name", FrontmatterValue::Text("search")), ("description", FrontmatterValue::Text("Find."))];
+/// assert!(skill_frontmatter(&fields, "search").is_empty());
+/// let problems = skill_frontmatter(&[("name", FrontmatterValue::Text("Search"))], "search");
+/// assert_eq!(problems.len(), 2, "{problems:?}"); // the name, and no description
+/// ```
+pub fn skill_frontmatter(fields: &[(&str, FrontmatterValue<'_>)], folder: &str) -> Vec<String> {
+    let get = |key: &str| fields.iter().find(|(name, _)| *name == key).map(|(_, value)| *value);
+    let mut problems = Vec::new();
+    match get("name") {
+        Some(FrontmatterValue::Text(name)) => {
+            if let Err(why) = skill_name(name) {
+                problems.push(format!("`name: {name}` {why}: use lowercase words joined by single hyphens"));
+            } else if name != folder {
+                problems
+                    .push(format!("`name: {name}` is not its folder's name `{folder}`: rename one to match the other"));
+            }
+        }
+        _ => problems.push("`name` is missing or no string: add `name: <the folder's name>`".into()),
+    }
+    match get("description") {
+        Some(FrontmatterValue::Text(description)) if description.trim().is_empty() => {
+            problems.push("`description` is empty: say what the skill does and when to use it".into());
+        }
+        Some(FrontmatterValue::Text(description)) if description.chars().count() > MAX_SKILL_DESCRIPTION_LEN => {
+            problems.push(format!(
+                "`description` is longer than {MAX_SKILL_DESCRIPTION_LEN} characters: move the detail into the body"
+            ));
+        }
+        Some(FrontmatterValue::Text(_)) => {}
+        _ => problems.push("`description` is missing or no string: say what the skill does and when to use it".into()),
+    }
+    if let Some(FrontmatterValue::Text(text)) = get("compatibility")
+        && text.chars().count() > MAX_SKILL_COMPATIBILITY_LEN
+    {
+        problems.push(format!("`compatibility` is longer than {MAX_SKILL_COMPATIBILITY_LEN} characters: shorten it"));
+    }
+    for key in ["license", "compatibility", "allowed-tools"] {
+        if get(key).is_some_and(|value| !matches!(value, FrontmatterValue::Text(_))) {
+            problems.push(format!("`{key}` is no string"));
+        }
+    }
+    if get("metadata").is_some_and(|value| value != FrontmatterValue::Mapping) {
+        problems.push("`metadata` is no mapping".into());
+    }
+    for (key, _) in fields.iter().filter(|(key, _)| !SKILL_FRONTMATTER_KEYS.contains(key)) {
+        problems.push(format!(
+            "`{key}` is no key of the Agent Skills format ({}): move it under `metadata`",
+            SKILL_FRONTMATTER_KEYS.join(", ")
+        ));
+    }
+    problems
+}

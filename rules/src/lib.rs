@@ -227,6 +227,12 @@ rules! {
         /// An input alias that is also a field, that two fields share, or
         /// whose field the input does not have.
         INPUT_ALIAS_CONFLICT = "input-alias-conflict", Error;
+        /// `embed_skills!` and `Server::skills_dir`: a `SKILL.md` whose frontmatter breaks the Agent Skills rules (a
+        /// missing or malformed `name` or `description`, a `name` that is not
+        /// its folder's, a key the format does not define).
+        SKILL_FRONTMATTER = "skill-frontmatter", Error;
+        /// A skill holding a symbolic link, a special file or a name that is not UTF-8.
+        SKILL_FILES = "skill-files", Error;
     }
     linter: {
         /// A tool's MCP App URI matches no resource the server serves.
@@ -331,6 +337,14 @@ rules! {
         LANDING_THEME_TYPE = "landing-theme-type", Error;
         LANDING_THEME_ACCENT = "landing-theme-accent", Error;
         LANDING_THEME_ACCENT_FORMAT = "landing-theme-accent-format", Error;
+        /// A skill over the extension's limits: 512 files or 16 MiB.
+        SKILL_SIZE_LIMIT = "skill-size-limit", Error;
+        /// A skill's `allowed-tools` names a tool this server does not serve.
+        SKILL_ALLOWED_TOOLS_SERVED = "skill-allowed-tools-served", Warning;
+        /// Two skills of one server share a name.
+        SKILL_NAME_UNIQUE = "skill-name-unique", Warning;
+        /// A resource of the server's own answers for a URI a skill serves.
+        SKILL_URI_CLASH = "skill-uri-clash", Error;
     }
 }
 

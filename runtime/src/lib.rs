@@ -60,17 +60,17 @@ pub use error::{
     classify, classify_parts, http_status_to_error_code, render, try_catch, try_catch_sync, with_retry,
 };
 
-/// Exactly what the expansions of `#[mcp_tool]`, `#[mcp_resource]` and
-/// `#[mcp_prompt]` (and the crate's own benchmarks and property tests) use
+/// Exactly what the expansions of `#[mcp_tool]`, `#[mcp_resource]`,
+/// `#[mcp_prompt]` and `embed_skills!` (and the crate's own benchmarks and property tests) use
 /// beyond the public API; not a public API. The facade re-exports it whole.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{Capability, Context, Ctx, State};
     pub use crate::define::{
-        APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EnrichmentDefinition, InputAlias,
-        IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage, ReadResourceResult, Resource,
-        ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput, TrailerField,
-        prompt_arguments,
+        APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EmbeddedSkills, EnrichmentDefinition,
+        InputAlias, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage,
+        ReadResourceResult, Resource, ResourceDefinition, StateType, TaskSupport, Tool, ToolAnnotations,
+        ToolDefinition, ToolOutput, TrailerField, prompt_arguments,
     };
     pub use crate::error::{
         ContractDeclared, ErrorContract, ErrorSeverity, JsonRpcErrorCode, McpError, NoContract, Reason,

@@ -74,28 +74,38 @@ pub(crate) fn run(command: &mut Command, what: &str) -> Output {
 /// installed (once per its content: a stamp holds what was installed).
 pub(crate) fn venv_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        installed(|| {
-            let requirements = root().join("tests/e2e/python/requirements.txt");
-            let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
-            let venv = e2e_dir().join("python-venv");
-            let bin = if cfg!(windows) { venv.join("Scripts") } else { venv.join("bin") };
-            let python = bin.join(format!("python{}", std::env::consts::EXE_SUFFIX));
-            let stamp = venv.join("installed-requirements.txt");
-            if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
-                return python;
-            }
-            let _ = std::fs::remove_dir_all(&venv);
-            run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv");
-            run(
-                Command::new(&python)
-                    .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
-                    .arg(&requirements),
-                "pip install -r tests/e2e/python/requirements.txt",
-            );
-            std::fs::write(&stamp, wanted).expect("the stamp is writable");
-            python
-        })
+    PYTHON.get_or_init(|| pinned_venv("python", "python-venv"))
+}
+
+/// [`venv_python`] with FastMCP 4 instead, from tests/e2e/fastmcp/requirements.txt:
+/// a venv of its own, since it pins another `mcp` than the official client's.
+pub(crate) fn fastmcp_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| pinned_venv("fastmcp", "fastmcp-venv"))
+}
+
+/// The python of `target/e2e/<venv>`, with tests/e2e/<clients>/requirements.txt installed.
+fn pinned_venv(clients: &str, venv: &str) -> PathBuf {
+    installed(|| {
+        let requirements = root().join(format!("tests/e2e/{clients}/requirements.txt"));
+        let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
+        let venv = e2e_dir().join(venv);
+        let bin = if cfg!(windows) { venv.join("Scripts") } else { venv.join("bin") };
+        let python = bin.join(format!("python{}", std::env::consts::EXE_SUFFIX));
+        let stamp = venv.join("installed-requirements.txt");
+        if python.exists() && std::fs::read_to_string(&stamp).is_ok_and(|installed| installed == wanted) {
+            return python;
+        }
+        let _ = std::fs::remove_dir_all(&venv);
+        run(Command::new("python3").args(["-m", "venv"]).arg(&venv), "python3 -m venv");
+        run(
+            Command::new(&python)
+                .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+                .arg(&requirements),
+            &format!("pip install -r tests/e2e/{clients}/requirements.txt"),
+        );
+        std::fs::write(&stamp, wanted).expect("the stamp is writable");
+        python
     })
 }
 

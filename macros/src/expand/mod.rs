@@ -8,7 +8,8 @@
 //! - `reason_names`: the bare reason names at `ctx.fail(..)` rewritten;
 //! - `question_mark`: the handler's `?`s rewritten to convert any error;
 //! - `tool`, `resource`, `prompt`: each attribute's pipeline and trait impl,
-//!   with `resource_or_prompt` for what a resource and a prompt generate alike.
+//!   with `resource_or_prompt` for what a resource and a prompt generate alike;
+//! - `skills`: `embed_skills!`, a folder read, judged and embedded in one file.
 
 use proc_macro2::TokenStream;
 
@@ -18,6 +19,7 @@ pub(crate) mod question_mark;
 pub(crate) mod reason_names;
 pub(crate) mod resource;
 pub(crate) mod resource_or_prompt;
+pub(crate) mod skills;
 pub(crate) mod tool;
 
 /// `tokens` with every token (inside groups too) at `span`.

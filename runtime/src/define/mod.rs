@@ -15,6 +15,7 @@ mod mismatch;
 mod prompt;
 pub(crate) mod repair;
 mod resource;
+mod skills;
 mod tool;
 
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
@@ -32,6 +33,7 @@ pub use self::prompt::{
 pub use self::repair::InputAlias;
 pub(crate) use self::repair::{Repair, aliases_beside_fields, repair, with_rewrites};
 pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
+pub use self::skills::EmbeddedSkills;
 pub use self::tool::{
     DynTool, FormatSample, NoArguments, OutputSample, TaskSupport, Tool, ToolAnnotations, ToolDefinition, ToolOutput,
 };

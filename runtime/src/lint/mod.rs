@@ -18,6 +18,7 @@
 //! | prompts | `prompt-arguments-align`, `describe-on-fields` on arguments, .. | `prompt.rs` |
 //! | server.json | the 41 `server-json-*` rules | `server_json.rs` |
 //! | landing page | the 23 `landing-*` rules on [`Landing`](crate::define::Landing) | `landing.rs` |
+//! | skills | `skill-allowed-tools-served`, `skill-name-unique`, `skill-uri-clash` | `skill.rs` |
 //!
 //! Where it runs: [`Server::build`](crate::server::Server::build) (errors fail
 //! the build, warnings go to the log), the `lint` mode of
@@ -45,12 +46,13 @@ mod prompt;
 mod resource;
 mod schema;
 mod server_json;
+mod skill;
 
 /// The one `name-unique` check, which `Server::build` shares.
 #[cfg(feature = "rmcp")]
 pub(crate) use definitions::{RepeatedName, repeated_names};
 
-pub use self::model::{DefinitionKind, Diagnostic, LintInput, LintOptions, LintReport, Profile};
+pub use self::model::{DefinitionKind, Diagnostic, LintInput, LintOptions, LintReport, LintSkill, Profile};
 /// The landing page's limits and the repository shape, which the renderer applies too.
 #[cfg(feature = "rmcp")]
 pub(crate) use landing::{GITHUB_REPO_ROOT, MAX_ENV_EXAMPLE, MAX_LINKS};
@@ -97,5 +99,6 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
     if let Some(config) = input.landing {
         landing::check(config, &mut diagnostics);
     }
+    skill::check(&input.skills, &input.tools, &input.resources, &mut diagnostics);
     LintReport::from_diagnostics(diagnostics)
 }

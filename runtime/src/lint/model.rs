@@ -25,6 +25,8 @@ pub enum DefinitionKind {
     ServerJson,
     /// The landing page's [`Landing`](crate::define::Landing) config.
     Landing,
+    /// A skill the server serves (the Skills extension, SEP-2640).
+    Skill,
 }
 
 impl fmt::Display for DefinitionKind {
@@ -35,6 +37,7 @@ impl fmt::Display for DefinitionKind {
             Self::Prompt => "prompt",
             Self::ServerJson => "server-json",
             Self::Landing => "landing",
+            Self::Skill => "skill",
         })
     }
 }
@@ -282,6 +285,8 @@ pub struct LintInput<'a> {
     pub server_json: Option<&'a str>,
     /// The landing page's config, when the server has one.
     pub landing: Option<&'a Landing>,
+    /// The skills the server serves, as the linter reads them.
+    pub skills: Vec<LintSkill>,
     /// The crate's name (informational).
     pub crate_name: Option<&'a str>,
     /// The crate's version: `server-json-version-sync` compares `server.json`'s with it.
@@ -312,6 +317,12 @@ impl<'a> LintInput<'a> {
     /// Lint this `server.json` text too.
     pub fn server_json(mut self, text: &'a str) -> Self {
         self.server_json = Some(text);
+        self
+    }
+
+    /// Lint these skills with the tools and resources.
+    pub fn skills(mut self, skills: impl IntoIterator<Item = LintSkill>) -> Self {
+        self.skills.extend(skills);
         self
     }
 
@@ -347,5 +358,49 @@ impl fmt::Debug for LintInput<'_> {
             .field("crate_version", &self.crate_version)
             .field("options", &self.options)
             .finish()
+    }
+}
+
+/// What the linter reads of a skill (the Skills extension, SEP-2640): what
+/// only the whole server shows about it, since its own `SKILL.md` was checked
+/// when it was read.
+///
+/// ```
+/// use mcp_contract::lint::{LintInput, LintSkill, validate};
+///
+/// let skill = LintSkill::new("skill://search/SKILL.md", "search").allowed_tools(["search_objects"]);
+/// let report = validate(&LintInput::default().skills([skill]));
+/// assert!(report.diagnostics.iter().any(|d| d.rule == "skill-allowed-tools-served"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LintSkill {
+    /// The URI of its `SKILL.md`.
+    pub uri: String,
+    /// Its frontmatter `name`.
+    pub name: String,
+    /// The URIs of its files, `SKILL.md` included.
+    pub files: Vec<String>,
+    /// The tools its frontmatter's `allowed-tools` names.
+    pub allowed_tools: Vec<String>,
+}
+
+impl LintSkill {
+    /// The skill whose `SKILL.md` is at `uri`, named `name`, with that one file.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        let uri = uri.into();
+        Self { files: vec![uri.clone()], uri, name: name.into(), allowed_tools: Vec::new() }
+    }
+
+    /// The URIs of its files, `SKILL.md` included.
+    pub fn files(mut self, files: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.files = files.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The tools its `allowed-tools` names.
+    pub fn allowed_tools(mut self, tools: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_tools = tools.into_iter().map(Into::into).collect();
+        self
     }
 }

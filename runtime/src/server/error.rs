@@ -88,6 +88,15 @@ pub enum ServerError {
     /// The URL given to [`Server::redis`](crate::server::Server::redis) is not a Redis URL.
     #[cfg(feature = "redis")]
     Redis(RedisUrlError),
+    /// The folder of [`Server::skills_dir`](crate::server::Server::skills_dir) cannot be read, or
+    /// holds skills that cannot be served (rules `skill-frontmatter`,
+    /// `skill-files`, `skill-size-limit`): every problem, each with its fix.
+    Skills {
+        /// The folder.
+        dir: std::path::PathBuf,
+        /// What is wrong, one sentence each.
+        problems: Vec<String>,
+    },
     /// The key given to [`Server::request_state_key`](crate::server::Server::request_state_key) cannot sign a
     /// `requestState` (shorter than 32 bytes), or none could be drawn.
     RequestStateKey(String),
@@ -149,6 +158,13 @@ impl fmt::Display for ServerError {
             Self::Auth(err) => write!(f, "The auth configuration is not usable: {err}."),
             #[cfg(feature = "redis")]
             Self::Redis(err) => write!(f, "{err}."),
+            Self::Skills { dir, problems } => {
+                write!(f, "The skills folder `{}` cannot be served:", dir.display())?;
+                for problem in problems {
+                    write!(f, "\n  - {problem}")?;
+                }
+                Ok(())
+            }
             Self::RequestStateKey(why) => write!(
                 f,
                 "The requestState key cannot sign multi-round-trip requests: {why}. Give `Server::request_state_key(..)` a random secret of at least 32 bytes, the same on every replica."
@@ -181,6 +197,7 @@ impl StdError for ServerError {
             | Self::DuplicateResourceUri { .. }
             | Self::StatePending { .. }
             | Self::StateFactory { .. }
+            | Self::Skills { .. }
             | Self::RequestStateKey(_) => None,
             Self::InvalidUriTemplate { error, .. } => Some(error),
             Self::OnServe(err) => Some(&**err),

@@ -14,10 +14,10 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, CompleteRequestParams, CompletionInfo,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
-    GetExtensions, GetPromptRequestParams, GetPromptResult, Implementation, LoggingMessageNotificationParam,
-    NumberOrString, ProgressNotificationParam, ProgressToken, Prompt as ListedPrompt, ReadResourceRequestParams,
-    ReadResourceResult, RequestParamsMeta, Resource as ListedResource, ResourceTemplate,
-    ResourceUpdatedNotificationParam, Tool as ListedTool,
+    GetExtensions, GetPromptRequestParams, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
+    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken, Prompt as ListedPrompt,
+    ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ReadResourceResult, RequestParamsMeta,
+    Resource as ListedResource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill, Tool as ListedTool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::transport::Transport;
@@ -492,6 +492,55 @@ impl Client {
     /// declared failure with its `data.reason`), or as [`list_tools`](Self::list_tools).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
         self.bounded("resources/read", self.service.read_resource(ReadResourceRequestParams::new(uri.to_owned()))).await
+    }
+
+    /// `skills/list` (the Skills extension, SEP-2640), whole: each skill with
+    /// its frontmatter and the digest and size of every file.
+    ///
+    /// ```
+    /// # use mcp_contract::server::Server;
+    /// # use mcp_contract::testing::Client;
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let dir = std::env::temp_dir().join(format!("client-skills-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("visit-planning")).unwrap();
+    /// let text = "---\nname: visit-planning\ndescription: Plan a visit.\n---\nStart with the opening hours.\n";
+    /// std::fs::write(dir.join("visit-planning/SKILL.md"), text).unwrap();
+    /// let client = Client::connect(Server::new("museum", "1.0.0").skills_dir(&dir)).await.unwrap();
+    /// let skills = client.list_skills().await.unwrap();
+    /// assert_eq!(skills[0].name(), "visit-planning");
+    /// let skill = client.get_skill("skill://visit-planning/SKILL.md").await.unwrap().skill;
+    /// assert_eq!(skill, skills[0]);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// `MethodNotFound` when the server serves no skills, or as [`list_tools`](Self::list_tools).
+    pub async fn list_skills(&self) -> Result<Vec<Skill>, McpError> {
+        self.bounded("skills/list", self.service.list_all_skills()).await
+    }
+
+    /// `skills/get` of the skill whose `SKILL.md` is at `uri`, with the
+    /// result's cache hints (`ttlMs`, `cacheScope`).
+    ///
+    /// # Errors
+    ///
+    /// `InvalidParams` for a URI that is no skill's, or as [`list_skills`](Self::list_skills).
+    pub async fn get_skill(&self, uri: &str) -> Result<GetSkillResult, McpError> {
+        self.bounded("skills/get", self.service.get_skill(GetSkillRequestParams::new(uri.to_owned()))).await
+    }
+
+    /// `resources/directory/read` of `uri`: the folder's direct children,
+    /// a sub-folder with the MIME type `inode/directory`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidParams` for a URI that is no folder of a skill, or as [`list_skills`](Self::list_skills).
+    pub async fn read_resource_directory(&self, uri: &str) -> Result<Vec<ListedResource>, McpError> {
+        let params = ReadResourceDirectoryRequestParams::new(uri.to_owned());
+        let result = self.bounded("resources/directory/read", self.service.read_resource_directory(params)).await?;
+        Ok(result.resources)
     }
 
     /// `prompts/list`, whole.

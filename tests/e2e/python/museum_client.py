@@ -59,6 +59,7 @@ def error_triggers(records: list[dict]) -> dict[tuple[str, str], dict]:
 ASKED: list[dict] = []
 STATELESS = False
 APP_FIXTURE: str | None = None
+SKILL_URI = "skill://collection-search/SKILL.md"
 APP_URI = "ui://museum/object-viewer"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 
@@ -425,7 +426,8 @@ async def expect_error(call, code: int, what: str) -> dict:
 async def resources_and_prompts(session: ClientSession, records: list[dict]) -> None:
     listed = [wire(resource) for resource in (await session.list_resources()).resources]
     uris = [r["uri"] for r in listed]
-    check(uris == ["museum://about", "museum://guestbook", APP_URI], "the static resources", listed)
+    # The museum's own resources, then its skill's SKILL.md (the Skills extension lists it there).
+    check(uris == ["museum://about", "museum://guestbook", APP_URI, SKILL_URI], "the static resources", listed)
     templates = [wire(t) for t in (await session.list_resource_templates()).resource_templates]
     check([t["uriTemplate"] for t in templates] == ["museum://objects/{object_id}"], "the object template", templates)
 

@@ -76,7 +76,7 @@ try {
   };
   const { resources } = await client.listResources();
   check(
-    resources.map((resource) => resource.uri).join(" ") === "museum://about museum://guestbook ui://museum/object-viewer",
+    resources.map((resource) => resource.uri).join(" ") === "museum://about museum://guestbook ui://museum/object-viewer skill://collection-search/SKILL.md",
     "resources/list",
     resources,
   );

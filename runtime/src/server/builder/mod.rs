@@ -69,6 +69,8 @@ pub struct Server {
     on_serve: Vec<dispatch::lifecycle::StartHook>,
     on_shutdown: Vec<dispatch::lifecycle::StopHook>,
     teardown_timeout: std::time::Duration,
+    skills: Option<dispatch::skills::SkillsSource>,
+    skills_ttl: std::time::Duration,
 }
 
 impl Server {
@@ -103,6 +105,8 @@ impl Server {
             on_serve: Vec::new(),
             on_shutdown: Vec::new(),
             teardown_timeout: dispatch::lifecycle::DEFAULT_TEARDOWN_TIMEOUT,
+            skills: None,
+            skills_ttl: dispatch::skills::DEFAULT_SKILLS_TTL,
         }
     }
 
@@ -321,6 +325,67 @@ impl Server {
         self
     }
 
+    /// Serve the agent skills below `dir` (the Skills extension, SEP-2640,
+    /// `io.modelcontextprotocol/skills`): each folder holding a `SKILL.md` is
+    /// a skill, served at `skill://<its path below dir>/SKILL.md` with its
+    /// files beside it. The folder is read when the server is built, into
+    /// memory: `skills/list` and `skills/get` give each file's sha256 digest
+    /// and size, `resources/read` serves the same bytes with their MIME type,
+    /// `resources/list` shows each skill's `SKILL.md`, and
+    /// `resources/directory/read` lists a skill's folders. A second call
+    /// replaces the folder.
+    ///
+    /// [`Server::build`] refuses a folder it cannot serve whole, with every
+    /// problem: a `SKILL.md` frontmatter the Agent Skills format does not allow
+    /// (`skill-frontmatter`), a symbolic link or special file
+    /// (`skill-files`), a skill over 512 files or 16 MiB
+    /// (`skill-size-limit`). The linter checks the skills with the rest of
+    /// the server (`skill-allowed-tools-served`, `skill-name-unique`,
+    /// `skill-uri-clash`). Names starting with `.` are neither read nor served.
+    ///
+    /// ```
+    /// use mcp_contract::server::Server;
+    /// let dir = std::env::temp_dir().join(format!("skills-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(dir.join("visit-planning")).unwrap();
+    /// std::fs::write(
+    ///     dir.join("visit-planning/SKILL.md"),
+    ///     "---\nname: visit-planning\ndescription: Plan a visit to the museum.\n---\nStart with the opening hours.\n",
+    /// )
+    /// .unwrap();
+    /// let server = Server::new("museum", "1.0.0").skills_dir(&dir).build().unwrap();
+    /// assert!(server.config().capabilities.extensions.as_ref().unwrap().contains_key("io.modelcontextprotocol/skills"));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills = Some(dispatch::skills::SkillsSource::Folder(dir.into()));
+        self
+    }
+
+    /// Serve the skills `embed_skills!` read into the binary when it was
+    /// built, as [`Server::skills_dir`] serves a folder: the same answers, the
+    /// same checks (done at compile time, and again here), with no file
+    /// beside the deployed server. Replaces a folder given before.
+    ///
+    /// ```ignore
+    /// use mcp_contract::server::Server;
+    /// // In src/main.rs, the crate's skills/ folder (tests/skills.rs compiles this).
+    /// let server = Server::new("museum", "1.0.0").skills(mcp_contract::embed_skills!("../skills"));
+    /// ```
+    pub fn skills(mut self, skills: crate::define::EmbeddedSkills) -> Self {
+        self.skills = Some(dispatch::skills::SkillsSource::Embedded(skills));
+        self
+    }
+
+    /// How long a host may keep this server's `skills/list` and `skills/get`
+    /// answers before asking again (`ttlMs`; 5 minutes unless set). Their
+    /// `cacheScope` is `public`, the same answer for every caller, unless the
+    /// server has [`auth`](Server::auth): then `private`, so no shared cache
+    /// hands them to a caller without a token.
+    pub fn skills_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.skills_ttl = ttl;
+        self
+    }
+
     /// How to use this server's tools together, sent to the client in `initialize`.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
@@ -378,11 +443,20 @@ impl Server {
     /// let report = Server::new("museum", "1.0.0").lint(Some(r#"{"name": "io.github.acme/museum", "version": "0.9.0"}"#));
     /// assert!(report.diagnostics.iter().any(|d| d.rule == "server-json-version-sync"));
     /// ```
+    ///
+    /// The skills of [`Server::skills_dir`] are read for it; a folder that
+    /// cannot be served is [`Server::build`]'s to report, and is left out here.
     pub fn lint(&self, server_json: Option<&str>) -> LintReport {
+        let skills = self.load_skills().ok().flatten();
+        self.lint_with(server_json, skills.as_ref())
+    }
+
+    fn lint_with(&self, server_json: Option<&str>, skills: Option<&dispatch::skills::Skills>) -> LintReport {
         let mut input = LintInput::default()
             .tools(self.tools.iter().map(|tool| &**tool))
             .resources(self.catalog.resources())
             .prompts(self.catalog.prompts())
+            .skills(skills.map(dispatch::skills::Skills::for_lint).unwrap_or_default())
             .crate_info(&self.info.name, &self.info.version)
             .options(self.lint.clone().unwrap_or_default());
         input.server_json = server_json;
@@ -610,8 +684,9 @@ impl Server {
         if !missing.is_empty() {
             return Err(ServerError::MissingState(missing));
         }
+        let skills = self.load_skills()?;
         if self.lint.is_some() {
-            let report = self.lint(None);
+            let report = self.lint_with(None, skills.as_ref());
             for warning in report.warnings() {
                 tracing::warn!(target: "mcp_contract::lint", rule = warning.rule, tool = %warning.name, path = warning.path.as_deref(), "{}", warning.message);
             }
@@ -649,6 +724,7 @@ impl Server {
             catalog,
             self.changes,
             request_states,
+            skills,
         )
         .with_error_masking(self.mask_error_details)
         .with_argument_repair(self.repair_arguments)
@@ -666,6 +742,12 @@ impl Server {
         #[cfg(feature = "pacer")]
         let server = server.with_pacers(self.pacers);
         Ok(server)
+    }
+
+    /// The skills of [`Server::skills_dir`], checked and read.
+    fn load_skills(&self) -> Result<Option<dispatch::skills::Skills>, ServerError> {
+        let Some(source) = &self.skills else { return Ok(None) };
+        dispatch::skills::Skills::load(source, self.skills_ttl, self.auth.is_some()).map(Some)
     }
 }
 

@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode, ErrorData,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig,
+    GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -22,6 +23,7 @@ use super::channel::{self, PeerChannel};
 use super::invoke::{Cancelled, Finished, admit_tool, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
+use super::skills::Skills;
 use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use crate::auth::AuthConfig;
@@ -76,6 +78,8 @@ struct Shared {
     by_name: HashMap<&'static str, usize>,
     states: StateMap,
     catalog: Catalog,
+    /// The skills of `Server::skills_dir`, when it has a folder.
+    skills: Option<Skills>,
 }
 
 /// The level the server sends at until the client asks for another one.
@@ -92,9 +96,13 @@ impl ToolServer {
         catalog: Catalog,
         changes: Option<Changes>,
         request_states: RequestStates,
+        skills: Option<Skills>,
     ) -> Self {
         let mut capabilities = channel::capabilities();
         catalog.advertise(&mut capabilities);
+        if skills.is_some() {
+            Skills::advertise(&mut capabilities);
+        }
         if tools.iter().any(|tool| tool.definition().app.is_some()) {
             capabilities.extensions.get_or_insert_default().insert(UI_EXTENSION.to_owned(), JsonObject::new());
         }
@@ -105,7 +113,7 @@ impl ToolServer {
         config.instructions = instructions;
         let listed = tools.iter().map(|tool| listed_tool(tool.definition())).collect();
         Self {
-            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog }),
+            shared: Arc::new(Shared { config, tools, listed, by_name, states, catalog, skills }),
             log_level: Arc::new(AtomicU8::new(DEFAULT_LOG_LEVEL as u8)),
             auth_config: None,
             scope_policy: ScopePolicy::Open,
@@ -301,6 +309,11 @@ impl ToolServer {
     /// The tools' entries as `tools/list` sends them.
     pub fn listed_tools(&self) -> &[rmcp::model::Tool] {
         &self.shared.listed
+    }
+
+    /// Each skill's `SKILL.md` as `resources/list` shows it (for the landing page and the card).
+    pub(crate) fn listed_skills(&self) -> Vec<rmcp::model::Resource> {
+        self.shared.skills.iter().flat_map(Skills::resources).collect()
     }
 
     /// The `initialize` answer: server info, capabilities and instructions.
@@ -576,7 +589,10 @@ impl ServerHandler for ToolServer {
             async move {
                 first_page(request.as_ref(), "resources/list")?;
                 let listed = self.shared.catalog.listed_resources();
-                Ok(ListResourcesResult::with_all_items(self.enabled(PrimitiveKind::Resource, listed, |r| &r.name)))
+                let mut resources = self.enabled(PrimitiveKind::Resource, listed, |r| &r.name);
+                // Each skill's SKILL.md, as the extension lists them beside the server's own.
+                resources.extend(self.shared.skills.iter().flat_map(Skills::resources));
+                Ok(ListResourcesResult::with_all_items(resources))
             }
             .await,
         )
@@ -606,6 +622,9 @@ impl ServerHandler for ToolServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         answered(
             async move {
+                if let Some(result) = self.shared.skills.as_ref().and_then(|skills| skills.read(&request.uri)) {
+                    return Ok(ReadResourceResponse::Complete(result));
+                }
                 let binding = Binding::new("resources/read", &request.uri, None);
                 let round =
                     self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
@@ -629,6 +648,41 @@ impl ServerHandler for ToolServer {
             }
             .await,
         )
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        answered(first_page(request.as_ref(), "skills/list").and_then(|()| match &self.shared.skills {
+            Some(skills) => Ok(skills.list()),
+            None => Err(ErrorData::method_not_found::<rmcp::model::ListSkillsRequestMethod>()),
+        }))
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        answered(match &self.shared.skills {
+            Some(skills) => skills.get(&request.uri),
+            None => Err(ErrorData::method_not_found::<rmcp::model::GetSkillRequestMethod>()),
+        })
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        answered(no_cursor(request.cursor.as_deref(), "resources/directory/read").and_then(|()| {
+            match &self.shared.skills {
+                Some(skills) => skills.read_directory(&request.uri),
+                None => Err(ErrorData::method_not_found::<rmcp::model::ReadResourceDirectoryRequestMethod>()),
+            }
+        }))
     }
 
     async fn list_prompts(
@@ -912,7 +966,12 @@ fn missing_capability(tool: &str, missing: Capability, stateless: bool) -> Resul
 /// invalid cursor SHOULD get -32602 (InvalidParams), rather than the first page
 /// again, which a client would take for the page after its cursor.
 fn first_page(request: Option<&PaginatedRequestParams>, method: &str) -> Result<(), ErrorData> {
-    match request.and_then(|request| request.cursor.as_deref()) {
+    no_cursor(request.and_then(|request| request.cursor.as_deref()), method)
+}
+
+/// [`first_page`] of a request whose params hold the cursor themselves.
+fn no_cursor(cursor: Option<&str>, method: &str) -> Result<(), ErrorData> {
+    match cursor {
         None => Ok(()),
         Some(cursor) => {
             let cursor = crate::define::cap_quoted(cursor);

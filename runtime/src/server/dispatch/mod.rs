@@ -2,7 +2,7 @@
 //! `ServerHandler` (handler), the tools, resources and prompts it routes to
 //! (catalog), each call's task, cancellation and panics (invoke), what runs
 //! around every call (observe: masking and the call's span; metrics;
-//! rate_limit; hook), multi-round-trip requests (rounds),
+//! rate_limit; hook), multi-round-trip requests (rounds), skills (SEP-2640),
 //! tasks, the requests a handler sends its client (channel), resource
 //! subscriptions (changes) and the response stream of each call (streams).
 
@@ -19,5 +19,6 @@ pub(crate) mod observe;
 #[cfg(feature = "rate-limit")]
 pub(crate) mod rate_limit;
 pub(crate) mod rounds;
+pub(crate) mod skills;
 pub(crate) mod streams;
 pub(crate) mod tasks;

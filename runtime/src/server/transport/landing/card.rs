@@ -37,6 +37,15 @@ pub(super) fn card(manifest: &Manifest, origin: &str, generated_at: &str) -> Val
         json!({ "streamable_http": format!("{}{}", origin.trim_end_matches('/'), manifest.endpoint_path) }),
     );
     card.insert("capabilities".into(), capabilities(manifest));
+    if !manifest.skills.is_empty() {
+        // What skills/list gives in full, named so a reader of the card knows to ask.
+        let skills: Vec<Value> = manifest
+            .skills
+            .iter()
+            .map(|skill| json!({ "uri": skill.uri, "name": skill.name, "description": skill.description }))
+            .collect();
+        card.insert("skills".into(), skills.into());
+    }
     let auth = &manifest.auth;
     let mut authentication = Map::new();
     authentication.insert("required".into(), (auth.mode != AuthMode::None).into());
@@ -64,12 +73,17 @@ pub(super) fn card(manifest: &Manifest, origin: &str, generated_at: &str) -> Val
 }
 
 fn capabilities(manifest: &Manifest) -> Value {
-    json!({
+    let mut capabilities = json!({
         "tools": !manifest.tools.is_empty(),
         "resources": !manifest.resources.is_empty(),
         "prompts": !manifest.prompts.is_empty(),
         "logging": true,
-    })
+    });
+    // Only on a server with skills: the card's readers know the other four.
+    if !manifest.skills.is_empty() {
+        capabilities["skills"] = true.into();
+    }
+    capabilities
 }
 
 /// The status document: everything with auth off, only `ok` with auth on

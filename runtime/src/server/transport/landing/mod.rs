@@ -26,7 +26,7 @@ use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, VARY};
 use http::{HeaderMap, HeaderValue, Method, StatusCode};
 
 pub(crate) use self::card::{Published, server_json};
-use self::model::{AuthSummary, Manifest, PromptView, ResourceView, ToolView};
+use self::model::{AuthSummary, Manifest, PromptView, ResourceView, SkillView, ToolView};
 use crate::auth::{AuthConfig, AuthMode};
 use crate::server::dispatch::handler::ToolServer;
 
@@ -120,6 +120,15 @@ pub(crate) fn manifest(server: &ToolServer, config: &AuthConfig, path: &str, sta
             .iter()
             .flat_map(|extensions| extensions.keys())
             .cloned()
+            .collect(),
+        skills: server
+            .listed_skills()
+            .iter()
+            .map(|skill| SkillView {
+                uri: skill.uri.clone(),
+                name: skill.name.clone(),
+                description: skill.description.clone(),
+            })
             .collect(),
     }
 }

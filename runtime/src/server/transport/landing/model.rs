@@ -31,6 +31,8 @@ pub(crate) struct Manifest {
     pub(crate) prompts: Vec<PromptView>,
     /// The extensions `initialize` advertises (`capabilities.extensions`), by id.
     pub(crate) extensions: Vec<String>,
+    /// The skills the server serves (SEP-2640), as `resources/list` shows their `SKILL.md`.
+    pub(crate) skills: Vec<SkillView>,
 }
 
 /// How callers authenticate, as the page and the card say it.
@@ -89,6 +91,14 @@ pub(crate) struct ResourceView {
     pub(crate) template: bool,
     pub(crate) mime_type: Option<String>,
     pub(crate) errors: Vec<ContractView>,
+}
+
+/// A skill, for the card and the page: its `SKILL.md`'s URI, name and description.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SkillView {
+    pub(crate) uri: String,
+    pub(crate) name: String,
+    pub(crate) description: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]

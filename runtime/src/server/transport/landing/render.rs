@@ -259,6 +259,14 @@ fn hero(html: &mut String, manifest: &Manifest, logo: Option<&str>, endpoint: &s
                 let _ = write!(html, "<li><a href=\"#section-{anchor}\">{count} {noun}</a></li>");
             }
         }
+        // Skills have no section of their own: agents read them with skills/list.
+        match manifest.skills.len() {
+            0 => {}
+            1 => html.push_str("<li>1 agent skill (skills/list)</li>"),
+            count => {
+                let _ = write!(html, "<li>{count} agent skills (skills/list)</li>");
+            }
+        }
     }
     let _ = write!(html, "<li>protocol {}</li>", rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE);
     if let Some((repo, short)) = manifest.repo() {
@@ -652,6 +660,7 @@ mod tests {
             resources: Vec::new(),
             prompts: Vec::new(),
             extensions: Vec::new(),
+            skills: Vec::new(),
         }
     }
 

@@ -1,0 +1,211 @@
+//! `embed_skills!("skills")`: a folder of agent skills read at compile time
+//! into an `EmbeddedSkills`, every file through `include_bytes!` (so cargo
+//! rebuilds when one changes) and checked as `Server::build` checks a folder
+//! it reads at run time. Unlike the attribute macros, the input is one path
+//! literal, so its three stages fit one file: read the folder, judge it, and
+//! generate the table.
+//!
+//! Every problem is reported at the literal, all of them in one build:
+//! a `SKILL.md` frontmatter the Agent Skills format does not allow
+//! (`skill-frontmatter`), a symbolic link, special file or name that is not
+//! UTF-8, or a `SKILL.md` at the folder's root (`skill-files`), a skill over
+//! the extension's 512 files or 16 MiB (`skill-size-limit`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::LitStr;
+
+use crate::diag::Diagnostics;
+use crate::rules::check::{
+    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, skill_frontmatter, skill_frontmatter_block,
+};
+use crate::rules::{SKILL_FILES, SKILL_FRONTMATTER, SKILL_SIZE_LIMIT};
+
+const SKILL_MD: &str = "SKILL.md";
+
+/// One file or folder below the skills folder.
+struct Entry {
+    /// Relative to the folder, `/`-separated.
+    path: String,
+    absolute: PathBuf,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File { size: u64 },
+    Folder,
+    Unservable(&'static str),
+}
+
+pub(crate) fn embed_skills(input: TokenStream, invoked_in: Option<&Path>) -> TokenStream {
+    let literal: LitStr = match syn::parse2(input) {
+        Ok(literal) => literal,
+        Err(err) => {
+            let message = format!("{err}: write the skills folder as a string literal, `embed_skills!(\"skills\")`");
+            return syn::Error::new(err.span(), message).to_compile_error();
+        }
+    };
+    let span = literal.span();
+    // Absolute, so `include_bytes!` reads the same files wherever it is expanded.
+    let root = resolve(&literal.value(), invoked_in);
+    let root = fs::canonicalize(&root).unwrap_or(root);
+    let entries = match walk(&root) {
+        Ok(entries) => entries,
+        Err(err) => {
+            let message = format!("the skills folder `{}` cannot be read: {err}", root.display());
+            return syn::Error::new(span, message).to_compile_error();
+        }
+    };
+    let mut diagnostics = Diagnostics::default();
+    check(&entries, span, &mut diagnostics);
+    if diagnostics.has_errors() {
+        // In a block, so every error is a statement of its own and the
+        // expression still has its type: the user sees these errors only.
+        let errors = diagnostics.into_tokens(false);
+        return quote! {{
+            #errors
+            ::mcp_contract::__private::EmbeddedSkills::__from_files("", &[])
+        }};
+    }
+    let files = entries.iter().filter(|entry| matches!(entry.kind, Kind::File { .. })).map(|entry| {
+        let path = &entry.path;
+        let absolute = entry.absolute.to_string_lossy().into_owned();
+        quote! { (#path, ::core::include_bytes!(#absolute)) }
+    });
+    let folder = literal.value();
+    quote! {
+        ::mcp_contract::__private::EmbeddedSkills::__from_files(#folder, &[#(#files),*])
+    }
+}
+
+/// `path` from the folder of the invoking file, as `include_bytes!` reads it;
+/// from the crate's `Cargo.toml` where that file is none on disk (a doctest).
+fn resolve(path: &str, invoked_in: Option<&Path>) -> PathBuf {
+    let from_file = invoked_in.filter(|file| file.is_file()).and_then(Path::parent).map(|dir| dir.join(path));
+    from_file.unwrap_or_else(|| Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join(path))
+}
+
+/// Every entry below `root` except hidden ones, without following links, in path order.
+fn walk(root: &Path) -> std::io::Result<Vec<Entry>> {
+    fn visit(dir: &Path, prefix: &str, out: &mut Vec<Entry>) -> std::io::Result<()> {
+        let mut children = fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+        children.sort_by_key(fs::DirEntry::file_name);
+        for child in children {
+            let (name, utf8) = match child.file_name().into_string() {
+                Ok(name) => (name, true),
+                Err(name) => (name.to_string_lossy().into_owned(), false),
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let metadata = fs::symlink_metadata(child.path())?;
+            let kind = if !utf8 {
+                Kind::Unservable("has a name that is not UTF-8")
+            } else if metadata.file_type().is_symlink() {
+                Kind::Unservable("is a symbolic link, which is not served: copy the file in")
+            } else if metadata.is_dir() {
+                Kind::Folder
+            } else if metadata.is_file() {
+                Kind::File { size: metadata.len() }
+            } else {
+                Kind::Unservable("is no regular file")
+            };
+            out.push(Entry { path: path.clone(), absolute: child.path(), kind });
+            if kind == Kind::Folder {
+                visit(&child.path(), &path, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    visit(root, "", &mut out)?;
+    Ok(out)
+}
+
+/// The rules of `Server::build` on a skills folder, reported at `span`.
+fn check(entries: &[Entry], span: Span, diagnostics: &mut Diagnostics) {
+    let manifests = entries.iter().filter(|entry| entry.kind != Kind::Folder).filter_map(|entry| {
+        let (folder, file) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
+        (file == SKILL_MD).then_some((folder, entry))
+    });
+    for (folder, manifest) in manifests {
+        if folder.is_empty() {
+            diagnostics.rule_error(
+                SKILL_FILES,
+                span,
+                "`SKILL.md` sits at the folder's root; a skill is a folder of its own: move it into one named after the skill",
+            );
+            continue;
+        }
+        let inside =
+            entries.iter().filter(|entry| entry.path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')));
+        let (mut files, mut bytes) = (0usize, 0u64);
+        for entry in inside {
+            match entry.kind {
+                Kind::File { size } => {
+                    files += 1;
+                    bytes += size;
+                }
+                Kind::Unservable(why) => {
+                    diagnostics.rule_error(
+                        SKILL_FILES,
+                        span,
+                        format!("`{}` in the skill `{folder}` {why}", entry.path),
+                    );
+                }
+                Kind::Folder => {}
+            }
+        }
+        if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
+            diagnostics.rule_error(
+                SKILL_SIZE_LIMIT,
+                span,
+                format!(
+                    "the skill `{folder}` has {files} files of {bytes} bytes, over the {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes every host loads: split it or move large files out"
+                ),
+            );
+        }
+        if !matches!(manifest.kind, Kind::File { .. }) {
+            continue;
+        }
+        let dir_name = folder.rsplit('/').next().unwrap_or(folder);
+        let text = fs::read(&manifest.absolute).unwrap_or_default();
+        for problem in frontmatter_problems(&text, dir_name) {
+            diagnostics.rule_error(SKILL_FRONTMATTER, span, format!("`{folder}/{SKILL_MD}`: {problem}"));
+        }
+    }
+}
+
+/// The frontmatter's problems, read with the YAML parser the runtime reads it with.
+fn frontmatter_problems(bytes: &[u8], folder: &str) -> Vec<String> {
+    let Ok(text) = std::str::from_utf8(bytes) else { return vec!["the file is not UTF-8".into()] };
+    let Some(block) = skill_frontmatter_block(text) else {
+        return vec!["the file does not start with a frontmatter block between `---` lines: begin it with `---`, `name: ..`, `description: ..`, `---`".into()];
+    };
+    let fields = match yaml_serde::from_str::<yaml_serde::Value>(block) {
+        Ok(yaml_serde::Value::Mapping(fields)) => fields,
+        Ok(_) => return vec!["the frontmatter is no mapping of keys to values".into()],
+        Err(err) => return vec![format!("the frontmatter is no valid YAML: {err}")],
+    };
+    let keys: Vec<(String, &yaml_serde::Value)> = fields
+        .iter()
+        .map(|(key, value)| (key.as_str().map_or_else(|| format!("{key:?}"), str::to_owned), value))
+        .collect();
+    let shapes: Vec<(&str, FrontmatterValue<'_>)> = keys
+        .iter()
+        .map(|(key, value)| {
+            let shape = match value {
+                yaml_serde::Value::String(text) => FrontmatterValue::Text(text),
+                yaml_serde::Value::Mapping(_) => FrontmatterValue::Mapping,
+                _ => FrontmatterValue::Other,
+            };
+            (key.as_str(), shape)
+        })
+        .collect();
+    skill_frontmatter(&shapes, folder)
+}
