@@ -182,7 +182,7 @@ impl Server {
     /// # server.build().unwrap();
     /// ```
     ///
-    /// [`HttpOptions::metrics_path`]: crate::server::transport::http::options::HttpOptions::metrics_path
+    /// [`HttpOptions::metrics_path`]: crate::server::HttpOptions::metrics_path
     #[cfg(feature = "pacer")]
     pub fn pacer(mut self, pacer: crate::error::pacer::Pacer) -> Self {
         self.pacers.push(pacer);
