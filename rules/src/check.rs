@@ -349,3 +349,75 @@ pub fn skill_frontmatter(fields: &[(&str, FrontmatterValue<'_>)], folder: &str) 
     }
     problems
 }
+
+/// One entry of a skills folder as `skill-files` judges it: a file with its
+/// size, a folder, or what the Skills extension cannot serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkillEntry {
+    /// Relative to the skills folder, `/`-separated.
+    pub path: String,
+    /// Where it is on disk.
+    pub absolute: std::path::PathBuf,
+    /// What it is.
+    pub kind: SkillEntryKind,
+}
+
+/// What a [`SkillEntry`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkillEntryKind {
+    /// A regular file of `size` bytes.
+    File {
+        /// Its length in bytes.
+        size: u64,
+    },
+    /// A folder, walked too.
+    Folder,
+    /// A symbolic link, a special file or a name that is not UTF-8, with why
+    /// (`skill-files`): no host could read it the same way.
+    Unservable(&'static str),
+}
+
+/// Every entry below `root`, in path order, for `embed_skills!` at compile
+/// time and `Server::skills_dir` when the server is built alike. Hidden
+/// entries (a name starting with `.`) are skipped, as rmcp's catalog skips
+/// them; links are reported, never followed, so the walk ends.
+///
+/// # Errors
+///
+/// The I/O error of a folder or an entry that cannot be read.
+pub fn skill_entries(root: &std::path::Path) -> std::io::Result<Vec<SkillEntry>> {
+    fn visit(dir: &std::path::Path, prefix: &str, out: &mut Vec<SkillEntry>) -> std::io::Result<()> {
+        let mut children = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+        children.sort_by_key(std::fs::DirEntry::file_name);
+        for child in children {
+            let (name, utf8) = match child.file_name().into_string() {
+                Ok(name) => (name, true),
+                Err(name) => (name.to_string_lossy().into_owned(), false),
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let metadata = std::fs::symlink_metadata(child.path())?;
+            let kind = if !utf8 {
+                SkillEntryKind::Unservable("has a name that is not UTF-8")
+            } else if metadata.file_type().is_symlink() {
+                SkillEntryKind::Unservable("is a symbolic link, which is not served: copy the file in")
+            } else if metadata.is_dir() {
+                SkillEntryKind::Folder
+            } else if metadata.is_file() {
+                SkillEntryKind::File { size: metadata.len() }
+            } else {
+                SkillEntryKind::Unservable("is no regular file")
+            };
+            out.push(SkillEntry { path: path.clone(), absolute: child.path(), kind });
+            if kind == SkillEntryKind::Folder {
+                visit(&child.path(), &path, out)?;
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    visit(root, "", &mut out)?;
+    Ok(out)
+}

@@ -20,26 +20,12 @@ use syn::LitStr;
 
 use crate::diag::Diagnostics;
 use crate::rules::check::{
-    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, skill_frontmatter, skill_frontmatter_block,
+    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillEntry, SkillEntryKind, skill_entries, skill_frontmatter,
+    skill_frontmatter_block,
 };
 use crate::rules::{SKILL_FILES, SKILL_FRONTMATTER, SKILL_SIZE_LIMIT};
 
 const SKILL_MD: &str = "SKILL.md";
-
-/// One file or folder below the skills folder.
-struct Entry {
-    /// Relative to the folder, `/`-separated.
-    path: String,
-    absolute: PathBuf,
-    kind: Kind,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    File { size: u64 },
-    Folder,
-    Unservable(&'static str),
-}
 
 pub(crate) fn embed_skills(input: TokenStream, invoked_in: Option<&Path>) -> TokenStream {
     let literal: LitStr = match syn::parse2(input) {
@@ -53,7 +39,7 @@ pub(crate) fn embed_skills(input: TokenStream, invoked_in: Option<&Path>) -> Tok
     // Absolute, so `include_bytes!` reads the same files wherever it is expanded.
     let root = resolve(&literal.value(), invoked_in);
     let root = fs::canonicalize(&root).unwrap_or(root);
-    let entries = match walk(&root) {
+    let entries = match skill_entries(&root) {
         Ok(entries) => entries,
         Err(err) => {
             let message = format!("the skills folder `{}` cannot be read: {err}", root.display());
@@ -71,7 +57,7 @@ pub(crate) fn embed_skills(input: TokenStream, invoked_in: Option<&Path>) -> Tok
             ::mcp_contract::__private::EmbeddedSkills::__from_files("", &[])
         }};
     }
-    let files = entries.iter().filter(|entry| matches!(entry.kind, Kind::File { .. })).map(|entry| {
+    let files = entries.iter().filter(|entry| matches!(entry.kind, SkillEntryKind::File { .. })).map(|entry| {
         let path = &entry.path;
         let absolute = entry.absolute.to_string_lossy().into_owned();
         quote! { (#path, ::core::include_bytes!(#absolute)) }
@@ -89,47 +75,9 @@ fn resolve(path: &str, invoked_in: Option<&Path>) -> PathBuf {
     from_file.unwrap_or_else(|| Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default()).join(path))
 }
 
-/// Every entry below `root` except hidden ones, without following links, in path order.
-fn walk(root: &Path) -> std::io::Result<Vec<Entry>> {
-    fn visit(dir: &Path, prefix: &str, out: &mut Vec<Entry>) -> std::io::Result<()> {
-        let mut children = fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
-        children.sort_by_key(fs::DirEntry::file_name);
-        for child in children {
-            let (name, utf8) = match child.file_name().into_string() {
-                Ok(name) => (name, true),
-                Err(name) => (name.to_string_lossy().into_owned(), false),
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-            let metadata = fs::symlink_metadata(child.path())?;
-            let kind = if !utf8 {
-                Kind::Unservable("has a name that is not UTF-8")
-            } else if metadata.file_type().is_symlink() {
-                Kind::Unservable("is a symbolic link, which is not served: copy the file in")
-            } else if metadata.is_dir() {
-                Kind::Folder
-            } else if metadata.is_file() {
-                Kind::File { size: metadata.len() }
-            } else {
-                Kind::Unservable("is no regular file")
-            };
-            out.push(Entry { path: path.clone(), absolute: child.path(), kind });
-            if kind == Kind::Folder {
-                visit(&child.path(), &path, out)?;
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    visit(root, "", &mut out)?;
-    Ok(out)
-}
-
 /// The rules of `Server::build` on a skills folder, reported at `span`.
-fn check(entries: &[Entry], span: Span, diagnostics: &mut Diagnostics) {
-    let manifests = entries.iter().filter(|entry| entry.kind != Kind::Folder).filter_map(|entry| {
+fn check(entries: &[SkillEntry], span: Span, diagnostics: &mut Diagnostics) {
+    let manifests = entries.iter().filter(|entry| entry.kind != SkillEntryKind::Folder).filter_map(|entry| {
         let (folder, file) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
         (file == SKILL_MD).then_some((folder, entry))
     });
@@ -147,18 +95,18 @@ fn check(entries: &[Entry], span: Span, diagnostics: &mut Diagnostics) {
         let (mut files, mut bytes) = (0usize, 0u64);
         for entry in inside {
             match entry.kind {
-                Kind::File { size } => {
+                SkillEntryKind::File { size } => {
                     files += 1;
                     bytes += size;
                 }
-                Kind::Unservable(why) => {
+                SkillEntryKind::Unservable(why) => {
                     diagnostics.rule_error(
                         SKILL_FILES,
                         span,
                         format!("`{}` in the skill `{folder}` {why}", entry.path),
                     );
                 }
-                Kind::Folder => {}
+                SkillEntryKind::Folder => {}
             }
         }
         if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
@@ -170,7 +118,7 @@ fn check(entries: &[Entry], span: Span, diagnostics: &mut Diagnostics) {
                 ),
             );
         }
-        if !matches!(manifest.kind, Kind::File { .. }) {
+        if !matches!(manifest.kind, SkillEntryKind::File { .. }) {
             continue;
         }
         let dir_name = folder.rsplit('/').next().unwrap_or(folder);

@@ -29,7 +29,7 @@ use crate::error::JsonObject;
 use crate::lint::LintSkill;
 use crate::server::error::ServerError;
 use mcp_contract_rules::check::{
-    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, skill_frontmatter, skill_frontmatter_block,
+    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillEntryKind, skill_frontmatter, skill_frontmatter_block,
 };
 use mcp_contract_rules::{Rule, SKILL_FILES, SKILL_FRONTMATTER, SKILL_SIZE_LIMIT};
 
@@ -203,62 +203,18 @@ fn load_folder(dir: &Path) -> Result<SkillCatalog, ServerError> {
 struct Walked {
     /// Relative to the folder, `/`-separated.
     path: String,
-    kind: Kind,
+    kind: SkillEntryKind,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    File {
-        size: u64,
-    },
-    Folder,
-    /// A symbolic link, a special file or a name that is not UTF-8: the catalog serves none.
-    Unservable(&'static str),
-}
-
-/// Every entry below `root`, without following links. Links are not
-/// followed, so the walk ends: its depth is the tree's.
+/// Every entry below `root`, as the compile-time embedding walks it.
 fn walk(root: &Path) -> std::io::Result<Vec<Walked>> {
-    fn visit(dir: &Path, prefix: &str, out: &mut Vec<Walked>) -> std::io::Result<()> {
-        let mut entries = fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
-        entries.sort_by_key(fs::DirEntry::file_name);
-        for entry in entries {
-            let name = entry.file_name();
-            let (name, utf8) = match name.into_string() {
-                Ok(name) => (name, true),
-                Err(name) => (name.to_string_lossy().into_owned(), false),
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
-            let metadata = fs::symlink_metadata(entry.path())?;
-            let kind = if !utf8 {
-                Kind::Unservable("has a name that is not UTF-8")
-            } else if metadata.file_type().is_symlink() {
-                Kind::Unservable("is a symbolic link, which is not served: copy the file in")
-            } else if metadata.is_dir() {
-                Kind::Folder
-            } else if metadata.is_file() {
-                Kind::File { size: metadata.len() }
-            } else {
-                Kind::Unservable("is no regular file")
-            };
-            out.push(Walked { path: path.clone(), kind });
-            if kind == Kind::Folder {
-                visit(&entry.path(), &path, out)?;
-            }
-        }
-        Ok(())
-    }
-    let mut out = Vec::new();
-    visit(root, "", &mut out)?;
-    Ok(out)
+    let entries = mcp_contract_rules::check::skill_entries(root)?;
+    Ok(entries.into_iter().map(|entry| Walked { path: entry.path, kind: entry.kind }).collect())
 }
 
 /// The folders holding a `SKILL.md` (of any kind, so a linked one is reported).
 fn skill_folders(walked: &[Walked]) -> impl Iterator<Item = &str> {
-    walked.iter().filter(|entry| entry.kind != Kind::Folder).filter_map(|entry| {
+    walked.iter().filter(|entry| entry.kind != SkillEntryKind::Folder).filter_map(|entry| {
         let (folder, file) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
         (file == SKILL_MD).then_some(folder)
     })
@@ -300,12 +256,14 @@ fn check<'a>(walked: &[Walked], read: impl Fn(&str) -> Option<Cow<'a, [u8]>>) ->
         let (mut files, mut bytes) = (0usize, 0u64);
         for entry in inside {
             match entry.kind {
-                Kind::File { size } => {
+                SkillEntryKind::File { size } => {
                     files += 1;
                     bytes += size;
                 }
-                Kind::Unservable(why) => report(SKILL_FILES, format!("`{}` in the skill `{folder}` {why}", entry.path)),
-                Kind::Folder => {}
+                SkillEntryKind::Unservable(why) => {
+                    report(SKILL_FILES, format!("`{}` in the skill `{folder}` {why}", entry.path))
+                }
+                SkillEntryKind::Folder => {}
             }
         }
         if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
@@ -376,13 +334,11 @@ impl Embedded {
             }
         }
         let mut walked: Vec<Walked> =
-            folders.iter().map(|folder| Walked { path: (*folder).to_owned(), kind: Kind::Folder }).collect();
-        walked.extend(
-            files.iter().map(|(path, bytes)| Walked {
-                path: (*path).to_owned(),
-                kind: Kind::File { size: bytes.len() as u64 },
-            }),
-        );
+            folders.iter().map(|folder| Walked { path: (*folder).to_owned(), kind: SkillEntryKind::Folder }).collect();
+        walked.extend(files.iter().map(|(path, bytes)| Walked {
+            path: (*path).to_owned(),
+            kind: SkillEntryKind::File { size: bytes.len() as u64 },
+        }));
         let bytes_of = |path: &str| files.iter().find(|(at, _)| *at == path).map(|(_, bytes)| *bytes);
         let problems = check(&walked, |path| bytes_of(path).map(Cow::Borrowed));
         if !problems.is_empty() {
@@ -437,7 +393,7 @@ impl Embedded {
             let Some(children) = directories.get_mut(&uri_of(parent)) else { continue };
             let uri = uri_of(&entry.path);
             children.push(match entry.kind {
-                Kind::File { size } => {
+                SkillEntryKind::File { size } => {
                     let resource = Resource::new(uri, name).with_size(size);
                     match mime_type_of(name) {
                         Some(mime) => resource.with_mime_type(mime),
