@@ -793,3 +793,33 @@ async fn http_methods_removed_at_2026_07_28_are_404_there() {
         assert_http_error(&answer, method, 404, -32601, &json!(500));
     }
 }
+
+/// rmcp refuses a 2026-07-28 request whose `Mcp-Name` disagrees with its body
+/// before the server sees it; the refusal still carries `data.requestId`, as
+/// every error the server answers does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_refusal_of_rmcp_s_own_carries_a_request_id() {
+    let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
+    let mut client = HttpClient::connect(server.addr).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "hardening", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {"text": "x"}, "_meta": meta,
+    }})
+    .to_string();
+    let headers = [
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "not-echo"),
+    ];
+    let answer = client.request("POST", &headers, body.as_bytes()).await;
+    assert_eq!(answer.status, 400, "{}", answer.text());
+    let message = answer.message();
+    assert_eq!(message["error"]["code"], -32020, "{message}");
+    let id = message["error"]["data"]["requestId"].as_str().expect("a request id");
+    assert!(id.len() == 11 && id.as_bytes()[5] == b'-', "{message}");
+}

@@ -252,7 +252,7 @@ impl Guard {
             response = self.forward(request, next, session, &message) => response,
         };
         let response = self.store_failed(response, Some(id.clone()));
-        let response = answer_in_json_rpc(response, Some(id.clone()));
+        let response = with_request_id(answer_in_json_rpc(response, Some(id.clone()))).await;
         let (parts, body) = response.into_parts();
         let is_stream = parts
             .headers
@@ -365,6 +365,43 @@ impl Guard {
             None => next.run(request).await,
         }
     }
+}
+
+/// The longest refusal of rmcp's read to give it its request id; its own are
+/// a line of JSON.
+const MAX_REFUSAL_BYTES: usize = 64 * 1024;
+
+/// rmcp refuses some requests itself with a JSON-RPC error (headers that
+/// disagree with the body under 2026-07-28, a missing `MCP-Protocol-Version`):
+/// the refusal gets its `data.requestId` here, as every error the server
+/// answers does. Only error statuses are read, so no success pays for it.
+async fn with_request_id(response: Response<Body>) -> Response<Body> {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || !is_json(response.headers()) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, MAX_REFUSAL_BYTES).await else {
+        return error_response(status, &Rejection::new(None, -32603, "Internal error: the refusal could not be read."));
+    };
+    let stamped = serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|mut message| {
+        let error = message.get_mut("error")?.as_object_mut()?;
+        let data = error.entry("data").or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        let data = data.as_object_mut()?;
+        if data.contains_key("requestId") {
+            return None;
+        }
+        data.insert("requestId".to_owned(), crate::error::new_request_id().into());
+        serde_json::to_vec(&message).ok()
+    });
+    let body = match stamped {
+        Some(stamped) => {
+            parts.headers.remove(header::CONTENT_LENGTH);
+            Body::from(stamped)
+        }
+        None => Body::from(bytes),
+    };
+    Response::from_parts(parts, body)
 }
 
 /// rmcp refuses some requests with a plain-text body (an unknown session 404,
