@@ -421,3 +421,71 @@ pub fn skill_entries(root: &std::path::Path) -> std::io::Result<Vec<SkillEntry>>
     visit(root, "", &mut out)?;
     Ok(out)
 }
+
+/// `skill-files`, `skill-size-limit` and `skill-frontmatter` over the
+/// entries of a skills folder (each a path and its kind, as
+/// [`skill_entries`] walks them), each problem with its rule:
+/// `embed_skills!` at compile time and `Server::skills_dir` at build judge a
+/// folder by this one verdict. `manifest(path, folder)` judges the frontmatter
+/// of the regular `SKILL.md` at `path` of the skill folder named `folder`
+/// (each side reads YAML with its own parser, see [`skill_frontmatter`]).
+///
+/// ```
+/// use mcp_contract::rules::check::{SkillEntryKind, skill_folder_problems};
+/// let entries = [("SKILL.md", SkillEntryKind::File { size: 10 }), ("search/SKILL.md", SkillEntryKind::File { size: 10 })];
+/// let problems = skill_folder_problems(&entries, |_, _| vec!["`name` is missing".into()]);
+/// assert_eq!(problems.len(), 2);
+/// assert_eq!(problems[0].0.id, "skill-files");
+/// assert_eq!(problems[1], (mcp_contract::rules::SKILL_FRONTMATTER, "`search/SKILL.md`: `name` is missing".into()));
+/// ```
+pub fn skill_folder_problems(
+    entries: &[(&str, SkillEntryKind)],
+    mut manifest: impl FnMut(&str, &str) -> Vec<String>,
+) -> Vec<(crate::Rule, String)> {
+    const SKILL_MD: &str = "SKILL.md";
+    let mut problems = Vec::new();
+    let manifests = entries.iter().filter(|(_, kind)| *kind != SkillEntryKind::Folder).filter_map(|(path, kind)| {
+        let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
+        (file == SKILL_MD).then_some((folder, *kind))
+    });
+    for (folder, kind) in manifests {
+        if folder.is_empty() {
+            problems.push((
+                crate::SKILL_FILES,
+                "`SKILL.md` sits at the folder's root; a skill is a folder of its own: move it into one named after the skill".into(),
+            ));
+            continue;
+        }
+        let inside =
+            entries.iter().filter(|(path, _)| path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')));
+        let (mut files, mut bytes) = (0usize, 0u64);
+        for (path, kind) in inside {
+            match kind {
+                SkillEntryKind::File { size } => {
+                    files += 1;
+                    bytes += size;
+                }
+                SkillEntryKind::Unservable(why) => {
+                    problems.push((crate::SKILL_FILES, format!("`{path}` in the skill `{folder}` {why}")));
+                }
+                SkillEntryKind::Folder => {}
+            }
+        }
+        if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
+            problems.push((
+                crate::SKILL_SIZE_LIMIT,
+                format!(
+                    "the skill `{folder}` has {files} files of {bytes} bytes, over the {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes every host loads: split it or move large files out"
+                ),
+            ));
+        }
+        if !matches!(kind, SkillEntryKind::File { .. }) {
+            continue;
+        }
+        let name = folder.rsplit('/').next().unwrap_or(folder);
+        for problem in manifest(&format!("{folder}/{SKILL_MD}"), name) {
+            problems.push((crate::SKILL_FRONTMATTER, format!("`{folder}/{SKILL_MD}`: {problem}")));
+        }
+    }
+    problems
+}

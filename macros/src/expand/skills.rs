@@ -20,12 +20,9 @@ use syn::LitStr;
 
 use crate::diag::Diagnostics;
 use crate::rules::check::{
-    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillEntry, SkillEntryKind, skill_entries, skill_frontmatter,
+    FrontmatterValue, SkillEntry, SkillEntryKind, skill_entries, skill_folder_problems, skill_frontmatter,
     skill_frontmatter_block,
 };
-use crate::rules::{SKILL_FILES, SKILL_FRONTMATTER, SKILL_SIZE_LIMIT};
-
-const SKILL_MD: &str = "SKILL.md";
 
 pub(crate) fn embed_skills(input: TokenStream, invoked_in: Option<&Path>) -> TokenStream {
     let literal: LitStr = match syn::parse2(input) {
@@ -77,55 +74,13 @@ fn resolve(path: &str, invoked_in: Option<&Path>) -> PathBuf {
 
 /// The rules of `Server::build` on a skills folder, reported at `span`.
 fn check(entries: &[SkillEntry], span: Span, diagnostics: &mut Diagnostics) {
-    let manifests = entries.iter().filter(|entry| entry.kind != SkillEntryKind::Folder).filter_map(|entry| {
-        let (folder, file) = entry.path.rsplit_once('/').unwrap_or(("", &entry.path));
-        (file == SKILL_MD).then_some((folder, entry))
-    });
-    for (folder, manifest) in manifests {
-        if folder.is_empty() {
-            diagnostics.rule_error(
-                SKILL_FILES,
-                span,
-                "`SKILL.md` sits at the folder's root; a skill is a folder of its own: move it into one named after the skill",
-            );
-            continue;
-        }
-        let inside =
-            entries.iter().filter(|entry| entry.path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')));
-        let (mut files, mut bytes) = (0usize, 0u64);
-        for entry in inside {
-            match entry.kind {
-                SkillEntryKind::File { size } => {
-                    files += 1;
-                    bytes += size;
-                }
-                SkillEntryKind::Unservable(why) => {
-                    diagnostics.rule_error(
-                        SKILL_FILES,
-                        span,
-                        format!("`{}` in the skill `{folder}` {why}", entry.path),
-                    );
-                }
-                SkillEntryKind::Folder => {}
-            }
-        }
-        if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
-            diagnostics.rule_error(
-                SKILL_SIZE_LIMIT,
-                span,
-                format!(
-                    "the skill `{folder}` has {files} files of {bytes} bytes, over the {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes every host loads: split it or move large files out"
-                ),
-            );
-        }
-        if !matches!(manifest.kind, SkillEntryKind::File { .. }) {
-            continue;
-        }
-        let dir_name = folder.rsplit('/').next().unwrap_or(folder);
-        let text = fs::read(&manifest.absolute).unwrap_or_default();
-        for problem in frontmatter_problems(&text, dir_name) {
-            diagnostics.rule_error(SKILL_FRONTMATTER, span, format!("`{folder}/{SKILL_MD}`: {problem}"));
-        }
+    let kinds: Vec<(&str, SkillEntryKind)> = entries.iter().map(|entry| (entry.path.as_str(), entry.kind)).collect();
+    let manifest = |path: &str, folder: &str| {
+        let absolute = entries.iter().find(|entry| entry.path == path).map(|entry| entry.absolute.as_path());
+        frontmatter_problems(&absolute.and_then(|file| fs::read(file).ok()).unwrap_or_default(), folder)
+    };
+    for (rule, message) in skill_folder_problems(&kinds, manifest) {
+        diagnostics.rule_error(rule, span, message);
     }
 }
 

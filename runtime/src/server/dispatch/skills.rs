@@ -29,9 +29,8 @@ use crate::error::JsonObject;
 use crate::lint::LintSkill;
 use crate::server::error::ServerError;
 use mcp_contract_rules::check::{
-    FrontmatterValue, MAX_SKILL_BYTES, MAX_SKILL_FILES, SkillEntryKind, skill_frontmatter, skill_frontmatter_block,
+    FrontmatterValue, SkillEntryKind, skill_folder_problems, skill_frontmatter, skill_frontmatter_block,
 };
-use mcp_contract_rules::{Rule, SKILL_FILES, SKILL_FRONTMATTER, SKILL_SIZE_LIMIT};
 
 /// How long a host may keep `skills/list` and `skills/get` answers unless
 /// [`Server::skills_ttl`](crate::server::Server::skills_ttl) says otherwise:
@@ -241,46 +240,13 @@ fn uri_of(path: &str) -> String {
 
 /// Every problem of every skill below `root`, each a sentence ending with its rule's URL.
 fn check<'a>(walked: &[Walked], read: impl Fn(&str) -> Option<Cow<'a, [u8]>>) -> Vec<String> {
-    let mut problems = Vec::new();
-    let mut report = |rule: Rule, text: String| problems.push(format!("{text} (rule `{}`: {})", rule.id, rule.url()));
-    for folder in skill_folders(walked) {
-        if folder.is_empty() {
-            report(
-                SKILL_FILES,
-                "`SKILL.md` sits at the folder's root; a skill is a folder of its own: move it into one named after the skill".into(),
-            );
-            continue;
-        }
-        let inside =
-            walked.iter().filter(|entry| entry.path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/')));
-        let (mut files, mut bytes) = (0usize, 0u64);
-        for entry in inside {
-            match entry.kind {
-                SkillEntryKind::File { size } => {
-                    files += 1;
-                    bytes += size;
-                }
-                SkillEntryKind::Unservable(why) => {
-                    report(SKILL_FILES, format!("`{}` in the skill `{folder}` {why}", entry.path))
-                }
-                SkillEntryKind::Folder => {}
-            }
-        }
-        if files > MAX_SKILL_FILES || bytes > MAX_SKILL_BYTES {
-            report(
-                SKILL_SIZE_LIMIT,
-                format!(
-                    "the skill `{folder}` has {files} files of {bytes} bytes, over the {MAX_SKILL_FILES} files or {MAX_SKILL_BYTES} bytes every host loads: split it or move large files out"
-                ),
-            );
-        }
-        let Some(text) = read(&format!("{folder}/{SKILL_MD}")) else { continue };
-        let dir_name = folder.rsplit('/').next().unwrap_or(folder);
-        for problem in frontmatter_problems(&text, dir_name) {
-            report(SKILL_FRONTMATTER, format!("`{folder}/{SKILL_MD}`: {problem}"));
-        }
-    }
-    problems
+    let kinds: Vec<(&str, SkillEntryKind)> = walked.iter().map(|entry| (entry.path.as_str(), entry.kind)).collect();
+    let manifest =
+        |path: &str, folder: &str| read(path).map_or_else(Vec::new, |text| frontmatter_problems(&text, folder));
+    skill_folder_problems(&kinds, manifest)
+        .into_iter()
+        .map(|(rule, text)| format!("{text} (rule `{}`: {})", rule.id, rule.url()))
+        .collect()
 }
 
 /// What the Agent Skills format forbids in a `SKILL.md`'s frontmatter, each
