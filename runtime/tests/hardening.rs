@@ -776,15 +776,20 @@ async fn http_load_8_sessions_by_250_calls_without_an_error() {
     }
 }
 
+/// The `_meta` of a 2026-07-28 request without a session.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "hardening", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_methods_removed_at_2026_07_28_are_404_there() {
     let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
     let mut client = HttpClient::connect(server.addr).await;
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "hardening", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
+    let meta = stateless_meta();
     for method in ["initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"] {
         let body = json!({"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": meta}}).to_string();
         let headers =
@@ -801,11 +806,7 @@ async fn http_methods_removed_at_2026_07_28_are_404_there() {
 async fn http_a_refusal_of_rmcp_s_own_carries_a_request_id() {
     let server = HttpServer::start(HttpOptions::default().stateless(true)).await;
     let mut client = HttpClient::connect(server.addr).await;
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "hardening", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
+    let meta = stateless_meta();
     let body = json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call", "params": {
         "name": "echo", "arguments": {"text": "x"}, "_meta": meta,
     }})
