@@ -174,16 +174,21 @@ async fn a_server_without_skills_has_no_skills_methods() {
     assert_eq!(refused.code(), JsonRpcErrorCode::MethodNotFound, "{refused}");
 }
 
-/// On the stateless revision the cache hints are what the extension requires
-/// of both answers; a session's client (2025-11-25) gets them too.
-#[tokio::test]
-async fn the_stateless_revision_gets_the_same_skills_with_cache_hints() {
+/// The test server over Streamable HTTP on a loopback port, until the guard drops.
+async fn serving_http() -> (std::net::SocketAddr, tokio_util::sync::DropGuard) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let addr = listener.local_addr().expect("bound");
     let stop = tokio_util::sync::CancellationToken::new();
     let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
     tokio::spawn(server().build().expect("builds").serve_http_on(listener, options));
-    let _stop = stop.drop_guard();
+    (addr, stop.drop_guard())
+}
+
+/// On the stateless revision the cache hints are what the extension requires
+/// of both answers; a session's client (2025-11-25) gets them too.
+#[tokio::test]
+async fn the_stateless_revision_gets_the_same_skills_with_cache_hints() {
+    let (addr, _stop) = serving_http().await;
 
     let list = stateless(addr, "skills/list", json!({})).await;
     let result = &list["result"];
@@ -351,12 +356,7 @@ fn the_repository_skills_are_served_clean() {
 /// The landing page and the server card name the skills beside the tools.
 #[tokio::test]
 async fn the_card_and_the_landing_page_mention_the_skills() {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
-    let addr = listener.local_addr().expect("bound");
-    let stop = tokio_util::sync::CancellationToken::new();
-    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
-    tokio::spawn(server().build().expect("builds").serve_http_on(listener, options));
-    let _stop = stop.drop_guard();
+    let (addr, _stop) = serving_http().await;
     let get = |path: &str| {
         let request = reqwest::Client::new().get(format!("http://{addr}{path}")).header("accept", "text/html");
         async move {

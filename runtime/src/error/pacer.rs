@@ -581,4 +581,22 @@ mod tests {
             assert_eq!(pacer.stats().cooldowns, cooldowns);
         });
     }
+
+    #[test]
+    fn starts_keep_the_gap_even_within_the_rate() {
+        paused().block_on(async {
+            let options =
+                PacerOptions::per_second(100).min_gap(Duration::from_millis(250)).max_wait(Duration::from_secs(5));
+            let pacer = Pacer::new("gapped", options);
+            let origin = Instant::now();
+            let mut starts = Vec::new();
+            for _ in 0..4 {
+                pacer.run(|| async { Ok::<_, McpError>(()) }).await.expect("within max_wait");
+                starts.push(origin.elapsed().as_millis());
+            }
+            for pair in starts.windows(2) {
+                assert!(pair[1] - pair[0] >= 250, "a start every 250 ms at most: {starts:?}");
+            }
+        });
+    }
 }
