@@ -15,7 +15,9 @@
 //! - `server` (feature `rmcp`): serving over stdio and Streamable HTTP;
 //! - `testing` (feature `testing`): an in-process client of a built server,
 //!   and contract fuzzing of its tools;
-//! - `logging` (feature `logging`): the crate's `tracing` output on stderr.
+//! - `logging` (feature `logging`): the crate's `tracing` output on stderr;
+//! - `telemetry` (feature `otel`): spans, metrics and logs over OTLP, and the
+//!   trace context carried in and out.
 //!
 //! The rule ids, severities and value checks both the macros and the linter use
 //! come from the crate `mcp-contract-rules`, re-exported as [`rules`].
@@ -36,6 +38,8 @@ mod private;
 pub mod schema;
 #[cfg(feature = "rmcp")]
 pub mod server;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 

@@ -36,6 +36,8 @@ use std::time::Duration;
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::{DefaultFields, Format};
+use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::{SubscriberInitExt, TryInitError};
 
 /// The log lines waiting for stderr at most; more are dropped and counted.
@@ -62,21 +64,35 @@ pub fn init() {
 ///
 /// When a global subscriber is already installed.
 pub fn try_init() -> Result<(), TryInitError> {
+    let (filter, layer, writer) = stderr_layer();
+    let installed = tracing_subscriber::registry().with(filter).with(layer).try_init();
+    if installed.is_ok() {
+        let _ = INSTALLED.set(writer);
+    }
+    installed
+}
+
+/// [`init`]'s parts, for a subscriber that adds layers of its own (the
+/// feature `otel`'s): the filter of `RUST_LOG`, the stderr layer, and its
+/// writer, which [`installed`] hands to [`flush`] once the subscriber is in.
+pub(crate) fn stderr_layer<S>()
+-> (EnvFilter, tracing_subscriber::fmt::Layer<S, DefaultFields, Format, LogWriter>, LogWriter)
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
     let filter = match std::env::var("RUST_LOG") {
         Ok(directives) if !directives.trim().is_empty() => EnvFilter::new(directives),
         _ => EnvFilter::new(DEFAULT_FILTER),
     };
     let writer = LogWriter::spawn(std::io::stderr(), QUEUE_LINES);
-    let installed = tracing_subscriber::fmt()
-        .with_writer(writer.clone())
-        .with_ansi(false)
-        .with_env_filter(filter)
-        .finish()
-        .try_init();
-    if installed.is_ok() {
-        let _ = INSTALLED.set(writer);
-    }
-    installed
+    let layer = tracing_subscriber::fmt::layer().with_writer(writer.clone()).with_ansi(false);
+    (filter, layer, writer)
+}
+
+/// The subscriber holding `writer`'s layer was installed: [`flush`] waits for it.
+#[cfg(feature = "otel")]
+pub(crate) fn installed(writer: LogWriter) {
+    let _ = INSTALLED.set(writer);
 }
 
 /// The writer of the subscriber [`init`] installed, for [`flush`].
@@ -99,7 +115,7 @@ pub fn flush(timeout: Duration) -> bool {
 /// The writer of [`init`]'s subscriber: a bounded queue in front of a thread
 /// that owns the sink, so a slow or broken sink costs a request nothing.
 #[derive(Clone)]
-struct LogWriter {
+pub(crate) struct LogWriter {
     queue: SyncSender<Vec<u8>>,
     shared: Arc<Shared>,
 }

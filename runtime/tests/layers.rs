@@ -16,7 +16,11 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("define", &["error", "schema", "call"]),
     ("auth", &["error", "call"]),
     ("lint", &["error", "schema", "call", "define"]),
-    ("server", &["error", "schema", "call", "define", "auth", "lint", "logging"]),
+    // The OpenTelemetry pipeline and propagation (feature `otel`): it parents a
+    // call's span on the trace context its request (`call`) carried, and
+    // installs `logging`'s stderr layer beside its own.
+    ("telemetry", &["error", "call", "define", "logging"]),
+    ("server", &["error", "schema", "call", "define", "auth", "lint", "logging", "telemetry"]),
     ("testing", &["error", "schema", "call", "define", "auth", "lint", "server"]),
     // The module behind `__private`, which only the crate root re-exports.
     ("private", &["error", "schema", "call", "define"]),

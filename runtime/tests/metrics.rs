@@ -91,29 +91,39 @@ async fn the_metrics_endpoint_counts_calls_errors_latency_sessions_and_calls_in_
     let in_flight = tokio::spawn(async move { slow.post(&call(20, "slow", json!({}))).await });
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let during = scrape(served.addr).await;
-    assert_eq!(value(&during, "mcp_calls_in_flight", &[]), Some(1.0), "{:?}", during.samples);
-    assert_eq!(value(&during, "mcp_sessions", &[]), Some(2.0));
+    assert_eq!(value(&during, "mcp_server_operations_in_flight", &[]), Some(1.0), "{:?}", during.samples);
+    assert_eq!(value(&during, "mcp_server_sessions", &[]), Some(2.0));
     in_flight.await.expect("the slow call is answered");
 
     let after = scrape(served.addr).await;
     let ok = [("kind", "tool"), ("name", "fine"), ("outcome", "ok")];
-    assert_eq!(value(&after, "mcp_calls_total", &ok), Some(3.0), "{:?}", after.samples);
+    assert_eq!(value(&after, "mcp_server_operations_total", &ok), Some(3.0), "{:?}", after.samples);
     let failed = [("kind", "tool"), ("name", "offline"), ("outcome", "error")];
-    assert_eq!(value(&after, "mcp_calls_total", &failed), Some(1.0));
-    let by_reason = [("name", "offline"), ("code", "-32010"), ("reason", "catalog_offline")];
-    assert_eq!(value(&after, "mcp_call_errors_total", &by_reason), Some(1.0));
-    assert_eq!(value(&after, "mcp_calls_in_flight", &[]), Some(0.0));
+    assert_eq!(value(&after, "mcp_server_operations_total", &failed), Some(1.0));
+    // The error's code and reason, its `error.type` as the conventions name a
+    // tool's error result, and its category; no severity was declared.
+    let by_reason = [
+        ("name", "offline"),
+        ("code", "-32010"),
+        ("reason", "catalog_offline"),
+        ("error_type", "tool_error"),
+        ("category", "server"),
+    ];
+    assert_eq!(value(&after, "mcp_server_operation_errors_total", &by_reason), Some(1.0), "{:?}", after.samples);
+    assert_eq!(value(&after, "mcp_server_operations_in_flight", &[]), Some(0.0));
 
     let slow = after
         .samples
         .iter()
-        .find(|sample| sample.metric == "mcp_call_duration_seconds" && sample.labels.get("name") == Some("slow"))
+        .find(|sample| {
+            sample.metric == "mcp_server_operation_duration_seconds" && sample.labels.get("name") == Some("slow")
+        })
         .expect("the slow call's histogram");
     let Value::Histogram(buckets) = &slow.value else { panic!("not a histogram: {slow:?}") };
     let count_below = |bound: f64| buckets.iter().find(|b| b.less_than == bound).map(|b| b.count);
     assert_eq!(count_below(0.25), Some(0.0), "the 300 ms call is above 250 ms: {buckets:?}");
     assert_eq!(count_below(0.5), Some(1.0), "and below 500 ms: {buckets:?}");
-    assert_eq!(value(&after, "mcp_call_duration_seconds_count", &[("name", "fine")]), Some(3.0));
+    assert_eq!(value(&after, "mcp_server_operation_duration_seconds_count", &[("name", "fine")]), Some(3.0));
 }
 
 #[tokio::test]
@@ -144,20 +154,21 @@ async fn a_round_that_ends_input_required_is_no_finished_call_and_the_retry_that
         assert_eq!(first["result"]["resultType"], "input_required", "{}: {first}", ask.kind);
         let labels = [("kind", ask.kind), ("name", ask.name)];
         let during = scrape(served.addr).await;
-        assert_eq!(value(&during, "mcp_calls_total", &labels), None, "{}: {:?}", ask.kind, during.samples);
-        assert_eq!(value(&during, "mcp_call_duration_seconds_count", &labels), None, "{}", ask.kind);
-        assert_eq!(value(&during, "mcp_calls_in_flight", &[]), Some(0.0), "{}", ask.kind);
+        assert_eq!(value(&during, "mcp_server_operations_total", &labels), None, "{}: {:?}", ask.kind, during.samples);
+        assert_eq!(value(&during, "mcp_server_operation_duration_seconds_count", &labels), None, "{}", ask.kind);
+        assert_eq!(value(&during, "mcp_server_operations_in_flight", &[]), Some(0.0), "{}", ask.kind);
 
         let done = stateless(served.addr, "2", ask.method, ask.header, ask.confirmed(&first)).await;
         assert_eq!(done["result"]["resultType"], "complete", "{}: {done}", ask.kind);
         let after = scrape(served.addr).await;
         let ok = [("kind", ask.kind), ("name", ask.name), ("outcome", "ok")];
-        assert_eq!(value(&after, "mcp_calls_total", &ok), Some(1.0), "{}: {:?}", ask.kind, after.samples);
+        assert_eq!(value(&after, "mcp_server_operations_total", &ok), Some(1.0), "{}: {:?}", ask.kind, after.samples);
         let counted = after.samples.iter().filter(|sample| {
-            sample.metric == "mcp_calls_total" && labels.iter().all(|(label, v)| sample.labels.get(label) == Some(v))
+            sample.metric == "mcp_server_operations_total"
+                && labels.iter().all(|(label, v)| sample.labels.get(label) == Some(v))
         });
         assert_eq!(counted.count(), 1, "{}: no outcome but `ok`", ask.kind);
-        assert_eq!(value(&after, "mcp_call_duration_seconds_count", &labels), Some(1.0), "{}", ask.kind);
+        assert_eq!(value(&after, "mcp_server_operation_duration_seconds_count", &labels), Some(1.0), "{}", ask.kind);
     }
 }
 
@@ -173,9 +184,9 @@ async fn each_repair_of_a_call_s_arguments_is_counted_by_tool_and_kind() {
     assert_eq!(result["content"][0]["text"], "object 7");
     let after = scrape(served.addr).await;
     let dropped = [("tool", "lookup"), ("kind", "dropped")];
-    assert_eq!(value(&after, "mcp_input_repairs_total", &dropped), Some(2.0), "{:?}", after.samples);
+    assert_eq!(value(&after, "mcp_server_argument_repairs_total", &dropped), Some(2.0), "{:?}", after.samples);
     let number = [("tool", "lookup"), ("kind", "string_as_number")];
-    assert_eq!(value(&after, "mcp_input_repairs_total", &number), Some(1.0));
+    assert_eq!(value(&after, "mcp_server_argument_repairs_total", &number), Some(1.0));
     // The client's keys never label a series.
     assert!(after.samples.iter().all(|sample| !sample.labels.values().any(|label| label.starts_with('_'))));
 }
@@ -192,7 +203,9 @@ async fn a_server_that_turns_repair_off_refuses_the_call_as_sent_and_counts_noth
     assert_eq!(result["structuredContent"]["error"]["code"], -32602);
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], "invalid_arguments");
     let after = scrape(served.addr).await;
-    assert_eq!(value(&after, "mcp_input_repairs_total", &[("tool", "lookup")]), None);
+    assert_eq!(value(&after, "mcp_server_argument_repairs_total", &[("tool", "lookup")]), None);
+    // The refusal is counted as an argument rejection of its tool.
+    assert_eq!(value(&after, "mcp_server_argument_rejections_total", &[("tool", "lookup")]), Some(1.0));
 }
 
 /// Feature `pacer`: a pacer given to `Server::pacer` is scraped with the
@@ -232,6 +245,11 @@ mod pacer {
         let projected = [("pacer", "catalogue"), ("kind", "wait_projected")];
         assert_eq!(value(&scraped, "mcp_pacer_sheds_total", &projected), Some(1.0));
         let by_reason = [("name", "paced"), ("code", "-32003"), ("reason", "pacer_shed")];
-        assert_eq!(value(&scraped, "mcp_call_errors_total", &by_reason), Some(1.0), "{:?}", scraped.samples);
+        assert_eq!(
+            value(&scraped, "mcp_server_operation_errors_total", &by_reason),
+            Some(1.0),
+            "{:?}",
+            scraped.samples
+        );
     }
 }

@@ -243,6 +243,18 @@ async fn a_handler_reads_the_request_and_session_ids_which_its_call_span_carries
         assert!(span["duration_ms"].parse::<u64>().is_ok(), "{span:?}");
         // The server's own id for the request beside the client's.
         assert!(is_request_id(&span["request_id"]), "{transport}: {span:?}");
+        // The attributes of the OpenTelemetry conventions for MCP, without the feature `otel`.
+        assert_eq!(span["mcp.method.name"], "tools/call", "{transport}: {span:?}");
+        assert_eq!(span["gen_ai.tool.name"], "who_am_i");
+        assert_eq!(span["gen_ai.operation.name"], "execute_tool");
+        assert_eq!(span["jsonrpc.request.id"], id);
+        assert_eq!(span.get("mcp.session.id").map(String::as_str), client.session(), "{transport}: {span:?}");
+        assert_eq!(span["network.transport"], if transport == "http" { "tcp" } else { "pipe" });
+        assert!(span.get("mcp.protocol.version").is_some_and(|version| version.starts_with("20")), "{span:?}");
+        assert_eq!(span["otel.kind"], "server");
+        assert_eq!(span["mcp_contract.outcome"], "ok");
+        assert_eq!(span["mcp_contract.request_id"], span["request_id"]);
+        assert!(!span.contains_key("error.type"), "{span:?}");
         // The handler's own log line is inside the span.
         let logged = events_with("span.jsonrpc_id", &id);
         assert!(logged.iter().any(|event| event["message"] == "handler ran"), "{transport}: {logged:?}");
@@ -255,6 +267,12 @@ async fn a_handler_reads_the_request_and_session_ids_which_its_call_span_carries
         assert_eq!(span["outcome"], "error", "{span:?}");
         assert_eq!(span["code"], "-32010", "{span:?}");
         assert_eq!(span["reason"], "catalog_offline", "{span:?}");
+        assert_eq!(span["error.type"], "tool_error", "a tool's error result, as the conventions name it: {span:?}");
+        assert_eq!(span["otel.status_code"], "error");
+        assert_eq!(span["mcp_contract.reason"], "catalog_offline");
+        assert_eq!(span["mcp_contract.code"], "-32010");
+        // Its reason is none of its (empty) contract's: not a declared failure.
+        assert_eq!(span["mcp_contract.outcome"], "undeclared_failure", "{span:?}");
         assert_eq!(tool_error(&answer)["data"]["requestId"], json!(span["request_id"]), "{transport}: {answer}");
         let line = events_with("request_id", &span["request_id"]);
         assert_eq!(line.len(), 1, "{transport}: the call's one log line carries the id: {line:?}");

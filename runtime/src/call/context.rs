@@ -96,6 +96,8 @@ pub struct Context {
     input_key: Option<Arc<str>>,
     /// What a test context records of the call ([`Context::for_unit_test`]).
     captured: Option<Captured>,
+    /// The request's trace context and protocol revision, for the call's span.
+    trace: Option<Arc<super::CallTrace>>,
 }
 
 impl Context {
@@ -119,6 +121,7 @@ impl Context {
             round: None,
             input_key: None,
             captured: None,
+            trace: None,
         }
     }
 
@@ -154,6 +157,17 @@ impl Context {
     /// `None` over stdio and stateless HTTP, where there is no session.
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
+    }
+
+    /// The request's trace context and protocol revision, as the server sets them.
+    pub(crate) fn with_trace(mut self, trace: Arc<super::CallTrace>) -> Self {
+        self.trace = Some(trace);
+        self
+    }
+
+    /// The request's trace context and protocol revision: `None` outside a server.
+    pub(crate) fn trace(&self) -> Option<&Arc<super::CallTrace>> {
+        self.trace.as_ref()
     }
 
     /// The address of the client the call came from, as the server sets it.

@@ -11,6 +11,7 @@ mod elicit;
 mod enrichment;
 mod round;
 mod state;
+mod trace;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -27,6 +28,9 @@ pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncati
 pub use self::round::{InputRequest, InputRound, RoundEnd};
 pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
+#[cfg(feature = "otel")]
+pub(crate) use self::trace::TRACE_CONTEXT_KEYS;
+pub(crate) use self::trace::{CallTrace, Failure};
 
 /// A boxed future, as the object-safe traits ([`DynTool`](crate::define::DynTool),
 /// [`ClientChannel`]) return.

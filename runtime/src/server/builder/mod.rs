@@ -160,6 +160,26 @@ impl Server {
         self
     }
 
+    /// Flush `telemetry`'s export when serving stops (feature `otel`): an
+    /// [`on_shutdown`](Self::on_shutdown) hook that sends what is queued
+    /// within the [`Telemetry::shutdown_timeout`], on a blocking thread. Give
+    /// the [`teardown_timeout`](Self::teardown_timeout) room for it.
+    ///
+    /// [`Telemetry::shutdown_timeout`]: crate::telemetry::Telemetry::shutdown_timeout
+    #[cfg(feature = "otel")]
+    pub fn telemetry(self, telemetry: &crate::telemetry::TelemetryHandle) -> Self {
+        let telemetry = telemetry.clone();
+        self.on_shutdown(move || async move {
+            let bound = telemetry.shutdown_timeout();
+            let flushed = tokio::task::spawn_blocking(move || telemetry.shutdown());
+            // The SDK bounds its own waits; this bounds ours, whatever it does.
+            match tokio::time::timeout(bound + std::time::Duration::from_millis(500), flushed).await {
+                Ok(Ok(true)) => {}
+                _ => tracing::warn!("shutting down: the OpenTelemetry export was not flushed within its timeout"),
+            }
+        })
+    }
+
     /// How long the [`on_shutdown`](Self::on_shutdown) hooks may take
     /// together ([`DEFAULT_TEARDOWN_TIMEOUT`](crate::server::DEFAULT_TEARDOWN_TIMEOUT), 10 s, by default).
     pub fn teardown_timeout(mut self, timeout: std::time::Duration) -> Self {

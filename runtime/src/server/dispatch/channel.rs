@@ -108,6 +108,24 @@ fn result_of(method: &str, result: ClientResult) -> Result<JsonObject, ClientReq
     }
 }
 
+/// The call's trace context for the `_meta` of a request to the client
+/// (SEP-414: `traceparent`, `tracestate` and `baggage` at its root), so that
+/// the client's span of the request is a child of the call's.
+#[cfg(feature = "otel")]
+fn trace_meta() -> Option<rmcp::model::RequestMetaObject> {
+    let entries = crate::telemetry::current_meta();
+    if entries.is_empty() {
+        return None;
+    }
+    let meta: JsonObject = entries.into_iter().map(|(key, value)| (key, Value::String(value))).collect();
+    Some(rmcp::model::RequestMetaObject(rmcp::model::MetaObject(meta)))
+}
+
+#[cfg(not(feature = "otel"))]
+fn trace_meta() -> Option<rmcp::model::RequestMetaObject> {
+    None
+}
+
 impl ClientChannel for PeerChannel {
     fn request(
         &self,
@@ -128,7 +146,9 @@ impl ClientChannel for PeerChannel {
                     detail: format!("the server built a `{method}` request MCP does not accept ({err})"),
                 })?;
             request.extensions_mut().insert(OriginatingRequestId(self.request_id.clone()));
-            let handle = match self.peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
+            let mut options = PeerRequestOptions::no_options();
+            options.meta = trace_meta();
+            let handle = match self.peer.send_request_with_option(request, options).await {
                 Ok(handle) => handle,
                 Err(err) => return Err(unavailable(method, &err)),
             };

@@ -27,8 +27,10 @@ use super::skills::Skills;
 use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use crate::auth::AuthConfig;
+#[cfg(feature = "otel")]
+use crate::call::TRACE_CONTEXT_KEYS;
 use crate::call::{
-    AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
+    AuthInfo, CallTrace, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
 };
 use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
@@ -398,7 +400,7 @@ impl ToolServer {
         if let Some(client) = parts.and_then(|parts| parts.extensions.get::<ClientIp>()) {
             ctx = ctx.with_client_ip(client.0);
         }
-        ctx
+        ctx.with_trace(Arc::new(call_trace(context)))
     }
 
     fn channel(&self, name: &'static str, context: &RequestContext<RoleServer>) -> PeerChannel {
@@ -921,6 +923,36 @@ fn caller(context: &RequestContext<RoleServer>) -> Option<Arc<AuthInfo>> {
 /// The request's id as the client sent it (the stdio transport hands rmcp ids of its own).
 fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
     context.extensions.get::<ClientId>().map_or(&context.id, |client| &client.0)
+}
+
+/// What the request says of its trace: the W3C trace context of its
+/// `params._meta` (SEP-414: `traceparent`, `tracestate` and `baggage` at its
+/// root) when it carries a `traceparent` there, else the HTTP request's
+/// headers' (a client that traces only its HTTP requests), and the protocol
+/// revision. MCP's own context wins: one HTTP request may carry several MCP
+/// messages, and a retried message several HTTP requests.
+fn call_trace(context: &RequestContext<RoleServer>) -> CallTrace {
+    let parts = context.extensions.get::<http::request::Parts>();
+    CallTrace {
+        protocol_version: context.protocol_version().map(|version| Arc::from(version.as_str())),
+        transport: Some(if parts.is_some() { "tcp" } else { "pipe" }),
+        #[cfg(feature = "otel")]
+        carrier: trace_carrier(context, parts),
+    }
+}
+
+#[cfg(feature = "otel")]
+fn trace_carrier(
+    context: &RequestContext<RoleServer>,
+    parts: Option<&http::request::Parts>,
+) -> Vec<(&'static str, String)> {
+    let from_meta = |key: &str| context.meta.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
+    let from_headers = |key: &str| parts?.headers.get(key).and_then(|value| value.to_str().ok()).map(str::to_owned);
+    if from_meta("traceparent").is_some() {
+        TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_meta(key)?))).collect()
+    } else {
+        TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_headers(key)?))).collect()
+    }
 }
 
 /// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.

@@ -12,10 +12,12 @@ use tracing::Instrument;
 
 use super::hook::{CallInfo, CallOutcome};
 use super::observe::{Observe, Outcome};
-use crate::call::{BoxFuture, Context, InputRound, RoundEnd};
+use crate::call::{BoxFuture, CallTrace, Context, Failure, InputRound, RoundEnd};
 use crate::define::PrimitiveKind;
 use crate::define::{DynTool, Repair, ToolDefinition};
-use crate::error::{ErrorCategory, ErrorContract, JsonObject, McpError, new_request_id};
+use crate::error::{
+    ErrorCategory, ErrorContract, ErrorSeverity, JsonObject, JsonRpcErrorCode, McpError, new_request_id,
+};
 use crate::server::wire::{bounded, envelope, error_result, success_result};
 
 /// What the log says of one call: what was called, by whom, in which request.
@@ -42,6 +44,8 @@ pub(crate) struct Call {
     /// The repairs of a tool call's arguments, as its log line lists them
     /// (`kind:path`, `kind:key->field`); `None` for none.
     repairs: Option<String>,
+    /// The request's trace context and protocol revision.
+    trace: Option<Arc<CallTrace>>,
 }
 
 impl Call {
@@ -60,6 +64,7 @@ impl Call {
             context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
             observe: Arc::clone(observe),
             repairs: None,
+            trace: ctx.trace().cloned(),
         }
     }
 
@@ -142,7 +147,21 @@ impl Call {
     /// A call that ended without an answer of its handler: cancelled, or panicked.
     fn ended(&self, span: &tracing::Span, started: std::time::Instant, outcome: Outcome) {
         span.record("outcome", outcome.as_str());
-        self.observe.finished(self.metric_kind(), self.name, outcome, None, started.elapsed().as_secs_f64());
+        span.record("mcp_contract.outcome", outcome.as_str());
+        if outcome == Outcome::Panic {
+            let code = JsonRpcErrorCode::InternalError.as_i32();
+            span.record("error.type", &*self.error_type(code, true));
+            span.record("otel.status_code", "error");
+        }
+        let failure = (outcome == Outcome::Panic).then(|| Failure {
+            error_type: if self.kind == PrimitiveKind::Tool && !self.completion { "tool_error" } else { "-32603" },
+            code: JsonRpcErrorCode::InternalError.as_i32(),
+            reason: None,
+            category: ErrorCategory::Server.as_str(),
+            severity: None,
+        });
+        let seconds = started.elapsed().as_secs_f64();
+        self.observe.finished(self.metric_kind(), self.method(), self.name, outcome, failure, seconds);
         span.in_scope(|| {
             self.after(if outcome == Outcome::Panic { CallOutcome::Panicked } else { CallOutcome::Cancelled })
         });
@@ -153,7 +172,18 @@ impl Call {
     /// is the call the metrics and the hooks' `after` count), but of the span.
     fn round_ended(&self, span: &tracing::Span) {
         span.record("outcome", "input_required");
+        span.record("mcp_contract.outcome", "input_required");
         tracing::debug!(outcome = "input_required", "call ended its round: it waits for the client's input");
+    }
+
+    /// The MCP method of the call (`mcp.method.name`).
+    fn method(&self) -> &'static str {
+        match (self.completion, self.kind) {
+            (true, _) => "completion/complete",
+            (false, PrimitiveKind::Tool) => "tools/call",
+            (false, PrimitiveKind::Resource) => "resources/read",
+            (false, PrimitiveKind::Prompt) => "prompts/get",
+        }
     }
 
     /// The span every event of the call is logged in: the request's id
@@ -161,9 +191,22 @@ impl Call {
     /// id (`jsonrpc_id`). Its outcome, code, reason and duration are recorded
     /// on it when the call ends, so a subscriber that exports spans
     /// (OpenTelemetry, say) has them too.
+    ///
+    /// It carries the attributes of the OpenTelemetry semantic conventions
+    /// for MCP (semconv 1.42.0, the server span: `mcp.method.name`,
+    /// `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, ..) and this
+    /// crate's own (`mcp_contract.*`) with or without the feature `otel`,
+    /// which only forwards them; `otel.*` fields are the names
+    /// `tracing-opentelemetry` reads the span's name, kind and status from.
     fn span(&self) -> tracing::Span {
         use tracing::field::Empty;
-        tracing::info_span!(
+        let (tool, prompt) = match (self.completion, self.kind) {
+            (false, PrimitiveKind::Tool) => (Some(self.name), None),
+            (false, PrimitiveKind::Prompt) => (None, Some(self.name)),
+            _ => (None, None),
+        };
+        let trace = self.trace.as_deref();
+        let span = tracing::info_span!(
             "mcp_call",
             kind = %self.kind,
             name = self.name,
@@ -176,7 +219,45 @@ impl Call {
             reason = Empty,
             repairs = Empty,
             duration_ms = Empty,
-        )
+            otel.name = Empty,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            mcp.method.name = self.method(),
+            gen_ai.tool.name = tool,
+            gen_ai.prompt.name = prompt,
+            gen_ai.operation.name = tool.map(|_| "execute_tool"),
+            jsonrpc.request.id = self.jsonrpc_id.as_deref(),
+            mcp.session.id = self.session_id.as_deref(),
+            mcp.protocol.version = trace.and_then(|trace| trace.protocol_version.as_deref()),
+            network.transport = trace.and_then(|trace| trace.transport),
+            error.type = Empty,
+            rpc.response.status_code = Empty,
+            mcp_contract.request_id = &*self.request_id,
+            mcp_contract.outcome = Empty,
+            mcp_contract.reason = Empty,
+            mcp_contract.code = Empty,
+        );
+        #[cfg(feature = "otel")]
+        crate::telemetry::adopt(&span, self.method(), (!self.completion).then_some(self.name), trace);
+        span
+    }
+
+    /// The `severity` the contract declares for `reason`, by name.
+    fn severity(&self, reason: Option<&str>) -> Option<&'static str> {
+        let entry = self.contract.iter().find(|entry| Some(entry.reason) == reason)?;
+        entry.severity.map(|severity| ErrorSeverity::NAMES[severity as usize])
+    }
+
+    /// `error.type` of a failed call: `tool_error` for a tool's error result
+    /// (an answer with `isError`, as the conventions name it), else the
+    /// JSON-RPC error's code.
+    fn error_type(&self, code: i32, as_result: bool) -> std::borrow::Cow<'static, str> {
+        if as_result && self.kind == PrimitiveKind::Tool && !self.completion {
+            "tool_error".into()
+        } else {
+            code.to_string().into()
+        }
     }
 
     /// What the client gets for `err`, the one place every error a call
@@ -231,15 +312,23 @@ impl Call {
         let elapsed = started.elapsed();
         let millis = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
         span.record("duration_ms", millis);
-        let error = outcome.err().map(|err| (err.code().as_i32(), err.reason()));
-        let ended = if error.is_some() { Outcome::Error } else { Outcome::Ok };
-        self.observe.finished(self.metric_kind(), self.name, ended, error, elapsed.as_secs_f64());
+        let error_type = outcome.err().map(|err| self.error_type(err.code().as_i32(), !err.is_protocol_error()));
+        let failure = outcome.err().zip(error_type.as_deref()).map(|(err, error_type)| Failure {
+            error_type,
+            code: err.code().as_i32(),
+            reason: err.reason(),
+            category: err.category().as_str(),
+            severity: self.severity(err.reason()),
+        });
+        let ended = if failure.is_some() { Outcome::Error } else { Outcome::Ok };
+        self.observe.finished(self.metric_kind(), self.method(), self.name, ended, failure, elapsed.as_secs_f64());
         self.after(match outcome {
             Ok(()) => CallOutcome::Ok { duration: elapsed },
             Err(error) => CallOutcome::Error { error, duration: elapsed },
         });
         let Err(err) = outcome else {
             span.record("outcome", "ok");
+            span.record("mcp_contract.outcome", "ok");
             if self.completion {
                 tracing::debug!(duration_ms = millis, outcome = "ok", "completion finished");
             } else {
@@ -257,6 +346,18 @@ impl Call {
         span.record("outcome", "error");
         span.record("code", code);
         span.record("reason", reason);
+        // A declared failure is one the contract names (a reason it lists); any
+        // other is undeclared, whatever its code.
+        let declared = reason.is_some_and(|reason| self.contract.iter().any(|entry| entry.reason == reason));
+        span.record("mcp_contract.outcome", if declared { "declared_failure" } else { "undeclared_failure" });
+        span.record("mcp_contract.code", code);
+        span.record("mcp_contract.reason", reason);
+        span.record("error.type", error_type.as_deref());
+        if self.kind != PrimitiveKind::Tool || self.completion || err.is_protocol_error() {
+            span.record("rpc.response.status_code", code.to_string());
+        }
+        span.record("otel.status_code", "error");
+        span.record("otel.status_description", message.message());
         if err.category() == ErrorCategory::Server && reason.is_none() {
             tracing::warn!(
                 duration_ms = millis,

@@ -9,6 +9,7 @@ use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 use super::observe::Outcome;
+use crate::call::Failure;
 
 /// The content type of what [`Metrics::render`] writes.
 pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -30,6 +31,17 @@ struct ErrorLabels {
     code: i32,
     /// The declared reason; empty (no label, to Prometheus) for none.
     reason: String,
+    /// `error.type` of the conventions: `tool_error` for a tool's error result, else the code.
+    error_type: String,
+    /// Who is at fault: `client`, `server` or `upstream`.
+    category: &'static str,
+    /// The declared reason's severity; empty for none.
+    severity: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ToolLabels {
+    tool: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -55,6 +67,7 @@ pub(crate) struct Metrics {
     calls: Family<CallLabels, Counter>,
     errors: Family<ErrorLabels, Counter>,
     repairs: Family<RepairLabels, Counter>,
+    rejections: Family<ToolLabels, Counter>,
     duration: Family<NameLabels, Histogram, fn() -> Histogram>,
     pub(crate) in_flight: Gauge,
     sessions: Gauge,
@@ -76,24 +89,42 @@ impl Metrics {
         let calls = Family::<CallLabels, Counter>::default();
         let errors = Family::<ErrorLabels, Counter>::default();
         let repairs = Family::<RepairLabels, Counter>::default();
+        let rejections = Family::<ToolLabels, Counter>::default();
         let duration = Family::<NameLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
         let (in_flight, sessions) = (Gauge::default(), Gauge::default());
+        // The names of the OpenTelemetry semantic conventions for MCP (semconv
+        // 1.42.0: `mcp.server.operation.duration`, ..) as the exposition
+        // format spells them: dots as underscores, the unit as a suffix.
         registry.register(
-            "mcp_calls",
+            "mcp_server_operations",
             "Tool calls, resource reads, prompts and completions that ended, by outcome",
             calls.clone(),
         );
-        registry.register("mcp_call_errors", "Calls that ended with an error, by code and reason", errors.clone());
         registry.register(
-            "mcp_input_repairs",
+            "mcp_server_operation_errors",
+            "Calls that ended with an error, by code, reason, error type, category and severity",
+            errors.clone(),
+        );
+        registry.register(
+            "mcp_server_argument_repairs",
             "Repairs of tool arguments an agent got slightly wrong, by tool and kind",
             repairs.clone(),
         );
+        registry.register(
+            "mcp_server_argument_rejections",
+            "Tool calls refused because their arguments did not fit the input schema",
+            rejections.clone(),
+        );
         let seconds = prometheus_client::registry::Unit::Seconds;
-        registry.register_with_unit("mcp_call_duration", "How long calls took", seconds, duration.clone());
-        registry.register("mcp_calls_in_flight", "Calls running now", in_flight.clone());
-        registry.register("mcp_sessions", "Open Streamable HTTP sessions", sessions.clone());
-        Self { registry, calls, errors, repairs, duration, in_flight, sessions }
+        registry.register_with_unit(
+            "mcp_server_operation_duration",
+            "How long calls took, from receipt to answer",
+            seconds,
+            duration.clone(),
+        );
+        registry.register("mcp_server_operations_in_flight", "Calls running now", in_flight.clone());
+        registry.register("mcp_server_sessions", "Open Streamable HTTP sessions", sessions.clone());
+        Self { registry, calls, errors, repairs, rejections, duration, in_flight, sessions }
     }
 
     pub(crate) fn finished(
@@ -101,13 +132,25 @@ impl Metrics {
         kind: &'static str,
         name: &'static str,
         outcome: Outcome,
-        error: Option<(i32, Option<&str>)>,
+        failure: Option<Failure<'_>>,
         seconds: f64,
     ) {
         self.calls.get_or_create(&CallLabels { kind, name, outcome: outcome.as_str() }).inc();
-        if let Some((code, reason)) = error {
-            let reason: String = reason.unwrap_or_default().chars().take(MAX_REASON_CHARS).collect();
-            self.errors.get_or_create(&ErrorLabels { kind, name, code, reason }).inc();
+        if let Some(failure) = failure {
+            let reason: String = failure.reason.unwrap_or_default().chars().take(MAX_REASON_CHARS).collect();
+            let labels = ErrorLabels {
+                kind,
+                name,
+                code: failure.code,
+                reason,
+                error_type: failure.error_type.to_owned(),
+                category: failure.category,
+                severity: failure.severity.unwrap_or_default(),
+            };
+            self.errors.get_or_create(&labels).inc();
+            if kind == "tool" && failure.reason == Some(crate::define::INVALID_ARGUMENTS) {
+                self.rejections.get_or_create(&ToolLabels { tool: name }).inc();
+            }
         }
         if matches!(outcome, Outcome::Ok | Outcome::Error) {
             self.duration.get_or_create(&NameLabels { kind, name }).observe(seconds);

@@ -1,8 +1,11 @@
 //! What the server does around every call besides running it, on every
 //! transport: masking a failure of its own side nobody wrote for a client,
-//! and (feature `metrics`) counting the call for the Prometheus endpoint.
+//! and counting the call for the Prometheus endpoint (feature `metrics`) and
+//! the OpenTelemetry export (feature `otel`).
 
 use std::sync::Arc;
+
+use crate::call::Failure;
 
 /// Shared by every copy (every session) of one server.
 #[derive(Clone, Default)]
@@ -74,7 +77,7 @@ impl Observe {
     }
 
     /// The arguments of a call of the tool `name` were repaired: one count per repair.
-    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    #[cfg_attr(not(any(feature = "metrics", feature = "otel")), allow(unused_variables))]
     pub(crate) fn repaired(&self, name: &'static str, repairs: &[crate::define::Repair]) {
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
@@ -82,21 +85,38 @@ impl Observe {
                 metrics.repaired(name, repair.kind.as_str());
             }
         }
+        #[cfg(feature = "otel")]
+        crate::telemetry::record_repairs(name, repairs.iter().map(|repair| repair.kind.as_str()));
     }
 
-    /// A call ended with `outcome` after `seconds`; `error` is its code and reason.
-    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    /// A call (`kind` its metrics' label, `method` its MCP method) ended with
+    /// `outcome` after `seconds`; `failure` says how it failed.
+    #[cfg_attr(
+        not(feature = "otel"),
+        allow(unused_variables, reason = "`method` labels only the OpenTelemetry metrics")
+    )]
     pub(crate) fn finished(
         &self,
         kind: &'static str,
+        method: &'static str,
         name: &'static str,
         outcome: Outcome,
-        error: Option<(i32, Option<&str>)>,
+        failure: Option<Failure<'_>>,
         seconds: f64,
     ) {
         #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
-            metrics.finished(kind, name, outcome, error, seconds);
+            metrics.finished(kind, name, outcome, failure, seconds);
+        }
+        // The conventions' histogram counts the calls that were answered.
+        #[cfg(feature = "otel")]
+        if matches!(outcome, Outcome::Ok | Outcome::Error) {
+            let target = match kind {
+                "tool" => Some(("gen_ai.tool.name", name)),
+                "prompt" => Some(("gen_ai.prompt.name", name)),
+                _ => None,
+            };
+            crate::telemetry::record_operation(method, target, failure, seconds);
         }
     }
 }

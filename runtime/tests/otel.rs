@@ -1,0 +1,435 @@
+//! The OpenTelemetry export (feature `otel`) against an OTLP receiver this
+//! test starts in-process, on OTLP/HTTP (protobuf, axum) and on OTLP/gRPC
+//! (tonic), decoding what arrives with the official protobuf definitions
+//! (`opentelemetry-proto`): the spans' names, kinds, parents and attributes
+//! for a success, a declared failure, a cancelled call and a task, the trace
+//! context taken from `_meta` and from the HTTP header, and the metrics.
+//!
+//! `Telemetry::init` installs the process's one global subscriber, so each
+//! protocol runs in a process of its own: the test re-runs this binary's
+//! ignored `scenario` with the protocol in `OTLP_TEST_PROTOCOL`.
+
+mod support;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use mcp_contract_runtime::define::{TaskSupport, ToolDefinition, ToolOutput};
+use mcp_contract_runtime::error::{ErrorContract, JsonRpcErrorCode};
+use mcp_contract_runtime::server::{HttpOptions, Server};
+use mcp_contract_runtime::telemetry::{Protocol, Telemetry};
+use mcp_contract_runtime::{Context, McpError, Tool};
+use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
+    MetricsService, MetricsServiceServer,
+};
+use opentelemetry_proto::tonic::collector::metrics::v1::{ExportMetricsServiceRequest, ExportMetricsServiceResponse};
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{TraceService, TraceServiceServer};
+use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
+use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use prost::Message;
+use serde_json::{Value, json};
+use support::{HttpClient, call, text_tool};
+
+/// The client's trace and span, as its `traceparent` names them.
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CLIENT_SPAN: &str = "00f067aa0ba902b7";
+const HEADER_TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
+const HEADER_SPAN: &str = "b7ad6b7169203331";
+
+text_tool!(Fine, "fine", |_ctx| Ok("fine".to_owned()));
+text_tool!(Slow, "slow", |_ctx| {
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    Ok("slow".to_owned())
+});
+
+static OFFLINE_CONTRACT: [ErrorContract; 1] = [ErrorContract::new(
+    "catalog_offline",
+    JsonRpcErrorCode::ServiceUnavailable,
+    "The catalogue is offline.",
+    "Try again in a minute.",
+)];
+
+/// Fails with the reason its contract declares.
+struct Offline;
+static OFFLINE: LazyLock<ToolDefinition> =
+    LazyLock::new(|| support::definition::<support::Nothing>("offline").with_errors(&OFFLINE_CONTRACT));
+
+impl Tool for Offline {
+    type Input = support::Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &OFFLINE
+    }
+    async fn call(&self, _input: support::Nothing, _ctx: Context) -> Result<String, McpError> {
+        Err(McpError::service_unavailable("The catalogue is offline.").with_reason("catalog_offline"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// Always runs as a task.
+struct Export;
+static EXPORT: LazyLock<ToolDefinition> =
+    LazyLock::new(|| support::definition::<support::Nothing>("export").with_task_support(TaskSupport::Required));
+
+impl Tool for Export {
+    type Input = support::Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &EXPORT
+    }
+    async fn call(&self, _input: support::Nothing, _ctx: Context) -> Result<String, McpError> {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        Ok("exported".to_owned())
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// What the receiver decoded.
+#[derive(Clone, Default)]
+struct Received {
+    spans: Arc<Mutex<Vec<Span>>>,
+    metrics: Arc<Mutex<Vec<String>>>,
+}
+
+impl Received {
+    fn traces(&self, request: ExportTraceServiceRequest) {
+        let spans = request.resource_spans.into_iter().flat_map(|r| r.scope_spans).flat_map(|s| s.spans);
+        self.spans.lock().unwrap().extend(spans);
+    }
+
+    fn metrics(&self, request: &ExportMetricsServiceRequest) {
+        let names = request.resource_metrics.iter().flat_map(|r| &r.scope_metrics).flat_map(|s| &s.metrics);
+        self.metrics.lock().unwrap().extend(names.map(|metric| metric.name.clone()));
+    }
+
+    fn span_named(&self, name: &str) -> Option<Span> {
+        self.spans.lock().unwrap().iter().find(|span| span.name == name).cloned()
+    }
+}
+
+#[tonic::async_trait]
+impl TraceService for Received {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        self.traces(request.into_inner());
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
+
+#[tonic::async_trait]
+impl MetricsService for Received {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportMetricsServiceRequest>,
+    ) -> Result<tonic::Response<ExportMetricsServiceResponse>, tonic::Status> {
+        self.metrics(request.get_ref());
+        Ok(tonic::Response::new(ExportMetricsServiceResponse::default()))
+    }
+}
+
+/// The receiver on a loopback port: OTLP/HTTP's two paths, or the gRPC services.
+async fn receiver(protocol: Protocol, received: Received) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    match protocol {
+        Protocol::HttpProtobuf => {
+            let (traces, metrics) = (received.clone(), received);
+            let protobuf = |body: Vec<u8>| ([("content-type", "application/x-protobuf")], body);
+            let app = axum::Router::new()
+                .route(
+                    "/v1/traces",
+                    axum::routing::post(move |body: Bytes| async move {
+                        traces.traces(ExportTraceServiceRequest::decode(body).expect("an OTLP trace request"));
+                        protobuf(ExportTraceServiceResponse::default().encode_to_vec())
+                    }),
+                )
+                .route(
+                    "/v1/metrics",
+                    axum::routing::post(move |body: Bytes| async move {
+                        metrics.metrics(&ExportMetricsServiceRequest::decode(body).expect("an OTLP metrics request"));
+                        protobuf(ExportMetricsServiceResponse::default().encode_to_vec())
+                    }),
+                );
+            tokio::spawn(async move { axum::serve(listener, app).await });
+        }
+        Protocol::Grpc => {
+            let router = tonic::transport::Server::builder()
+                .add_service(TraceServiceServer::new(received.clone()))
+                .add_service(MetricsServiceServer::new(received));
+            let incoming = tonic::transport::server::TcpIncoming::from(listener);
+            tokio::spawn(router.serve_with_incoming(incoming));
+        }
+        _ => unreachable!("two protocols"),
+    }
+    addr
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+fn attributes(span: &Span) -> HashMap<String, Value> {
+    span.attributes
+        .iter()
+        .filter_map(|kv| {
+            let value = match kv.value.as_ref()?.value.as_ref()? {
+                AnyValue::StringValue(text) => json!(text),
+                AnyValue::IntValue(number) => json!(number),
+                AnyValue::BoolValue(flag) => json!(flag),
+                AnyValue::DoubleValue(number) => json!(number),
+                other => json!(format!("{other:?}")),
+            };
+            Some((kv.key.clone(), value))
+        })
+        .collect()
+}
+
+/// A `tools/call` on `client`'s session with `_meta.traceparent` naming the client's span.
+fn traced_call(id: u64, tool: &str) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": tool,
+        "arguments": {},
+        "_meta": {"traceparent": format!("00-{TRACE_ID}-{CLIENT_SPAN}-01"), "tracestate": "congo=t61rcWkgMzE"},
+    }})
+    .to_string()
+    .into_bytes()
+}
+
+/// Wait (bounded) until the receiver has a span named `name`.
+async fn span_named(received: &Received, name: &str) -> Span {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(span) = received.span_named(name) {
+            return span;
+        }
+        let names: Vec<String> = received.spans.lock().unwrap().iter().map(|span| span.name.clone()).collect();
+        assert!(Instant::now() < deadline, "no span `{name}` arrived; these did: {names:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+#[ignore = "run by `over_otlp_http_protobuf` and `over_otlp_grpc`, each in a process of its own"]
+fn scenario() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    match std::env::var("OTLP_TEST_PROTOCOL").as_deref() {
+        Ok("grpc") => runtime.block_on(exported_over(Protocol::Grpc)),
+        Ok("http") => runtime.block_on(exported_over(Protocol::HttpProtobuf)),
+        Ok("down") => runtime.block_on(collector_down()),
+        other => panic!("OTLP_TEST_PROTOCOL is {other:?}"),
+    }
+}
+
+async fn exported_over(protocol: Protocol) {
+    let received = Received::default();
+    let collector = receiver(protocol, received.clone()).await;
+    let telemetry = Telemetry::new("otel-test")
+        .endpoint(format!("http://{collector}"))
+        .protocol(protocol)
+        .resource_attribute("deployment.environment.name", "test")
+        .metric_interval(Duration::from_millis(200))
+        .shutdown_timeout(Duration::from_secs(5))
+        .init()
+        .expect("the pipeline installs");
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = Server::new("otel", "1.0.0").tool(Fine).tool(Offline).tool(Slow).tool(Export).telemetry(&telemetry);
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    let serving = tokio::spawn(server.build().expect("the server builds").serve_http_on(listener, options));
+
+    // A success, parented on `_meta`'s traceparent.
+    let mut client = HttpClient::session(addr).await;
+    let session = client.session.clone().expect("a session");
+    let answer = client.post(&traced_call(1, "fine")).await;
+    assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    // A declared failure.
+    let answer = client.post(&traced_call(2, "offline")).await;
+    let failed = answer.message();
+    assert_eq!(failed["result"]["isError"], json!(true), "{failed}");
+    let request_id = failed["result"]["structuredContent"]["error"]["data"]["requestId"].as_str().unwrap().to_owned();
+    // Without `_meta`, the HTTP request's `traceparent` header is the parent.
+    let header = format!("00-{HEADER_TRACE_ID}-{HEADER_SPAN}-01");
+    let headers = [("content-type", "application/json"), ("traceparent", header.as_str())];
+    let answer = client.request("POST", &headers, &call(3, "fine", json!({}))).await;
+    assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    // A call the client cancels.
+    let mut slow = HttpClient::connect(addr).await;
+    slow.session = Some(session.clone());
+    let pending = tokio::spawn(async move { slow.post(&traced_call(4, "slow")).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
+    let mut canceller = HttpClient::connect(addr).await;
+    canceller.session = Some(session.clone());
+    assert_eq!(canceller.post(cancel.to_string().as_bytes()).await.status, 202);
+    // A task, started by a stateless request whose `_meta` carries the traceparent.
+    let task = support::stateless_with(
+        addr,
+        "5",
+        "tools/call",
+        "export",
+        json!({"name": "export", "arguments": {}}),
+        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}}),
+    )
+    .await;
+    assert_eq!(task["result"]["resultType"], "task", "{task}");
+
+    // The spans, as the collector got them.
+    let fine = span_named(&received, "tools/call fine").await;
+    assert_eq!(SpanKind::try_from(fine.kind), Ok(SpanKind::Server));
+    assert_eq!(hex(&fine.trace_id), TRACE_ID, "the client's trace");
+    assert_eq!(hex(&fine.parent_span_id), CLIENT_SPAN, "the child of the client's span");
+    let attrs = attributes(&fine);
+    assert_eq!(attrs["mcp.method.name"], "tools/call");
+    assert_eq!(attrs["gen_ai.tool.name"], "fine");
+    assert_eq!(attrs["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(attrs["jsonrpc.request.id"], "1");
+    assert_eq!(attrs["mcp.session.id"], json!(session));
+    assert_eq!(attrs["mcp.protocol.version"], "2025-06-18");
+    assert_eq!(attrs["network.transport"], "tcp");
+    assert_eq!(attrs["mcp_contract.outcome"], "ok");
+    assert!(attrs["mcp_contract.request_id"].as_str().is_some_and(support::is_request_id), "{attrs:?}");
+    assert!(!attrs.contains_key("error.type"), "{attrs:?}");
+
+    let offline = span_named(&received, "tools/call offline").await;
+    assert_eq!(hex(&offline.parent_span_id), CLIENT_SPAN);
+    let attrs = attributes(&offline);
+    assert_eq!(attrs["mcp_contract.outcome"], "declared_failure", "{attrs:?}");
+    assert_eq!(attrs["mcp_contract.reason"], "catalog_offline");
+    assert_eq!(attrs["mcp_contract.code"], JsonRpcErrorCode::ServiceUnavailable.as_i32());
+    assert_eq!(attrs["mcp_contract.request_id"], json!(request_id), "the data.requestId the client got");
+    assert_eq!(attrs["error.type"], "tool_error", "a tool's error result, as the conventions name it");
+    let status = offline.status.as_ref().expect("a status");
+    assert_eq!(status.code, 2, "ERROR: {status:?}");
+    assert!(status.message.contains("offline"), "{status:?}");
+
+    let spans = received.spans.lock().unwrap().clone();
+    let from_header = spans
+        .iter()
+        .find(|span| hex(&span.trace_id) == HEADER_TRACE_ID)
+        .expect("the call whose HTTP request carried the traceparent");
+    assert_eq!(from_header.name, "tools/call fine");
+    assert_eq!(hex(&from_header.parent_span_id), HEADER_SPAN);
+
+    let slow = span_named(&received, "tools/call slow").await;
+    let attrs = attributes(&slow);
+    assert_eq!(attrs["mcp_contract.outcome"], "cancelled", "{attrs:?}");
+    assert_eq!(hex(&slow.parent_span_id), CLIENT_SPAN);
+    drop(pending);
+
+    let export = span_named(&received, "tools/call export").await;
+    let attrs = attributes(&export);
+    assert_eq!(attrs["mcp.protocol.version"], "2026-07-28", "{attrs:?}");
+    assert!(!attrs.contains_key("mcp.session.id"), "a stateless request has no session: {attrs:?}");
+
+    // The metrics: the conventions' histogram, exported on the reader's interval.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !received.metrics.lock().unwrap().iter().any(|name| name == "mcp.server.operation.duration") {
+        assert!(Instant::now() < deadline, "no mcp.server.operation.duration: {:?}", received.metrics.lock().unwrap());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(received.metrics.lock().unwrap().iter().any(|name| name == "mcp_contract.operation.errors"));
+    assert_eq!(telemetry.dropped_spans(), 0, "a collector that takes every batch loses nothing");
+
+    // Shutdown flushes, within its bound.
+    stop.cancel();
+    tokio::time::timeout(Duration::from_secs(15), serving).await.expect("serving stops").unwrap().unwrap();
+}
+
+/// Run `scenario` in a child process over `protocol`, bounded.
+fn in_a_process_of_its_own(protocol: &str) {
+    use std::io::Read;
+    let mut child = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args(["scenario", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("OTLP_TEST_PROTOCOL", protocol)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the test binary runs");
+    // Drained as it runs, so that a full pipe never stalls the child.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("piped")));
+    let stderr = drain(Box::new(child.stderr.take().expect("piped")));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waitable") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break child.wait().expect("killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (stdout, stderr) = (stdout.join().unwrap(), stderr.join().unwrap());
+    assert!(status.success(), "over {protocol}: {status}\n--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert!(stdout.contains("1 passed"), "the scenario ran: {stdout}");
+}
+
+#[test]
+fn over_otlp_http_protobuf() {
+    in_a_process_of_its_own("http");
+}
+
+#[test]
+fn over_otlp_grpc() {
+    in_a_process_of_its_own("grpc");
+}
+
+#[test]
+fn with_the_collector_down() {
+    in_a_process_of_its_own("down");
+}
+
+/// A collector nobody listens for: every call is answered as fast as without
+/// export, and the spans lost are counted.
+async fn collector_down() {
+    // A port that was just free: nothing listens there.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let telemetry = Telemetry::new("otel-test")
+        .endpoint(format!("http://{closed}"))
+        .max_queue_size(8)
+        .metrics(false)
+        .shutdown_timeout(Duration::from_secs(2))
+        .init()
+        .expect("the pipeline installs");
+    let served = support::HttpServer::serving(
+        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
+        HttpOptions::default(),
+    )
+    .await;
+    let mut client = HttpClient::session(served.addr).await;
+    let started = Instant::now();
+    for id in 1..=40 {
+        let answer = client.post(&traced_call(id, "fine")).await;
+        assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    }
+    // Generous: 40 loopback calls take milliseconds; an export in the way would take seconds.
+    assert!(started.elapsed() < Duration::from_secs(5), "the calls waited for the export: {:?}", started.elapsed());
+    // The queue holds 8: the rest were dropped at once, and what was queued is lost on flush.
+    assert!(telemetry.dropped_spans() >= 32, "dropped {}", telemetry.dropped_spans());
+    let flushing = Instant::now();
+    let handle = telemetry.clone();
+    let whole = tokio::task::spawn_blocking(move || handle.shutdown()).await.unwrap();
+    assert!(!whole, "nothing could be sent");
+    assert_eq!(telemetry.dropped_spans(), 40, "every span is counted lost: refused at the queue, or by the collector");
+    assert!(flushing.elapsed() < Duration::from_secs(4), "shutdown kept its bound: {:?}", flushing.elapsed());
+}
