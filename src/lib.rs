@@ -256,6 +256,30 @@ pub mod logging {
     pub use mcp_contract_runtime::logging::*;
 }
 
+#[cfg(feature = "otel")]
+pub mod telemetry {
+    //! OpenTelemetry over OTLP: the calls' spans (named and attributed as the
+    //! semantic conventions for MCP, semconv 1.42.0, say), metrics and,
+    //! opt-in, log lines, configured by the `OTEL_*` variables; the trace
+    //! context carried in through `_meta` (SEP-414) or the HTTP header, and
+    //! out to the client and to a handler's own upstream requests.
+    //!
+    //! ```no_run
+    //! use mcp_contract::server::Server;
+    //! use mcp_contract::telemetry::Telemetry;
+    //!
+    //! #[tokio::main]
+    //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    //!     // OTEL_EXPORTER_OTLP_ENDPOINT=http://collector:4318, OTEL_SERVICE_NAME, ...
+    //!     let telemetry = Telemetry::new("museum").init()?;
+    //!     Server::new("museum", "1.0.0").telemetry(&telemetry).serve_stdio().await?;
+    //!     Ok(())
+    //! }
+    //! ```
+
+    pub use mcp_contract_runtime::telemetry::*;
+}
+
 /// What the expansions of `#[mcp_tool]`, `#[mcp_resource]` and `#[mcp_prompt]`
 /// name, as `::mcp_contract::__private::..`; not a public API.
 #[doc(hidden)]

@@ -14,6 +14,7 @@ mod support;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex};
+
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -93,15 +94,67 @@ impl Tool for Export {
     }
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    /// Whether to go on.
+    confirm: bool,
+}
+
+/// Asks the client before it answers.
+struct Ask;
+static ASK: LazyLock<ToolDefinition> = LazyLock::new(|| support::definition::<support::Nothing>("ask"));
+
+impl Tool for Ask {
+    type Input = support::Nothing;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &ASK
+    }
+    async fn call(&self, _input: support::Nothing, ctx: Context) -> Result<String, McpError> {
+        let answer = ctx.elicit::<Confirm>("Go on?").await?;
+        Ok(format!("confirmed: {}", answer.accepted().is_some_and(|confirm| confirm.confirm)))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
+/// A client that confirms every elicitation and keeps the `_meta` each came with.
+#[derive(Clone, Default)]
+struct Confirming(Arc<Mutex<Vec<rmcp::model::JsonObject>>>);
+
+impl rmcp::ClientHandler for Confirming {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut config = rmcp::model::ClientConfig::default();
+        config.capabilities = rmcp::model::ClientCapabilities::builder().enable_elicitation().build();
+        config
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        self.0.lock().unwrap().push(context.meta.0.0.clone());
+        Ok(rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+            .with_content(json!({"confirm": true})))
+    }
+}
+
 /// What the receiver decoded.
 #[derive(Clone, Default)]
 struct Received {
     spans: Arc<Mutex<Vec<Span>>>,
+    /// The resource attributes of the spans' exports.
+    resource: Arc<Mutex<HashMap<String, Value>>>,
     metrics: Arc<Mutex<Vec<String>>>,
 }
 
 impl Received {
     fn traces(&self, request: ExportTraceServiceRequest) {
+        for resource in request.resource_spans.iter().filter_map(|r| r.resource.as_ref()) {
+            self.resource.lock().unwrap().extend(key_values(&resource.attributes));
+        }
         let spans = request.resource_spans.into_iter().flat_map(|r| r.scope_spans).flat_map(|s| s.spans);
         self.spans.lock().unwrap().extend(spans);
     }
@@ -180,7 +233,11 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn attributes(span: &Span) -> HashMap<String, Value> {
-    span.attributes
+    key_values(&span.attributes)
+}
+
+fn key_values(pairs: &[opentelemetry_proto::tonic::common::v1::KeyValue]) -> HashMap<String, Value> {
+    pairs
         .iter()
         .filter_map(|kv| {
             let value = match kv.value.as_ref()?.value.as_ref()? {
@@ -227,6 +284,7 @@ fn scenario() {
         Ok("grpc") => runtime.block_on(exported_over(Protocol::Grpc)),
         Ok("http") => runtime.block_on(exported_over(Protocol::HttpProtobuf)),
         Ok("down") => runtime.block_on(collector_down()),
+        Ok("layer") => runtime.block_on(a_layer_of_the_applications_subscriber()),
         other => panic!("OTLP_TEST_PROTOCOL is {other:?}"),
     }
 }
@@ -302,6 +360,9 @@ async fn exported_over(protocol: Protocol) {
     assert_eq!(attrs["mcp_contract.outcome"], "ok");
     assert!(attrs["mcp_contract.request_id"].as_str().is_some_and(support::is_request_id), "{attrs:?}");
     assert!(!attrs.contains_key("error.type"), "{attrs:?}");
+    let resource = received.resource.lock().unwrap().clone();
+    assert_eq!(resource["service.name"], "otel-test", "{resource:?}");
+    assert_eq!(resource["deployment.environment.name"], "test", "{resource:?}");
 
     let offline = span_named(&received, "tools/call offline").await;
     assert_eq!(hex(&offline.parent_span_id), CLIENT_SPAN);
@@ -328,6 +389,27 @@ async fn exported_over(protocol: Protocol) {
     assert_eq!(attrs["mcp_contract.outcome"], "cancelled", "{attrs:?}");
     assert_eq!(hex(&slow.parent_span_id), CLIENT_SPAN);
     drop(pending);
+
+    // A request to the client carries the call's context in its `_meta`: over
+    // stdio-like transport (rmcp's client on a pipe), the call's span is a root.
+    let built = Server::new("otel", "1.0.0").tool(Ask).build().expect("the server builds");
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        use rmcp::ServiceExt;
+        if let Ok(running) = built.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let confirming = Confirming::default();
+    let client = rmcp::ServiceExt::serve(confirming.clone(), client_io).await.expect("the client connects");
+    let answer = client.call_tool(rmcp::model::CallToolRequestParams::new("ask")).await.expect("the call answers");
+    assert_eq!(answer.is_error, Some(false), "{answer:?}");
+    let asked = span_named(&received, "tools/call ask").await;
+    assert_eq!(attributes(&asked)["network.transport"], "pipe");
+    let metas = confirming.0.lock().unwrap().clone();
+    let traceparent = metas[0]["traceparent"].as_str().unwrap_or_else(|| panic!("no traceparent: {metas:?}"));
+    let expected = format!("00-{}-{}-01", hex(&asked.trace_id), hex(&asked.span_id));
+    assert_eq!(traceparent, expected, "the elicitation is the call span's child");
 
     let export = span_named(&received, "tools/call export").await;
     let attrs = attributes(&export);
@@ -392,6 +474,33 @@ fn over_otlp_http_protobuf() {
 #[test]
 fn over_otlp_grpc() {
     in_a_process_of_its_own("grpc");
+}
+
+#[test]
+fn as_a_layer_of_the_applications_own_subscriber() {
+    in_a_process_of_its_own("layer");
+}
+
+/// `Telemetry::layer` under a subscriber of the application's that has no other layer.
+async fn a_layer_of_the_applications_subscriber() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let received = Received::default();
+    let collector = receiver(Protocol::HttpProtobuf, received.clone()).await;
+    let (layer, telemetry) =
+        Telemetry::new("otel-test").endpoint(format!("http://{collector}")).metrics(false).layer().expect("builds");
+    tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer)).expect("the only subscriber");
+    let served = support::HttpServer::serving(
+        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
+        HttpOptions::default(),
+    )
+    .await;
+    let mut client = HttpClient::session(served.addr).await;
+    let answer = client.post(&traced_call(1, "fine")).await;
+    assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    let flushing = telemetry.clone();
+    tokio::task::spawn_blocking(move || flushing.force_flush()).await.unwrap();
+    let fine = span_named(&received, "tools/call fine").await;
+    assert_eq!(hex(&fine.parent_span_id), CLIENT_SPAN);
 }
 
 #[test]

@@ -16,8 +16,8 @@
 //! `mcp.server.operation.duration` histogram.
 //!
 //! ```no_run
-//! use mcp_contract::server::Server;
-//! use mcp_contract::telemetry::Telemetry;
+//! use mcp_contract_runtime::server::Server;
+//! use mcp_contract_runtime::telemetry::Telemetry;
 //!
 //! #[tokio::main]
 //! async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -90,6 +90,9 @@ pub const DEFAULT_MAX_QUEUE_SIZE: usize = 2_048;
 
 /// How long [`TelemetryHandle::shutdown`] waits for what is queued to be sent.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The layer of [`Telemetry::layer`]: the spans' export, and the log lines' when asked for.
+pub type TelemetryLayer<S> = Box<dyn Layer<S> + Send + Sync + 'static>;
 
 /// The OTLP transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -284,23 +287,52 @@ impl Telemetry {
             crate::logging::installed(writer);
             return Ok(TelemetryHandle { inner: Arc::new(Inner::disabled(self.shutdown_timeout)) });
         }
-        let inner = self.build()?;
-        let tracer = inner.tracer_provider.as_ref().map(|provider| provider.tracer("mcp-contract"));
-        let spans = tracer.map(|tracer| tracing_opentelemetry::layer().with_tracer(tracer));
-        // The exporters' own HTTP and gRPC clients log too: their events are
-        // never exported as log records, which would feed the export itself.
-        let logs = inner.logger_provider.as_ref().map(|provider| {
-            opentelemetry_appender_tracing::layer::OpenTelemetryTracingBridge::new(provider)
-                .with_filter(tracing_subscriber::filter::filter_fn(|metadata| !is_exporter_target(metadata.target())))
-        });
+        let (layer, handle) = self.layer()?;
         tracing_subscriber::registry()
             .with(filter)
             .with(stderr)
-            .with(spans)
-            .with(logs)
+            .with(layer)
             .try_init()
             .map_err(|_| TelemetryError::SubscriberInstalled)?;
         crate::logging::installed(writer);
+        Ok(handle)
+    }
+
+    /// [`init`](Self::init) for an application that installs its own
+    /// subscriber: the layer that exports the spans (and, with
+    /// [`logs`](Self::logs), the log lines), to add to it. OpenTelemetry's
+    /// global propagator and providers are set; no subscriber is installed.
+    ///
+    /// ```no_run
+    /// use tracing_subscriber::layer::SubscriberExt;
+    /// use tracing_subscriber::util::SubscriberInitExt;
+    ///
+    /// let (otel, telemetry) = mcp_contract_runtime::telemetry::Telemetry::new("museum").layer()?;
+    /// tracing_subscriber::registry().with(otel).init();
+    /// # Ok::<(), mcp_contract_runtime::telemetry::TelemetryError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A setting that cannot be used, or an exporter that cannot be built.
+    pub fn layer<S>(self) -> Result<(TelemetryLayer<S>, TelemetryHandle), TelemetryError>
+    where
+        S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span> + Send + Sync,
+    {
+        let inner = self.build()?;
+        // A list, not `Option`s: a `None` layer hints "no level at all", which
+        // would turn every span off under a subscriber with no other layer.
+        let mut layers: Vec<TelemetryLayer<S>> = Vec::new();
+        if let Some(provider) = &inner.tracer_provider {
+            layers.push(tracing_opentelemetry::layer().with_tracer(provider.tracer("mcp-contract")).boxed());
+        }
+        // The exporters' own HTTP and gRPC clients log too: their events are
+        // never exported as log records, which would feed the export itself.
+        if let Some(provider) = &inner.logger_provider {
+            let bridge = opentelemetry_appender_tracing::layer::OpenTelemetryTracingBridge::new(provider)
+                .with_filter(tracing_subscriber::filter::filter_fn(|metadata| !is_exporter_target(metadata.target())));
+            layers.push(bridge.boxed());
+        }
         opentelemetry::global::set_text_map_propagator(TextMapCompositePropagator::new(vec![
             Box::new(TraceContextPropagator::new()),
             Box::new(BaggagePropagator::new()),
@@ -312,7 +344,7 @@ impl Telemetry {
             opentelemetry::global::set_meter_provider(provider.clone());
             metrics::install(provider, Arc::clone(&inner.drops));
         }
-        Ok(TelemetryHandle { inner: Arc::new(inner) })
+        Ok((layers.boxed(), TelemetryHandle { inner: Arc::new(inner) }))
     }
 
     /// The providers, unregistered.
@@ -324,6 +356,14 @@ impl Telemetry {
                 None => Protocol::HttpProtobuf,
             },
         };
+        // tonic's channel is served by a task of the runtime it is built in.
+        if protocol == Protocol::Grpc && tokio::runtime::Handle::try_current().is_err() {
+            return Err(TelemetryError::Config(
+                "the gRPC export must be set up inside the tokio runtime that serves: call Telemetry::init \
+                 in `#[tokio::main] async fn main`, or export over `http/protobuf`"
+                    .to_owned(),
+            ));
+        }
         let mut resource = Resource::builder();
         if std::env::var("OTEL_SERVICE_NAME").map_or(true, |name| name.trim().is_empty()) {
             resource = resource.with_service_name(self.service_name.clone());
@@ -449,9 +489,20 @@ fn disabled_by_env() -> bool {
 
 /// The targets of the exporters' own clients, whose events never become log records.
 fn is_exporter_target(target: &str) -> bool {
-    ["opentelemetry", "hyper", "h2", "tonic", "tower", "reqwest"]
-        .iter()
-        .any(|prefix| target.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
+    [
+        "opentelemetry",
+        "opentelemetry_sdk",
+        "opentelemetry_otlp",
+        "opentelemetry_http",
+        "hyper",
+        "hyper_util",
+        "h2",
+        "tonic",
+        "tower",
+        "reqwest",
+    ]
+    .iter()
+    .any(|prefix| target.strip_prefix(prefix).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
 }
 
 /// The installed pipeline: flushed by [`shutdown`](Self::shutdown), which
@@ -550,8 +601,8 @@ impl TelemetryHandle {
 /// upstream's spans then continue the call's trace.
 ///
 /// ```
-/// let mut headers = mcp_contract::http::HeaderMap::new();
-/// mcp_contract::telemetry::inject_headers(&mut headers);
+/// let mut headers = mcp_contract_runtime::http::HeaderMap::new();
+/// mcp_contract_runtime::telemetry::inject_headers(&mut headers);
 /// // Without Telemetry::init (no propagator, no sampled span) nothing is added.
 /// assert!(headers.get("traceparent").is_none());
 /// ```
@@ -567,7 +618,7 @@ pub fn inject_headers(headers: &mut http::HeaderMap) {
 /// ```no_run
 /// # async fn f(client: reqwest::Client) -> Result<(), reqwest::Error> {
 /// let request = client.get("https://catalogue.example/items");
-/// let response = mcp_contract::telemetry::inject_reqwest(request).send().await?;
+/// let response = mcp_contract_runtime::telemetry::inject_reqwest(request).send().await?;
 /// # Ok(()) }
 /// ```
 #[cfg(feature = "reqwest")]
@@ -649,6 +700,13 @@ mod tests {
         assert!(is_exporter_target("opentelemetry_sdk"));
         assert!(!is_exporter_target("hyperion"));
         assert!(!is_exporter_target("mcp_contract_runtime::server"));
+    }
+
+    #[test]
+    fn the_grpc_export_outside_a_runtime_is_refused_with_the_fix() {
+        let err = Telemetry::new("test").protocol(Protocol::Grpc).endpoint("http://127.0.0.1:4317").build();
+        let err = err.err().expect("refused outside a runtime").to_string();
+        assert!(err.contains("#[tokio::main]") && err.contains("http/protobuf"), "{err}");
     }
 
     #[test]

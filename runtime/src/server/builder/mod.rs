@@ -245,7 +245,7 @@ impl Server {
     /// (`input_aliases(..)`), a client's own key (`_trace`) a closed schema
     /// does not take (dropped).
     /// Each repair is driven by the tool's advertised input schema, logged on
-    /// the call's line (`repairs`) and counted (`mcp_input_repairs_total`).
+    /// the call's line (`repairs`) and counted (`mcp_server_argument_repairs_total`).
     /// `false` refuses every call whose arguments do not fit as sent; a tool
     /// turns it off for itself with `#[mcp_tool(repair_arguments = false)]`.
     ///

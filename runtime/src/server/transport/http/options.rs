@@ -128,12 +128,15 @@ impl HttpOptions {
 
     /// Serve the server's metrics at `GET path` (`/metrics`, say) in the
     /// OpenMetrics text format that Prometheus scrapes (feature `metrics`; off
-    /// unless set): `mcp_calls_total` by `kind`, `name` and `outcome`,
-    /// `mcp_call_errors_total` by `code` and `reason`,
-    /// `mcp_input_repairs_total` by `tool` and `kind` (the repairs of tool
-    /// arguments, see `Server::repair_arguments`),
-    /// `mcp_call_duration_seconds` (a histogram), `mcp_calls_in_flight` and
-    /// `mcp_sessions`. Like `/healthz` it needs no bearer token (a scraper
+    /// unless set), named as the OpenTelemetry semantic conventions for MCP
+    /// (semconv 1.42.0) as the exposition format allows:
+    /// `mcp_server_operations_total` by `kind`, `name` and `outcome`,
+    /// `mcp_server_operation_errors_total` by `code`, `reason`, `error_type`,
+    /// `category` and `severity`, `mcp_server_argument_repairs_total` by
+    /// `tool` and `kind` (the repairs of tool arguments, see
+    /// `Server::repair_arguments`), `mcp_server_argument_rejections_total` by
+    /// `tool`, `mcp_server_operation_duration_seconds` (a histogram),
+    /// `mcp_server_operations_in_flight` and `mcp_server_sessions`. Like `/healthz` it needs no bearer token (a scraper
     /// holds none): keep it to the private network, or let the proxy refuse it.
     ///
     /// ```
