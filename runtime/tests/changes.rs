@@ -315,3 +315,49 @@ async fn an_http_session_that_ends_is_forgotten() {
     eventually("the deleted session forgotten", || changes.sessions() == 0).await;
     assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
 }
+
+/// Regression (issue 34): over stdio, a 2026-07-28 `subscriptions/listen`
+/// was acknowledged under the transport's own counter (`0`, `1`) instead of
+/// the request's id, so no client matched it. The acknowledgement and each
+/// notification of the stream carry the id as the client sent it, a string
+/// or a number, as over HTTP.
+#[tokio::test]
+async fn over_stdio_a_listen_stream_is_named_by_the_id_of_its_request() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let changes = Changes::new();
+    let built = server(&changes).build().expect("the server builds");
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_side);
+    tokio::spawn(built.serve_io(read, write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "listener", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut read_line = async || -> Value {
+        let line = tokio::time::timeout(COMES, lines.next_line()).await.expect("an answer in time");
+        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
+    };
+    for id in [json!("zzz"), json!(77)] {
+        let request = json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"resourceSubscriptions": ["museum://exhibitions/current"]}},
+        });
+        write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        let ack = read_line().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+        assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{ack}");
+    }
+    changes.resource_updated("museum://exhibitions/current").await;
+    let mut named = Vec::new();
+    for _ in 0..2 {
+        let update = read_line().await;
+        assert_eq!(update["method"], "notifications/resources/updated", "{update}");
+        named.push(update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone());
+    }
+    named.sort_by_key(Value::to_string);
+    assert_eq!(named, [json!("zzz"), json!(77)], "one update per stream, each under its id: {named:?}");
+}
