@@ -79,8 +79,8 @@ pub mod context {
     pub use mcp_contract_runtime::call::{
         Capability, Captured, ClientCapabilities, ClientChannel, ClientRequestError, ClientRequestRecord, Context, Ctx,
         DEFAULT_CLIENT_REQUEST_TIMEOUT, ElicitForm, Elicitation, Input, InputRequest, InputRound, LogLevel, LogRecord,
-        ModelPreferences, ProgressUpdate, Root, RoundEnd, SampledMessage, Sampling, SharedState, State, StateType,
-        form_schema,
+        ModelPreferences, ProgressToken, ProgressUpdate, Root, RoundEnd, SampledMessage, Sampling, SharedState, State,
+        StateType, form_schema,
     };
 }
 

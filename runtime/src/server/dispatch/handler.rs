@@ -28,7 +28,8 @@ use super::streams::ResponseStream;
 use super::tasks::Tasks;
 use crate::auth::AuthConfig;
 use crate::call::{
-    AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
+    AuthInfo, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ProgressToken, ScopePolicy,
+    StateMap,
 };
 use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
@@ -393,6 +394,12 @@ impl ToolServer {
             .with_states(self.shared.states.clone());
         if let Some(session) = session_id(context) {
             ctx = ctx.with_session_id(session);
+        }
+        if let Some(token) = context.meta.get_progress_token() {
+            ctx = ctx.with_progress_token(match token.0 {
+                rmcp::model::NumberOrString::Number(number) => ProgressToken::Number(number),
+                rmcp::model::NumberOrString::String(text) => ProgressToken::String(text.to_string()),
+            });
         }
         let parts = context.extensions.get::<http::request::Parts>();
         if let Some(client) = parts.and_then(|parts| parts.extensions.get::<ClientIp>()) {
