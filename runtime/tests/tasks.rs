@@ -627,3 +627,33 @@ async fn a_session_hears_each_status_of_its_task_as_tasks_get_gives_it() {
         .collect();
     assert_eq!(asks, [vec!["first".to_owned(), "second".to_owned()], vec!["second".to_owned()]], "{asks:?}");
 }
+
+/// Regression (issue 34): arguments the handler cannot take made a working
+/// task that failed later; they are refused on the call, with the
+/// `invalid_arguments` envelope a plain call gets (an error result, -32602),
+/// and repaired ones still make a task.
+#[tokio::test]
+async fn arguments_that_do_not_decode_are_refused_before_a_task_is_made() {
+    let client = connect(server(), Polling).await;
+    for arguments in [json!({}), json!({"millis": "soon"})] {
+        let answer = client.call_tool_once(call("slow", arguments.clone())).await.expect("an answer");
+        let CallToolResponse::Complete(refused) = answer else { panic!("no task for {arguments}: {answer:?}") };
+        assert_eq!(refused.is_error, Some(true), "{refused:?}");
+        let error = &refused.structured_content.as_ref().expect("the structured error")["error"];
+        assert_eq!(error["code"], -32602, "{error}");
+        assert_eq!(error["data"]["reason"], "invalid_arguments", "{error}");
+        assert_eq!(error["data"]["path"], "millis", "{error}");
+        assert!(error["data"]["recovery"]["hint"].as_str().is_some_and(|hint| !hint.is_empty()), "{error}");
+        assert!(error["data"]["requestId"].is_string(), "{error}");
+    }
+    let plain = connect(server(), Plain).await;
+    let answer = plain.call_tool_once(call("slow", json!({}))).await.expect("an answer");
+    let CallToolResponse::Complete(plain) = answer else { panic!("{answer:?}") };
+    let plain = &plain.structured_content.unwrap()["error"];
+    assert_eq!((&plain["code"], &plain["data"]["reason"]), (&json!(-32602), &json!("invalid_arguments")), "{plain}");
+
+    // "15" is repaired to 15, as the call would repair it: a task.
+    let id = task_id(&client, call("slow", json!({"millis": "15"}))).await;
+    let done = finished(&client, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "worked 15 ms", "{done}");
+}

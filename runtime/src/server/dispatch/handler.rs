@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, admit_tool, run_tool};
+use super::invoke::{Cancelled, Finished, admit_tool, check_tool_arguments, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::skills::Skills;
@@ -512,6 +512,11 @@ impl ServerHandler for ToolServer {
                 }
                 let arguments = request.arguments.unwrap_or_default();
                 if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+                    // Arguments the handler cannot take are refused now, as
+                    // the rate limit refuses, and make no task.
+                    if let Err(refused) = check_tool_arguments(tool.as_ref(), &arguments, &ctx, &self.observe) {
+                        return refused.map(CallToolResponse::Complete);
+                    }
                     let mut answers = JsonObject::new();
                     if definition.task_input_first
                         && let Some(round) = &round
