@@ -546,8 +546,8 @@ impl ServerHandler for ToolServer {
                         }
                     }
                     // The task outlives this request: its own cancellation, stopped by
-                    // tasks/cancel, and no channel to the client, whose request is
-                    // answered (progress and logs name live requests only; the client
+                    // tasks/cancel, and the task's own channel, since the request is
+                    // answered (its progress shows in the task's state; the client
                     // follows the task with tasks/get, and answers its asks with
                     // tasks/update).
                     let cancellation = CancellationToken::new();
