@@ -34,7 +34,7 @@ use crate::call::{
 use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
-use crate::server::peer::{ClientId, ClientIp};
+use crate::server::peer::{ClientId, ClientIp, ResponseGone};
 use crate::server::wire::{envelope, error_result, listed_tool, stamped};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
@@ -60,6 +60,8 @@ pub struct ToolServer {
     changes: Option<Arc<SessionChanges>>,
     /// The tasks, when a tool runs as one; shared by every copy.
     tasks: Option<Tasks>,
+    /// Cancelled when the transport serving this copy begins to shut down.
+    stopping: CancellationToken,
     /// The landing page's config ([`Server::landing`](crate::server::builder::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
     /// The store shared with other replicas (`Server::redis`), if any.
@@ -121,6 +123,7 @@ impl ToolServer {
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
+            stopping: CancellationToken::new(),
             landing: None,
             shared_store: None,
             observe: Arc::new(Observe { mask_error_details: true, repair_arguments: true, ..Observe::default() }),
@@ -256,6 +259,14 @@ impl ToolServer {
         &self.shared.catalog
     }
 
+    /// This server, told through `stopping` that its transport begins to
+    /// shut down: its `subscriptions/listen` streams then end, each with its
+    /// final result, so that the drain sees them answered rather than cuts them.
+    pub(crate) fn stopping_with(mut self, stopping: CancellationToken) -> Self {
+        self.stopping = stopping;
+        self
+    }
+
     pub(crate) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
         self.scope_policy = policy;
         self
@@ -291,6 +302,7 @@ impl ToolServer {
             client_request_timeout: self.client_request_timeout,
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
+            stopping: self.stopping.clone(),
             landing: self.landing.clone(),
             shared_store: self.shared_store.clone(),
             observe: Arc::clone(&self.observe),
@@ -894,7 +906,24 @@ impl ServerHandler for ToolServer {
                 if let Some(session) = &self.changes {
                     let id = session.changes.next_id();
                     session.changes.listen(id, context.sink().clone());
-                    context.cancelled().await;
+                    let parts = context.request_context().extensions.get::<http::request::Parts>();
+                    let gone =
+                        parts.and_then(|parts| parts.extensions.get::<ResponseGone>()).map(|gone| gone.0.clone());
+                    tokio::select! {
+                        () = context.cancelled() => {}
+                        // Shutting down: the stream ends with its final result
+                        // while its client still reads, before the transport
+                        // stops, so the result is not lost.
+                        () = self.stopping.cancelled() => {}
+                        // The client stopped reading (HTTP): nothing sent on
+                        // the stream reaches it any more.
+                        () = async {
+                            match gone {
+                                Some(gone) => gone.cancelled().await,
+                                None => std::future::pending().await,
+                            }
+                        } => {}
+                    }
                     session.changes.stop_listening(id);
                 }
                 Ok(())
