@@ -385,7 +385,7 @@ async fn shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
     stop.cancel();
     read_until(&mut stream, &mut read, "\"result\"").await;
     let text = String::from_utf8_lossy(&read).into_owned();
-    let last = text.lines().filter_map(|line| line.strip_prefix("data:")).last().expect("an event");
+    let last = text.lines().filter_map(|line| line.strip_prefix("data:")).next_back().expect("an event");
     let last: Value = serde_json::from_str(last.trim()).expect("JSON");
     assert_eq!(last["id"], "s-1", "{text}");
     assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "s-1", "the final result: {text}");
