@@ -3,25 +3,37 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use proptest::strategy::{Strategy, ValueTree};
+use proptest::strategy::{Just, Strategy, ValueTree};
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
 use super::client::{Client, text_of, tool_error};
 use super::strategy;
-use crate::define::{Tool, ToolDefinition};
+use crate::call::BoxFuture;
+use crate::define::{DynTool, Tool, ToolDefinition};
 use crate::error::{JsonRpcErrorCode, McpError};
 
 /// How many cases a [`check_contract`] run makes, from which seed, and how.
+///
+/// A tool that only succeeds on inputs no generator guesses (a name that
+/// must exist, an id a delete must find) gets known-good inputs
+/// ([`Cases::with_examples`], and the `examples` of its input schema) and a
+/// set-up run before each case ([`Cases::setup`]) that creates what they name.
 ///
 /// ```
 /// use mcp_contract::testing::Cases;
 /// use std::time::Duration;
 /// let cases = Cases::new(500).seed(42).invalid_share(0.25).time_bound(Duration::from_secs(2));
 /// assert_eq!(cases.count(), 500);
+/// let cases = Cases::new(200)
+///     .with_examples([serde_json::json!({"title": "groceries"})])
+///     .setup(|client| Box::pin(async move {
+///         client.call_tool("create_note", serde_json::json!({"title": "groceries"})).await.map(drop)
+///     }));
 /// ```
 #[derive(Clone, Debug)]
 #[must_use]
@@ -31,13 +43,56 @@ pub struct Cases {
     invalid_share: f64,
     time_bound: Duration,
     max_shrink_steps: u32,
+    examples: Vec<Value>,
+    setup: Option<Setup>,
+}
+
+/// What [`Cases::setup`] runs before each case.
+type SetupFn = dyn for<'a> Fn(&'a Client) -> BoxFuture<'a, Result<(), McpError>> + Send + Sync;
+
+#[derive(Clone)]
+struct Setup(Arc<SetupFn>);
+
+impl fmt::Debug for Setup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Setup(..)")
+    }
 }
 
 impl Cases {
     /// `count` cases, seed 0, a fifth of them invalid, 5 s per call, at most
-    /// 256 shrinking steps per finding.
+    /// 256 shrinking steps per finding, no example and no set-up.
     pub fn new(count: u32) -> Self {
-        Self { count, seed: 0, invalid_share: 0.2, time_bound: Duration::from_secs(5), max_shrink_steps: 256 }
+        Self {
+            count,
+            seed: 0,
+            invalid_share: 0.2,
+            time_bound: Duration::from_secs(5),
+            max_shrink_steps: 256,
+            examples: Vec::new(),
+            setup: None,
+        }
+    }
+
+    /// Known-good arguments, besides the `examples` of the tool's input
+    /// schema (`#[schemars(example = ..)]` on the input type): each is
+    /// called as the run's first cases, and a third of the valid cases after
+    /// are drawn from them, so a tool whose inputs must name something that
+    /// exists still gets successes. They count among the run's cases.
+    pub fn with_examples(mut self, examples: impl IntoIterator<Item = Value>) -> Self {
+        self.examples.extend(examples);
+        self
+    }
+
+    /// Run `setup` with the client before each case (and each shrinking
+    /// call): create the record a delete will find, reset what a case
+    /// changed. A set-up that fails stops the run with its error.
+    pub fn setup<F>(mut self, setup: F) -> Self
+    where
+        F: for<'a> Fn(&'a Client) -> BoxFuture<'a, Result<(), McpError>> + Send + Sync + 'static,
+    {
+        self.setup = Some(Setup(Arc::new(setup)));
+        self
     }
 
     /// The seed: the same seed, tool and server give the same inputs.
@@ -245,6 +300,45 @@ struct Checked {
 /// When `tools/list` fails or does not list the tool, or its advertised
 /// output schema is not a valid JSON Schema.
 pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> Result<ContractReport, McpError> {
+    check_tool(client, &tool, &cases).await
+}
+
+/// [`check_contract`] for every tool the server `client` is connected to
+/// lists, with the same `cases` (examples and a set-up are meant for one
+/// tool: give those per tool with [`check_contract`]): one report per tool,
+/// in the order the tools were registered.
+///
+/// ```
+/// use mcp_contract::prelude::*;
+/// use mcp_contract::testing::{Cases, Client, check_server_contract};
+///
+/// /// Say hello.
+/// #[mcp_tool]
+/// fn hello() -> Result<String, McpError> {
+///     Ok("hello".to_owned())
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = Client::connect(Server::new("greeter", "1.0.0").tool(Hello)).await.unwrap();
+/// let reports = check_server_contract(&client, Cases::new(20)).await.unwrap();
+/// assert!(reports.iter().all(|report| report.passed()), "{reports:?}");
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// As [`check_contract`], for the first tool that cannot be checked.
+pub async fn check_server_contract(client: &Client, cases: Cases) -> Result<Vec<ContractReport>, McpError> {
+    let listed: BTreeSet<String> = client.list_tools().await?.into_iter().map(|tool| tool.name.into_owned()).collect();
+    let mut reports = Vec::new();
+    // A tool disabled at run time is not listed, and not called.
+    for tool in client.tools().iter().filter(|tool| listed.contains(tool.definition().name)) {
+        reports.push(check_tool(client, tool.as_ref(), &cases).await?);
+    }
+    Ok(reports)
+}
+
+async fn check_tool<T: DynTool + ?Sized>(client: &Client, tool: &T, cases: &Cases) -> Result<ContractReport, McpError> {
     let definition = tool.definition();
     let listed = client.list_tools().await?;
     let Some(listed) = listed.into_iter().find(|listed| listed.name == definition.name) else {
@@ -261,7 +355,14 @@ pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> 
         None => None,
     };
     let checked = Checked { definition, has_format: tool.format_function().is_some(), input_schema, output };
-    Ok(run(client, &checked, &cases).await)
+    run(client, &checked, cases).await
+}
+
+/// The known-good arguments of a run: the input schema's `examples` that are
+/// objects, then the ones [`Cases::with_examples`] gave.
+fn examples(input_schema: &Value, cases: &Cases) -> Vec<Value> {
+    let declared = input_schema.get("examples").and_then(Value::as_array).into_iter().flatten();
+    declared.chain(&cases.examples).filter(|example| example.is_object()).cloned().collect()
 }
 
 /// [`check_contract`], asserting the run passed: one line in a test.
@@ -280,14 +381,22 @@ pub fn assert_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> impl 
     }
 }
 
-async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractReport {
-    let valid = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
+async fn run(client: &Client, checked: &Checked, cases: &Cases) -> Result<ContractReport, McpError> {
+    let examples = examples(&checked.input_schema, cases);
+    let generated = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
+    let valid = if examples.is_empty() {
+        generated
+    } else {
+        let known = proptest::sample::select(examples.clone()).boxed();
+        proptest::strategy::Union::new_weighted(vec![(1, known), (2, generated)]).boxed()
+    };
     let invalid = strategy::invalid(&checked.input_schema, &checked.input_schema);
     // Weights out of 1000, so a share of 0.2 is 200 invalid for 800 valid.
     // The share is clamped to 0..=1, so the weight is 0..=1000.
     let invalid_weight = (cases.invalid_share * 1000.0).round() as u32;
     let inputs =
-        proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)]);
+        proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)])
+            .boxed();
     let mut seed = [0u8; 32];
     seed[..8].copy_from_slice(&cases.seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
@@ -303,9 +412,15 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
         findings: Vec::new(),
     };
     let mut seen: BTreeSet<(FindingKind, String)> = BTreeSet::new();
-    for _ in 0..cases.count {
-        let Ok(mut tree) = inputs.new_tree(&mut runner) else { break };
+    for case in 0..cases.count {
+        // The examples first, as they are; then generated inputs.
+        let tree = match examples.get(case as usize) {
+            Some(example) => Just(example.clone()).boxed().new_tree(&mut runner),
+            None => inputs.new_tree(&mut runner),
+        };
+        let Ok(mut tree) = tree else { break };
         let input = tree.current();
+        set_up(client, cases, case).await?;
         let answer = call(client, checked, &input, cases.time_bound).await;
         match &answer {
             Answer::Result(result) if result.is_error != Some(true) => report.succeeded += 1,
@@ -315,7 +430,8 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
             if !seen.insert((problem.kind, problem.key.clone())) {
                 continue;
             }
-            let (shrunk, detail, steps) = shrink(client, checked, cases, &mut tree, &problem, input.clone()).await;
+            let (shrunk, detail, steps) =
+                shrink(client, checked, cases, tree.as_mut(), &problem, input.clone()).await?;
             report.findings.push(Finding {
                 kind: problem.kind,
                 detail: detail.unwrap_or(problem.detail),
@@ -328,7 +444,16 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
             break;
         }
     }
-    report
+    Ok(report)
+}
+
+/// The set-up of `cases`, before case `case` (counted from 0) or one of its shrinking calls.
+async fn set_up(client: &Client, cases: &Cases, case: u32) -> Result<(), McpError> {
+    let Some(Setup(setup)) = &cases.setup else { return Ok(()) };
+    setup(client).await.map_err(|err| {
+        McpError::new(err.code(), format!("the set-up before case {} failed: {}", case + 1, err.message()))
+            .with_cause(err)
+    })
 }
 
 /// Shrink `tree` to the smallest input that still shows `problem`, making at
@@ -337,19 +462,20 @@ async fn shrink(
     client: &Client,
     checked: &Checked,
     cases: &Cases,
-    tree: &mut impl ValueTree<Value = Value>,
+    tree: &mut dyn ValueTree<Value = Value>,
     problem: &Problem,
     failing: Value,
-) -> (Value, Option<String>, u32) {
+) -> Result<(Value, Option<String>, u32), McpError> {
     let mut smallest = failing;
     let mut detail = None;
     let mut steps = 0;
     if !tree.simplify() {
-        return (smallest, detail, steps);
+        return Ok((smallest, detail, steps));
     }
     while steps < cases.max_shrink_steps {
         steps += 1;
         let candidate = tree.current();
+        set_up(client, cases, steps).await?;
         let answer = call(client, checked, &candidate, cases.time_bound).await;
         let same = judge(checked, &answer).into_iter().find(|p| p.kind == problem.kind && p.key == problem.key);
         if let Some(same) = same {
@@ -362,7 +488,7 @@ async fn shrink(
             break;
         }
     }
-    (smallest, detail, steps)
+    Ok((smallest, detail, steps))
 }
 
 /// What one call answered.

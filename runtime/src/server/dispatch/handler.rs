@@ -343,6 +343,12 @@ impl ToolServer {
             .unwrap_or_default()
     }
 
+    /// The tools this server serves, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn tools(&self) -> &[Arc<dyn DynTool>] {
+        &self.shared.tools
+    }
+
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         if !self.is_enabled(PrimitiveKind::Tool, name) {
             return None;
