@@ -534,9 +534,11 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// The server's refusal (arguments that do not decode, a full task store);
-    /// `InvalidRequest` when the client did not declare the extension or the
-    /// server answered at once rather than with a task.
+    /// The server's refusal, read from its error result as
+    /// [`call_tool`](Self::call_tool) reads it (arguments that do not decode:
+    /// `invalid_arguments`; a full task store); `InvalidRequest` when the
+    /// client did not declare the extension or the tool answered at once
+    /// rather than with a task.
     pub async fn call_tool_as_task(&self, name: &str, arguments: Value) -> Result<Task, McpError> {
         if !self.tasks {
             return Err(McpError::invalid_request(
@@ -549,6 +551,8 @@ impl Client {
         let params = self.call_params(name, arguments);
         match self.bounded("tools/call", self.service.call_tool_once(params)).await? {
             CallToolResponse::Task(created) => Ok(created.task),
+            // Refused before any task was made: its arguments, a rate limit.
+            CallToolResponse::Complete(refused) if refused.is_error == Some(true) => Err(tool_error(&refused)),
             _ => Err(McpError::invalid_request(format!(
                 "`{name}` answered at once, not with a task: it does not run as a task"
             ))),
