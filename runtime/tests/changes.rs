@@ -395,6 +395,47 @@ async fn shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
     eventually("the stream forgotten", || changes.listen_streams() == 0).await;
 }
 
+/// Over stdio too, shutdown ends a listen stream with its final result
+/// rather than hold the drain for its grace period.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
+    use mcp_contract_runtime::server::StdioOptions;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let changes = Changes::new();
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_side);
+    let served = tokio::spawn(server(&changes).build().unwrap().serve_io_with(read, write, options));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let request = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "listener", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "notifications": {"resourceSubscriptions": [WATCHED.uri]},
+        },
+    });
+    write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(COMES, lines.next_line()).await.expect("a line in time");
+        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
+    };
+    assert_eq!(next().await["method"], "notifications/subscriptions/acknowledged");
+    let stopping = tokio::time::Instant::now();
+    stop.cancel();
+    let last = next().await;
+    assert_eq!(last["id"], 9, "{last}");
+    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9, "the final result: {last}");
+    tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server stops at once").unwrap().unwrap();
+    assert!(stopping.elapsed() < Duration::from_secs(3), "far within the 10 s grace: {:?}", stopping.elapsed());
+}
+
 /// A listen stream whose client went away (the connection closed) ends
 /// then, instead of waiting for a client that is gone until the server stops.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
