@@ -5,7 +5,10 @@ use std::time::Duration;
 
 use mcp_contract::BoxFuture;
 use mcp_contract::prelude::*;
-use mcp_contract::testing::{Cases, Client, FindingKind, assert_contract, check_contract, check_server_contract};
+use mcp_contract::testing::{
+    Cases, Client, FindingKind, assert_contract, check_contract, check_prompt_contract, check_resource_contract,
+    check_server_contract,
+};
 use serde_json::{Value, json};
 
 #[derive(Deserialize, JsonSchema)]
@@ -311,4 +314,52 @@ async fn a_whole_server_is_checked_tool_by_tool() {
     );
     let failing: Vec<&str> = reports.iter().filter(|report| !report.passed()).map(|r| r.tool.as_str()).collect();
     assert_eq!(failing, &names[..6], "each broken tool is found, the sound one passes");
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ShelfParams {
+    /// The shelf's number, e.g. 3.
+    pub shelf: u32,
+}
+
+/// One shelf of the vault; fails with a Conflict it does not declare past shelf 100.
+#[mcp_resource(uri = "vault://shelves/{shelf}", name = "shelf", mime_type = "text/plain",
+    allow(error-contract-conformance),
+    errors(empty_shelf(code = NotFound, when = "The shelf holds nothing", recovery = "Try shelves 1 to 100.")))]
+async fn shelf(params: ShelfParams, ctx: Ctx) -> Result<String, McpError> {
+    match params.shelf {
+        0 => Err(ctx.fail(empty_shelf, "Shelf 0 is empty.")),
+        1..=100 => Ok(format!("shelf {}", params.shelf)),
+        _ => Err(McpError::conflict("The shelves are being moved.")),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TourArgs {
+    /// How many stops, e.g. 3.
+    pub stops: u32,
+}
+
+/// Plan a tour; panics on zero stops.
+#[mcp_prompt]
+fn plan_tour(args: TourArgs) -> Result<Vec<PromptMessage>, McpError> {
+    let per_stop = 60 / args.stops;
+    Ok(vec![PromptMessage::user(format!("Plan a tour of {} stops, {per_stop} minutes each.", args.stops))])
+}
+
+/// The same check for a resource and a prompt (issue 34): what breaks the
+/// contract is found with its input, beside reads that succeed.
+#[tokio::test]
+async fn resources_and_prompts_get_the_same_check() {
+    let server = Server::new("vault", "1.0.0").resource(Shelf).prompt(PlanTour);
+    let client = Client::connect(server).await.unwrap();
+    let report = check_resource_contract(&client, Shelf, cases()).await.unwrap();
+    let (input, summary) = only(&report, FindingKind::UndeclaredCode);
+    assert!(input["shelf"].as_u64().is_some_and(|shelf| shelf > 100), "{summary}");
+    assert!(report.succeeded > 0 && report.failed > 0, "{summary}");
+
+    let report = check_prompt_contract(&client, PlanTour, cases()).await.unwrap();
+    let (input, summary) = only(&report, FindingKind::Panic);
+    assert_eq!(input, json!({"stops": 0}), "{summary}");
+    assert!(summary.starts_with("contract check of `plan_tour`"), "{summary}");
 }

@@ -14,8 +14,10 @@ use serde_json::Value;
 use super::client::{Client, text_of, tool_error};
 use super::strategy;
 use crate::call::BoxFuture;
-use crate::define::{DynTool, Tool, ToolDefinition};
+use crate::define::{DynTool, PrimitiveKind, Prompt, Resource, Tool, ToolDefinition};
+use crate::error::ErrorContract;
 use crate::error::{JsonRpcErrorCode, McpError};
+use mcp_contract_uri_template::{UriTemplate, Value as UriValue};
 
 /// How many cases a [`check_contract`] run makes, from which seed, and how.
 ///
@@ -201,7 +203,7 @@ pub struct Finding {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ContractReport {
-    /// The tool checked.
+    /// The tool, resource or prompt checked.
     pub tool: String,
     /// The cases run.
     pub cases: u32,
@@ -278,13 +280,50 @@ struct Problem {
     detail: String,
 }
 
-/// What the checker knows of the tool: its definition and what `tools/list` advertises.
+/// What the checker knows of what it calls: a tool's definition and what
+/// `tools/list` advertises, a resource template, or a prompt.
 struct Checked {
-    definition: &'static ToolDefinition,
-    /// Whether the tool renders its output with a `format` function.
-    has_format: bool,
+    target: Target,
+    /// The name the call and the report give it.
+    name: &'static str,
+    /// Its error contract.
+    errors: &'static [ErrorContract],
+    /// The schema its inputs are drawn from: a tool's input schema, a
+    /// resource's params, a prompt's arguments.
     input_schema: Value,
-    output: Option<jsonschema::Validator>,
+}
+
+/// What a run calls.
+enum Target {
+    Tool {
+        definition: &'static ToolDefinition,
+        /// Whether the tool renders its output with a `format` function.
+        has_format: bool,
+        output: Option<jsonschema::Validator>,
+    },
+    /// `resources/read` of the URI the template expands to.
+    Resource(UriTemplate),
+    /// `prompts/get`, the arguments as strings (as MCP sends them).
+    Prompt,
+}
+
+impl Checked {
+    /// Its kind, as the server names it in its answers.
+    fn kind(&self) -> PrimitiveKind {
+        match self.target {
+            Target::Tool { .. } => PrimitiveKind::Tool,
+            Target::Resource(_) => PrimitiveKind::Resource,
+            Target::Prompt => PrimitiveKind::Prompt,
+        }
+    }
+
+    /// The scopes a tool declares: a refusal for them is no finding.
+    fn auth_scopes(&self) -> &'static [&'static str] {
+        match self.target {
+            Target::Tool { definition, .. } => definition.auth_scopes,
+            _ => &[],
+        }
+    }
 }
 
 /// Call `tool` on the server `client` is connected to with `cases` inputs
@@ -354,8 +393,82 @@ async fn check_tool<T: DynTool + ?Sized>(client: &Client, tool: &T, cases: &Case
         })?),
         None => None,
     };
-    let checked = Checked { definition, has_format: tool.format_function().is_some(), input_schema, output };
+    let target = Target::Tool { definition, has_format: tool.format_function().is_some(), output };
+    let checked = Checked { target, name: definition.name, errors: definition.errors, input_schema };
     run(client, &checked, cases).await
+}
+
+/// [`check_contract`] for a resource: `resources/read` of URIs its template
+/// expands to, with values drawn from its params' schema (a fifth of them
+/// invalid by default, which exercises the params' decoding), each answer
+/// judged against its contract: an error code or reason it does not declare
+/// (InvalidParams and baseline codes aside), a panic, a read past the time
+/// bound. A resource without variables is read as it is, `cases` times.
+///
+/// ```
+/// use mcp_contract::prelude::*;
+/// use mcp_contract::testing::{Cases, Client, check_resource_contract};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct ObjectParams {
+///     /// Object ID, e.g. 7.
+///     pub object_id: u32,
+/// }
+///
+/// /// One object's record.
+/// #[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "text/plain",
+///     errors(not_in_collection(code = NotFound, when = "No object has this ID", recovery = "Search first.")))]
+/// async fn object_record(params: ObjectParams, ctx: Ctx) -> Result<String, McpError> {
+///     match params.object_id {
+///         7 => Ok("Vase".to_owned()),
+///         _ => Err(ctx.fail(not_in_collection, "No such object.")),
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = Client::connect(Server::new("museum", "1.0.0").resource(ObjectRecord)).await.unwrap();
+/// let cases = Cases::new(50).with_examples([serde_json::json!({"object_id": 7})]);
+/// let report = check_resource_contract(&client, ObjectRecord, cases).await.unwrap();
+/// report.assert_passed();
+/// assert!(report.succeeded > 0, "{report}");
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// When the resource's URI is no valid template (which `Server::build`
+/// refuses already).
+pub async fn check_resource_contract<R: Resource>(
+    client: &Client,
+    resource: R,
+    cases: Cases,
+) -> Result<ContractReport, McpError> {
+    let definition = resource.definition();
+    let template = UriTemplate::parse(definition.uri).map_err(|err| {
+        McpError::validation_error(format!("the URI of `{}` is no valid template: {err}", definition.name))
+    })?;
+    let input_schema = serde_json::to_value(schemars::schema_for!(R::Params)).unwrap_or(Value::Bool(true));
+    let checked =
+        Checked { target: Target::Resource(template), name: definition.name, errors: definition.errors, input_schema };
+    run(client, &checked, &cases).await
+}
+
+/// [`check_contract`] for a prompt: `prompts/get` with arguments drawn from
+/// its arguments' schema, sent as strings as MCP sends them, judged as
+/// [`check_resource_contract`] judges a read.
+///
+/// # Errors
+///
+/// None today; a `Result` as the other checks.
+pub async fn check_prompt_contract<P: Prompt>(
+    client: &Client,
+    prompt: P,
+    cases: Cases,
+) -> Result<ContractReport, McpError> {
+    let definition = prompt.definition();
+    let input_schema = serde_json::to_value(schemars::schema_for!(P::Arguments)).unwrap_or(Value::Bool(true));
+    let checked = Checked { target: Target::Prompt, name: definition.name, errors: definition.errors, input_schema };
+    run(client, &checked, &cases).await
 }
 
 /// The known-good arguments of a run: the input schema's `examples` that are
@@ -404,7 +517,7 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> Result<Contra
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
     );
     let mut report = ContractReport {
-        tool: checked.definition.name.to_owned(),
+        tool: checked.name.to_owned(),
         cases: cases.count,
         seed: cases.seed,
         succeeded: 0,
@@ -424,6 +537,7 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> Result<Contra
         let answer = call(client, checked, &input, cases.time_bound).await;
         match &answer {
             Answer::Result(result) if result.is_error != Some(true) => report.succeeded += 1,
+            Answer::Read => report.succeeded += 1,
             _ => report.failed += 1,
         }
         for problem in judge(checked, &answer) {
@@ -498,16 +612,76 @@ enum Answer {
     /// capability missing on 2026-07-28), which is no failure of the tool.
     Refused,
     TimedOut(Duration),
+    /// A resource read or prompt got: its contents are the handler's to check.
+    Read,
+    /// A resource read or prompt failed: a JSON-RPC error, its contract's to judge.
+    Failed(McpError),
     /// The connection failed; the server task is gone.
     Broken(String),
 }
 
 async fn call(client: &Client, checked: &Checked, input: &Value, bound: Duration) -> Answer {
-    match client.call_within(checked.definition.name, input.clone(), bound).await {
-        None => Answer::TimedOut(bound),
-        Some(Ok(result)) => Answer::Result(result),
-        Some(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
-        Some(Err(_)) => Answer::Refused,
+    let answered = match &checked.target {
+        Target::Tool { .. } => {
+            return match client.call_within(checked.name, input.clone(), bound).await {
+                None => Answer::TimedOut(bound),
+                Some(Ok(result)) => Answer::Result(result),
+                Some(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
+                Some(Err(_)) => Answer::Refused,
+            };
+        }
+        Target::Resource(template) => {
+            let uri = template.expand(&uri_variables(input));
+            tokio::time::timeout(bound, client.read_resource(&uri)).await.map(|read| read.map(drop))
+        }
+        Target::Prompt => {
+            let arguments = Value::Object(as_strings(input));
+            tokio::time::timeout(bound, client.get_prompt(checked.name, arguments)).await.map(|got| got.map(drop))
+        }
+    };
+    match answered {
+        Err(_) => Answer::TimedOut(bound),
+        Ok(Ok(())) => Answer::Read,
+        Ok(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
+        // The server's own -32002 for a URI no resource matches (an invalid
+        // draw left a variable out): the framework refused the request, as
+        // for a tool it has not.
+        Ok(Err(err)) if err.message().starts_with("No resource matches the URI") => Answer::Refused,
+        Ok(Err(err)) => Answer::Failed(err),
+    }
+}
+
+/// A drawn params object as the variables of a URI template: strings as
+/// they are, lists as lists, anything else as its JSON text.
+fn uri_variables(input: &Value) -> Vec<(String, UriValue)> {
+    let Value::Object(fields) = input else { return Vec::new() };
+    fields
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| {
+            let value = match value {
+                Value::Array(items) => UriValue::List(items.iter().map(text).collect()),
+                other => UriValue::from(text(other).as_str()),
+            };
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+/// A drawn arguments object as MCP's string map (absent for `null`).
+fn as_strings(input: &Value) -> serde_json::Map<String, Value> {
+    let Value::Object(fields) = input else { return serde_json::Map::new() };
+    fields
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| (name.clone(), Value::String(text(value))))
+        .collect()
+}
+
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -525,9 +699,9 @@ const FRAMEWORK_REASONS: &[&str] = &[
 ];
 
 fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
-    let definition = checked.definition;
     match answer {
-        Answer::Refused => Vec::new(),
+        Answer::Refused | Answer::Read => Vec::new(),
+        Answer::Failed(err) => judge_error(checked, err),
         Answer::TimedOut(bound) => vec![Problem {
             kind: FindingKind::TimeBound,
             key: String::new(),
@@ -538,13 +712,13 @@ fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
             key: "connection".to_owned(),
             detail: format!("the connection to the server broke: {why}"),
         }],
-        Answer::Result(result) if result.is_error == Some(true) => judge_error(definition, &tool_error(result)),
+        Answer::Result(result) if result.is_error == Some(true) => judge_error(checked, &tool_error(result)),
         Answer::Result(result) => judge_success(checked, result),
     }
 }
 
-fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
-    let panic_answer = format!("The tool `{}` failed with an internal error.", definition.name);
+fn judge_error(checked: &Checked, err: &McpError) -> Vec<Problem> {
+    let panic_answer = format!("The {} `{}` failed with an internal error.", checked.kind(), checked.name);
     // The server's answer to a handler that panicked (server/dispatch/invoke.rs): the
     // panic's message stays in the server's log.
     if err.code() == JsonRpcErrorCode::InternalError
@@ -562,7 +736,7 @@ fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
     let framework = reason.is_some_and(|reason| FRAMEWORK_REASONS.contains(&reason));
     if let Some(reason) = reason
         && !framework
-        && !definition.errors.iter().any(|entry| entry.reason == reason)
+        && !checked.errors.iter().any(|entry| entry.reason == reason)
     {
         problems.push(Problem {
             kind: FindingKind::UndeclaredReason,
@@ -571,8 +745,8 @@ fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
         });
     }
     let code = err.code();
-    let declared = definition.errors.iter().any(|entry| entry.code == code);
-    let scope_refusal = !definition.auth_scopes.is_empty()
+    let declared = checked.errors.iter().any(|entry| entry.code == code);
+    let scope_refusal = !checked.auth_scopes().is_empty()
         && matches!(code, JsonRpcErrorCode::Forbidden | JsonRpcErrorCode::Unauthorized);
     let decoding = code == JsonRpcErrorCode::InvalidParams;
     if !declared && !code.is_baseline() && !decoding && !scope_refusal && !framework {
@@ -594,8 +768,9 @@ fn describe(err: &McpError) -> String {
 
 fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
     let mut problems = Vec::new();
+    let Target::Tool { definition, has_format, output } = &checked.target else { return problems };
     let Some(structured) = &result.structured_content else { return problems };
-    if let Some(validator) = &checked.output
+    if let Some(validator) = output
         && let Err(error) = validator.validate(structured)
     {
         let path = error.instance_path().to_string();
@@ -609,10 +784,9 @@ fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
             ),
         });
     }
-    if checked.has_format {
+    if *has_format {
         let text = text_of(result);
-        let enrichment: Vec<String> = checked
-            .definition
+        let enrichment: Vec<String> = definition
             .enrichment
             .as_ref()
             .and_then(|enrichment| {
