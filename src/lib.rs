@@ -79,8 +79,8 @@ pub mod context {
     pub use mcp_contract_runtime::call::{
         Capability, Captured, ClientCapabilities, ClientChannel, ClientRequestError, ClientRequestRecord, Context, Ctx,
         DEFAULT_CLIENT_REQUEST_TIMEOUT, ElicitForm, Elicitation, Input, InputRequest, InputRound, LogLevel, LogRecord,
-        ModelPreferences, ProgressUpdate, Root, RoundEnd, SampledMessage, Sampling, SharedState, State, StateType,
-        form_schema,
+        ModelPreferences, ProgressToken, ProgressUpdate, Root, RoundEnd, SampledMessage, Sampling, SharedState, State,
+        StateType, form_schema,
     };
 }
 
@@ -244,7 +244,8 @@ pub mod testing {
     pub use mcp_contract_runtime::testing::{__insta, PinPlace};
     pub use mcp_contract_runtime::testing::{
         Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification,
-        PINNED_REQUEST_ID, Pin, ServerRequest, assert_contract, check_contract, compat,
+        PINNED_REQUEST_ID, Pin, ServerRequest, assert_contract, check_contract, check_prompt_contract,
+        check_resource_contract, check_server_contract, compat,
     };
 }
 

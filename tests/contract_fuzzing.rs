@@ -3,8 +3,12 @@
 
 use std::time::Duration;
 
+use mcp_contract::BoxFuture;
 use mcp_contract::prelude::*;
-use mcp_contract::testing::{Cases, Client, FindingKind, assert_contract, check_contract};
+use mcp_contract::testing::{
+    Cases, Client, FindingKind, assert_contract, check_contract, check_prompt_contract, check_resource_contract,
+    check_server_contract,
+};
 use serde_json::{Value, json};
 
 #[derive(Deserialize, JsonSchema)]
@@ -212,4 +216,150 @@ async fn the_summary_names_the_tool_the_seed_and_each_finding() {
     assert!(summary.ends_with("replay with Cases::new(200).seed(7)"), "{summary}");
     let failed = std::panic::catch_unwind(|| report.assert_passed()).unwrap_err();
     assert_eq!(failed.downcast_ref::<String>(), Some(&summary));
+}
+
+/// A vault of notes by title, shared by the tools below.
+#[derive(Default)]
+pub struct Vault(std::sync::Mutex<std::collections::BTreeSet<String>>);
+
+#[derive(Deserialize, JsonSchema)]
+#[schemars(example = json!({"title": "groceries"}))]
+pub struct NoteInput {
+    /// The note's title, e.g. "groceries".
+    pub title: String,
+}
+
+/// Delete a note by its title: destructive and name-keyed, so it only
+/// succeeds on a title that exists, which no generator guesses.
+#[mcp_tool(annotations(destructive), errors(no_such_note(code = NotFound, when = "No note has this title",
+    recovery = "List the notes to find a title.")))]
+async fn delete_note(input: NoteInput, vault: State<Vault>, ctx: Ctx) -> Result<String, McpError> {
+    if !vault.0.lock().unwrap().remove(&input.title) {
+        return Err(ctx.fail(no_such_note, format!("No note `{}`.", input.title)));
+    }
+    Ok(format!("deleted {}", input.title))
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct NewNoteInput {
+    /// The note's title, e.g. "groceries".
+    pub title: String,
+}
+
+/// Create a note.
+#[mcp_tool]
+async fn create_note(input: NewNoteInput, vault: State<Vault>) -> Result<String, McpError> {
+    vault.0.lock().unwrap().insert(input.title.clone());
+    Ok(format!("created {}", input.title))
+}
+
+/// A set-up that creates the notes `titles` before each case.
+fn create(titles: &'static [&'static str]) -> impl for<'a> Fn(&'a Client) -> BoxFuture<'a, Result<(), McpError>> {
+    move |client| {
+        Box::pin(async move {
+            for title in titles {
+                client.call_tool("create_note", json!({"title": title})).await?;
+            }
+            Ok(())
+        })
+    }
+}
+
+async fn vault_client() -> Client {
+    let server = Server::new("notes", "1.0.0").state(Vault::default()).tool(DeleteNote).tool(CreateNote);
+    Client::connect(server).await.expect("the server builds")
+}
+
+/// Regression (issue 34): a destructive, name-keyed tool got 0 successes in
+/// 150 cases. The input schema's `examples` and examples given to `Cases`,
+/// with a set-up that creates the notes they name, give it successes.
+#[tokio::test]
+async fn examples_and_a_set_up_give_a_name_keyed_tool_successes() {
+    let client = vault_client().await;
+    // The schema's example is tried, but names no note.
+    let plain = check_contract(&client, DeleteNote, Cases::new(150).seed(3)).await.unwrap();
+    assert_eq!(plain.succeeded, 0, "no note exists: {plain}");
+
+    // The schema's example, `groceries`, exists before each case.
+    let report =
+        check_contract(&client, DeleteNote, Cases::new(150).seed(3).setup(create(&["groceries"]))).await.unwrap();
+    report.assert_passed();
+    assert!(report.succeeded >= 20, "the schema's example succeeds once its note exists: {report}");
+
+    let cases =
+        Cases::new(150).seed(3).with_examples([json!({"title": "books"})]).setup(create(&["groceries", "books"]));
+    let report = check_contract(&client, DeleteNote, cases).await.unwrap();
+    report.assert_passed();
+    assert!(report.succeeded >= 20, "both examples succeed: {report}");
+    assert!(report.failed > 0, "generated titles and invalid inputs still fail: {report}");
+}
+
+#[tokio::test]
+async fn a_set_up_that_fails_stops_the_run_with_its_error() {
+    let client = vault_client().await;
+    let cases = Cases::new(10)
+        .setup(|client| Box::pin(async move { client.call_tool("create_note", json!({})).await.map(drop) }));
+    let err = check_contract(&client, DeleteNote, cases).await.unwrap_err();
+    assert!(err.message().starts_with("the set-up before case 1 failed: "), "{err}");
+}
+
+#[tokio::test]
+async fn a_whole_server_is_checked_tool_by_tool() {
+    let client = client().await;
+    let reports = check_server_contract(&client, cases()).await.unwrap();
+    let names: Vec<&str> = reports.iter().map(|report| report.tool.as_str()).collect();
+    assert_eq!(
+        names,
+        ["undeclared_code", "undeclared_reason", "panics", "slow", "output_mismatch", "format_parity", "sound"]
+    );
+    let failing: Vec<&str> = reports.iter().filter(|report| !report.passed()).map(|r| r.tool.as_str()).collect();
+    assert_eq!(failing, &names[..6], "each broken tool is found, the sound one passes");
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct ShelfParams {
+    /// The shelf's number, e.g. 3.
+    pub shelf: u32,
+}
+
+/// One shelf of the vault; fails with a Conflict it does not declare past shelf 100.
+#[mcp_resource(uri = "vault://shelves/{shelf}", name = "shelf", mime_type = "text/plain",
+    allow(error-contract-conformance),
+    errors(empty_shelf(code = NotFound, when = "The shelf holds nothing", recovery = "Try shelves 1 to 100.")))]
+async fn shelf(params: ShelfParams, ctx: Ctx) -> Result<String, McpError> {
+    match params.shelf {
+        0 => Err(ctx.fail(empty_shelf, "Shelf 0 is empty.")),
+        1..=100 => Ok(format!("shelf {}", params.shelf)),
+        _ => Err(McpError::conflict("The shelves are being moved.")),
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TourArgs {
+    /// How many stops, e.g. 3.
+    pub stops: u32,
+}
+
+/// Plan a tour; panics on zero stops.
+#[mcp_prompt]
+fn plan_tour(args: TourArgs) -> Result<Vec<PromptMessage>, McpError> {
+    let per_stop = 60 / args.stops;
+    Ok(vec![PromptMessage::user(format!("Plan a tour of {} stops, {per_stop} minutes each.", args.stops))])
+}
+
+/// The same check for a resource and a prompt (issue 34): what breaks the
+/// contract is found with its input, beside reads that succeed.
+#[tokio::test]
+async fn resources_and_prompts_get_the_same_check() {
+    let server = Server::new("vault", "1.0.0").resource(Shelf).prompt(PlanTour);
+    let client = Client::connect(server).await.unwrap();
+    let report = check_resource_contract(&client, Shelf, cases()).await.unwrap();
+    let (input, summary) = only(&report, FindingKind::UndeclaredCode);
+    assert!(input["shelf"].as_u64().is_some_and(|shelf| shelf > 100), "{summary}");
+    assert!(report.succeeded > 0 && report.failed > 0, "{summary}");
+
+    let report = check_prompt_contract(&client, PlanTour, cases()).await.unwrap();
+    let (input, summary) = only(&report, FindingKind::Panic);
+    assert_eq!(input, json!({"stops": 0}), "{summary}");
+    assert!(summary.starts_with("contract check of `plan_tour`"), "{summary}");
 }

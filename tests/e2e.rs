@@ -99,6 +99,8 @@ fn python_client_over_stdio() {
 struct HttpMuseum {
     child: Child,
     url: String,
+    /// What it said on stderr, filled by a thread until it exits.
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
 impl HttpMuseum {
@@ -107,26 +109,32 @@ impl HttpMuseum {
     }
 
     fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Self {
-        // The panic test writes a backtrace to stderr, which `serve_http` drains.
-        let (child, url, _) = support::serve_http(
+        // The panic test writes a backtrace to stderr, which is kept.
+        let (child, url, stderr) = support::serve_http_keeping_stderr(
             Command::new(museum())
                 .args(["--http", "127.0.0.1:0"])
                 .args(extra)
                 .env("MUSEUM_TEST_TOOLS", "1")
                 .envs(env.iter().copied()),
         );
-        Self { child, url }
+        Self { child, url, stderr }
     }
 
-    /// SIGTERM, then expect a clean exit within a few seconds: graceful shutdown.
+    /// SIGTERM, then expect a clean exit within a few seconds: graceful
+    /// shutdown. What the server said on stderr, all of it.
     #[cfg(unix)]
-    fn terminate(mut self) {
+    fn terminate(mut self) -> String {
         run(Command::new("kill").args(["-TERM", &self.child.id().to_string()]), "kill -TERM");
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(status) = self.child.try_wait().expect("the child can be waited on") {
                 assert!(status.success(), "the server did not exit cleanly on SIGTERM: {status}");
-                return;
+                // The thread reading stderr ends with the pipe: give it its last lines.
+                let until = Instant::now() + Duration::from_secs(2);
+                while std::sync::Arc::strong_count(&self.stderr) > 1 && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                return String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned();
             }
             assert!(Instant::now() < deadline, "the server did not stop within 10 s of SIGTERM");
             std::thread::sleep(Duration::from_millis(50));
@@ -202,6 +210,98 @@ fn python_client_over_streamable_http_with_bearer_tokens() {
     assert_checks_passed(&output, what);
     #[cfg(unix)]
     server.terminate();
+}
+
+fn tasks_recipe() -> Command {
+    let mut command = Command::new(venv_python());
+    command.arg(root().join("tests/e2e/python/tasks_recipe.py"));
+    command
+}
+
+/// The README's recipe for tasks from the Python client (raw requests on its
+/// session), run against the museum over stdio on 2026-07-28: a task, its
+/// progress in `tasks/get`, its result, a refusal of arguments that make no
+/// task, `tasks/cancel`; and a `subscriptions/listen` acknowledged under the
+/// client's own id (issue 34: it timed out over stdio).
+#[test]
+fn python_tasks_recipe_over_stdio() {
+    if !require("python3") {
+        return;
+    }
+    let output = run(tasks_recipe().arg("--stdio").arg(museum()), "the Python tasks recipe over stdio");
+    assert_checks_passed(&output, "python tasks recipe/stdio");
+}
+
+/// The recipe over stateless Streamable HTTP, then a clean shutdown, which
+/// logs no error (issue 34: rmcp's "failed to send pending response during
+/// drain", for the listen stream whose client had gone).
+#[test]
+fn python_tasks_recipe_over_stateless_http_and_a_clean_shutdown() {
+    if !require("python3") {
+        return;
+    }
+    let server = HttpMuseum::start(&["--stateless"]);
+    let what = "the Python tasks recipe over stateless HTTP";
+    let output = run(tasks_recipe().arg("--url").arg(&server.url), what);
+    assert_checks_passed(&output, "python tasks recipe/http");
+    #[cfg(unix)]
+    {
+        let stderr = server.terminate();
+        let errors: Vec<&str> = stderr.lines().filter(|line| line.contains(" ERROR ")).collect();
+        assert!(errors.is_empty(), "a clean shutdown logs no error:\n{}", errors.join("\n"));
+    }
+}
+
+/// The README's recipe for tasks from the TypeScript SDK v2 client, run
+/// against the museum over stdio: a task, its progress, its result.
+#[test]
+fn typescript_v2_tasks_recipe_over_stdio() {
+    if !require("node") || !require("npm") {
+        return;
+    }
+    let output = run(
+        Command::new("node").arg("tasks_recipe.mjs").arg(museum()).current_dir(ts2_dir()),
+        "the TypeScript v2 tasks recipe",
+    );
+    assert_checks_passed(&output, "typescript v2 tasks recipe/stdio");
+}
+
+/// The recipes the README shows are the ones the `*_tasks_recipe_*` tests run.
+#[test]
+fn the_readme_shows_the_tasks_recipes_that_are_tested() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for (file, comment) in [("tests/e2e/python/tasks_recipe.py", "#"), ("tests/e2e/ts2/tasks_recipe.mjs", "//")] {
+        let script = std::fs::read_to_string(root().join(file)).unwrap();
+        let start = script.find(&format!("{comment} --- recipe: ")).expect("the recipe's start marker");
+        let end = script.find(&format!("{comment} --- end recipe\n")).expect("the recipe's end marker");
+        let recipe = script[start..end].lines().skip(1).collect::<Vec<_>>().join("\n");
+        assert!(readme.contains(recipe.trim()), "README.md shows {file}'s recipe word for word");
+    }
+}
+
+/// Regression (issue 34): the server said "serving MCP over stdio; connect a
+/// client" before its state factory failed. A state that cannot be built is
+/// reported, and nothing announces a server that does not serve.
+#[test]
+fn a_state_that_cannot_be_built_is_reported_and_serving_never_announced() {
+    let missing = std::env::temp_dir().join("mcp-contract-e2e-no-such-dir").join("collection.json");
+    for transport in [&[][..], &["--http", "127.0.0.1:0"]] {
+        let output = Command::new(museum())
+            .arg("--collection")
+            .arg(&missing)
+            .args(transport)
+            .stdin(Stdio::null())
+            .output()
+            .expect("the museum example runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{transport:?}: {stderr}");
+        assert!(stderr.contains("museum: Building the state"), "{transport:?}: the failure is said: {stderr}");
+        assert!(!stderr.contains("serving"), "{transport:?}: no announcement: {stderr}");
+    }
+    // With a state that builds, serving over stdio is announced (stdin closed at once: it ends cleanly).
+    let output = Command::new(museum()).stdin(Stdio::null()).output().expect("the museum example runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("museum: serving MCP over stdio; connect a client"), "{stderr}");
 }
 
 #[test]

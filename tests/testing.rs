@@ -342,3 +342,57 @@ async fn a_breaking_change_fails_unless_the_version_announces_it() {
     assert_eq!(changes[0].to_string(), "additive: tools.read_shelf: a new tool");
     std::fs::remove_dir_all(root).ok();
 }
+
+#[derive(Deserialize, JsonSchema)]
+pub struct CatalogueInput {
+    /// How many shelves to catalogue, 20 ms each.
+    pub shelves: u32,
+}
+
+/// Catalogue the shelves, reporting each; as a task when the client can poll.
+#[mcp_tool(task(optional), annotations(read_only))]
+async fn catalogue(input: CatalogueInput, ctx: Ctx) -> Result<String, McpError> {
+    for shelf in 1..=input.shelves {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        ctx.progress(f64::from(shelf), Some(f64::from(input.shelves)), Some("Cataloguing".to_owned())).await;
+    }
+    let token = ctx.progress_token().map(ToString::to_string).unwrap_or_default();
+    Ok(format!("{} shelves (progress token {token})", input.shelves))
+}
+
+/// The client's typed task helpers (issue 34): a call made a task, its state
+/// with the handler's progress, its result, its cancellation; a plain `call`
+/// follows a task to its result.
+#[tokio::test]
+async fn a_client_of_the_tasks_extension_drives_a_task_to_its_end() {
+    let server = || Server::new("library", "1.0.0").tool(Catalogue);
+    let plain = Client::connect(server()).await.unwrap();
+    let err = plain.call_tool_as_task("catalogue", json!({"shelves": 1})).await.unwrap_err();
+    assert!(err.message().contains("Client::builder().tasks()"), "{err}");
+
+    let client = Client::builder().tasks().connect(server()).await.unwrap();
+    let task = client.call_tool_as_task("catalogue", json!({"shelves": 10})).await.unwrap();
+    assert_eq!(task.status, rmcp::model::TaskStatus::Working);
+    let shown = loop {
+        let state = client.get_task(&task.task_id).await.unwrap();
+        if let Some(message) = state.task.status_message {
+            break message;
+        }
+        assert_eq!(state.task.status, rmcp::model::TaskStatus::Working, "progress before the end");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    assert!(shown.starts_with("Cataloguing (") && shown.ends_with(" of 10)"), "{shown}");
+    let result = client.task_result(&task.task_id).await.unwrap();
+    let text = result.content[0].as_text().unwrap().text.clone();
+    assert!(text.starts_with("10 shelves (progress token "), "the handler read its call's token: {text}");
+
+    let task = client.call_tool_as_task("catalogue", json!({"shelves": 200})).await.unwrap();
+    client.cancel_task(&task.task_id).await.unwrap();
+    let err = client.task_result(&task.task_id).await.unwrap_err();
+    assert_eq!(err.code(), JsonRpcErrorCode::RequestCancelled, "{err}");
+    let unknown = client.get_task("no-such-task").await.unwrap_err();
+    assert_eq!(unknown.code(), JsonRpcErrorCode::InvalidParams, "{unknown}");
+
+    // `call` makes a task of it, and follows it to its output.
+    assert_eq!(client.call(Catalogue, json!({"shelves": 2})).await.unwrap().split(' ').next(), Some("2"));
+}

@@ -315,3 +315,182 @@ async fn an_http_session_that_ends_is_forgotten() {
     eventually("the deleted session forgotten", || changes.sessions() == 0).await;
     assert_eq!(changes.resource_updated(WATCHED.uri).await, 0);
 }
+
+/// Regression (issue 34): over stdio, a 2026-07-28 `subscriptions/listen`
+/// was acknowledged under the transport's own counter (`0`, `1`) instead of
+/// the request's id, so no client matched it. The acknowledgement and each
+/// notification of the stream carry the id as the client sent it, a string
+/// or a number, as over HTTP.
+#[tokio::test]
+async fn over_stdio_a_listen_stream_is_named_by_the_id_of_its_request() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let changes = Changes::new();
+    let built = server(&changes).build().expect("the server builds");
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_side);
+    tokio::spawn(built.serve_io(read, write));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "listener", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut read_line = async || -> Value {
+        let line = tokio::time::timeout(COMES, lines.next_line()).await.expect("an answer in time");
+        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
+    };
+    for id in [json!("zzz"), json!(77)] {
+        let request = json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"resourceSubscriptions": ["museum://exhibitions/current"]}},
+        });
+        write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+        let ack = read_line().await;
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+        assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id, "{ack}");
+    }
+    changes.resource_updated("museum://exhibitions/current").await;
+    let mut named = Vec::new();
+    for _ in 0..2 {
+        let update = read_line().await;
+        assert_eq!(update["method"], "notifications/resources/updated", "{update}");
+        named.push(update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].clone());
+    }
+    named.sort_by_key(Value::to_string);
+    assert_eq!(named, [json!("zzz"), json!(77)], "one update per stream, each under its id: {named:?}");
+}
+
+/// Regression (issue 34): a clean shutdown of a server with a
+/// `subscriptions/listen` stream logged rmcp's "failed to send pending
+/// response during drain", and an open stream held the drain for its whole
+/// grace period before it was cut. Shutdown now ends each stream with its
+/// final result while its client reads, and the server stops at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
+    let changes = Changes::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().stateless(true).shutdown_token(stop.clone()).without_signal_handling();
+    let served = tokio::spawn(server(&changes).build().unwrap().serve_http_on(listener, options));
+
+    let mut stream = open_listen(addr, "s-1").await;
+    let mut read = Vec::new();
+    read_until(&mut stream, &mut read, "notifications/subscriptions/acknowledged").await;
+    assert_eq!(changes.listen_streams(), 1);
+
+    let stopping = tokio::time::Instant::now();
+    stop.cancel();
+    read_until(&mut stream, &mut read, "\"result\"").await;
+    let text = String::from_utf8_lossy(&read).into_owned();
+    let last = text.lines().filter_map(|line| line.strip_prefix("data:")).next_back().expect("an event");
+    let last: Value = serde_json::from_str(last.trim()).expect("JSON");
+    assert_eq!(last["id"], "s-1", "{text}");
+    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "s-1", "the final result: {text}");
+    assert!(!text.contains("-32000"), "not cut as shutting down: {text}");
+    tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server stops at once").unwrap().unwrap();
+    assert!(stopping.elapsed() < Duration::from_secs(3), "far within the 10 s grace: {:?}", stopping.elapsed());
+    eventually("the stream forgotten", || changes.listen_streams() == 0).await;
+}
+
+/// Over stdio too, shutdown ends a listen stream with its final result
+/// rather than hold the drain for its grace period.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
+    use mcp_contract_runtime::server::StdioOptions;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let changes = Changes::new();
+    let stop = CancellationToken::new();
+    let options = StdioOptions::default().without_signal_handling().shutdown_token(stop.clone());
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(server_side);
+    let served = tokio::spawn(server(&changes).build().unwrap().serve_io_with(read, write, options));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let request = json!({
+        "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "listener", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "notifications": {"resourceSubscriptions": [WATCHED.uri]},
+        },
+    });
+    write.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(COMES, lines.next_line()).await.expect("a line in time");
+        serde_json::from_str(&line.expect("readable").expect("a line")).expect("JSON")
+    };
+    assert_eq!(next().await["method"], "notifications/subscriptions/acknowledged");
+    let stopping = tokio::time::Instant::now();
+    stop.cancel();
+    let last = next().await;
+    assert_eq!(last["id"], 9, "{last}");
+    assert_eq!(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9, "the final result: {last}");
+    tokio::time::timeout(Duration::from_secs(3), served).await.expect("the server stops at once").unwrap().unwrap();
+    assert!(stopping.elapsed() < Duration::from_secs(3), "far within the 10 s grace: {:?}", stopping.elapsed());
+}
+
+/// A listen stream whose client went away (the connection closed) ends
+/// then, instead of waiting for a client that is gone until the server stops.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_ends_when_its_client_goes_away() {
+    let changes = Changes::new();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().stateless(true).shutdown_token(stop.clone()).without_signal_handling();
+    tokio::spawn(server(&changes).build().unwrap().serve_http_on(listener, options));
+    let _stop = stop.drop_guard();
+    let mut stream = open_listen(addr, "s-2").await;
+    read_until(&mut stream, &mut Vec::new(), "notifications/subscriptions/acknowledged").await;
+    assert_eq!(changes.listen_streams(), 1);
+    drop(stream);
+    eventually("the stream of a client gone forgotten", || changes.listen_streams() == 0).await;
+}
+
+/// A stateless `subscriptions/listen` of the guestbook over a connection of its own, under `id`.
+async fn open_listen(addr: std::net::SocketAddr, id: &str) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let body = json!({
+        "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "listener", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "notifications": {"resourceSubscriptions": [WATCHED.uri]},
+        },
+    })
+    .to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: subscriptions/listen\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+/// Read `stream` into `read` until it holds `wanted` (within [`COMES`]).
+async fn read_until(stream: &mut tokio::net::TcpStream, read: &mut Vec<u8>, wanted: &str) {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + COMES;
+    while !String::from_utf8_lossy(read).contains(wanted) {
+        let n = tokio::time::timeout_at(deadline, stream.read(&mut buffer))
+            .await
+            .unwrap_or_else(|_| panic!("`{wanted}` did not come in time: {}", String::from_utf8_lossy(read)))
+            .unwrap();
+        assert!(n > 0, "the stream closed before `{wanted}`: {}", String::from_utf8_lossy(read));
+        read.extend_from_slice(&buffer[..n]);
+    }
+}

@@ -217,8 +217,42 @@ impl Tool for Export {
     }
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+struct StepsInput {
+    /// How many steps to take, 50 ms each.
+    steps: u32,
+}
+
+/// Reports its progress step by step, as a task when the client can poll;
+/// its result names the progress token its request carried.
+struct Steps;
+static STEPS: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("steps", mcp_contract_runtime::schema::input_schema::<StepsInput>())
+        .with_description("Take a few steps, reporting each.")
+        .with_task_support(TaskSupport::Optional)
+});
+
+impl Tool for Steps {
+    type Input = StepsInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &STEPS
+    }
+    async fn call(&self, input: StepsInput, ctx: Context) -> Result<String, McpError> {
+        for step in 1..=input.steps {
+            ctx.progress(f64::from(step), Some(f64::from(input.steps)), Some("Walking".to_owned())).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let token = ctx.progress_token().map_or(Value::Null, |token| serde_json::to_value(token).unwrap());
+        Ok(format!("token {token}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 fn server() -> Server {
-    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask).tool(Unrunnable).tool(Export)
+    Server::new("museum", "1.0.0").tool(Slow).tool(Failing).tool(Ask).tool(Unrunnable).tool(Export).tool(Steps)
 }
 
 fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
@@ -626,4 +660,96 @@ async fn a_session_hears_each_status_of_its_task_as_tasks_get_gives_it() {
         .map(|state| state["inputRequests"].as_object().unwrap().keys().cloned().collect())
         .collect();
     assert_eq!(asks, [vec!["first".to_owned(), "second".to_owned()], vec!["second".to_owned()]], "{asks:?}");
+}
+
+/// Regression (issue 34): arguments the handler cannot take made a working
+/// task that failed later; they are refused on the call, with the
+/// `invalid_arguments` envelope a plain call gets (an error result, -32602),
+/// and repaired ones still make a task.
+#[tokio::test]
+async fn arguments_that_do_not_decode_are_refused_before_a_task_is_made() {
+    let client = connect(server(), Polling).await;
+    for arguments in [json!({}), json!({"millis": "soon"})] {
+        let answer = client.call_tool_once(call("slow", arguments.clone())).await.expect("an answer");
+        let CallToolResponse::Complete(refused) = answer else { panic!("no task for {arguments}: {answer:?}") };
+        assert_eq!(refused.is_error, Some(true), "{refused:?}");
+        let error = &refused.structured_content.as_ref().expect("the structured error")["error"];
+        assert_eq!(error["code"], -32602, "{error}");
+        assert_eq!(error["data"]["reason"], "invalid_arguments", "{error}");
+        assert_eq!(error["data"]["path"], "millis", "{error}");
+        assert!(error["data"]["recovery"]["hint"].as_str().is_some_and(|hint| !hint.is_empty()), "{error}");
+        assert!(error["data"]["requestId"].is_string(), "{error}");
+    }
+    let plain = connect(server(), Plain).await;
+    let answer = plain.call_tool_once(call("slow", json!({}))).await.expect("an answer");
+    let CallToolResponse::Complete(plain) = answer else { panic!("{answer:?}") };
+    let plain = &plain.structured_content.unwrap()["error"];
+    assert_eq!((&plain["code"], &plain["data"]["reason"]), (&json!(-32602), &json!("invalid_arguments")), "{plain}");
+
+    // "15" is repaired to 15, as the call would repair it: a task.
+    let id = task_id(&client, call("slow", json!({"millis": "15"}))).await;
+    let done = finished(&client, &id).await;
+    assert_eq!(done["result"]["content"][0]["text"], "worked 15 ms", "{done}");
+}
+
+/// A client of the tasks extension that keeps the `notifications/progress` it hears.
+#[derive(Clone, Default)]
+struct Following {
+    progress: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl ClientHandler for Following {
+    fn get_info(&self) -> ClientConfig {
+        Polling.get_info()
+    }
+
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(serde_json::to_value(params).unwrap());
+    }
+}
+
+/// Regression (issue 34): a task's progress was dropped. `tasks/get` shows
+/// the handler's last progress as the working task's `statusMessage`, the
+/// session hears `notifications/progress` under the call's token until the
+/// task ends, and the handler reads that token (as the client sent it).
+#[tokio::test]
+async fn a_tasks_progress_shows_in_tasks_get_and_reaches_the_session_under_its_token() {
+    let following = Following::default();
+    let client = connect(server(), following.clone()).await;
+    // rmcp's client puts a token of its own on every call.
+    let id = task_id(&client, call("steps", json!({"steps": 8}))).await;
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let shown = loop {
+        let state = serde_json::to_value(get(&client, &id).await.unwrap()).unwrap();
+        if state["status"] == "working"
+            && let Some(message) = state["statusMessage"].as_str()
+        {
+            break message.to_owned();
+        }
+        assert_ne!(state["status"], "completed", "the task finished before tasks/get showed progress: {state}");
+        assert!(tokio::time::Instant::now() < deadline, "no progress shown within 10 s: {state}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert!(shown.starts_with("Walking (") && shown.ends_with(" of 8)"), "{shown}");
+
+    let done = finished(&client, &id).await;
+    let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    let token: Value = serde_json::from_str(text.strip_prefix("token ").expect("the handler read a token")).unwrap();
+    assert!(done.get("statusMessage").is_none(), "a finished task shows its result, not its progress: {done}");
+    // The notifications were sent before the task finished; the client reads them in its own time.
+    for _ in 0..100 {
+        if following.progress.lock().unwrap().len() >= 8 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let heard = following.progress.lock().unwrap().clone();
+    assert_eq!(heard.len(), 8, "one notification per step: {heard:?}");
+    assert!(heard.iter().all(|progress| progress["progressToken"] == token && progress["total"] == 8.0), "{heard:?}");
+    assert_eq!(heard.last().unwrap()["progress"], 8.0, "{heard:?}");
 }

@@ -44,6 +44,34 @@ pub(crate) fn serve_http(server: &mut Command) -> (Child, String, String) {
     (child, url, said)
 }
 
+/// [`serve_http`], keeping what the server says on stderr after it serves
+/// (read it once the server stopped, to see what a shutdown logged).
+pub(crate) fn serve_http_keeping_stderr(
+    server: &mut Command,
+) -> (Child, String, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    let mut child =
+        server.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("the server starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let url = loop {
+        let mut line = String::new();
+        let read = stderr.read_line(&mut line).expect("stderr is readable");
+        let said = String::from_utf8_lossy(&kept.lock().unwrap()).into_owned();
+        assert!(read > 0, "the server exited before serving:\n{said}");
+        kept.lock().unwrap().extend_from_slice(line.as_bytes());
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_owned();
+        }
+    };
+    let sink = std::sync::Arc::clone(&kept);
+    std::thread::spawn(move || {
+        let mut rest = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stderr, &mut rest);
+        sink.lock().unwrap().extend_from_slice(&rest);
+    });
+    (child, url, kept)
+}
+
 /// `target/e2e`, where the clients' runtimes are installed.
 fn e2e_dir() -> PathBuf {
     let dir = profile_dir().parent().expect("target/").join("e2e");

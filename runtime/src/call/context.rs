@@ -35,6 +35,35 @@ pub enum LogLevel {
     Error,
 }
 
+/// The progress token a client put in its request's `_meta.progressToken`:
+/// a number or a string, kept as sent, so a handler that forwards the work
+/// (to another MCP server, a queue) can name it as the client did.
+///
+/// ```
+/// use mcp_contract::context::ProgressToken;
+/// let token: ProgressToken = serde_json::from_value(serde_json::json!("upload-7")).unwrap();
+/// assert_eq!(token, ProgressToken::String("upload-7".into()));
+/// assert_eq!(token.to_string(), "upload-7");
+/// assert_eq!(serde_json::to_value(ProgressToken::Number(7)).unwrap(), serde_json::json!(7));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum ProgressToken {
+    /// A token sent as a JSON integer.
+    Number(i64),
+    /// A token sent as a JSON string.
+    String(String),
+}
+
+impl fmt::Display for ProgressToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Number(number) => write!(f, "{number}"),
+            Self::String(text) => f.write_str(text),
+        }
+    }
+}
+
 /// Where a context sends what the client should hear during a call: progress
 /// and log messages. The server implements it over its transport.
 pub trait ClientChannel: Send + Sync + 'static {
@@ -90,6 +119,7 @@ pub struct Context {
     request_id: Option<Arc<str>>,
     session_id: Option<Arc<str>>,
     client_ip: Option<std::net::IpAddr>,
+    progress_token: Option<ProgressToken>,
     /// On a stateless request (2026-07-28), the round its asks go to.
     round: Option<Arc<InputRound>>,
     /// The key the next ask of this context goes under in that round.
@@ -118,6 +148,7 @@ impl Context {
             request_id: None,
             session_id: None,
             client_ip: None,
+            progress_token: None,
             round: None,
             input_key: None,
             captured: None,
@@ -180,6 +211,29 @@ impl Context {
     /// or behind a trusted proxy the client it names; `None` over stdio.
     pub fn client_ip(&self) -> Option<std::net::IpAddr> {
         self.client_ip
+    }
+
+    /// The progress token of the request this call answers, as the server sets it.
+    pub fn with_progress_token(mut self, token: ProgressToken) -> Self {
+        self.progress_token = Some(token);
+        self
+    }
+
+    /// The progress token the client sent with this call's request
+    /// (`_meta.progressToken`): `None` when it asked for no progress, and
+    /// outside a server. [`Self::progress`] reports under it; a handler reads
+    /// it to tell whether anyone follows its progress, or to hand it on to
+    /// work it forwards. A call that runs as a task keeps its request's token.
+    ///
+    /// ```
+    /// use mcp_contract::Context;
+    /// use mcp_contract::context::ProgressToken;
+    /// let ctx = Context::new("export", &[]).with_progress_token(ProgressToken::Number(77));
+    /// assert_eq!(ctx.progress_token(), Some(&ProgressToken::Number(77)));
+    /// assert_eq!(Context::new("export", &[]).progress_token(), None);
+    /// ```
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.progress_token.as_ref()
     }
 
     /// Ask the client through `round` rather than the channel: what the server

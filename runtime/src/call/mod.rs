@@ -22,7 +22,7 @@ pub use self::client::{
     Capability, ClientCapabilities, ClientRequestError, DEFAULT_CLIENT_REQUEST_TIMEOUT, ModelPreferences, Root,
     SampledMessage, Sampling,
 };
-pub use self::context::{ClientChannel, Context, Ctx, Input, LogLevel};
+pub use self::context::{ClientChannel, Context, Ctx, Input, LogLevel, ProgressToken};
 pub use self::elicit::{ElicitForm, Elicitation, form_schema};
 pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
 pub use self::round::{InputRequest, InputRound, RoundEnd};

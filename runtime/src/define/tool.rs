@@ -487,6 +487,20 @@ pub trait DynTool: Send + Sync + 'static {
     /// Decode the arguments, run the handler and render its output.
     fn call_json(&self, arguments: JsonObject, ctx: Context) -> BoxFuture<'_, Result<ToolOutput, McpError>>;
 
+    /// Whether `arguments` (repaired as the call would repair them) decode
+    /// into the tool's input: what a call that becomes a task is checked
+    /// against before the task is created, so that arguments the handler
+    /// could never take are refused at once. The default checks nothing:
+    /// the call's own decoding refuses them, inside the task.
+    ///
+    /// # Errors
+    ///
+    /// The `invalid_arguments` refusal the call would answer.
+    fn check_arguments(&self, arguments: JsonObject) -> Result<(), McpError> {
+        let _ = arguments;
+        Ok(())
+    }
+
     /// Decode a sample of the structured result and render it, for the
     /// format-parity check; see [`Tool::sample_output`].
     fn format_sample(&self, sample: Value) -> FormatSample {
@@ -523,6 +537,10 @@ impl<T: Tool> DynTool for T {
                 None => output,
             })
         })
+    }
+
+    fn check_arguments(&self, arguments: JsonObject) -> Result<(), McpError> {
+        decode_arguments::<T::Input>(arguments, &Tool::definition(self).input_schema).map(drop)
     }
 
     fn required_state(&self) -> &'static [StateType] {

@@ -13,3 +13,10 @@ pub(crate) struct ClientIp(pub(crate) std::net::IpAddr);
 /// (stdio, where rmcp keys answers by id alone: see `transport/stdio.rs`).
 #[derive(Clone, Debug)]
 pub(crate) struct ClientId(pub(crate) RequestId);
+
+/// Cancelled once the client no longer reads the answer to its request: the
+/// HTTP response was sent whole, or dropped (the client disconnected). A
+/// `subscriptions/listen` stream ends on it, rather than waiting for a
+/// client that is gone until the server stops (Streamable HTTP).
+#[derive(Clone, Debug)]
+pub(crate) struct ResponseGone(pub(crate) tokio_util::sync::CancellationToken);

@@ -12,12 +12,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, CompleteRequestParams, CompletionInfo,
-    CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode, ErrorData,
-    GetExtensions, GetPromptRequestParams, GetPromptResult, GetSkillRequestParams, GetSkillResult, Implementation,
-    LoggingMessageNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken, Prompt as ListedPrompt,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientJsonRpcMessage,
+    CompleteRequestParams, CompletionInfo, CreateMessageRequestParams, CreateMessageResult, DetailedTask,
+    ElicitRequestParams, ElicitResult, ErrorCode, ErrorData, GetExtensions, GetPromptRequestParams, GetPromptResult,
+    GetSkillRequestParams, GetSkillResult, GetTaskParams, Implementation, LoggingMessageNotificationParam,
+    NumberOrString, ProgressNotificationParam, ProgressToken, Prompt as ListedPrompt,
     ReadResourceDirectoryRequestParams, ReadResourceRequestParams, ReadResourceResult, RequestParamsMeta,
-    Resource as ListedResource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill, Tool as ListedTool,
+    Resource as ListedResource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill, Task, TaskPayload,
+    Tool as ListedTool, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
 use rmcp::transport::Transport;
@@ -28,7 +30,7 @@ use serde_json::Value;
 
 use crate::auth::{AuthInfo, ScopePolicy};
 use crate::call::Capability;
-use crate::define::Tool;
+use crate::define::{DynTool, Tool};
 use crate::error::{JsonObject, JsonRpcErrorCode, McpError};
 use crate::server::{PrimitiveKind, Server, ServerError, ToolServer};
 
@@ -224,6 +226,7 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for AsCaller<T> {
 pub struct ClientBuilder {
     caller: Option<AuthInfo>,
     capabilities: Vec<Capability>,
+    tasks: bool,
     elicitations: VecDeque<Value>,
     samplings: VecDeque<Value>,
     call_timeout: Option<Duration>,
@@ -244,6 +247,17 @@ impl ClientBuilder {
         if !self.capabilities.contains(&capability) {
             self.capabilities.push(capability);
         }
+        self
+    }
+
+    /// Declare the tasks extension (SEP-2663) at `initialize`: a call of a
+    /// tool that runs as a task then makes one, which
+    /// [`Client::call_tool_as_task`], [`Client::get_task`],
+    /// [`Client::task_result`], [`Client::update_task`] and
+    /// [`Client::cancel_task`] drive; [`Client::call`] and
+    /// [`Client::call_tool`] follow such a task to its result.
+    pub fn tasks(mut self) -> Self {
+        self.tasks = true;
         self
     }
 
@@ -296,6 +310,7 @@ impl ClientBuilder {
             parts
         });
         let server = server.with_scope_policy(policy);
+        let tools = server.tools().to_vec();
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_io);
         let transport = AsCaller { inner: AsyncRwTransport::new_server(read, write), parts };
@@ -316,6 +331,10 @@ impl ClientBuilder {
                 _ => capabilities.roots = Some(rmcp::model::RootsCapabilities::default()),
             }
         }
+        if self.tasks {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
+        }
         let info = rmcp::model::ClientConfig::new(
             capabilities,
             Implementation::new("mcp-contract-testing", env!("CARGO_PKG_VERSION")),
@@ -334,6 +353,8 @@ impl ClientBuilder {
             served,
             call_timeout: self.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT),
             progress: Default::default(),
+            tasks: self.tasks,
+            tools,
         }
     }
 }
@@ -381,6 +402,10 @@ pub struct Client {
     served: tokio::task::JoinHandle<()>,
     call_timeout: Duration,
     progress: std::sync::atomic::AtomicI64,
+    /// Whether the client declared the tasks extension ([`ClientBuilder::tasks`]).
+    tasks: bool,
+    /// The server's tools, for [`check_server_contract`](super::check_server_contract).
+    tools: Vec<Arc<dyn DynTool>>,
 }
 
 impl Client {
@@ -450,11 +475,171 @@ impl Client {
                 return Err(McpError::invalid_params(format!("tool arguments are a JSON object, not `{other}`")));
             }
         };
+        let params = self.call_params(name, arguments);
+        if !self.tasks {
+            return self.bounded("tools/call", self.service.call_tool(params)).await;
+        }
+        match self.bounded("tools/call", self.service.call_tool_once(params)).await? {
+            CallToolResponse::Complete(result) => Ok(result),
+            // A client of the tasks extension follows the task to its result.
+            CallToolResponse::Task(created) => self.task_result(&created.task.task_id).await,
+            // A session is no stateless request: its asks come as requests, not as a round.
+            _ => Err(McpError::internal_error(format!(
+                "`tools/call` of `{name}` answered with a round of input, which a session client does not drive"
+            ))),
+        }
+    }
+
+    /// A `tools/call` request of `name`, asking for progress: every call
+    /// does, so a test can read what the handler reported.
+    fn call_params(&self, name: &str, arguments: JsonObject) -> CallToolRequestParams {
         let mut params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
-        // Every call asks for progress, so a test can read what the handler reported.
         let token = self.progress.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         params.set_progress_token(ProgressToken(NumberOrString::Number(token)));
-        self.bounded("tools/call", self.service.call_tool(params)).await
+        params
+    }
+
+    /// Call the tool named `name` as a task (the client must declare the
+    /// extension, [`ClientBuilder::tasks`]): the task the server created, in
+    /// its first state. Follow it with [`get_task`](Self::get_task) or
+    /// [`task_result`](Self::task_result).
+    ///
+    /// ```
+    /// use mcp_contract::prelude::*;
+    /// use mcp_contract::testing::Client;
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// pub struct ExportInput {
+    ///     /// The department, e.g. "Asian Art".
+    ///     pub department: String,
+    /// }
+    ///
+    /// /// Export one department as CSV.
+    /// #[mcp_tool(task(optional))]
+    /// async fn export(input: ExportInput, ctx: Ctx) -> Result<String, McpError> {
+    ///     ctx.progress(1.0, Some(1.0), Some("Exporting".to_owned())).await;
+    ///     Ok(format!("id,title\n# {}", input.department))
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let client = Client::builder().tasks().connect(Server::new("museum", "1.0.0").tool(Export)).await.unwrap();
+    /// let task = client.call_tool_as_task("export", serde_json::json!({"department": "Asian Art"})).await.unwrap();
+    /// let result = client.task_result(&task.task_id).await.unwrap();
+    /// assert!(result.content[0].as_text().unwrap().text.ends_with("# Asian Art"));
+    /// // Arguments the tool cannot take make no task.
+    /// let err = client.call_tool_as_task("export", serde_json::json!({})).await.unwrap_err();
+    /// assert_eq!(err.reason(), Some("invalid_arguments"));
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The server's refusal, read from its error result as
+    /// [`call_tool`](Self::call_tool) reads it (arguments that do not decode:
+    /// `invalid_arguments`; a full task store); `InvalidRequest` when the
+    /// client did not declare the extension or the tool answered at once
+    /// rather than with a task.
+    pub async fn call_tool_as_task(&self, name: &str, arguments: Value) -> Result<Task, McpError> {
+        if !self.tasks {
+            return Err(McpError::invalid_request(
+                "this client did not declare the tasks extension: connect with `Client::builder().tasks()`",
+            ));
+        }
+        let Value::Object(arguments) = arguments else {
+            return Err(McpError::invalid_params("tool arguments are a JSON object"));
+        };
+        let params = self.call_params(name, arguments);
+        match self.bounded("tools/call", self.service.call_tool_once(params)).await? {
+            CallToolResponse::Task(created) => Ok(created.task),
+            // Refused before any task was made: its arguments, a rate limit.
+            CallToolResponse::Complete(refused) if refused.is_error == Some(true) => Err(tool_error(&refused)),
+            _ => Err(McpError::invalid_request(format!(
+                "`{name}` answered at once, not with a task: it does not run as a task"
+            ))),
+        }
+    }
+
+    /// `tasks/get`: the task's state now, with its result, error or asks
+    /// once it has them, and the handler's last progress as the working
+    /// state's `statusMessage`.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidParams` for a task the server does not know (never made, or
+    /// past its time to live); as [`list_tools`](Self::list_tools).
+    pub async fn get_task(&self, task_id: &str) -> Result<DetailedTask, McpError> {
+        let params = GetTaskParams::new(task_id.to_owned());
+        self.bounded("tasks/get", self.service.get_task(params)).await.map(|got| got.task)
+    }
+
+    /// Poll `tasks/get` (at the task's `pollIntervalMs`, within the client's
+    /// bound) until the task ends, and return its result: a tool error is an
+    /// error result, as [`call_tool_raw`](Self::call_tool_raw) returns it.
+    /// The tasks extension has no `tasks/result` (nor `tasks/list`): the last
+    /// `tasks/get` carries the result.
+    ///
+    /// # Errors
+    ///
+    /// The task's JSON-RPC error when it failed; `RequestCancelled` when it
+    /// was cancelled; `Timeout` when it did not end within the client's bound;
+    /// as [`get_task`](Self::get_task).
+    pub async fn task_result(&self, task_id: &str) -> Result<CallToolResult, McpError> {
+        let deadline = tokio::time::Instant::now() + self.call_timeout;
+        loop {
+            let state = self.get_task(task_id).await?;
+            let wait = Duration::from_millis(state.task.poll_interval_ms.unwrap_or(100).clamp(1, 1000));
+            match state.payload {
+                TaskPayload::Completed { result } => {
+                    return serde_json::from_value(Value::Object(result)).map_err(|err| {
+                        McpError::serialization_error(format!(
+                            "the result of task `{task_id}` is no tool result: {err}"
+                        ))
+                    });
+                }
+                TaskPayload::Failed { error } => {
+                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(-32603);
+                    let message = error.get("message").and_then(Value::as_str).unwrap_or_default();
+                    return Err(wire_error(code, message, error.get("data").cloned()));
+                }
+                TaskPayload::Cancelled => {
+                    return Err(McpError::request_cancelled(format!("the task `{task_id}` was cancelled")));
+                }
+                _ => {}
+            }
+            if tokio::time::Instant::now() + wait > deadline {
+                return Err(McpError::timeout(format!(
+                    "the task `{task_id}` did not end within {:?}",
+                    self.call_timeout
+                ))
+                .with_reason("call_timeout"));
+            }
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// `tasks/update`: answer the asks an `input_required` task waits for,
+    /// an object of the asks' keys to their results
+    /// (`{"department": {"action": "accept", "content": {..}}}`).
+    ///
+    /// # Errors
+    ///
+    /// As [`get_task`](Self::get_task).
+    pub async fn update_task(&self, task_id: &str, responses: Value) -> Result<(), McpError> {
+        let responses: rmcp::model::InputResponses = serde_json::from_value(responses)
+            .map_err(|err| McpError::invalid_params(format!("the responses are an object of results by key: {err}")))?;
+        let params = UpdateTaskParams::new(task_id.to_owned(), responses);
+        self.bounded("tasks/update", self.service.update_task(params)).await
+    }
+
+    /// `tasks/cancel`: stop the task if it still runs; it reads `cancelled`
+    /// once its handler has stopped, and a finished task stays as it ended.
+    ///
+    /// # Errors
+    ///
+    /// As [`get_task`](Self::get_task).
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), McpError> {
+        let params = CancelTaskParams::new(task_id.to_owned());
+        self.bounded("tasks/cancel", self.service.cancel_task(params)).await
     }
 
     /// `tools/list`, whole.
@@ -676,6 +861,11 @@ impl Client {
     /// How long each request waits for its answer.
     pub fn call_timeout(&self) -> Duration {
         self.call_timeout
+    }
+
+    /// The tools of the server this client is connected to.
+    pub(super) fn tools(&self) -> &[Arc<dyn DynTool>] {
+        &self.tools
     }
 
     /// A tool call bounded by `bound` rather than the client's: `None` past it

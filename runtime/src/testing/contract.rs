@@ -3,25 +3,39 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use proptest::strategy::{Strategy, ValueTree};
+use proptest::strategy::{Just, Strategy, ValueTree};
 use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
 use rmcp::model::CallToolResult;
 use serde_json::Value;
 
 use super::client::{Client, text_of, tool_error};
 use super::strategy;
-use crate::define::{Tool, ToolDefinition};
+use crate::call::BoxFuture;
+use crate::define::{DynTool, PrimitiveKind, Prompt, Resource, Tool, ToolDefinition};
+use crate::error::ErrorContract;
 use crate::error::{JsonRpcErrorCode, McpError};
+use mcp_contract_uri_template::{UriTemplate, Value as UriValue};
 
 /// How many cases a [`check_contract`] run makes, from which seed, and how.
+///
+/// A tool that only succeeds on inputs no generator guesses (a name that
+/// must exist, an id a delete must find) gets known-good inputs
+/// ([`Cases::with_examples`], and the `examples` of its input schema) and a
+/// set-up run before each case ([`Cases::setup`]) that creates what they name.
 ///
 /// ```
 /// use mcp_contract::testing::Cases;
 /// use std::time::Duration;
 /// let cases = Cases::new(500).seed(42).invalid_share(0.25).time_bound(Duration::from_secs(2));
 /// assert_eq!(cases.count(), 500);
+/// let cases = Cases::new(200)
+///     .with_examples([serde_json::json!({"title": "groceries"})])
+///     .setup(|client| Box::pin(async move {
+///         client.call_tool("create_note", serde_json::json!({"title": "groceries"})).await.map(drop)
+///     }));
 /// ```
 #[derive(Clone, Debug)]
 #[must_use]
@@ -31,13 +45,56 @@ pub struct Cases {
     invalid_share: f64,
     time_bound: Duration,
     max_shrink_steps: u32,
+    examples: Vec<Value>,
+    setup: Option<Setup>,
+}
+
+/// What [`Cases::setup`] runs before each case.
+type SetupFn = dyn for<'a> Fn(&'a Client) -> BoxFuture<'a, Result<(), McpError>> + Send + Sync;
+
+#[derive(Clone)]
+struct Setup(Arc<SetupFn>);
+
+impl fmt::Debug for Setup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Setup(..)")
+    }
 }
 
 impl Cases {
     /// `count` cases, seed 0, a fifth of them invalid, 5 s per call, at most
-    /// 256 shrinking steps per finding.
+    /// 256 shrinking steps per finding, no example and no set-up.
     pub fn new(count: u32) -> Self {
-        Self { count, seed: 0, invalid_share: 0.2, time_bound: Duration::from_secs(5), max_shrink_steps: 256 }
+        Self {
+            count,
+            seed: 0,
+            invalid_share: 0.2,
+            time_bound: Duration::from_secs(5),
+            max_shrink_steps: 256,
+            examples: Vec::new(),
+            setup: None,
+        }
+    }
+
+    /// Known-good arguments, besides the `examples` of the tool's input
+    /// schema (`#[schemars(example = ..)]` on the input type): each is
+    /// called as the run's first cases, and a third of the valid cases after
+    /// are drawn from them, so a tool whose inputs must name something that
+    /// exists still gets successes. They count among the run's cases.
+    pub fn with_examples(mut self, examples: impl IntoIterator<Item = Value>) -> Self {
+        self.examples.extend(examples);
+        self
+    }
+
+    /// Run `setup` with the client before each case (and each shrinking
+    /// call): create the record a delete will find, reset what a case
+    /// changed. A set-up that fails stops the run with its error.
+    pub fn setup<F>(mut self, setup: F) -> Self
+    where
+        F: for<'a> Fn(&'a Client) -> BoxFuture<'a, Result<(), McpError>> + Send + Sync + 'static,
+    {
+        self.setup = Some(Setup(Arc::new(setup)));
+        self
     }
 
     /// The seed: the same seed, tool and server give the same inputs.
@@ -146,7 +203,7 @@ pub struct Finding {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ContractReport {
-    /// The tool checked.
+    /// The tool, resource or prompt checked.
     pub tool: String,
     /// The cases run.
     pub cases: u32,
@@ -223,13 +280,50 @@ struct Problem {
     detail: String,
 }
 
-/// What the checker knows of the tool: its definition and what `tools/list` advertises.
+/// What the checker knows of what it calls: a tool's definition and what
+/// `tools/list` advertises, a resource template, or a prompt.
 struct Checked {
-    definition: &'static ToolDefinition,
-    /// Whether the tool renders its output with a `format` function.
-    has_format: bool,
+    target: Target,
+    /// The name the call and the report give it.
+    name: &'static str,
+    /// Its error contract.
+    errors: &'static [ErrorContract],
+    /// The schema its inputs are drawn from: a tool's input schema, a
+    /// resource's params, a prompt's arguments.
     input_schema: Value,
-    output: Option<jsonschema::Validator>,
+}
+
+/// What a run calls.
+enum Target {
+    Tool {
+        definition: &'static ToolDefinition,
+        /// Whether the tool renders its output with a `format` function.
+        has_format: bool,
+        output: Option<jsonschema::Validator>,
+    },
+    /// `resources/read` of the URI the template expands to.
+    Resource(UriTemplate),
+    /// `prompts/get`, the arguments as strings (as MCP sends them).
+    Prompt,
+}
+
+impl Checked {
+    /// Its kind, as the server names it in its answers.
+    fn kind(&self) -> PrimitiveKind {
+        match self.target {
+            Target::Tool { .. } => PrimitiveKind::Tool,
+            Target::Resource(_) => PrimitiveKind::Resource,
+            Target::Prompt => PrimitiveKind::Prompt,
+        }
+    }
+
+    /// The scopes a tool declares: a refusal for them is no finding.
+    fn auth_scopes(&self) -> &'static [&'static str] {
+        match self.target {
+            Target::Tool { definition, .. } => definition.auth_scopes,
+            _ => &[],
+        }
+    }
 }
 
 /// Call `tool` on the server `client` is connected to with `cases` inputs
@@ -245,6 +339,45 @@ struct Checked {
 /// When `tools/list` fails or does not list the tool, or its advertised
 /// output schema is not a valid JSON Schema.
 pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> Result<ContractReport, McpError> {
+    check_tool(client, &tool, &cases).await
+}
+
+/// [`check_contract`] for every tool the server `client` is connected to
+/// lists, with the same `cases` (examples and a set-up are meant for one
+/// tool: give those per tool with [`check_contract`]): one report per tool,
+/// in the order the tools were registered.
+///
+/// ```
+/// use mcp_contract::prelude::*;
+/// use mcp_contract::testing::{Cases, Client, check_server_contract};
+///
+/// /// Say hello.
+/// #[mcp_tool]
+/// fn hello() -> Result<String, McpError> {
+///     Ok("hello".to_owned())
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = Client::connect(Server::new("greeter", "1.0.0").tool(Hello)).await.unwrap();
+/// let reports = check_server_contract(&client, Cases::new(20)).await.unwrap();
+/// assert!(reports.iter().all(|report| report.passed()), "{reports:?}");
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// As [`check_contract`], for the first tool that cannot be checked.
+pub async fn check_server_contract(client: &Client, cases: Cases) -> Result<Vec<ContractReport>, McpError> {
+    let listed: BTreeSet<String> = client.list_tools().await?.into_iter().map(|tool| tool.name.into_owned()).collect();
+    let mut reports = Vec::new();
+    // A tool disabled at run time is not listed, and not called.
+    for tool in client.tools().iter().filter(|tool| listed.contains(tool.definition().name)) {
+        reports.push(check_tool(client, tool.as_ref(), &cases).await?);
+    }
+    Ok(reports)
+}
+
+async fn check_tool<T: DynTool + ?Sized>(client: &Client, tool: &T, cases: &Cases) -> Result<ContractReport, McpError> {
     let definition = tool.definition();
     let listed = client.list_tools().await?;
     let Some(listed) = listed.into_iter().find(|listed| listed.name == definition.name) else {
@@ -260,8 +393,89 @@ pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> 
         })?),
         None => None,
     };
-    let checked = Checked { definition, has_format: tool.format_function().is_some(), input_schema, output };
-    Ok(run(client, &checked, &cases).await)
+    let target = Target::Tool { definition, has_format: tool.format_function().is_some(), output };
+    let checked = Checked { target, name: definition.name, errors: definition.errors, input_schema };
+    run(client, &checked, cases).await
+}
+
+/// [`check_contract`] for a resource: `resources/read` of URIs its template
+/// expands to, with values drawn from its params' schema (a fifth of them
+/// invalid by default, which exercises the params' decoding), each answer
+/// judged against its contract: an error code or reason it does not declare
+/// (InvalidParams and baseline codes aside), a panic, a read past the time
+/// bound. A resource without variables is read as it is, `cases` times.
+///
+/// ```
+/// use mcp_contract::prelude::*;
+/// use mcp_contract::testing::{Cases, Client, check_resource_contract};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// pub struct ObjectParams {
+///     /// Object ID, e.g. 7.
+///     pub object_id: u32,
+/// }
+///
+/// /// One object's record.
+/// #[mcp_resource(uri = "museum://objects/{object_id}", name = "object_record", mime_type = "text/plain",
+///     errors(not_in_collection(code = NotFound, when = "No object has this ID", recovery = "Search first.")))]
+/// async fn object_record(params: ObjectParams, ctx: Ctx) -> Result<String, McpError> {
+///     match params.object_id {
+///         7 => Ok("Vase".to_owned()),
+///         _ => Err(ctx.fail(not_in_collection, "No such object.")),
+///     }
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = Client::connect(Server::new("museum", "1.0.0").resource(ObjectRecord)).await.unwrap();
+/// let cases = Cases::new(50).with_examples([serde_json::json!({"object_id": 7})]);
+/// let report = check_resource_contract(&client, ObjectRecord, cases).await.unwrap();
+/// report.assert_passed();
+/// assert!(report.succeeded > 0, "{report}");
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// When the resource's URI is no valid template (which `Server::build`
+/// refuses already).
+pub async fn check_resource_contract<R: Resource>(
+    client: &Client,
+    resource: R,
+    cases: Cases,
+) -> Result<ContractReport, McpError> {
+    let definition = resource.definition();
+    let template = UriTemplate::parse(definition.uri).map_err(|err| {
+        McpError::validation_error(format!("the URI of `{}` is no valid template: {err}", definition.name))
+    })?;
+    let input_schema = serde_json::to_value(schemars::schema_for!(R::Params)).unwrap_or(Value::Bool(true));
+    let checked =
+        Checked { target: Target::Resource(template), name: definition.name, errors: definition.errors, input_schema };
+    run(client, &checked, &cases).await
+}
+
+/// [`check_contract`] for a prompt: `prompts/get` with arguments drawn from
+/// its arguments' schema, sent as strings as MCP sends them, judged as
+/// [`check_resource_contract`] judges a read.
+///
+/// # Errors
+///
+/// None today; a `Result` as the other checks.
+pub async fn check_prompt_contract<P: Prompt>(
+    client: &Client,
+    prompt: P,
+    cases: Cases,
+) -> Result<ContractReport, McpError> {
+    let definition = prompt.definition();
+    let input_schema = serde_json::to_value(schemars::schema_for!(P::Arguments)).unwrap_or(Value::Bool(true));
+    let checked = Checked { target: Target::Prompt, name: definition.name, errors: definition.errors, input_schema };
+    run(client, &checked, &cases).await
+}
+
+/// The known-good arguments of a run: the input schema's `examples` that are
+/// objects, then the ones [`Cases::with_examples`] gave.
+fn examples(input_schema: &Value, cases: &Cases) -> Vec<Value> {
+    let declared = input_schema.get("examples").and_then(Value::as_array).into_iter().flatten();
+    declared.chain(&cases.examples).filter(|example| example.is_object()).cloned().collect()
 }
 
 /// [`check_contract`], asserting the run passed: one line in a test.
@@ -280,14 +494,22 @@ pub fn assert_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> impl 
     }
 }
 
-async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractReport {
-    let valid = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
+async fn run(client: &Client, checked: &Checked, cases: &Cases) -> Result<ContractReport, McpError> {
+    let examples = examples(&checked.input_schema, cases);
+    let generated = strategy::valid(&checked.input_schema, &checked.input_schema, 0);
+    let valid = if examples.is_empty() {
+        generated
+    } else {
+        let known = proptest::sample::select(examples.clone()).boxed();
+        proptest::strategy::Union::new_weighted(vec![(1, known), (2, generated)]).boxed()
+    };
     let invalid = strategy::invalid(&checked.input_schema, &checked.input_schema);
     // Weights out of 1000, so a share of 0.2 is 200 invalid for 800 valid.
     // The share is clamped to 0..=1, so the weight is 0..=1000.
     let invalid_weight = (cases.invalid_share * 1000.0).round() as u32;
     let inputs =
-        proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)]);
+        proptest::strategy::Union::new_weighted(vec![(1000 - invalid_weight, valid), (invalid_weight, invalid)])
+            .boxed();
     let mut seed = [0u8; 32];
     seed[..8].copy_from_slice(&cases.seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
@@ -295,7 +517,7 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
     );
     let mut report = ContractReport {
-        tool: checked.definition.name.to_owned(),
+        tool: checked.name.to_owned(),
         cases: cases.count,
         seed: cases.seed,
         succeeded: 0,
@@ -303,19 +525,27 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
         findings: Vec::new(),
     };
     let mut seen: BTreeSet<(FindingKind, String)> = BTreeSet::new();
-    for _ in 0..cases.count {
-        let Ok(mut tree) = inputs.new_tree(&mut runner) else { break };
+    for case in 0..cases.count {
+        // The examples first, as they are; then generated inputs.
+        let tree = match examples.get(case as usize) {
+            Some(example) => Just(example.clone()).boxed().new_tree(&mut runner),
+            None => inputs.new_tree(&mut runner),
+        };
+        let Ok(mut tree) = tree else { break };
         let input = tree.current();
+        set_up(client, cases, case).await?;
         let answer = call(client, checked, &input, cases.time_bound).await;
         match &answer {
             Answer::Result(result) if result.is_error != Some(true) => report.succeeded += 1,
+            Answer::Read => report.succeeded += 1,
             _ => report.failed += 1,
         }
         for problem in judge(checked, &answer) {
             if !seen.insert((problem.kind, problem.key.clone())) {
                 continue;
             }
-            let (shrunk, detail, steps) = shrink(client, checked, cases, &mut tree, &problem, input.clone()).await;
+            let (shrunk, detail, steps) =
+                shrink(client, checked, cases, tree.as_mut(), &problem, input.clone()).await?;
             report.findings.push(Finding {
                 kind: problem.kind,
                 detail: detail.unwrap_or(problem.detail),
@@ -328,7 +558,16 @@ async fn run(client: &Client, checked: &Checked, cases: &Cases) -> ContractRepor
             break;
         }
     }
-    report
+    Ok(report)
+}
+
+/// The set-up of `cases`, before case `case` (counted from 0) or one of its shrinking calls.
+async fn set_up(client: &Client, cases: &Cases, case: u32) -> Result<(), McpError> {
+    let Some(Setup(setup)) = &cases.setup else { return Ok(()) };
+    setup(client).await.map_err(|err| {
+        McpError::new(err.code(), format!("the set-up before case {} failed: {}", case + 1, err.message()))
+            .with_cause(err)
+    })
 }
 
 /// Shrink `tree` to the smallest input that still shows `problem`, making at
@@ -337,19 +576,20 @@ async fn shrink(
     client: &Client,
     checked: &Checked,
     cases: &Cases,
-    tree: &mut impl ValueTree<Value = Value>,
+    tree: &mut dyn ValueTree<Value = Value>,
     problem: &Problem,
     failing: Value,
-) -> (Value, Option<String>, u32) {
+) -> Result<(Value, Option<String>, u32), McpError> {
     let mut smallest = failing;
     let mut detail = None;
     let mut steps = 0;
     if !tree.simplify() {
-        return (smallest, detail, steps);
+        return Ok((smallest, detail, steps));
     }
     while steps < cases.max_shrink_steps {
         steps += 1;
         let candidate = tree.current();
+        set_up(client, cases, steps).await?;
         let answer = call(client, checked, &candidate, cases.time_bound).await;
         let same = judge(checked, &answer).into_iter().find(|p| p.kind == problem.kind && p.key == problem.key);
         if let Some(same) = same {
@@ -362,7 +602,7 @@ async fn shrink(
             break;
         }
     }
-    (smallest, detail, steps)
+    Ok((smallest, detail, steps))
 }
 
 /// What one call answered.
@@ -372,16 +612,76 @@ enum Answer {
     /// capability missing on 2026-07-28), which is no failure of the tool.
     Refused,
     TimedOut(Duration),
+    /// A resource read or prompt got: its contents are the handler's to check.
+    Read,
+    /// A resource read or prompt failed: a JSON-RPC error, its contract's to judge.
+    Failed(McpError),
     /// The connection failed; the server task is gone.
     Broken(String),
 }
 
 async fn call(client: &Client, checked: &Checked, input: &Value, bound: Duration) -> Answer {
-    match client.call_within(checked.definition.name, input.clone(), bound).await {
-        None => Answer::TimedOut(bound),
-        Some(Ok(result)) => Answer::Result(result),
-        Some(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
-        Some(Err(_)) => Answer::Refused,
+    let answered = match &checked.target {
+        Target::Tool { .. } => {
+            return match client.call_within(checked.name, input.clone(), bound).await {
+                None => Answer::TimedOut(bound),
+                Some(Ok(result)) => Answer::Result(result),
+                Some(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
+                Some(Err(_)) => Answer::Refused,
+            };
+        }
+        Target::Resource(template) => {
+            let uri = template.expand(&uri_variables(input));
+            tokio::time::timeout(bound, client.read_resource(&uri)).await.map(|read| read.map(drop))
+        }
+        Target::Prompt => {
+            let arguments = Value::Object(as_strings(input));
+            tokio::time::timeout(bound, client.get_prompt(checked.name, arguments)).await.map(|got| got.map(drop))
+        }
+    };
+    match answered {
+        Err(_) => Answer::TimedOut(bound),
+        Ok(Ok(())) => Answer::Read,
+        Ok(Err(err)) if err.reason() == Some("connection_failed") => Answer::Broken(err.message().to_owned()),
+        // The server's own -32002 for a URI no resource matches (an invalid
+        // draw left a variable out): the framework refused the request, as
+        // for a tool it has not.
+        Ok(Err(err)) if err.message().starts_with("No resource matches the URI") => Answer::Refused,
+        Ok(Err(err)) => Answer::Failed(err),
+    }
+}
+
+/// A drawn params object as the variables of a URI template: strings as
+/// they are, lists as lists, anything else as its JSON text.
+fn uri_variables(input: &Value) -> Vec<(String, UriValue)> {
+    let Value::Object(fields) = input else { return Vec::new() };
+    fields
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| {
+            let value = match value {
+                Value::Array(items) => UriValue::List(items.iter().map(text).collect()),
+                other => UriValue::from(text(other).as_str()),
+            };
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+/// A drawn arguments object as MCP's string map (absent for `null`).
+fn as_strings(input: &Value) -> serde_json::Map<String, Value> {
+    let Value::Object(fields) = input else { return serde_json::Map::new() };
+    fields
+        .iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| (name.clone(), Value::String(text(value))))
+        .collect()
+}
+
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -399,9 +699,9 @@ const FRAMEWORK_REASONS: &[&str] = &[
 ];
 
 fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
-    let definition = checked.definition;
     match answer {
-        Answer::Refused => Vec::new(),
+        Answer::Refused | Answer::Read => Vec::new(),
+        Answer::Failed(err) => judge_error(checked, err),
         Answer::TimedOut(bound) => vec![Problem {
             kind: FindingKind::TimeBound,
             key: String::new(),
@@ -412,13 +712,13 @@ fn judge(checked: &Checked, answer: &Answer) -> Vec<Problem> {
             key: "connection".to_owned(),
             detail: format!("the connection to the server broke: {why}"),
         }],
-        Answer::Result(result) if result.is_error == Some(true) => judge_error(definition, &tool_error(result)),
+        Answer::Result(result) if result.is_error == Some(true) => judge_error(checked, &tool_error(result)),
         Answer::Result(result) => judge_success(checked, result),
     }
 }
 
-fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
-    let panic_answer = format!("The tool `{}` failed with an internal error.", definition.name);
+fn judge_error(checked: &Checked, err: &McpError) -> Vec<Problem> {
+    let panic_answer = format!("The {} `{}` failed with an internal error.", checked.kind(), checked.name);
     // The server's answer to a handler that panicked (server/dispatch/invoke.rs): the
     // panic's message stays in the server's log.
     if err.code() == JsonRpcErrorCode::InternalError
@@ -436,7 +736,7 @@ fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
     let framework = reason.is_some_and(|reason| FRAMEWORK_REASONS.contains(&reason));
     if let Some(reason) = reason
         && !framework
-        && !definition.errors.iter().any(|entry| entry.reason == reason)
+        && !checked.errors.iter().any(|entry| entry.reason == reason)
     {
         problems.push(Problem {
             kind: FindingKind::UndeclaredReason,
@@ -445,8 +745,8 @@ fn judge_error(definition: &ToolDefinition, err: &McpError) -> Vec<Problem> {
         });
     }
     let code = err.code();
-    let declared = definition.errors.iter().any(|entry| entry.code == code);
-    let scope_refusal = !definition.auth_scopes.is_empty()
+    let declared = checked.errors.iter().any(|entry| entry.code == code);
+    let scope_refusal = !checked.auth_scopes().is_empty()
         && matches!(code, JsonRpcErrorCode::Forbidden | JsonRpcErrorCode::Unauthorized);
     let decoding = code == JsonRpcErrorCode::InvalidParams;
     if !declared && !code.is_baseline() && !decoding && !scope_refusal && !framework {
@@ -468,8 +768,9 @@ fn describe(err: &McpError) -> String {
 
 fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
     let mut problems = Vec::new();
+    let Target::Tool { definition, has_format, output } = &checked.target else { return problems };
     let Some(structured) = &result.structured_content else { return problems };
-    if let Some(validator) = &checked.output
+    if let Some(validator) = output
         && let Err(error) = validator.validate(structured)
     {
         let path = error.instance_path().to_string();
@@ -483,10 +784,9 @@ fn judge_success(checked: &Checked, result: &CallToolResult) -> Vec<Problem> {
             ),
         });
     }
-    if checked.has_format {
+    if *has_format {
         let text = text_of(result);
-        let enrichment: Vec<String> = checked
-            .definition
+        let enrichment: Vec<String> = definition
             .enrichment
             .as_ref()
             .and_then(|enrichment| {

@@ -19,7 +19,10 @@ mod pins;
 mod strategy;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, ServerRequest};
-pub use self::contract::{Cases, ContractReport, Finding, FindingKind, assert_contract, check_contract};
+pub use self::contract::{
+    Cases, ContractReport, Finding, FindingKind, assert_contract, check_contract, check_prompt_contract,
+    check_resource_contract, check_server_contract,
+};
 #[doc(hidden)]
 pub use self::pins::PinPlace;
 pub use self::pins::{PINNED_REQUEST_ID, Pin};

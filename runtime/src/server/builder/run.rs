@@ -1,6 +1,7 @@
 //! Serving a [`Server`]: over stdio, over Streamable HTTP, or as the command
 //! line of a server binary asks ([`Server::run_cli`], [`ServeArgs::run`]).
 
+use std::convert::Infallible;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ use crate::lint::Profile;
 use crate::server::builder::Server;
 use crate::server::cli::ServeArgs;
 use crate::server::cli::{Command, program_name};
+use crate::server::dispatch::lifecycle::Serving;
 use crate::server::error::ServerError;
 use crate::server::transport::http::HttpOptions;
 use crate::server::transport::stdio::StdioOptions;
@@ -154,13 +156,31 @@ impl Server {
         let served = match command {
             Command::Lint { json, server_json, profile } => return self.lint_command(json, server_json, profile),
             Command::ServerJson { name, remote } => return self.server_json_command(name, remote),
+            // Serving is announced by the last `on_serve` hook: once the state
+            // is built, the server checked, the address bound and the hooks
+            // before it passed. A server that cannot start says why, and
+            // nothing that would send a client to it.
             Command::Stdio => {
                 // stdout is the protocol; a person who started this in a terminal reads stderr.
-                eprintln!("{name}: serving MCP over stdio; connect a client, Ctrl-C to stop");
-                self.serve_stdio().await
+                let announce = name.clone();
+                self.on_serve(move |_| async move {
+                    eprintln!("{announce}: serving MCP over stdio; connect a client, Ctrl-C to stop");
+                    Ok::<_, Infallible>(())
+                })
+                .serve_stdio()
+                .await
             }
             Command::Http { addr, stateless, deployment } => {
-                match self.with_redis_from_env().build_state().await.and_then(Server::build) {
+                let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
+                let (announce, asked) = (name.clone(), addr.clone());
+                let server = self.with_redis_from_env().on_serve(move |serving: Serving| async move {
+                    match serving.addr {
+                        Some(local) => eprintln!("{announce}: serving Streamable HTTP at http://{local}{path}"),
+                        None => eprintln!("{announce}: serving Streamable HTTP on {asked}"),
+                    }
+                    Ok::<_, Infallible>(())
+                });
+                match server.build_state().await.and_then(Server::build) {
                     Err(err) => Err(err),
                     Ok(server) => match TcpListener::bind(&addr).await {
                         Err(err) => {
@@ -168,12 +188,7 @@ impl Server {
                             return ExitCode::FAILURE;
                         }
                         Ok(listener) => {
-                            let path = deployment.path.clone().unwrap_or_else(|| "/mcp".to_owned());
                             let options = deployment.apply(HttpOptions::default().stateless(stateless));
-                            match listener.local_addr() {
-                                Ok(local) => eprintln!("{name}: serving Streamable HTTP at http://{local}{path}"),
-                                Err(_) => eprintln!("{name}: serving Streamable HTTP on {addr}"),
-                            }
                             server.serve_http_on(listener, options).await
                         }
                     },

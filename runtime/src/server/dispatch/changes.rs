@@ -229,6 +229,13 @@ impl Changes {
         lock(&self.inner.sessions).values().map(|session| session.subscribed.len()).sum()
     }
 
+    /// How many `subscriptions/listen` streams (2026-07-28) are open: one
+    /// ends when its client cancels it or stops reading, or the server stops.
+    #[must_use]
+    pub fn listen_streams(&self) -> usize {
+        lock(&self.inner.listeners).len()
+    }
+
     async fn set_enabled(&self, kind: PrimitiveKind, name: &str, enabled: bool) {
         let changed = {
             let mut disabled = self.inner.disabled.write().unwrap_or_else(PoisonError::into_inner);

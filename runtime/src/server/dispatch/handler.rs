@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, admit_tool, run_tool};
+use super::invoke::{Cancelled, Finished, admit_tool, check_tool_arguments, run_tool};
 use super::observe::Observe;
 use super::rounds::{Binding, RequestStates};
 use super::skills::Skills;
@@ -30,12 +30,13 @@ use crate::auth::AuthConfig;
 #[cfg(feature = "otel")]
 use crate::call::TRACE_CONTEXT_KEYS;
 use crate::call::{
-    AuthInfo, CallTrace, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ScopePolicy, StateMap,
+    AuthInfo, CallTrace, Capability, ClientCapabilities, ClientRequestError, Context, LogLevel, ProgressToken,
+    ScopePolicy, StateMap,
 };
 use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
-use crate::server::peer::{ClientId, ClientIp};
+use crate::server::peer::{ClientId, ClientIp, ResponseGone};
 use crate::server::wire::{envelope, error_result, listed_tool, stamped};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
@@ -61,6 +62,8 @@ pub struct ToolServer {
     changes: Option<Arc<SessionChanges>>,
     /// The tasks, when a tool runs as one; shared by every copy.
     tasks: Option<Tasks>,
+    /// Cancelled when the transport serving this copy begins to shut down.
+    stopping: CancellationToken,
     /// The landing page's config ([`Server::landing`](crate::server::builder::Server::landing)).
     landing: Option<Arc<crate::define::Landing>>,
     /// The store shared with other replicas (`Server::redis`), if any.
@@ -122,6 +125,7 @@ impl ToolServer {
             client_request_timeout: crate::call::DEFAULT_CLIENT_REQUEST_TIMEOUT,
             changes: changes.map(|changes| Arc::new(SessionChanges::new(changes))),
             tasks: None,
+            stopping: CancellationToken::new(),
             landing: None,
             shared_store: None,
             observe: Arc::new(Observe { mask_error_details: true, repair_arguments: true, ..Observe::default() }),
@@ -257,6 +261,14 @@ impl ToolServer {
         &self.shared.catalog
     }
 
+    /// This server, told through `stopping` that its transport begins to
+    /// shut down: its `subscriptions/listen` streams then end, each with its
+    /// final result, so that the drain sees them answered rather than cuts them.
+    pub(crate) fn stopping_with(mut self, stopping: CancellationToken) -> Self {
+        self.stopping = stopping;
+        self
+    }
+
     pub(crate) fn with_scope_policy(mut self, policy: ScopePolicy) -> Self {
         self.scope_policy = policy;
         self
@@ -292,6 +304,7 @@ impl ToolServer {
             client_request_timeout: self.client_request_timeout,
             changes: self.changes.as_ref().map(|session| Arc::new(SessionChanges::new(session.changes.clone()))),
             tasks: self.tasks.clone(),
+            stopping: self.stopping.clone(),
             landing: self.landing.clone(),
             shared_store: self.shared_store.clone(),
             observe: Arc::clone(&self.observe),
@@ -330,6 +343,12 @@ impl ToolServer {
             .get(name)
             .map(|&index| self.shared.tools[index].definition().task_support)
             .unwrap_or_default()
+    }
+
+    /// The tools this server serves, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn tools(&self) -> &[Arc<dyn DynTool>] {
+        &self.shared.tools
     }
 
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
@@ -395,6 +414,12 @@ impl ToolServer {
             .with_states(self.shared.states.clone());
         if let Some(session) = session_id(context) {
             ctx = ctx.with_session_id(session);
+        }
+        if let Some(token) = context.meta.get_progress_token() {
+            ctx = ctx.with_progress_token(match token.0 {
+                rmcp::model::NumberOrString::Number(number) => ProgressToken::Number(number),
+                rmcp::model::NumberOrString::String(text) => ProgressToken::String(text.to_string()),
+            });
         }
         let parts = context.extensions.get::<http::request::Parts>();
         if let Some(client) = parts.and_then(|parts| parts.extensions.get::<ClientIp>()) {
@@ -507,6 +532,11 @@ impl ServerHandler for ToolServer {
                 }
                 let arguments = request.arguments.unwrap_or_default();
                 if let Some(tasks) = self.as_task(definition.task_support, &context)? {
+                    // Arguments the handler cannot take are refused now, as
+                    // the rate limit refuses, and make no task.
+                    if let Err(refused) = check_tool_arguments(tool.as_ref(), &arguments, &ctx, &self.observe) {
+                        return refused.map(CallToolResponse::Complete);
+                    }
                     let mut answers = JsonObject::new();
                     if definition.task_input_first
                         && let Some(round) = &round
@@ -536,8 +566,8 @@ impl ServerHandler for ToolServer {
                         }
                     }
                     // The task outlives this request: its own cancellation, stopped by
-                    // tasks/cancel, and no channel to the client, whose request is
-                    // answered (progress and logs name live requests only; the client
+                    // tasks/cancel, and the task's own channel, since the request is
+                    // answered (its progress shows in the task's state; the client
                     // follows the task with tasks/get, and answers its asks with
                     // tasks/update).
                     let cancellation = CancellationToken::new();
@@ -884,7 +914,24 @@ impl ServerHandler for ToolServer {
                 if let Some(session) = &self.changes {
                     let id = session.changes.next_id();
                     session.changes.listen(id, context.sink().clone());
-                    context.cancelled().await;
+                    let parts = context.request_context().extensions.get::<http::request::Parts>();
+                    let gone =
+                        parts.and_then(|parts| parts.extensions.get::<ResponseGone>()).map(|gone| gone.0.clone());
+                    tokio::select! {
+                        () = context.cancelled() => {}
+                        // Shutting down: the stream ends with its final result
+                        // while its client still reads, before the transport
+                        // stops, so the result is not lost.
+                        () = self.stopping.cancelled() => {}
+                        // The client stopped reading (HTTP): nothing sent on
+                        // the stream reaches it any more.
+                        () = async {
+                            match gone {
+                                Some(gone) => gone.cancelled().await,
+                                None => std::future::pending().await,
+                            }
+                        } => {}
+                    }
                     session.changes.stop_listening(id);
                 }
                 Ok(())

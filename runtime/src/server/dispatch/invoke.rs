@@ -433,6 +433,38 @@ pub(crate) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observ
     Err(error_result(&log.answer(&refused)))
 }
 
+/// Whether the arguments of a call of `tool` that is to become a task decode
+/// (repaired as [`run_tool`] will repair them): a task is created for
+/// arguments its handler can take, so a refusal reaches the client as the
+/// call's answer, the `invalid_arguments` envelope a plain call gets, and not
+/// as a task that fails later. A refusal is a call that ended, as
+/// [`admit_tool`]'s is; the repairs are counted once, by the task's run.
+/// The refusal is the call's answer: a JSON-RPC error (`Err`) for a protocol
+/// error, as arguments that do not decode are, else a tool error result.
+pub(crate) fn check_tool_arguments(
+    tool: &dyn DynTool,
+    arguments: &JsonObject,
+    ctx: &Context,
+    observe: &Arc<Observe>,
+) -> Result<(), Result<CallToolResult, ErrorData>> {
+    let definition = tool.definition();
+    let mut repaired = arguments.clone();
+    let repairs = if observe.repair_arguments && definition.repair_arguments {
+        crate::define::repair(&mut repaired, &definition.input_schema, definition.input_aliases)
+    } else {
+        Vec::new()
+    };
+    let beside = crate::define::aliases_beside_fields(&repaired, definition.input_aliases);
+    let Err(err) = tool.check_arguments(repaired) else { return Ok(()) };
+    let log = Call::new(PrimitiveKind::Tool, definition.name, ctx, observe);
+    let span = log.span();
+    let _entered = span.enter();
+    let err = crate::define::with_rewrites(err, &repairs, &beside);
+    let answer = log.answer(&err);
+    log.finished(&span, std::time::Instant::now(), Err(&err));
+    Err(if err.is_protocol_error() { Err(envelope(&answer)) } else { Ok(error_result(&answer)) })
+}
+
 /// Run one tool call, which [`admit_tool`] let in: decode, handle, render;
 /// every failure becomes a tool error result, but for a protocol error, which
 /// stays a JSON-RPC error. A panicking handler becomes an InternalError result

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use rmcp::model::{
-    CallToolResult, DetailedTask, ErrorCode, ErrorData, ServerNotification, Task, TaskPayload, TaskStatus,
-    TaskStatusNotification, TaskStatusNotificationParams,
+    CallToolResult, DetailedTask, ErrorCode, ErrorData, NumberOrString, ProgressNotificationParam, ServerNotification,
+    Task, TaskPayload, TaskStatus, TaskStatusNotification, TaskStatusNotificationParams,
 };
 use rmcp::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::invoke::{Cancelled, Finished, run_tool};
 use super::observe::Observe;
 use super::rounds::wire_requests;
-use crate::call::{Context, InputRequest, InputRound};
+use crate::call::{BoxFuture, ClientChannel, Context, InputRequest, InputRound, LogLevel, ProgressToken};
 use crate::define::DynTool;
 use crate::error::{JsonObject, McpError};
 use crate::server::store::tasks::{DEFAULT_MAX_TASKS, TaskStore};
@@ -56,6 +56,8 @@ struct Running {
     /// created); the handler's loop and `tasks/update` both write the
     /// state, and each change once.
     shown: Arc<Mutex<BTreeMap<String, InputRequest>>>,
+    /// The handler's last progress, as the working state's `statusMessage`.
+    progress: Arc<Mutex<Option<String>>>,
 }
 
 impl Tasks {
@@ -107,9 +109,12 @@ impl Tasks {
             expires_at,
             listener: self.listener.clone(),
             shown: Arc::default(),
+            progress: Arc::default(),
         };
         lock(&self.running).insert(id.clone(), running.clone());
-        let ctx = ctx.with_input_round(Arc::clone(&round));
+        let channel =
+            TaskChannel { tasks: self.clone(), running: running.clone(), token: ctx.progress_token().cloned() };
+        let ctx = ctx.with_input_round(Arc::clone(&round)).with_channel(Arc::new(channel));
         let tasks = self.clone();
         let seed = task.clone();
         tokio::spawn(async move {
@@ -188,14 +193,33 @@ impl Tasks {
                 }
             }
         };
-        let mut task = seed.clone();
-        task.last_updated_at = timestamp(SystemTime::now());
-        let state = DetailedTask::new(task, payload);
+        let state = running.state(payload);
         match self.store.put(state.clone(), running.expires_at).await {
             Ok(()) => tell(running.listener.as_ref(), state).await,
             Err(err) => {
                 tracing::error!(task = seed.task_id, code = %err.code(), "the task's state could not be stored: {err}");
             }
+        }
+    }
+
+    /// The handler reported progress: the working state shows it as its
+    /// `statusMessage` (what `tasks/get` gives), written unless the task
+    /// waits for input or has finished. The status did not change, so no
+    /// `notifications/tasks` is sent for it.
+    async fn show_progress(&self, running: &Running, message: String) {
+        let _writing = running.writing.lock().await;
+        if lock(&running.progress).as_deref() == Some(message.as_str()) {
+            return;
+        }
+        *lock(&running.progress) = Some(message);
+        // The handler may have finished while this progress waited to write,
+        // and a state that asks shows its asks, not the progress.
+        if !lock(&self.running).contains_key(&running.seed.task_id) || !lock(&running.shown).is_empty() {
+            return;
+        }
+        let state = running.state(TaskPayload::Working);
+        if let Err(err) = self.store.put(state, running.expires_at).await {
+            tracing::debug!(task = running.seed.task_id, code = %err.code(), "the task's progress could not be stored: {err}");
         }
     }
 
@@ -231,6 +255,77 @@ impl Tasks {
             running.cancellation.cancel();
         }
         Ok(())
+    }
+}
+
+impl Running {
+    /// The task's state now, in `payload`: a working one with the
+    /// handler's last progress as its `statusMessage`.
+    fn state(&self, payload: TaskPayload) -> DetailedTask {
+        let mut task = self.seed.clone();
+        task.last_updated_at = timestamp(SystemTime::now());
+        if matches!(payload, TaskPayload::Working) {
+            task.status_message.clone_from(&lock(&self.progress));
+        }
+        DetailedTask::new(task, payload)
+    }
+}
+
+/// The client channel of a handler that runs as a task. The tasks extension
+/// (SEP-2663) carries a task's progress in its state, as the working state's
+/// `statusMessage` ("progress descriptions for working"), and supports no
+/// `notifications/progress` on tasks; so each progress is written there,
+/// for `tasks/get`. A session whose request carried a progress token also
+/// gets `notifications/progress` under it for the task's lifetime, as the
+/// 2025-11-25 revision's tasks did ("the progressToken provided in the
+/// initial request remains valid throughout the task lifetime"): a stateless
+/// request has no stream left to send them on. Log messages and requests to
+/// the client have no stream either: asks go through the task's input round.
+struct TaskChannel {
+    tasks: Tasks,
+    running: Running,
+    token: Option<ProgressToken>,
+}
+
+impl ClientChannel for TaskChannel {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let described = progress_message(progress, total, message.as_deref());
+            self.tasks.show_progress(&self.running, described).await;
+            let (Some(session), Some(token)) = (&self.running.listener, &self.token) else { return };
+            let token = rmcp::model::ProgressToken(match token {
+                ProgressToken::Number(number) => NumberOrString::Number(*number),
+                ProgressToken::String(text) => NumberOrString::String(text.as_str().into()),
+            });
+            let mut param = ProgressNotificationParam::new(token, progress);
+            param.total = total;
+            param.message = message;
+            let sent = tokio::time::timeout(
+                crate::server::dispatch::changes::DEFAULT_SEND_TIMEOUT,
+                session.notify_progress(param),
+            );
+            if !matches!(sent.await, Ok(Ok(()))) {
+                tracing::debug!(task = self.running.seed.task_id, "the task's progress notification was not sent");
+            }
+        })
+    }
+
+    fn log(&self, level: LogLevel, data: serde_json::Value) -> BoxFuture<'_, ()> {
+        let _ = (level, data);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+/// A task's `statusMessage` for a progress report: `Exporting (3 of 7)`,
+/// `3 of 7`, or the bare count when the total is unknown.
+fn progress_message(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+    let count = match total {
+        Some(total) => format!("{progress} of {total}"),
+        None => format!("{progress}"),
+    };
+    match message {
+        Some(message) if !message.trim().is_empty() => format!("{message} ({count})"),
+        _ => count,
     }
 }
 
@@ -332,5 +427,12 @@ mod tests {
         assert_eq!(timestamp(leap), "2000-02-29T00:00:00.250Z");
         let later = UNIX_EPOCH + Duration::from_secs(1_796_127_916); // 2026-12-01T12:25:16Z
         assert_eq!(timestamp(later), "2026-12-01T12:25:16.000Z");
+    }
+
+    #[test]
+    fn a_progress_report_reads_as_a_status_message() {
+        assert_eq!(progress_message(3.0, Some(7.0), Some("Exporting")), "Exporting (3 of 7)");
+        assert_eq!(progress_message(0.5, Some(1.0), None), "0.5 of 1");
+        assert_eq!(progress_message(12.0, None, Some("  ")), "12");
     }
 }

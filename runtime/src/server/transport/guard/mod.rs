@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::error::JsonRpcErrorCode;
+use crate::server::peer::ResponseGone;
 use crate::server::store::shared::{self, SharedStore, StoredSession};
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 
@@ -243,6 +244,9 @@ impl Guard {
             return store_unavailable(Some(id));
         }
         let call = Call::start(&self.drain);
+        let gone = tokio_util::sync::CancellationToken::new();
+        let mut request = request;
+        request.extensions_mut().insert(ResponseGone(gone.clone()));
         let response = tokio::select! {
             // The cut first: cutting also cancels rmcp's service, whose answer to
             // the call it abandons (a -32603) must not pass for the call's own.
@@ -259,7 +263,7 @@ impl Guard {
             .get(header::CONTENT_TYPE)
             .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
         let body = if is_stream { Body::new(CutOnShutdown::new(body, id, self.drain.cut.clone())) } else { body };
-        Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, call)))
+        Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, (call, gone.drop_guard()))))
     }
 
     /// The whole body, or the refusal of one too large (413) or too slow (408).

@@ -36,7 +36,9 @@ impl ToolServer {
         let shutdown = options.shutdown.clone();
         let drain = Arc::new(guard::Drain::default());
         let lifecycle = self.lifecycle();
-        let router = self.http_router(&options, &drain)?;
+        // Listen streams end with their final result as shutdown begins,
+        // while their clients read and before the drain cuts what is left.
+        let router = self.stopping_with(shutdown.clone()).http_router(&options, &drain)?;
         lifecycle.start(Serving { addr: listener.local_addr().ok(), stopping: shutdown.clone() }).await?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
         let limits = ConnectionLimits {

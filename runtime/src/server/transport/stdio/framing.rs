@@ -17,7 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetMeta, RequestId, ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -77,6 +79,33 @@ struct Pending {
 impl InFlight {
     fn lock(&self) -> std::sync::MutexGuard<'_, Ids> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// rmcp names a `subscriptions/listen` stream by its request's id (in the
+    /// acknowledgement, each notification of the stream and the final result),
+    /// and that id is ours here: the client matches them on the id it sent.
+    fn restore_subscription_id(&self, item: &mut ServerJsonRpcMessage) {
+        let ours = match &*item {
+            ServerJsonRpcMessage::Notification(notification) => notification.notification.get_meta().subscription_id(),
+            ServerJsonRpcMessage::Response(response) => match &response.result {
+                ServerResult::SubscriptionsListenResult(result) => result.meta.subscription_id(),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(RequestId::Number(ours)) = ours else { return };
+        let Some(client_id) = self.lock().ours.get(&ours).map(|pending| pending.client_id.clone()) else { return };
+        match item {
+            ServerJsonRpcMessage::Notification(notification) => {
+                notification.notification.get_meta_mut().set_subscription_id(client_id);
+            }
+            ServerJsonRpcMessage::Response(response) => {
+                if let ServerResult::SubscriptionsListenResult(result) = &mut response.result {
+                    result.meta.set_subscription_id(client_id);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -220,6 +249,7 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let mut item = item;
+        self.in_flight.restore_subscription_id(&mut item);
         let answered = match &mut item {
             ServerJsonRpcMessage::Response(response) => Some((&mut response.id, true)),
             ServerJsonRpcMessage::Error(error) => error.id.as_mut().map(|id| (id, false)),

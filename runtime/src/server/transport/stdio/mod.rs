@@ -155,7 +155,9 @@ impl ToolServer {
                 shutdown.cancel();
             }
         });
-        let served = self.serve_with_ct(transport, shutdown.clone()).await;
+        // Listen streams end with their final result as shutdown begins,
+        // rather than hold the drain for its whole grace period.
+        let served = self.stopping_with(options.shutdown.clone()).serve_with_ct(transport, shutdown.clone()).await;
         let served = match served {
             Ok(running) => Ok(running.waiting().await),
             Err(err) => Err(err),
