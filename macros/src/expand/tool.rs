@@ -305,6 +305,10 @@ fn tool_impl(
     if let Some(repair) = tool.repair_arguments {
         definition.extend(quote!(.with_argument_repair(#repair)));
     }
+    if !tool.allowed_rules.is_empty() {
+        let ids = &tool.allowed_rules;
+        definition.extend(quote!(.with_allowed_rules(&[#(#ids),*])));
+    }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),
         None => quote!(&[]),
