@@ -25,4 +25,12 @@ async fn first_note() -> Result<String, McpError> {
     Ok(shared.to_string())
 }
 
+/// A resource's handler is held to the same: one error, at its name.
+#[mcp_resource(uri = "vault://count", name = "Note count")]
+async fn note_count(vault: State<Vault>) -> Result<String, McpError> {
+    let notes = vault.notes.lock().unwrap();
+    save(&notes[0]).await;
+    Ok(notes.len().to_string())
+}
+
 fn main() {}
