@@ -24,8 +24,7 @@ use mcp_contract::tools::NoArguments;
 use mcp_contract::{
     JsonObject,
     content::EmbeddedResource,
-    prompts::{PromptContent, Role},
-    resources::TextOrBlob,
+    prompts::Role,
     tools::{ToolDefinition, ToolOutput},
 };
 use serde_json::{Value, json};
@@ -90,11 +89,11 @@ static MULTIPLE_CONTENT_TYPES: LazyLock<ToolDefinition> = LazyLock::new(|| {
 });
 
 fn image_content() -> FixedContent {
-    FixedContent { definition: &IMAGE_CONTENT, content: || vec![Content::image(TEST_IMAGE_BASE64, "image/png")] }
+    FixedContent { definition: &IMAGE_CONTENT, content: || vec![Content::image_base64(TEST_IMAGE_BASE64, "image/png")] }
 }
 
 fn audio_content() -> FixedContent {
-    FixedContent { definition: &AUDIO_CONTENT, content: || vec![Content::audio(TEST_AUDIO_BASE64, "audio/wav")] }
+    FixedContent { definition: &AUDIO_CONTENT, content: || vec![Content::audio_base64(TEST_AUDIO_BASE64, "audio/wav")] }
 }
 
 fn embedded_resource() -> FixedContent {
@@ -115,7 +114,7 @@ fn multiple_content_types() -> FixedContent {
         content: || {
             vec![
                 Content::text("Multiple content types test:"),
-                Content::image(TEST_IMAGE_BASE64, "image/png"),
+                Content::image_base64(TEST_IMAGE_BASE64, "image/png"),
                 Content::resource(
                     EmbeddedResource::text(
                         "test://mixed-content-resource",
@@ -571,8 +570,7 @@ fn static_text() -> Result<String, McpError> {
 )]
 fn static_binary() -> Result<ReadResourceResult, McpError> {
     // The suite's pixel as it is, already base64.
-    let pixel = ResourceContent { uri: None, mime_type: None, body: TextOrBlob::Blob(TEST_IMAGE_BASE64.to_owned()) };
-    Ok(ReadResourceResult::from(pixel))
+    Ok(ReadResourceResult::from(ResourceContent::blob_base64(TEST_IMAGE_BASE64)))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -804,8 +802,10 @@ fn test_prompt_with_embedded_resource(args: EmbeddedResourceArgs) -> Result<Vec<
 /// A prompt that includes image content
 #[mcp_prompt(title = "Prompt With Image")]
 fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
-    let image = PromptContent::Image { data: TEST_IMAGE_BASE64.to_owned(), mime_type: "image/png".to_owned() };
-    Ok(vec![PromptMessage { role: Role::User, content: image }, PromptMessage::user("Please analyze the image above.")])
+    Ok(vec![
+        PromptMessage::image_base64(Role::User, TEST_IMAGE_BASE64, "image/png"),
+        PromptMessage::user("Please analyze the image above."),
+    ])
 }
 
 // ---------------------------------------------------------------- the server

@@ -132,7 +132,7 @@ pub mod content {
     //! messages (MCP `ContentBlock`): [`Content`], with [`ResourceLink`]s and
     //! [`EmbeddedResource`]s.
 
-    pub use mcp_contract_runtime::define::{Content, EmbeddedResource, IntoContents, ResourceLink};
+    pub use mcp_contract_runtime::define::{Binary, Content, EmbeddedResource, IntoContents, ResourceLink};
 }
 
 pub mod apps {

@@ -588,6 +588,58 @@ fn a_non_object_input_is_schema_is_object() {
     assert_eq!(found(&report), [("schema-is-object", "/inputSchema".to_owned())]);
 }
 
+/// The same undocumented input, its warning allowed for this tool alone.
+#[mcp_tool(allow(describe-on-fields))]
+fn undocumented_allowed(input: UndocumentedInput) -> Result<String, McpError> {
+    Ok(input.query)
+}
+
+/// Regression: `allow(describe-on-fields)` was "unknown lint rule", though
+/// docs/lints.md says `allow(..)` silences one rule on one tool.
+#[test]
+fn allow_silences_a_definition_linter_warning_on_that_tool_only() {
+    assert_eq!(Tool::definition(&UndocumentedAllowed).allowed_rules, ["describe-on-fields"]);
+    let report = lint(&[&UndocumentedAllowed, &Undocumented]);
+    let warned: Vec<(&str, &str)> = report.diagnostics.iter().map(|d| (d.rule, d.name.as_str())).collect();
+    assert_eq!(warned, [("describe-on-fields", "undocumented")]);
+    mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(UndocumentedAllowed));
+}
+
+/// A hand-written definition allows as the attribute does; an error rule is
+/// reported whatever it allows.
+#[test]
+fn allowed_rules_on_a_hand_written_definition_silence_warnings_not_errors() {
+    let report = lint(&[&AllowsTooMuch]);
+    assert_eq!(found(&report), [("schema-is-object", "/inputSchema".to_owned())]);
+}
+
+static ALLOWS_TOO_MUCH: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    let object = |value: serde_json::Value| std::sync::Arc::new(value.as_object().cloned().unwrap_or_default());
+    ToolDefinition::new("allows_too_much", object(json!({"type": "string"})))
+        .with_description("Take a bare string, its field rule allowed.")
+        .with_allowed_rules(&["schema-is-object", "describe-on-fields"])
+});
+
+/// A hand-written tool whose input is no object, and allows that error.
+struct AllowsTooMuch;
+
+impl Tool for AllowsTooMuch {
+    type Input = String;
+    type Output = String;
+
+    fn definition(&self) -> &'static ToolDefinition {
+        &ALLOWS_TOO_MUCH
+    }
+
+    async fn call(&self, input: String, _ctx: Context) -> Result<String, McpError> {
+        Ok(input)
+    }
+
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 // ---------------------------------------------------------------- the server
 
 #[test]

@@ -6,14 +6,25 @@
 
 pub(crate) use mcp_contract_rules::*;
 
-/// The rule a macro checks, by id: `allow(..)` may name only these.
+/// The rule `allow(..)` names, by id: one the macro checks, or one the
+/// definition linter checks on a definition (whose allow the definition carries).
 pub(crate) fn find(id: &str) -> Option<Rule> {
-    COMPILE_TIME.iter().copied().find(|rule| rule.id == id)
+    ALL.iter().copied().find(|rule| rule.id == id && judges_a_definition(*rule))
 }
 
 /// The rules `allow(..)` accepts, for its error message.
 pub(crate) fn warning_ids() -> Vec<&'static str> {
-    COMPILE_TIME.iter().filter(|rule| rule.severity == Severity::Warning).map(|rule| rule.id).collect()
+    ALL.iter()
+        .filter(|rule| rule.severity == Severity::Warning && judges_a_definition(**rule))
+        .map(|rule| rule.id)
+        .collect()
+}
+
+/// Whether a rule's finding is about one tool, resource or prompt, which its
+/// `allow(..)` can speak for: not the rules of `server.json`, the landing page
+/// or the skills, which belong to the whole server.
+fn judges_a_definition(rule: Rule) -> bool {
+    !["server-json-", "landing-", "skill-"].iter().any(|family| rule.id.starts_with(family))
 }
 
 #[cfg(test)]

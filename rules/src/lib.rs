@@ -173,6 +173,7 @@ rules! {
         HANDLER_TYPE_TRAITS = "handler-type-traits", Error;
         /// A handler's error, or an error under `?` in it, has no conversion into `McpError`.
         HANDLER_ERROR_CONVERSION = "handler-error-conversion", Error;
+        HANDLER_FUTURE_SEND = "handler-future-send", Error;
         /// `ctx.fail(reason, ..)` names a reason its contract does not declare.
         ERROR_CONTRACT_REASON_UNKNOWN = "error-contract-reason-unknown", Error;
         /// `requires(..)` names something that is not a client capability.

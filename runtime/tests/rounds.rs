@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 use mcp_contract_runtime::call::{ClientRequestError, Elicitation};
 use mcp_contract_runtime::define::{ToolDefinition, ToolOutput};
@@ -386,13 +386,51 @@ async fn the_same_handler_on_a_session_asks_the_client_directly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_form_no_elicitation_can_carry_is_refused_before_anything_is_asked() {
+    LazyLock::force(&LOGGED);
     let (addr, _stop) = serve(server(None)).await;
     let answer = call(addr, "register", json!({}), json!({})).await;
     let result = &answer["result"];
     assert_eq!(result["isError"], true, "a tool error, not an input request: {answer}");
     assert!(result.get("inputRequests").is_none(), "{answer}");
     let text = text(&answer);
-    assert!(text.contains("field `street`") && text.contains("is an object"), "{text}");
-    assert!(text.contains("elicitation-form-flat"), "the rule is named: {text}");
+    // The author's field names and fix are no business of the client's ..
+    assert!(text.contains("its elicitation form is invalid"), "{text}");
+    assert!(!text.contains("street") && !text.contains("Registration") && !text.contains("flatten"), "{text}");
     assert_eq!(result["structuredContent"]["error"]["data"]["reason"], "elicitation_form_invalid", "{answer}");
+    // .. they are in the server's log, with the rule.
+    let logged = LOGGED.lock().unwrap().clone();
+    assert!(
+        logged.iter().any(|line| line.contains("field `street` of `Registration` is an object")
+            && line.contains("flatten it")
+            && line.contains("elicitation-form-flat")),
+        "{logged:?}"
+    );
+}
+
+/// The messages of the error events this test binary logged, with their `rule`.
+static LOGGED: LazyLock<Arc<Mutex<Vec<String>>>> = LazyLock::new(|| {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let logged = Arc::new(Mutex::new(Vec::new()));
+    let subscriber = tracing_subscriber::registry().with(ErrorLog(Arc::clone(&logged)));
+    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber of this test binary");
+    logged
+});
+
+struct ErrorLog(Arc<Mutex<Vec<String>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ErrorLog {
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: tracing_subscriber::layer::Context<'_, S>) {
+        struct Line<'a>(&'a mut String);
+        impl tracing::field::Visit for Line<'_> {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                use std::fmt::Write as _;
+                let _ = write!(self.0, "{}={value:?} ", field.name());
+            }
+        }
+        if *event.metadata().level() == tracing::Level::ERROR {
+            let mut line = String::new();
+            event.record(&mut Line(&mut line));
+            self.0.lock().unwrap().push(line);
+        }
+    }
 }

@@ -136,6 +136,9 @@ impl Rewrite<'_, '_> {
                     new.set_span(group.span());
                     TokenTree::Group(new)
                 }
+                TokenTree::Ident(ident) if is_reason_path(&tokens, index, self.reasons.reason_type) => {
+                    TokenTree::Ident(self.variant(ident))
+                }
                 other => other.clone(),
             };
             out.push(rewritten);
@@ -195,6 +198,40 @@ impl Rewrite<'_, '_> {
         tokens.into_iter().collect()
     }
 
+    /// The `Variant` of a path `ToolReason::Variant`: the enum is the macro's
+    /// own, so a variant it does not have is a typo, reported as a bare name's
+    /// is (with the declared reasons), instead of rustc's plain "no variant".
+    /// Associated items (`ALL`, `index`) are not variant-shaped and pass.
+    fn variant(&mut self, written: &Ident) -> Ident {
+        let name = written.unraw().to_string();
+        let upper_camel = name.starts_with(|first: char| first.is_ascii_uppercase())
+            && name.contains(|letter: char| letter.is_ascii_lowercase());
+        let contract = self.reasons.contract;
+        if !upper_camel || contract.is_empty() || contract.iter().any(|entry| entry.variant == name) {
+            return written.clone();
+        }
+        let reason_type = self.reasons.reason_type;
+        let variants: Vec<String> = contract.iter().map(|entry| entry.variant.to_string()).collect();
+        let variant_refs: Vec<&str> = variants.iter().map(String::as_str).collect();
+        let guess = closest(&name, &variant_refs);
+        let hint = guess.map(|variant| format!("did you mean `{reason_type}::{variant}`? ")).unwrap_or_default();
+        let list = contract
+            .iter()
+            .map(|entry| format!("`{reason_type}::{}` (`{}`)", entry.variant, entry.reason.unraw()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.diag.rule_error(
+            rules::ERROR_CONTRACT_REASON_UNKNOWN,
+            written.span(),
+            format_args!(
+                "`{reason_type}::{name}` is not a reason of this {}'s `errors(..)`: {hint}the declared reasons are {list}",
+                self.reasons.kind.noun()
+            ),
+        );
+        // A stand-in keeps rustc from adding "no variant named .." here.
+        Ident::new(guess.unwrap_or(variant_refs[0]), written.span())
+    }
+
     fn is_typo(&self, name: &Ident, receiver: Option<&Ident>) -> bool {
         let Some(ctx) = self.reasons.typed_ctx else { return false };
         let written = name.to_string();
@@ -203,6 +240,16 @@ impl Rewrite<'_, '_> {
             && written.starts_with(|first: char| first.is_ascii_lowercase() || first == '_')
             && !self.mentioned.contains(&written)
     }
+}
+
+/// Whether `tokens[index]` is the last segment of `ToolReason::Name`.
+fn is_reason_path(tokens: &[TokenTree], index: usize, reason_type: &Ident) -> bool {
+    let Some(at) = index.checked_sub(3) else { return false };
+    matches!(
+        &tokens[at..index],
+        [TokenTree::Ident(ty), TokenTree::Punct(first), TokenTree::Punct(second)]
+            if ty == reason_type && first.as_char() == ':' && second.as_char() == ':'
+    )
 }
 
 /// Whether `tokens[index]` is the argument group of `<receiver>.fail(..)` (or

@@ -10,6 +10,7 @@ use quote::{format_ident, quote};
 use syn::{Ident, ItemFn, Path};
 
 use super::contract::Contract;
+use super::respan;
 use crate::diag::Diagnostics;
 use crate::names::to_pascal_case;
 use crate::parse::handler::{CtxKind, Param, states};
@@ -105,7 +106,13 @@ impl<'a> Generated<'a> {
         let args = call_args(self.params, private);
         let mut call = quote!(#fn_ident(#(#args),*));
         if self.item.sig.asyncness.is_some() {
-            call = quote!(#call.await);
+            // As a tool's (`handler-future-send`): a future that is not `Send`
+            // is reported at the handler's name with the fix, once.
+            let checked = respan(
+                quote!(#private::bounds::send_handler(#private::bounds::handler_future(#call))),
+                fn_ident.span(),
+            );
+            call = quote!(#checked.await);
         }
         if let Some(into) = into {
             call = quote!(::core::result::Result::Ok(#into(#call?)));

@@ -105,11 +105,8 @@ fn tool_impl(
     let vis = &handler.item.vis;
     let fn_ident = &handler.item.sig.ident;
     let output = &handler.output;
+    // A `&T` parameter was reported and left out (see `parse::handler`).
     let input = match handler.input() {
-        // `&T` was reported (and the call stubbed): no input keeps rustc from
-        // adding a lifetime error, or the missing derives of a `&Db` that was
-        // meant as state.
-        Some(Type::Reference(_)) => quote!(#private::NoArguments),
         Some(ty) => quote!(#ty),
         None => quote!(#private::NoArguments),
     };
@@ -130,7 +127,7 @@ fn tool_impl(
             Param::Ctx { kind: CtxKind::Untyped, by_ref: false } => quote!(ctx),
             Param::Ctx { kind: CtxKind::Untyped, by_ref: true } => quote!(&ctx),
             Param::Ctx { by_ref: false, .. } => quote!(#private::typed_context(ctx)),
-            Param::Ctx { by_ref: true, .. } => quote!(&#private::typed_context(ctx)),
+            Param::Ctx { by_ref: true, .. } => quote!(&typed_ctx),
         })
         .collect();
     // Spelled out under the type's span, so that a type that cannot be shared
@@ -140,6 +137,23 @@ fn tool_impl(
         quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
+    // An async handler's future is asserted `Send` at the handler, so a guard
+    // held across an `.await` is reported there (`handler-future-send`), not at
+    // the attribute: the fix at its name, rustc's pointer at the guard at its
+    // `async`. Every token carries the span: a path of mixed spans is
+    // reported at the attribute.
+    let call = match handler.item.sig.asyncness {
+        Some(asyncness) => {
+            let (at_name, at_async) = (fn_ident.span(), asyncness.span);
+            let checked = respan(quote!(#private::bounds::handler_future(#call)), at_name);
+            let boxed = respan(quote!(#private::bounds::send_handler), at_async);
+            // Bound to a name at `async`, so rustc's own report (with the value
+            // held across the `.await`) is not folded into the one at the name.
+            let future = Ident::new("mcp_handler_future", at_async);
+            quote_spanned!(at_async=> { let #future = #checked; #boxed(#future) })
+        }
+        None => call,
+    };
     // Converted as `?` converts in the body (see `question_mark`), typed with the
     // error type as written, so an error without a conversion into `McpError`
     // is reported there, with the fix.
@@ -160,6 +174,13 @@ fn tool_impl(
         None => quote!(::core::convert::Into::into),
     };
     let is_async = handler.item.sig.asyncness.is_some();
+    // A typed context lent to the handler (`ctx: &Ctx`) lives in a local of
+    // the call, as the future that borrows it is bound before it is awaited.
+    let lent_ctx = handler
+        .params
+        .iter()
+        .any(|param| matches!(param, Param::Ctx { by_ref: true, kind } if *kind != CtxKind::Untyped))
+        .then(|| quote!(let typed_ctx = #private::typed_context(ctx);));
     // Without state to take first or a context lent to the handler, an async
     // handler's call goes through a generic function of the runtime instead of
     // an `async` block of its own: less for rustc to check per tool.
@@ -171,11 +192,11 @@ fn tool_impl(
     } else if through_runtime && is_async {
         quote!(#private::bounds::async_handler(#call, #into_mcp_error))
     } else if is_async {
-        quote!(async move { #(#take_states)* #call.await.map_err(#into_mcp_error) })
+        quote!(async move { #(#take_states)* #lent_ctx #call.await.map_err(#into_mcp_error) })
     } else {
         // A plain `fn` may compute for long: off the async workers, so it
         // delays no other call (see `run_blocking`).
-        quote!(#private::run_blocking(move || { #(#take_states)* #call.map_err(#into_mcp_error) }))
+        quote!(#private::run_blocking(move || { #(#take_states)* #lent_ctx #call.map_err(#into_mcp_error) }))
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
@@ -304,6 +325,10 @@ fn tool_impl(
     }
     if let Some(repair) = tool.repair_arguments {
         definition.extend(quote!(.with_argument_repair(#repair)));
+    }
+    if !tool.allowed_rules.is_empty() {
+        let ids = &tool.allowed_rules;
+        definition.extend(quote!(.with_allowed_rules(&[#(#ids),*])));
     }
     let errors = match &tool.contract {
         Some(_) => quote!(<#reason_type as #private::Reason>::CONTRACT),

@@ -172,7 +172,12 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
             (None, None) => {
                 if let (Kind::Tool, Type::Reference(reference)) = (kind, &*arg.ty) {
                     // Without this, rustc reports a missing lifetime in the
-                    // generated `type Input`, far from the `&`.
+                    // generated `type Input`, far from the `&`. A borrowed
+                    // parameter is most often shared state (`db: &Db`), which
+                    // the macro cannot tell from an input (it cannot know what
+                    // the server registers): `State<T>` leads. The parameter is
+                    // then left out, so a second, real input is no knock-on
+                    // "at most one input parameter".
                     let (pat, elem) =
                         (quote::ToTokens::to_token_stream(&arg.pat), quote::ToTokens::to_token_stream(&reference.elem));
                     diag.error(syn::Error::new_spanned(
@@ -180,13 +185,15 @@ pub(crate) fn signature(sig: &syn::Signature, kind: Kind, diag: &mut Diagnostics
                         message(
                             HANDLER_SIGNATURE,
                             format_args!(
-                                "the input is decoded from each call's arguments and handed to the handler by value: \
-                                 take `{pat}: {elem}`; if `{elem}` is shared state, take `{pat}: State<{elem}>` \
-                                 and register it with `Server::new(..).state(value)`"
+                                "a tool handler takes no borrowed parameter: if `{elem}` is shared state, take \
+                                 `{pat}: State<{elem}>` and register it with `Server::new(..).state(value)`; \
+                                 if it is the tool's input, take it by value, `{pat}: {elem}`, as it is decoded \
+                                 from each call's arguments"
                             ),
                         ),
                     ));
                     shape_ok = false;
+                    continue;
                 }
                 Param::Input(arg.ty.clone())
             }

@@ -54,6 +54,9 @@ pub(crate) struct Tool {
     pub(crate) input_aliases: Vec<(String, Vec<String>)>,
     /// `repair_arguments = ..`.
     pub(crate) repair_arguments: Option<bool>,
+    /// The rule ids of `allow(..)`: the macro drops its own warnings of them,
+    /// and the definition carries them to the definition linter.
+    pub(crate) allowed_rules: Vec<String>,
 }
 
 #[derive(Default)]
@@ -94,7 +97,8 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     });
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
-    let contract = check(contract, &allow, &handler.item.block, diag);
+    let contract = check(contract, &allow, Kind::Tool, &handler.item.block, diag);
+    let allowed_rules = allow.iter().map(|rule| rule.id.clone()).collect();
 
     let (title, format, enrichment, tool_type, reason_type, krate) = (
         raw.title.as_ref().map(LitStr::value),
@@ -152,6 +156,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
         output_schema,
         input_aliases,
         repair_arguments,
+        allowed_rules,
     }
 }
 

@@ -126,8 +126,9 @@ pub enum ClientRequestError {
     /// The tool call was cancelled while the request waited.
     Cancelled,
     /// The form's type cannot be an elicitation form (a nested object, an
-    /// array of objects); nothing was sent. A bug of the server, reported
-    /// with the field and the fix.
+    /// array of objects); nothing was sent. A bug of the server: `detail` (the
+    /// field and the fix) is logged at error and shown by `Display`, while the
+    /// tool error a client gets says only that the form could not be built.
     FormInvalid {
         /// Which field, and what to write instead.
         detail: String,
@@ -204,7 +205,15 @@ impl From<ClientRequestError> for McpError {
         if let ClientRequestError::NotDeclared { capability } = &err {
             data.insert("capability".to_owned(), Value::from(*capability));
         }
-        let failed = McpError::new(code, err.to_string());
+        let message = match &err {
+            // The author's field names and fix stay in the server's log
+            // (`Context::elicit` wrote them there): the client can do nothing with them.
+            ClientRequestError::FormInvalid { .. } => {
+                "The tool could not ask for input: its elicitation form is invalid, a defect of this server.".to_owned()
+            }
+            _ => err.to_string(),
+        };
+        let failed = McpError::new(code, message);
         let failed = if data.is_empty() { failed } else { failed.with_data(data) };
         failed.with_reason(err.reason())
     }

@@ -315,7 +315,12 @@ impl Context {
         if !self.client.elicitation_form() {
             return Err(ClientRequestError::NotDeclared { capability: "elicitation" });
         }
-        let schema = form_schema::<T>().map_err(|detail| ClientRequestError::FormInvalid { detail })?;
+        let schema = form_schema::<T>().map_err(|detail| {
+            // The field and the fix are for the server's author, who reads the
+            // log; the client gets a plain tool error (see `ClientRequestError`).
+            tracing::error!(rule = mcp_contract_rules::ELICITATION_FORM_FLAT.id, "{detail}");
+            ClientRequestError::FormInvalid { detail }
+        })?;
         let mut params = JsonObject::new();
         params.insert("mode".to_owned(), Value::from("form"));
         params.insert("message".to_owned(), Value::from(message.into()));

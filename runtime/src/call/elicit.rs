@@ -321,6 +321,39 @@ mod tests {
         legacy: Option<Legacy>,
     }
 
+    fn keep() -> Status {
+        Status::Active
+    }
+
+    #[derive(Deserialize, serde::Serialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Shown {
+        Keep,
+        Overwrite,
+    }
+
+    fn shown() -> Shown {
+        Shown::Keep
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Defaults {
+        #[serde(default = "keep")]
+        without_serialize: Status,
+        #[serde(default = "shown")]
+        with_serialize: Shown,
+    }
+
+    /// The documented rule (README, docs/lints.md): schemars writes a field's
+    /// `default` by serializing it, so only a type with `Serialize` shows one.
+    #[test]
+    fn an_enum_default_reaches_the_form_only_when_the_enum_is_serialize() {
+        let schema = form_schema::<Defaults>().unwrap();
+        assert_eq!(schema["properties"]["with_serialize"]["default"], "keep");
+        assert_eq!(schema["properties"]["without_serialize"].get("default"), None, "{schema:?}");
+    }
+
     #[test]
     fn a_flat_struct_becomes_the_mcp_primitive_forms_with_defaults_and_titles() {
         let schema = Value::Object(form_schema::<Profile>().unwrap());

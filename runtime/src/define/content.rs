@@ -66,13 +66,30 @@ impl Content {
         Self::Text { text: text.into() }
     }
 
-    /// An image block from base64 data and its MIME type.
-    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+    /// An image block from its bytes, base64-encoded here, and its MIME type.
+    ///
+    /// ```
+    /// use mcp_contract::content::Content;
+    /// let png = [0x89, b'P', b'N', b'G'];
+    /// assert_eq!(Content::image(png, "image/png"), Content::image_base64("iVBORw==", "image/png"));
+    /// ```
+    pub fn image(bytes: impl Binary, mime_type: impl Into<String>) -> Self {
+        Self::Image { data: base64(bytes.as_binary()), mime_type: mime_type.into() }
+    }
+
+    /// An image block from data already base64-encoded (standard alphabet,
+    /// padded), taken as it is, and its MIME type.
+    pub fn image_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Self::Image { data: data.into(), mime_type: mime_type.into() }
     }
 
-    /// An audio block from base64 data and its MIME type.
-    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+    /// An audio block from its bytes, base64-encoded here, and its MIME type.
+    pub fn audio(bytes: impl Binary, mime_type: impl Into<String>) -> Self {
+        Self::Audio { data: base64(bytes.as_binary()), mime_type: mime_type.into() }
+    }
+
+    /// An audio block from data already base64-encoded, taken as it is, and its MIME type.
+    pub fn audio_base64(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
         Self::Audio { data: data.into(), mime_type: mime_type.into() }
     }
 
@@ -121,8 +138,13 @@ impl EmbeddedResource {
         Self::Text { uri: uri.into(), mime_type: None, text: text.into() }
     }
 
-    /// The binary contents of the resource at `uri`, as base64 data.
-    pub fn blob(uri: impl Into<String>, blob: impl Into<String>) -> Self {
+    /// The binary contents of the resource at `uri`, from its bytes, base64-encoded here.
+    pub fn blob(uri: impl Into<String>, bytes: impl Binary) -> Self {
+        Self::Blob { uri: uri.into(), mime_type: None, blob: base64(bytes.as_binary()) }
+    }
+
+    /// The binary contents of the resource at `uri`, already base64-encoded, taken as they are.
+    pub fn blob_base64(uri: impl Into<String>, blob: impl Into<String>) -> Self {
         Self::Blob { uri: uri.into(), mime_type: None, blob: blob.into() }
     }
 
@@ -211,6 +233,69 @@ impl IntoContents for Content {
 impl IntoContents for Vec<Content> {
     fn into_contents(self) -> Vec<Content> {
         self
+    }
+}
+
+/// Binary data a constructor encodes as base64: bytes, in any of the usual
+/// containers. Text is none: a constructor that takes bytes (`Content::image`,
+/// `ResourceContent::blob`, `PromptMessage::image`) would encode base64 text a
+/// second time, so data already in base64 goes to its `_base64` twin.
+///
+/// ```
+/// use mcp_contract::content::Content;
+/// let bytes: Vec<u8> = vec![1, 2, 3];
+/// let _ = Content::image(&bytes, "image/png");
+/// let _ = Content::image(bytes, "image/png");
+/// let _ = Content::image(b"GIF89a", "image/gif");
+/// ```
+///
+/// ```compile_fail
+/// use mcp_contract::content::Content;
+/// let _ = Content::image("iVBORw==", "image/png"); // base64 text: `Content::image_base64`
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is no binary data: this constructor takes the bytes and encodes them as base64",
+    label = "bytes expected here",
+    note = "for data already in base64, call the constructor's `_base64` twin: `Content::image_base64(data, mime_type)`, `Content::audio_base64`, `EmbeddedResource::blob_base64`, `ResourceContent::blob_base64`, `PromptMessage::image_base64`"
+)]
+pub trait Binary {
+    /// The bytes.
+    fn as_binary(&self) -> &[u8];
+}
+
+impl Binary for [u8] {
+    fn as_binary(&self) -> &[u8] {
+        self
+    }
+}
+
+impl<const N: usize> Binary for [u8; N] {
+    fn as_binary(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Binary for Vec<u8> {
+    fn as_binary(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Binary for Box<[u8]> {
+    fn as_binary(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Binary for std::borrow::Cow<'_, [u8]> {
+    fn as_binary(&self) -> &[u8] {
+        self
+    }
+}
+
+impl<T: Binary + ?Sized> Binary for &T {
+    fn as_binary(&self) -> &[u8] {
+        (**self).as_binary()
     }
 }
 

@@ -21,7 +21,7 @@ mod tool;
 pub use self::app::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 pub use self::arguments::INVALID_ARGUMENTS;
 pub use self::completion::{Completion, CompletionRequest};
-pub use self::content::{Content, EmbeddedResource, IntoContents, ResourceLink};
+pub use self::content::{Binary, Content, EmbeddedResource, IntoContents, ResourceLink};
 pub use self::enrichment::{EnrichmentDefinition, TrailerField, extend_output_schema};
 pub use self::kind::PrimitiveKind;
 pub use self::landing::{ConnectTab, DEFAULT_ACCENT, Landing, LandingLink};

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::ResourceContent;
 use crate::define::arguments::{self, DecodeError};
-use crate::define::content::base64;
+use crate::define::content::{Binary, base64};
 use crate::define::mismatch::Mismatch;
 use crate::define::{Completion, CompletionRequest};
 use crate::error::{ErrorContract, JsonObject, McpError};
@@ -174,9 +174,14 @@ impl PromptMessage {
         Self { role: Role::Assistant, content: PromptContent::Text(text.into()) }
     }
 
-    /// An image, base64-encoded here.
-    pub fn image(role: Role, bytes: impl AsRef<[u8]>, mime_type: impl Into<String>) -> Self {
-        Self { role, content: PromptContent::Image { data: base64(bytes.as_ref()), mime_type: mime_type.into() } }
+    /// An image from its bytes, base64-encoded here.
+    pub fn image(role: Role, bytes: impl Binary, mime_type: impl Into<String>) -> Self {
+        Self { role, content: PromptContent::Image { data: base64(bytes.as_binary()), mime_type: mime_type.into() } }
+    }
+
+    /// An image already base64-encoded, taken as it is.
+    pub fn image_base64(role: Role, data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self { role, content: PromptContent::Image { data: data.into(), mime_type: mime_type.into() } }
     }
 
     /// An embedded resource at `uri`.

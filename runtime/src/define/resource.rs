@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::app::AppUi;
-use super::content::base64;
+use super::content::{Binary, base64};
 use crate::call::{BoxFuture, Context, StateType};
 use crate::define::arguments::{self, DecodeError};
 use crate::define::cap_quoted;
@@ -131,9 +131,14 @@ impl ResourceContent {
         Self { uri: None, mime_type: None, body: TextOrBlob::Text(text.into()) }
     }
 
-    /// A binary content, base64-encoded here.
-    pub fn blob(bytes: impl AsRef<[u8]>) -> Self {
-        Self { uri: None, mime_type: None, body: TextOrBlob::Blob(base64(bytes.as_ref())) }
+    /// A binary content from its bytes, base64-encoded here.
+    pub fn blob(bytes: impl Binary) -> Self {
+        Self { uri: None, mime_type: None, body: TextOrBlob::Blob(base64(bytes.as_binary())) }
+    }
+
+    /// A binary content already base64-encoded, taken as it is.
+    pub fn blob_base64(data: impl Into<String>) -> Self {
+        Self { uri: None, mime_type: None, body: TextOrBlob::Blob(data.into()) }
     }
 
     /// `value` as JSON text, MIME type `application/json`.
@@ -187,8 +192,8 @@ impl ReadResourceResult {
         Self(vec![ResourceContent::text(text)])
     }
 
-    /// One binary content.
-    pub fn blob(bytes: impl AsRef<[u8]>) -> Self {
+    /// One binary content, from its bytes (see [`ResourceContent::blob`]).
+    pub fn blob(bytes: impl Binary) -> Self {
         Self(vec![ResourceContent::blob(bytes)])
     }
 

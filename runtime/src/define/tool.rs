@@ -156,6 +156,10 @@ pub struct ToolDefinition {
     /// decoding them (`true` unless `#[mcp_tool(repair_arguments = false)]`);
     /// see [`with_argument_repair`](Self::with_argument_repair).
     pub repair_arguments: bool,
+    /// The warning rules the definition linter does not report for this tool
+    /// (`#[mcp_tool(allow(describe-on-fields))]`); see
+    /// [`with_allowed_rules`](Self::with_allowed_rules).
+    pub allowed_rules: &'static [&'static str],
 }
 
 /// Whether a tool's calls run as tasks (the MCP tasks extension, SEP-2663): the
@@ -198,6 +202,7 @@ impl ToolDefinition {
             task_input_first: false,
             input_aliases: &[],
             repair_arguments: true,
+            allowed_rules: &[],
             enrichment: None,
             app: None,
             requires: &[],
@@ -332,6 +337,24 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_argument_repair(mut self, repair: bool) -> Self {
         self.repair_arguments = repair;
+        self
+    }
+
+    /// Silence warning rules of the definition linter for this tool alone, by
+    /// id, as `#[mcp_tool(allow(..))]` does: the linter reports none of their
+    /// findings on this tool. Error rules are reported whatever this says.
+    ///
+    /// ```
+    /// use mcp_contract::tools::{NoArguments, ToolDefinition};
+    /// use mcp_contract::schema::input_schema;
+    /// let definition = ToolDefinition::new("ping", input_schema::<NoArguments>())
+    ///     .with_description("Answer pong.")
+    ///     .with_allowed_rules(&["describe-on-fields"]);
+    /// assert_eq!(definition.allowed_rules, ["describe-on-fields"]);
+    /// ```
+    #[must_use]
+    pub fn with_allowed_rules(mut self, rules: &'static [&'static str]) -> Self {
+        self.allowed_rules = rules;
         self
     }
 

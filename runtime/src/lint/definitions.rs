@@ -258,6 +258,7 @@ mod tests {
             task_input_first: false,
             input_aliases: &[],
             repair_arguments: true,
+            allowed_rules: &[],
         }
     }
 

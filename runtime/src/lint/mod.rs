@@ -68,6 +68,7 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
     let mut shared_formatters = format_parity::SharedFormatters::default();
     for tool in &input.tools {
         let definition = tool.definition();
+        let first = diagnostics.len();
         if !tool.checked_at_compile_time() {
             definitions::check_definition(definition, &mut diagnostics);
         }
@@ -77,6 +78,13 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
         if input.options.format_parity {
             format_parity::check_tool(*tool, &mut shared_formatters, &mut diagnostics);
         }
+        // `allow(..)` on the tool silences a warning rule for it, as at compile time.
+        let allowed = definition.allowed_rules;
+        let mut index = 0;
+        diagnostics.retain(|diagnostic| {
+            index += 1;
+            index <= first || diagnostic.severity == Severity::Error || !allowed.contains(&diagnostic.rule)
+        });
     }
     shared_formatters.finish(&mut diagnostics);
     for resource in &input.resources {

@@ -18,6 +18,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::call::BoxFuture;
 use crate::define::{Content, ToolOutput};
 use crate::error::{JsonObject, McpError};
 
@@ -68,19 +69,22 @@ pub fn enrichment_schema<T: EnrichmentType>() -> Arc<JsonObject> {
 }
 
 /// The error of a handler becomes an [`McpError`]. The bound sits on `McpError`
-/// (not on the handler's error type) so that rustc reports this trait, whose
-/// self type is the same as that of the `From` it stands for.
+/// (not on the handler's error type), and its impl is hidden from rustc's
+/// report (`do_not_recommend`), so that rustc reports this trait with its fix,
+/// not the `From` it stands for with the list of this crate's own `From` impls,
+/// nor a `From<{E}> for McpError` the orphan rule forbids a user to write.
 #[diagnostic::on_unimplemented(
     message = "an MCP tool handler cannot fail with `{E}`: there is no conversion from it into `McpError`",
     label = "return `Result<_, McpError>` here",
-    note = "`anyhow::Error` converts with the feature `anyhow` of `mcp-contract`: `mcp-contract = {{ version = \"..\", features = [\"anyhow\"] }}` (the orphan rule forbids writing that `From` in your crate)",
-    note = "an error type of your own converts when it implements `std::error::Error + Send + Sync + 'static` (classified as `McpError::from_error` does) or `From<{E}> for McpError`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-error-conversion"
+    note = "build each failure as an `McpError`: a factory such as `McpError::not_found(\"..\")` or `McpError::internal_error(\"..\")`, or `ctx.fail(reason, ..)` for a failure declared in `errors(..)`; convert an error where it happens: `.map_err(|err| McpError::internal_error(err.to_string()))?`",
+    note = "`?` and the return type convert any error type that implements `std::error::Error + Send + Sync + 'static` (classified as `McpError::from_error` does), and `anyhow::Error` with the feature `anyhow` of `mcp-contract`: `mcp-contract = {{ version = \"..\", features = [\"anyhow\"] }}`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-error-conversion"
 )]
 pub trait FromHandlerError<E> {
     /// The conversion: `From::from`.
     fn from_handler_error(error: E) -> Self;
 }
 
+#[diagnostic::do_not_recommend]
 impl<E> FromHandlerError<E> for McpError
 where
     McpError: From<E>,
@@ -126,6 +130,7 @@ pub trait Question {
     fn into_result(self) -> Result<Self::Output, Self::Error>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T, E> Question for Result<T, E> {
     type Output = T;
     type Error = E;
@@ -270,6 +275,34 @@ pub fn given_schema<S: GivenSchema>(schema: S) -> Arc<JsonObject> {
 /// A serialization error when `output` cannot be written as JSON.
 pub fn structured<T: OutputSerialize>(output: &T, content: Option<Vec<Content>>) -> Result<ToolOutput, McpError> {
     ToolOutput::structured(output, content)
+}
+
+/// An async handler's future is polled on the server's worker threads, so it
+/// is `Send`: it holds nothing across an `.await` that is not. Not implied by
+/// `Send` as a supertrait, and its impl hidden from rustc's report, so that
+/// rustc reports this bound with the fix (at the handler's name) and the `Send`
+/// of [`send_handler`] with the value held across the `.await` (at its `async`).
+#[diagnostic::on_unimplemented(
+    message = "the future of an MCP handler must be `Send`: it holds a value that is not `Send` across an `.await`",
+    label = "this handler's future is not `Send`",
+    note = "the server polls a handler on any of its worker threads: drop a `std::sync::MutexGuard` (or an `Rc`, a `RefCell` borrow) before the `.await`, by ending its block (`let n = {{ let guard = m.lock().unwrap(); guard.len() }};`), or use `tokio::sync::Mutex`, whose guard may be held across an `.await`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#handler-future-send"
+)]
+pub trait HandlerFuture: Future {}
+
+#[diagnostic::do_not_recommend]
+impl<F: Future + Send> HandlerFuture for F {}
+
+/// The future of an async handler, bounded so that one that is not `Send` is
+/// reported with the fix at the handler's name.
+pub fn handler_future<F: HandlerFuture>(future: F) -> F {
+    future
+}
+
+/// The future of an async handler, boxed: its type no longer names the
+/// handler's, so whatever holds it (the tool's `call`) is not reported a
+/// second time, at the attribute, when it is not `Send`.
+pub fn send_handler<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F::Output> {
+    Box::pin(future)
 }
 
 /// The call of an async handler, its error converted by `convert`: generic,

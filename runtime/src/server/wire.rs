@@ -269,12 +269,12 @@ mod tests {
     fn every_content_kind_reaches_rmcp_as_its_own_mcp_json() {
         let blocks = [
             Content::text("Wheat Field with Cypresses"),
-            Content::image("iVBORw0KGgo=", "image/png"),
-            Content::audio("UklGRiQAAABXQVZF", "audio/wav"),
+            Content::image_base64("iVBORw0KGgo=", "image/png"),
+            Content::audio_base64("UklGRiQAAABXQVZF", "audio/wav"),
             Content::resource(EmbeddedResource::text("museum://objects/1", "{}").with_mime_type("application/json")),
             Content::resource(EmbeddedResource::text("museum://objects/2", "A vase.")),
             Content::resource(
-                EmbeddedResource::blob("museum://objects/1/scan", "JVBERi0=").with_mime_type("application/pdf"),
+                EmbeddedResource::blob_base64("museum://objects/1/scan", "JVBERi0=").with_mime_type("application/pdf"),
             ),
             Content::resource_link(
                 ResourceLink::new("museum://objects/1/image", "image-1")
@@ -289,7 +289,7 @@ mod tests {
             let sent = serde_json::to_value(content_block(content)).unwrap();
             assert_eq!(sent, ours);
         }
-        let embedded = content_block(Content::resource(EmbeddedResource::blob("museum://x", "AA==")));
+        let embedded = content_block(Content::resource(EmbeddedResource::blob("museum://x", [0u8])));
         assert_eq!(
             serde_json::to_value(embedded).unwrap(),
             serde_json::json!({"type": "resource", "resource": {"uri": "museum://x", "blob": "AA=="}})

@@ -15,4 +15,14 @@ async fn lookup(ctx: Ctx) -> Result<String, McpError> {
     Err(ctx.fail(not_in_colection, "No such object."))
 }
 
+/// Search the notes.
+#[mcp_tool(errors(
+    no_match(code = NotFound, when = "No note matches the query",
+        recovery = "Search again with fewer words in the query."),
+))]
+async fn search_notes(ctx: Ctx) -> Result<String, McpError> {
+    // A typo written as a path gets the declared reasons too, not rustc's plain E0599.
+    Err(ctx.fail(SearchNotesReason::NoMtch, "Nothing matches."))
+}
+
 fn main() {}

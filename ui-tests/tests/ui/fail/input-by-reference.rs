@@ -13,13 +13,21 @@ fn search(input: &Query) -> Result<String, McpError> {
 }
 
 /// Shared state, taken by reference as if it were an input.
-pub struct Db;
+pub struct Vault;
 
 /// Count the objects.
 #[mcp_tool]
-fn count(db: &Db) -> Result<String, McpError> {
+fn count(db: &Vault) -> Result<String, McpError> {
     let _ = db;
     Ok("0".into())
+}
+
+/// Beside a real input, a borrowed state is one error, with no knock-on
+/// "at most one input parameter".
+#[mcp_tool]
+fn search_vault(input: Query, vault: &Vault) -> Result<String, McpError> {
+    let _ = vault;
+    Ok(input.q)
 }
 
 fn main() {}
