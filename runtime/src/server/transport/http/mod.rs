@@ -221,7 +221,7 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
             match tokio::time::timeout(READINESS_TIMEOUT, check()).await {
                 Ok(Ok(())) => status(http::StatusCode::OK, "ready"),
                 Ok(Err(why)) => {
-                    let why = crate::server::wire::cap_chars(&why, crate::server::wire::MAX_ERROR_MESSAGE_CHARS)
+                    let why = crate::error::sanitize::cap_chars(&why, crate::server::wire::MAX_ERROR_MESSAGE_CHARS)
                         .unwrap_or(why);
                     tracing::warn!(reason = why, "the readiness check failed");
                     status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")
