@@ -414,6 +414,38 @@ async fn http_checks_origin_and_answers_cors_preflight() {
     assert_eq!(own.status, 200, "the server's own origin passes: {}", own.text());
 }
 
+// Regression: both were accepted once trusted proxies landed. `http`'s parser
+// takes `user@host` as an authority and rmcp's `Host` check compares only its
+// host; the `Origin` check let the Origin's scheme stand for the request's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refuses_a_host_with_userinfo_and_an_origin_of_another_scheme() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let port = server.addr.port();
+        let mut client = HttpClient::connect(server.addr).await;
+        let json = ("content-type", "application/json");
+        let userinfo = format!("evil@127.0.0.1:{port}");
+        let answer = client.request("POST", &[json, ("host", &userinfo)], &support::initialize(1)).await;
+        assert_http_error(&answer, "a Host with userinfo", 400, INVALID_REQUEST, &Value::Null);
+        assert_eq!(answer.header("mcp-session-id"), None, "stateless {stateless}");
+
+        let mut client = HttpClient::connect(server.addr).await;
+        let host = format!("127.0.0.1:{port}");
+        for (origin, status) in [
+            (format!("https://127.0.0.1:{port}"), 403),
+            (format!("http://evil@127.0.0.1:{port}"), 403),
+            (format!("http://127.0.0.1:{port}"), 200),
+        ] {
+            let answer =
+                client.request("POST", &[json, ("host", &host), ("origin", &origin)], &support::initialize(2)).await;
+            assert_eq!(answer.status, status, "stateless {stateless}, Origin {origin}: {}", answer.text());
+            if status == 403 {
+                assert_http_error(&answer, &origin, 403, INVALID_REQUEST, &Value::Null);
+            }
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
     let server = HttpServer::start(HttpOptions::default()).await;
