@@ -42,6 +42,8 @@ struct Redis {
     port: u16,
     dir: std::path::PathBuf,
     child: Option<Child>,
+    /// Set for a server that speaks TLS only: its CA, in PEM.
+    tls_ca: Option<Vec<u8>>,
 }
 
 impl Redis {
@@ -54,14 +56,48 @@ impl Redis {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = std::env::temp_dir().join(format!("mcp-contract-redis-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut redis = Self { port, dir, child: None };
+        let mut redis = Self { port, dir, child: None, tls_ca: None };
+        redis.spawn();
+        Some(redis)
+    }
+
+    /// A fresh server as production runs one: TLS only, with a certificate
+    /// for `localhost` from a CA this test makes, and no default user: the
+    /// ACL user `mcp` with the password [`ACL_PASSWORD`].
+    fn start_tls() -> Option<Self> {
+        let mut redis = Self::start()?;
+        redis.stop();
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name.push(rcgen::DnType::CommonName, "mcp-contract test CA");
+        let ca = rcgen::CertifiedIssuer::self_signed(ca, ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let certificate =
+            rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, &ca).unwrap();
+        std::fs::write(redis.dir.join("ca.crt"), ca.pem()).unwrap();
+        std::fs::write(redis.dir.join("redis.crt"), certificate.pem()).unwrap();
+        std::fs::write(redis.dir.join("redis.key"), key.serialize_pem()).unwrap();
+        redis.tls_ca = Some(ca.pem().into_bytes());
         redis.spawn();
         Some(redis)
     }
 
     fn spawn(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+        let port = self.port.to_string();
+        let mut command = Command::new("redis-server");
+        if self.tls_ca.is_some() {
+            let file = |name: &str| self.dir.join(name).display().to_string();
+            command.args(["--port", "0", "--tls-port", &port, "--tls-auth-clients", "no"]);
+            command.args(["--tls-cert-file", &file("redis.crt"), "--tls-key-file", &file("redis.key")]);
+            command.args(["--tls-ca-cert-file", &file("ca.crt")]);
+            command.args(["--user", "default", "off", "--user", "mcp", "on", &format!(">{ACL_PASSWORD}")]);
+            command.args(["~*", "&*", "+@all"]);
+        } else {
+            command.args(["--port", &port]);
+        }
+        let child = command
+            .args(["--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -84,6 +120,10 @@ impl Redis {
 
     fn pings(&self) -> bool {
         let Ok(mut socket) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
+        if self.tls_ca.is_some() {
+            // Listening is enough: the stores' own TLS handshake is what the tests try.
+            return true;
+        }
         let _ = socket.set_read_timeout(Some(Duration::from_millis(500)));
         let mut answer = [0u8; 64];
         socket.write_all(b"PING\r\n").is_ok()
@@ -111,7 +151,10 @@ impl Redis {
     }
 
     fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        match self.tls_ca {
+            Some(_) => format!("rediss://mcp:{ACL_PASSWORD}@localhost:{}/", self.port),
+            None => format!("redis://127.0.0.1:{}/", self.port),
+        }
     }
 
     /// Stop the server (SIGTERM, as an operator does: it flushes its file).
@@ -143,8 +186,15 @@ impl Drop for Redis {
     }
 }
 
+/// The password of the ACL user of [`Redis::start_tls`].
+const ACL_PASSWORD: &str = "pw-7c1e-never-shown";
+
 fn store(redis: &Redis, namespace: &str) -> RedisStore {
-    RedisStore::new(&redis.url()).expect("a Redis URL").namespace(namespace)
+    let store = RedisStore::new(&redis.url()).expect("a Redis URL").namespace(namespace);
+    match &redis.tls_ca {
+        Some(ca) => store.ca_certificate(ca.clone()).expect("a CA in PEM"),
+        None => store,
+    }
 }
 
 fn event(n: u64) -> ServerSseMessage {
@@ -458,7 +508,44 @@ fn echo_call(id: u64, text: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_opened_on_one_replica_is_served_by_the_other_and_a_task_is_read_there() {
     let Some(redis) = Redis::start() else { return };
-    let (a, b) = (replica(store(&redis, "museum")).await, replica(store(&redis, "museum")).await);
+    replicas_share_a_session_and_a_task(&redis).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tls_with_an_acl_user_replicas_share_sessions_and_tasks_and_no_error_shows_the_password() {
+    let Some(redis) = Redis::start_tls() else { return };
+    replicas_share_a_session_and_a_task(&redis).await;
+
+    let mcp_url = |password: &str| format!("rediss://mcp:{password}@localhost:{}/", redis.port);
+    let ca = redis.tls_ca.clone().unwrap();
+    let probe = |store: RedisStore| async move {
+        let err = store.timeout(Duration::from_secs(2)).get("t").await.expect_err("refused");
+        assert_eq!(err.code(), mcp_contract_runtime::JsonRpcErrorCode::ServiceUnavailable);
+        format!("{err:?} {}", err.message())
+    };
+    // The wrong password, the system's roots instead of the CA, and plain
+    // `redis://` to a TLS port: each refused, and nothing shows a password.
+    let wrong = "pw-wrong-also-never-shown";
+    let refusals = [
+        probe(RedisStore::new(&mcp_url(wrong)).unwrap().ca_certificate(ca.clone()).unwrap()).await,
+        probe(RedisStore::new(&mcp_url(ACL_PASSWORD)).unwrap()).await,
+        probe(RedisStore::new(&format!("redis://mcp:{ACL_PASSWORD}@127.0.0.1:{}/", redis.port)).unwrap()).await,
+    ];
+    for refusal in &refusals {
+        assert!(!refusal.contains(ACL_PASSWORD) && !refusal.contains(wrong), "{refusal}");
+    }
+    let store = RedisStore::new(&mcp_url(ACL_PASSWORD)).unwrap();
+    assert!(!format!("{store:?}").contains(ACL_PASSWORD), "{store:?}");
+    let err = RedisStore::new(&format!("http://mcp:{ACL_PASSWORD}@localhost/")).unwrap_err();
+    assert!(!err.to_string().contains(ACL_PASSWORD), "{err}");
+    let err = store.ca_certificate(b"no certificate".to_vec()).unwrap_err();
+    assert!(!err.to_string().contains(ACL_PASSWORD), "{err}");
+}
+
+/// Two replicas on `redis`: a session opened on one is served by the other,
+/// and a task started through one is polled and read through the other.
+async fn replicas_share_a_session_and_a_task(redis: &Redis) {
+    let (a, b) = (replica(store(redis, "museum")).await, replica(store(redis, "museum")).await);
     let http = client();
     let session = open_session(&http, &a.url, true).await;
     for n in 1..=6u64 {

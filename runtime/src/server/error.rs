@@ -241,6 +241,14 @@ impl std::fmt::Display for RedisUrlError {
 #[cfg(feature = "redis")]
 impl std::error::Error for RedisUrlError {}
 
+#[cfg(feature = "redis")]
+impl RedisUrlError {
+    /// What was wrong, without the URL: it may hold a password.
+    pub(crate) fn from_redis(err: redis::RedisError) -> Self {
+        Self(err.detail().map_or_else(|| err.category().to_owned(), |detail| format!("{}: {detail}", err.category())))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

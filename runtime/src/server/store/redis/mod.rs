@@ -39,6 +39,10 @@ use health::Health;
 /// the Redis URL from, when the server was given none.
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 
+/// The environment variable of a PEM file [`Server::run_cli`](crate::server::builder::Server::run_cli)
+/// checks a `rediss://` server of [`REDIS_URL_ENV`] against (see [`RedisStore::ca_certificate`]).
+pub const REDIS_CA_FILE_ENV: &str = "MCP_REDIS_CA_FILE";
+
 /// How many events of one SSE stream are kept, by default: a stream is one
 /// request's answer (its progress, logs, and the result) or a session's
 /// standalone stream; the oldest go first.
@@ -149,14 +153,17 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// A store on the Redis at `url` (`redis://host:port/db`, `rediss://` for
-    /// TLS is not built in), with the default retention.
+    /// A store on the Redis at `url`, with the default retention:
+    /// `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS
+    /// (the server's certificate checked against the system's roots, or
+    /// [`ca_certificate`](Self::ca_certificate)'s). An ACL user and its
+    /// password go in the URL; neither is ever logged nor shown in an error.
     ///
     /// # Errors
     ///
     /// [`RedisUrlError`] when `url` is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, RedisUrlError> {
-        let client = redis::Client::open(url).map_err(|err| RedisUrlError(err.to_string()))?;
+        let client = redis::Client::open(url).map_err(RedisUrlError::from_redis)?;
         Ok(Self {
             inner: Arc::new(Inner::new(Settings {
                 client,
@@ -175,6 +182,36 @@ impl RedisStore {
         let mut settings = self.inner.settings.clone();
         change(&mut settings);
         Self { inner: Arc::new(Inner::new(settings)) }
+    }
+
+    /// Check a `rediss://` server's certificate against `pem` (one or more
+    /// PEM certificates: the deployment's own CA) instead of the system's roots.
+    ///
+    /// ```no_run
+    /// use mcp_contract_runtime::server::RedisStore;
+    /// let ca = std::fs::read("/etc/redis/ca.crt")?;
+    /// let store = RedisStore::new("rediss://mcp:secret@redis.internal:6380/")?.ca_certificate(ca)?;
+    /// # let _ = store;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when the URL is not `rediss://` or `pem` holds no certificate.
+    pub fn ca_certificate(self, pem: impl Into<Vec<u8>>) -> Result<Self, RedisUrlError> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let pem = pem.into();
+        // redis takes a PEM without a certificate as an empty set of roots,
+        // which would refuse every server with a less telling error.
+        let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&pem).collect();
+        if !certificates.is_ok_and(|certificates| !certificates.is_empty()) {
+            return Err(RedisUrlError("the CA certificate is not a certificate in PEM".to_owned()));
+        }
+        let info = self.inner.settings.client.get_connection_info().clone();
+        let certificates = redis::TlsCertificates { client_tls: None, root_cert: Some(pem) };
+        let client = redis::Client::build_with_tls(info, certificates).map_err(RedisUrlError::from_redis)?;
+        Ok(self.with(|settings| settings.client = client))
     }
 
     /// The prefix of every key, `mcp:{namespace}:`; the server's name unless set.
