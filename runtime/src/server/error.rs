@@ -234,7 +234,11 @@ pub struct RedisUrlError(pub(crate) String);
 #[cfg(feature = "redis")]
 impl std::fmt::Display for RedisUrlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db]", self.0)
+        write!(
+            f,
+            "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db], rediss:// for TLS, or redis+sentinel://host:port[,host:port..]/service[/db]",
+            self.0
+        )
     }
 }
 
