@@ -31,6 +31,10 @@ mod builder;
 mod cli;
 mod dispatch;
 mod error;
+// The fuzz targets' entry points (`fuzz/`), only in `cargo fuzz` builds.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing;
 mod peer;
 mod store;
 mod transport;

@@ -72,16 +72,16 @@ pub(crate) struct ForwardedProto(pub(crate) String);
 
 /// What the proxies in front said of the client.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Forwarded {
+pub(crate) struct Forwarded {
     /// The hops, client first, as the proxies appended them.
-    chain: Vec<IpAddr>,
+    pub(crate) chain: Vec<IpAddr>,
     proto: Option<String>,
     host: Option<String>,
 }
 
 impl Forwarded {
     /// `Forwarded` (RFC 7239) when present, else the `X-Forwarded-*` headers.
-    fn read(headers: &HeaderMap) -> Self {
+    pub(crate) fn read(headers: &HeaderMap) -> Self {
         let values = |name: &str| -> Vec<String> {
             headers
                 .get_all(name)
@@ -120,7 +120,7 @@ impl Forwarded {
     /// The client: walking from the peer towards the client, the first hop
     /// that is no trusted proxy (the leftmost when all are). Whatever the
     /// client wrote itself, to the left of that, is not believed.
-    fn client(&self, peer: IpAddr, trusted: &TrustedProxies) -> IpAddr {
+    pub(crate) fn client(&self, peer: IpAddr, trusted: &TrustedProxies) -> IpAddr {
         let mut client = peer;
         for &hop in self.chain.iter().rev() {
             if !trusted.contains(client) {

@@ -31,6 +31,8 @@ use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 pub(crate) use drain::Drain;
 use drain::{Call, CutOnShutdown, shutting_down};
 pub(crate) use origin::check_origin;
+#[cfg(fuzzing)]
+pub(crate) use origin::fuzz_origin_and_host;
 use origin::{host_allowed, normalize_origin};
 use sessions::{InFlight, Sessions};
 

@@ -153,7 +153,16 @@ impl Authority {
             return None;
         }
         let authority = http::uri::Authority::try_from(text.trim()).ok()?;
-        Some(Self { host: authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), port: authority.port_u16() })
+        // Brackets enclose an IPv6 address, and nothing else (`http` takes `_[']`).
+        let host = match authority.host().strip_prefix('[').and_then(|host| host.strip_suffix(']')) {
+            Some(literal) => {
+                literal.parse::<std::net::Ipv6Addr>().ok()?;
+                literal
+            }
+            None if authority.host().contains(['[', ']']) => return None,
+            None => authority.host(),
+        };
+        Some(Self { host: host.to_ascii_lowercase(), port: authority.port_u16() })
     }
 }
 
@@ -168,4 +177,47 @@ fn default_port(scheme: &str) -> Option<u16> {
 /// `scheme://host[:port]`, lowercased, without a trailing slash.
 pub(super) fn normalize_origin(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// What a client's `Origin` and `Host` can make of the checks: a `Host` is
+/// read only as `host[:port]`, and an `Origin` passes as the server's own only
+/// with `http` and the `Host`'s host and port (the fuzz target `http_headers`).
+#[cfg(fuzzing)]
+pub(crate) fn fuzz_origin_and_host(origin: &str, host: &str) {
+    if let Some(authority) = Authority::parse(host) {
+        assert!(!host.contains('@'), "a userinfo in {host:?}");
+        assert!(!authority.host.contains(['[', ']']), "{host:?}");
+    }
+    let (Ok(origin_value), Ok(host_value)) = (HeaderValue::from_str(origin), HeaderValue::from_str(host)) else {
+        return;
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(header::ORIGIN, origin_value);
+    headers.insert(header::HOST, host_value);
+    let guard = Guard::new(&[], 1024, Vec::new(), None, Arc::default(), None);
+    if let Origin::SameOrNone = guard.check_origin(&headers, None) {
+        let normalized = normalize_origin(origin);
+        let authority = normalized.strip_prefix("http://").expect("the server's own origin is http");
+        let (origin, host) =
+            (Authority::parse(authority).expect("an authority"), Authority::parse(host).expect("a host"));
+        assert_eq!(origin.host, host.host);
+        assert_eq!(origin.port.unwrap_or(80), host.port.unwrap_or(80));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Authority;
+
+    #[test]
+    fn an_authority_is_a_host_and_a_port_and_nothing_else() {
+        let parsed = |text| Authority::parse(text).map(|authority| (authority.host, authority.port));
+        assert_eq!(parsed("LocalHost:8080"), Some(("localhost".to_owned(), Some(8080))));
+        assert_eq!(parsed("[::1]:3000"), Some(("::1".to_owned(), Some(3000))));
+        assert_eq!(parsed("127.0.0.1"), Some(("127.0.0.1".to_owned(), None)));
+        // Found by the fuzz target `http_headers`: `http` takes brackets around anything.
+        for wrong in ["_[']", "[localhost]:80", "a[b]", "evil@127.0.0.1:80", "[::1"] {
+            assert!(parsed(wrong).is_none(), "{wrong}");
+        }
+    }
 }
