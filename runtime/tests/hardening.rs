@@ -414,6 +414,38 @@ async fn http_checks_origin_and_answers_cors_preflight() {
     assert_eq!(own.status, 200, "the server's own origin passes: {}", own.text());
 }
 
+// Regression: both were accepted once trusted proxies landed. `http`'s parser
+// takes `user@host` as an authority and rmcp's `Host` check compares only its
+// host; the `Origin` check let the Origin's scheme stand for the request's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_refuses_a_host_with_userinfo_and_an_origin_of_another_scheme() {
+    for stateless in [false, true] {
+        let server = HttpServer::start(HttpOptions::default().stateless(stateless)).await;
+        let port = server.addr.port();
+        let mut client = HttpClient::connect(server.addr).await;
+        let json = ("content-type", "application/json");
+        let userinfo = format!("evil@127.0.0.1:{port}");
+        let answer = client.request("POST", &[json, ("host", &userinfo)], &support::initialize(1)).await;
+        assert_http_error(&answer, "a Host with userinfo", 400, INVALID_REQUEST, &Value::Null);
+        assert_eq!(answer.header("mcp-session-id"), None, "stateless {stateless}");
+
+        let mut client = HttpClient::connect(server.addr).await;
+        let host = format!("127.0.0.1:{port}");
+        for (origin, status) in [
+            (format!("https://127.0.0.1:{port}"), 403),
+            (format!("http://evil@127.0.0.1:{port}"), 403),
+            (format!("http://127.0.0.1:{port}"), 200),
+        ] {
+            let answer =
+                client.request("POST", &[json, ("host", &host), ("origin", &origin)], &support::initialize(2)).await;
+            assert_eq!(answer.status, status, "stateless {stateless}, Origin {origin}: {}", answer.text());
+            if status == 403 {
+                assert_http_error(&answer, &origin, 403, INVALID_REQUEST, &Value::Null);
+            }
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_refusals_of_a_request_are_json_rpc_errors_under_its_id() {
     let server = HttpServer::start(HttpOptions::default()).await;
@@ -736,6 +768,89 @@ async fn http_refuses_connections_past_the_cap_with_503() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut after = HttpClient::connect(server.addr).await;
     assert_eq!(after.post(&support::initialize(2)).await.status, 200, "a freed slot serves again");
+}
+
+/// A request's head with a `Content-Length` and none of its body: what holds
+/// a connection until `request_read_timeout`.
+async fn hang_on_body(client: &mut HttpClient, headers: &str) {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\n{headers}content-length: 100\r\n\r\n"
+    );
+    client.write_raw(head.as_bytes()).await;
+}
+
+/// The 503 a client past a cap reads (JSON-RPC body, `Retry-After`), then the close.
+async fn assert_refused_busy(client: &mut HttpClient, what: &str) {
+    let answer = String::from_utf8_lossy(&client.read_to_end_within(Duration::from_secs(3)).await).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 503"), "{what}: {answer:?}");
+    assert!(answer.to_ascii_lowercase().contains("retry-after: 1"), "{what}: {answer}");
+    let (_, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+    let refusal: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("{what}: a JSON-RPC body: {body}"));
+    assert_eq!(refusal["error"]["code"], -32000, "{what}: {refusal}");
+    assert!(refusal["error"]["message"].as_str().is_some_and(|m| m.contains("from this address")), "{refusal}");
+}
+
+// Regression: 512 connections that sent a head and never the body held every
+// connection slot, and everyone got 503 for as long as they were reopened.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_one_client_cannot_hold_every_connection() {
+    let server = HttpServer::start(HttpOptions::default()).await;
+    let mut hanging = Vec::new();
+    for _ in 0..64 {
+        let mut client = HttpClient::connect(server.addr).await;
+        hang_on_body(&mut client, "").await;
+        hanging.push(client);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut one_more = HttpClient::connect(server.addr).await;
+    assert_refused_busy(&mut one_more, "the 65th connection of 127.0.0.1").await;
+    let mut other = HttpClient::connect_from(server.addr, "127.0.0.2".parse().expect("an address")).await;
+    assert_eq!(other.post(&support::initialize(1)).await.status, 200, "another client is served");
+    drop(hanging);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut again = HttpClient::connect(server.addr).await;
+    assert_eq!(again.post(&support::initialize(2)).await.status, 200, "freed slots serve again");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_behind_a_trusted_proxy_the_cap_counts_each_forwarded_client() {
+    let options = HttpOptions::default().trusted_proxies(["127.0.0.1"]).max_connections_per_client(1);
+    let server = HttpServer::start(options).await;
+    let mut slow = HttpClient::connect(server.addr).await;
+    hang_on_body(&mut slow, "x-forwarded-for: 203.0.113.9\r\n").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The proxy's own connections are many, and not counted.
+    let mut same = HttpClient::connect(server.addr).await;
+    let answer = same
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("x-forwarded-for", "203.0.113.9")],
+            &support::initialize(1),
+        )
+        .await;
+    assert_eq!(answer.status, 503, "the forwarded client's second request in progress: {}", answer.text());
+    assert_eq!(answer.header("retry-after"), Some("1"));
+    assert_eq!(answer.message()["error"]["code"], -32000);
+    let mut other = HttpClient::connect(server.addr).await;
+    let answer = other
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("x-forwarded-for", "198.51.100.1")],
+            &support::initialize(2),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "another forwarded client: {}", answer.text());
+    drop(slow);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let answer = same
+        .request(
+            "POST",
+            &[("content-type", "application/json"), ("x-forwarded-for", "203.0.113.9")],
+            &support::initialize(3),
+        )
+        .await;
+    assert_eq!(answer.status, 200, "its slot is free again: {}", answer.text());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -16,8 +16,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use futures::StreamExt;
@@ -42,6 +42,8 @@ struct Redis {
     port: u16,
     dir: std::path::PathBuf,
     child: Option<Child>,
+    /// Set for a server that speaks TLS only: its CA, in PEM.
+    tls_ca: Option<Vec<u8>>,
 }
 
 impl Redis {
@@ -54,14 +56,48 @@ impl Redis {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = std::env::temp_dir().join(format!("mcp-contract-redis-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut redis = Self { port, dir, child: None };
+        let mut redis = Self { port, dir, child: None, tls_ca: None };
+        redis.spawn();
+        Some(redis)
+    }
+
+    /// A fresh server as production runs one: TLS only, with a certificate
+    /// for `localhost` from a CA this test makes, and no default user: the
+    /// ACL user `mcp` with the password [`ACL_PASSWORD`].
+    fn start_tls() -> Option<Self> {
+        let mut redis = Self::start()?;
+        redis.stop();
+        let ca_key = rcgen::KeyPair::generate().unwrap();
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.distinguished_name.push(rcgen::DnType::CommonName, "mcp-contract test CA");
+        let ca = rcgen::CertifiedIssuer::self_signed(ca, ca_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let certificate =
+            rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, &ca).unwrap();
+        std::fs::write(redis.dir.join("ca.crt"), ca.pem()).unwrap();
+        std::fs::write(redis.dir.join("redis.crt"), certificate.pem()).unwrap();
+        std::fs::write(redis.dir.join("redis.key"), key.serialize_pem()).unwrap();
+        redis.tls_ca = Some(ca.pem().into_bytes());
         redis.spawn();
         Some(redis)
     }
 
     fn spawn(&mut self) {
-        let child = Command::new("redis-server")
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
+        let port = self.port.to_string();
+        let mut command = Command::new("redis-server");
+        if self.tls_ca.is_some() {
+            let file = |name: &str| self.dir.join(name).display().to_string();
+            command.args(["--port", "0", "--tls-port", &port, "--tls-auth-clients", "no"]);
+            command.args(["--tls-cert-file", &file("redis.crt"), "--tls-key-file", &file("redis.key")]);
+            command.args(["--tls-ca-cert-file", &file("ca.crt")]);
+            command.args(["--user", "default", "off", "--user", "mcp", "on", &format!(">{ACL_PASSWORD}")]);
+            command.args(["~*", "&*", "+@all"]);
+        } else {
+            command.args(["--port", &port]);
+        }
+        let child = command
+            .args(["--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
             .arg(&self.dir)
             .stdout(Stdio::null())
@@ -84,6 +120,10 @@ impl Redis {
 
     fn pings(&self) -> bool {
         let Ok(mut socket) = TcpStream::connect(("127.0.0.1", self.port)) else { return false };
+        if self.tls_ca.is_some() {
+            // Listening is enough: the stores' own TLS handshake is what the tests try.
+            return true;
+        }
         let _ = socket.set_read_timeout(Some(Duration::from_millis(500)));
         let mut answer = [0u8; 64];
         socket.write_all(b"PING\r\n").is_ok()
@@ -111,7 +151,10 @@ impl Redis {
     }
 
     fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        match self.tls_ca {
+            Some(_) => format!("rediss://mcp:{ACL_PASSWORD}@localhost:{}/", self.port),
+            None => format!("redis://127.0.0.1:{}/", self.port),
+        }
     }
 
     /// Stop the server (SIGTERM, as an operator does: it flushes its file).
@@ -143,8 +186,15 @@ impl Drop for Redis {
     }
 }
 
+/// The password of the ACL user of [`Redis::start_tls`].
+const ACL_PASSWORD: &str = "pw-7c1e-never-shown";
+
 fn store(redis: &Redis, namespace: &str) -> RedisStore {
-    RedisStore::new(&redis.url()).expect("a Redis URL").namespace(namespace)
+    let store = RedisStore::new(&redis.url()).expect("a Redis URL").namespace(namespace);
+    match &redis.tls_ca {
+        Some(ca) => store.ca_certificate(ca.clone()).expect("a CA in PEM"),
+        None => store,
+    }
 }
 
 fn event(n: u64) -> ServerSseMessage {
@@ -458,7 +508,44 @@ fn echo_call(id: u64, text: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_opened_on_one_replica_is_served_by_the_other_and_a_task_is_read_there() {
     let Some(redis) = Redis::start() else { return };
-    let (a, b) = (replica(store(&redis, "museum")).await, replica(store(&redis, "museum")).await);
+    replicas_share_a_session_and_a_task(&redis).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tls_with_an_acl_user_replicas_share_sessions_and_tasks_and_no_error_shows_the_password() {
+    let Some(redis) = Redis::start_tls() else { return };
+    replicas_share_a_session_and_a_task(&redis).await;
+
+    let mcp_url = |password: &str| format!("rediss://mcp:{password}@localhost:{}/", redis.port);
+    let ca = redis.tls_ca.clone().unwrap();
+    let probe = |store: RedisStore| async move {
+        let err = store.timeout(Duration::from_secs(2)).get("t").await.expect_err("refused");
+        assert_eq!(err.code(), mcp_contract_runtime::JsonRpcErrorCode::ServiceUnavailable);
+        format!("{err:?} {}", err.message())
+    };
+    // The wrong password, the system's roots instead of the CA, and plain
+    // `redis://` to a TLS port: each refused, and nothing shows a password.
+    let wrong = "pw-wrong-also-never-shown";
+    let refusals = [
+        probe(RedisStore::new(&mcp_url(wrong)).unwrap().ca_certificate(ca.clone()).unwrap()).await,
+        probe(RedisStore::new(&mcp_url(ACL_PASSWORD)).unwrap()).await,
+        probe(RedisStore::new(&format!("redis://mcp:{ACL_PASSWORD}@127.0.0.1:{}/", redis.port)).unwrap()).await,
+    ];
+    for refusal in &refusals {
+        assert!(!refusal.contains(ACL_PASSWORD) && !refusal.contains(wrong), "{refusal}");
+    }
+    let store = RedisStore::new(&mcp_url(ACL_PASSWORD)).unwrap();
+    assert!(!format!("{store:?}").contains(ACL_PASSWORD), "{store:?}");
+    let err = RedisStore::new(&format!("http://mcp:{ACL_PASSWORD}@localhost/")).unwrap_err();
+    assert!(!err.to_string().contains(ACL_PASSWORD), "{err}");
+    let err = store.ca_certificate(b"no certificate".to_vec()).unwrap_err();
+    assert!(!err.to_string().contains(ACL_PASSWORD), "{err}");
+}
+
+/// Two replicas on `redis`: a session opened on one is served by the other,
+/// and a task started through one is polled and read through the other.
+async fn replicas_share_a_session_and_a_task(redis: &Redis) {
+    let (a, b) = (replica(store(redis, "museum")).await, replica(store(redis, "museum")).await);
     let http = client();
     let session = open_session(&http, &a.url, true).await;
     for n in 1..=6u64 {
@@ -1030,4 +1117,180 @@ async fn a_replay_following_a_stream_is_woken_through_pub_sub_and_unsubscribes_w
     assert_eq!(woken.event_id.as_deref(), Some(answer.as_str()));
     assert!(replay.next().await.is_none(), "the replay ends with its call's answer");
     eventually("the replay unsubscribes once it ended", || !redis.channels().contains(&channel)).await;
+}
+
+/// A `redis-server` or `redis-sentinel` process of a failover test; killed when dropped.
+struct Process(Option<Child>);
+
+impl Process {
+    fn spawn(args: &[&str]) -> Self {
+        let child = Command::new("redis-server")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts (see Redis::spawn for how to install it)");
+        Self(Some(child))
+    }
+
+    /// SIGKILL, as a host dying: nothing is flushed, no goodbye to the sentinels.
+    fn kill(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// One line of `redis-cli` against `port`.
+fn redis_cli(port: u16, args: &[&str]) -> String {
+    let output = Command::new("redis-cli").args(["-p", &port.to_string()]).args(args).output().expect("redis-cli runs");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_sentinel_the_replicas_follow_a_failover_and_keep_the_sessions_and_tasks() {
+    let Some(mut primary) = Redis::start() else { return };
+    let replica_port = free_port();
+    let replica_dir = primary.dir.join("replica");
+    std::fs::create_dir_all(&replica_dir).unwrap();
+    let replica_of = format!("127.0.0.1 {}", primary.port);
+    let _redis_replica = Process::spawn(&[
+        "--port",
+        &replica_port.to_string(),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--dir",
+        &replica_dir.display().to_string(),
+        "--replicaof",
+        &replica_of,
+    ]);
+    // One sentinel, quorum 1, a primary down after 1 s: production runs three.
+    let sentinel_port = free_port();
+    let config = primary.dir.join("sentinel.conf");
+    std::fs::write(
+        &config,
+        format!(
+            "port {sentinel_port}\nbind 127.0.0.1\nsentinel monitor museum 127.0.0.1 {} 1\n\
+             sentinel down-after-milliseconds museum 1000\nsentinel failover-timeout museum 10000\n",
+            primary.port
+        ),
+    )
+    .unwrap();
+    let _sentinel = Process::spawn(&[&config.display().to_string(), "--sentinel"]);
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !redis_cli(sentinel_port, &["sentinel", "replicas", "museum"]).contains(&replica_port.to_string())
+        || redis_cli(replica_port, &["info", "replication"]).contains("master_link_status:down")
+    {
+        assert!(Instant::now() < deadline, "the sentinel did not see the replica in sync within 15 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let url = format!("redis+sentinel://127.0.0.1:{sentinel_port}/museum");
+    let store =
+        || RedisStore::new(&url).expect("a Sentinel URL").namespace("museum").timeout(Duration::from_millis(500));
+    let (a, b) = (replica(store()).await, replica(store()).await);
+    let http = client();
+    let session = open_session(&http, &a.url, true).await;
+    let start = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "export", "arguments": {"millis": 100}}});
+    let started = post(&http, &a.url, Some(&session), &start).await.unwrap();
+    let task_id = started.message["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{started:?}")).to_owned();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // What the primary holds is on the replica before the primary dies.
+    assert_eq!(redis_cli(primary.port, &["wait", "1", "2000"]), "1", "the replica acknowledged");
+
+    let running = Arc::new(AtomicBool::new(true));
+    let tally = Arc::new(Tally::default());
+    let recovered = Arc::new(Mutex::new(None::<Instant>));
+    let killed_at = Arc::new(Mutex::new(None::<Instant>));
+    let mut load = Vec::new();
+    for worker in 0..2u64 {
+        let (http, urls, session) = (http.clone(), [a.url.clone(), b.url.clone()], session.clone());
+        let (running, tally, recovered, killed_at) =
+            (running.clone(), tally.clone(), recovered.clone(), killed_at.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0u64;
+            while running.load(Ordering::Relaxed) {
+                n += 1;
+                // The session both replicas hold by now: calls on it need no store.
+                match post(&http, &urls[(n % 2) as usize], Some(&session), &echo_call(worker * 1_000_000 + n, "load"))
+                    .await
+                {
+                    Ok(answer) if answer.status == 200 && answer.message["result"]["content"][0]["text"] == "load" => {
+                        tally.answered.fetch_add(1, Ordering::Relaxed);
+                        if killed_at.lock().unwrap().is_some() {
+                            recovered.lock().unwrap().get_or_insert_with(Instant::now);
+                        }
+                    }
+                    Ok(answer) if answer.status == 503 && answer.message["error"]["code"] == -32000 => {
+                        tally.unavailable.fetch_add(1, Ordering::Relaxed);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    other => {
+                        eprintln!("neither answered nor refused: {other:?}");
+                        tally.other.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    primary.child.take().map(|mut child| {
+        let _ = child.kill();
+        child.wait()
+    });
+    let killed = Instant::now();
+    *killed_at.lock().unwrap() = Some(killed);
+    // Recovered: both replicas serve a session opened after the failover (it needs the new primary).
+    let deadline = killed + Duration::from_secs(30);
+    loop {
+        let opened = initialize(&http, &a.url, false).await;
+        if let Ok(answer) = &opened
+            && answer.status == 200
+            && let Some(fresh) = &answer.session
+            && post(&http, &b.url, Some(fresh), &echo_call(5, "after")).await.is_ok_and(|answer| answer.status == 200)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery within 30 s of the primary's death: {opened:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let recovery = killed.elapsed();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    running.store(false, Ordering::Relaxed);
+    for worker in load {
+        worker.await.unwrap();
+    }
+    let promoted = redis_cli(sentinel_port, &["sentinel", "get-master-addr-by-name", "museum"]);
+    assert!(promoted.contains(&replica_port.to_string()), "the sentinel promoted the replica: {promoted}");
+    let (answered, unavailable, other) = (
+        tally.answered.load(Ordering::Relaxed),
+        tally.unavailable.load(Ordering::Relaxed),
+        tally.other.load(Ordering::Relaxed),
+    );
+    eprintln!(
+        "failover: recovered {recovery:?} after the primary was killed; {answered} calls answered, \
+         {unavailable} refused with 503 while there was no primary, {other} otherwise"
+    );
+    assert_eq!(other, 0, "every call answered or refused with a retryable 503");
+    assert!(answered > 0 && recovered.lock().unwrap().is_some(), "calls answered after the failover");
+    // The session and the task made before the failover are on the new primary.
+    let answer = post(&http, &b.url, Some(&session), &echo_call(30, "kept")).await.unwrap();
+    assert_eq!(answer.message["result"]["content"][0]["text"], "kept", "{answer:?}");
+    let get = json!({"jsonrpc": "2.0", "id": 31, "method": "tasks/get", "params": {"taskId": task_id}});
+    let answer = post(&http, &b.url, Some(&session), &get).await.unwrap();
+    assert_eq!(answer.message["result"]["status"], "completed", "{answer:?}");
 }

@@ -58,13 +58,16 @@
 //!    may be part of a string: there the value is one string.
 //! 8. Values are percent-decoded and must be UTF-8; a malformed `%` means no match.
 //! 9. A variable named twice must get the same value both times (a prefix
-//!    `{var:n}` occurrence only has to be a prefix of the other).
+//!    `{var:n}` occurrence only has to be a prefix of the other). Rule 6 fills
+//!    variables from the left, so a list named twice in one expression
+//!    (`{f,f}`) is not split back in two, and does not match its own expansion.
 //!
 //! So `match_uri(expand(vars))` gives `vars` back for every template whose
 //! variables are strings, lists or associative arrays under operators other
 //! than `+` and `#`, given values that are defined and non-empty where rule 4
 //! cannot tell; `+` and `#` allow reserved characters in values, so composite
-//! values under them come back as one string.
+//! values under them come back as one string, and they pass a value's `%XX`
+//! through as written, so such a value comes back decoded.
 //!
 //! Matching reads an expression's text only where the template can go on after
 //! it (at the end of the URI, or before the next literal), so it costs about

@@ -77,6 +77,9 @@ impl UriTemplate {
         }
         let mut values: Vec<(String, Value)> = Vec::with_capacity(matcher.captured.len());
         for capture in matcher.captured {
+            if !capture.value.is_defined() {
+                continue;
+            }
             match values.iter_mut().find(|(name, _)| name == capture.name) {
                 // Agreement was checked; keep the whole value over a prefix of it.
                 Some((_, value)) => {
@@ -163,6 +166,11 @@ impl<'t> Matcher<'t, '_> {
 }
 
 fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
+    // An undefined occurrence and an empty string expand alike (to nothing).
+    let nothing = |value: &Value| !value.is_defined() || matches!(value, Value::String(text) if text.is_empty());
+    if !a.value.is_defined() || !b.value.is_defined() {
+        return nothing(&a.value) && nothing(&b.value);
+    }
     match (&a.value, &b.value) {
         (Value::String(x), Value::String(y)) => {
             x == y || a.prefix && y.starts_with(x.as_str()) || b.prefix && x.starts_with(y.as_str())
@@ -184,7 +192,13 @@ fn admissible(byte: u8, behaviour: &Behaviour) -> bool {
 /// expression cannot have produced it.
 fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], out: &mut Vec<Capture<'t>>) -> bool {
     if span.is_empty() {
-        // Rule 4: nothing written, every variable undefined.
+        // Rule 4: nothing written, every variable undefined; kept as an empty
+        // list, so that a variable named again must be undefined (or empty) there too.
+        out.extend(expression.variables.iter().map(|variable| Capture {
+            name: &variable.name,
+            value: Value::List(Vec::new()),
+            prefix: false,
+        }));
         return true;
     }
     let body = match behaviour.first {

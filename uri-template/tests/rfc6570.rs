@@ -364,3 +364,19 @@ fn a_long_uri_is_not_decoded_once_per_span() {
         Some(true)
     );
 }
+
+/// Found by the fuzz target `uri_template`: a variable left undefined by one
+/// of its expressions (an empty match) was not compared with the value another
+/// gave it, so `{;n}{n}` matched `h`, which no value of `n` expands to.
+#[test]
+fn a_variable_undefined_in_one_expression_and_defined_in_another_does_not_match() {
+    let template = parse("{;n}{n}");
+    assert!(template.match_uri("h").is_none());
+    let captures = template.match_uri(";n=hh").expect("n = h");
+    assert_eq!(captures.get("n"), Some(&Value::from("h")));
+    // An empty string and an undefined occurrence expand alike, and agree.
+    let template = parse("{n}{.n}");
+    let captures = template.match_uri(".").expect("n is empty");
+    assert_eq!(captures.get("n"), Some(&Value::from("")));
+    assert_eq!(template.expand(&[("n", Value::from(""))]), ".");
+}

@@ -11,6 +11,21 @@ use serde_json::Value;
 use super::{Content, ToolOutput};
 use crate::call::{EnrichmentField, EnrichmentKind};
 use crate::error::JsonObject;
+use crate::error::sanitize::cap_chars;
+
+/// The most characters of one enrichment string that reach the client, as
+/// for an error message: longer ones are cut and marked with "…".
+const MAX_ENRICHMENT_CHARS: usize = 1024;
+
+/// `value` with each of its strings capped at [`MAX_ENRICHMENT_CHARS`].
+fn capped(value: Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(cap_chars(&text, MAX_ENRICHMENT_CHARS).unwrap_or(text)),
+        Value::Array(items) => Value::Array(items.into_iter().map(capped).collect()),
+        Value::Object(fields) => Value::Object(fields.into_iter().map(|(key, value)| (key, capped(value))).collect()),
+        other => other,
+    }
+}
 
 /// How the trailer shows one enrichment field: a label instead of its key, or a
 /// renderer of its own (Markdown) instead of the default by kind.
@@ -65,8 +80,14 @@ impl EnrichmentDefinition {
     /// `output` with the declared fields of `fields` merged into its structured
     /// content and rendered as a trailer block after its content. Undeclared
     /// fields are dropped; nothing changes when no declared field was set.
+    /// Each string of a field is cut to 1,024 characters and "…" first: an echo of a 10 MB query does not come back whole, on
+    /// either surface.
     pub fn apply(&self, mut output: ToolOutput, fields: &[EnrichmentField]) -> ToolOutput {
-        let fields: Vec<&EnrichmentField> = fields.iter().filter(|field| self.declares(&field.key)).collect();
+        let fields: Vec<EnrichmentField> = fields
+            .iter()
+            .filter(|field| self.declares(&field.key))
+            .map(|field| EnrichmentField { value: capped(field.value.clone()), ..field.clone() })
+            .collect();
         if fields.is_empty() {
             return output;
         }
@@ -91,7 +112,7 @@ impl EnrichmentDefinition {
     /// The trailer text of `fields`: `"\n\n"` then one line per field, with a
     /// blank line after a field whose last line opens a block quote or a list
     /// item, so CommonMark does not fold the next field into it.
-    fn render_trailer(&self, fields: &[&EnrichmentField]) -> Option<String> {
+    fn render_trailer(&self, fields: &[EnrichmentField]) -> Option<String> {
         let mut joined = String::new();
         for field in fields {
             let text = self.render_field(field);
@@ -177,6 +198,20 @@ mod tests {
     }
 
     // The reference's own expected strings (its enrichment tests), as snapshots.
+    #[test]
+    fn an_echo_of_a_long_query_is_capped_on_both_surfaces() {
+        let e = Enrichment::default();
+        let query = "ü".repeat(10 * MAX_ENRICHMENT_CHARS);
+        e.echo(&query).delta("filter", &query, "short");
+        let output = definition(&["effectiveQuery", "filter"], &[]).apply(ToolOutput::text("domain"), &e.snapshot());
+        let capped = format!("{}…", "ü".repeat(MAX_ENRICHMENT_CHARS));
+        let structured = output.structured.expect("structured content");
+        assert_eq!(structured["effectiveQuery"], json!(capped));
+        assert_eq!(structured["filter"], json!({"before": capped, "after": "short"}));
+        let Some(Content::Text { text }) = output.content.get(1) else { panic!("no trailer") };
+        assert_eq!(text, &format!("\n\nQuery: {capped}\n**filter:** {capped} → short"));
+    }
+
     #[test]
     fn notice_only() {
         let e = Enrichment::default();

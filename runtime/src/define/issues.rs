@@ -14,6 +14,7 @@ use super::mismatch::{
     DESCRIBE_DEPTH, Step, admits_type, branches, describe, dotted, fits, got, pointer, property_names, resolve,
 };
 use crate::error::JsonObject;
+use crate::error::sanitize::cap_chars;
 use crate::schema::json_type;
 
 /// The most issues a refusal lists (`data.issues`, the hint); `issuesCount` has them all.
@@ -252,10 +253,7 @@ pub(crate) fn issues_json(issues: &[Issue]) -> Value {
 
 /// `text` cut to [`MAX_STRING_CHARS`] characters plus "…".
 pub(crate) fn cap(text: &str) -> String {
-    match text.char_indices().nth(MAX_STRING_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
-    }
+    cap_chars(text, MAX_STRING_CHARS).unwrap_or_else(|| text.to_owned())
 }
 
 /// `value` with each string cut to [`MAX_STRING_CHARS`] characters and each

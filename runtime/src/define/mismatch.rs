@@ -577,10 +577,7 @@ pub(crate) const QUOTED_INPUT_CHARS: usize = 200;
 /// `text` as an error message may quote it: at most [`QUOTED_INPUT_CHARS`]
 /// characters, then "…".
 pub(crate) fn cap_quoted(text: &str) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(QUOTED_INPUT_CHARS) {
-        Some((cut, _)) => format!("{}…", &text[..cut]).into(),
-        None => text.into(),
-    }
+    crate::error::sanitize::cap_chars(text, QUOTED_INPUT_CHARS).map_or(text.into(), Into::into)
 }
 
 #[cfg(test)]

@@ -164,6 +164,15 @@ pub fn redact_text(text: &str) -> Cow<'_, str> {
     }
 }
 
+/// `text` cut to `max` characters and marked with "…", or `None` when it is
+/// short enough: how a string of client text is bounded wherever an answer
+/// or a log line quotes it (an error message, a refusal's issue, an enrichment
+/// echoing the query), so a 10 MB argument never comes back whole.
+pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
+    let (cut, _) = text.char_indices().nth(max)?;
+    Some(format!("{}…", &text[..cut]))
+}
+
 fn sanitize_at(value: Value, depth: usize) -> Value {
     if depth >= MAX_SANITIZE_DEPTH && (value.is_object() || value.is_array()) {
         return Value::String(format!("[nested deeper than {MAX_SANITIZE_DEPTH} levels]"));

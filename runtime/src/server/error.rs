@@ -234,12 +234,24 @@ pub struct RedisUrlError(pub(crate) String);
 #[cfg(feature = "redis")]
 impl std::fmt::Display for RedisUrlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db]", self.0)
+        write!(
+            f,
+            "The Redis URL is not usable ({}); write it as redis://[user:password@]host[:port][/db], rediss:// for TLS, or redis+sentinel://host:port[,host:port..]/service[/db]",
+            self.0
+        )
     }
 }
 
 #[cfg(feature = "redis")]
 impl std::error::Error for RedisUrlError {}
+
+#[cfg(feature = "redis")]
+impl RedisUrlError {
+    /// What was wrong, without the URL: it may hold a password.
+    pub(crate) fn from_redis(err: redis::RedisError) -> Self {
+        Self(err.detail().map_or_else(|| err.category().to_owned(), |detail| format!("{}: {detail}", err.category())))
+    }
+}
 
 #[cfg(test)]
 mod tests {

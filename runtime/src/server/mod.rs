@@ -31,6 +31,10 @@ mod builder;
 mod cli;
 mod dispatch;
 mod error;
+// The fuzz targets' entry points (`fuzz/`), only in `cargo fuzz` builds.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub mod fuzzing;
 mod peer;
 mod store;
 mod transport;
@@ -53,8 +57,8 @@ pub use store::events::{
 };
 #[cfg(feature = "redis")]
 pub use store::redis::{
-    DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_URL_ENV,
-    RedisStore,
+    DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_CA_FILE_ENV,
+    REDIS_URL_ENV, RedisStore,
 };
 pub use store::tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions};

@@ -13,6 +13,7 @@ use crate::define::{
     Completion, Content, PromptContent, PromptDefinition, PromptMessage, RESOURCE_URI_META_KEY, ReadResourceResult,
     ResourceContent, ResourceDefinition, Role, TextOrBlob, ToolDefinition, ToolOutput, extend_output_schema,
 };
+use crate::error::sanitize::cap_chars;
 use crate::error::{ErrorContract, JsonObject, McpError, new_request_id, render};
 
 /// The `_meta` key under which `tools/list` publishes a tool's error contract:
@@ -47,12 +48,6 @@ pub(super) fn bounded(err: &McpError) -> Cow<'_, McpError> {
 /// The most characters of an error message sent to the client (or logged
 /// with a call); longer ones, which only quote input at length, are cut.
 pub(crate) const MAX_ERROR_MESSAGE_CHARS: usize = 1024;
-
-/// `text` cut to `max` characters plus "…", or `None` when it is short enough.
-pub(crate) fn cap_chars(text: &str, max: usize) -> Option<String> {
-    let (cut, _) = text.char_indices().nth(max)?;
-    Some(format!("{}…", &text[..cut]))
-}
 
 pub(super) fn content_block(content: Content) -> ContentBlock {
     use crate::define::EmbeddedResource;

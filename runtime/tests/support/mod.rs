@@ -481,10 +481,14 @@ impl HttpClient {
 
     pub async fn request(&mut self, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
         let mut head = format!(
-            "{method} {} HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
+            "{method} {} HTTP/1.1\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\n",
             self.path,
             body.len()
         );
+        // A test may send a `Host` of its own instead.
+        if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("host")) {
+            head.push_str("host: 127.0.0.1\r\n");
+        }
         if let Some(session) = &self.session {
             head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
         }

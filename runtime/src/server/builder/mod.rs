@@ -564,8 +564,14 @@ impl Server {
 
     /// [`Server::redis`] with a store set up with its own retention or namespace.
     #[cfg(feature = "redis")]
-    pub fn redis_store(mut self, store: RedisStore) -> Self {
-        self.redis = Some(Ok(store));
+    pub fn redis_store(self, store: RedisStore) -> Self {
+        self.with_redis_store(Ok(store))
+    }
+
+    /// A store, or why there is none, which [`Server::build`] reports.
+    #[cfg(feature = "redis")]
+    pub(crate) fn with_redis_store(mut self, store: Result<RedisStore, RedisUrlError>) -> Self {
+        self.redis = Some(store);
         self
     }
 

@@ -212,12 +212,22 @@ impl Server {
             && let Some(url) =
                 std::env::var(crate::server::store::redis::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
         {
-            eprintln!(
-                "{}: sessions, streams and tasks in the Redis of {}",
-                self.info.name,
-                crate::server::store::redis::REDIS_URL_ENV
-            );
-            return self.redis(url.trim());
+            use crate::server::store::redis::{REDIS_CA_FILE_ENV, REDIS_URL_ENV, RedisStore};
+            eprintln!("{}: sessions, streams and tasks in the Redis of {REDIS_URL_ENV}", self.info.name);
+            let store = RedisStore::new(url.trim());
+            let store = match std::env::var_os(REDIS_CA_FILE_ENV).filter(|path| !path.is_empty()) {
+                Some(path) => store.and_then(|store| {
+                    let pem = std::fs::read(&path).map_err(|err| {
+                        crate::server::error::RedisUrlError(format!(
+                            "cannot read the CA of {REDIS_CA_FILE_ENV}, {}: {err}",
+                            std::path::Path::new(&path).display()
+                        ))
+                    })?;
+                    store.ca_certificate(pem)
+                }),
+                None => store,
+            };
+            return self.with_redis_store(store);
         }
         self
     }

@@ -9,11 +9,13 @@
 //! Linux (every call took about 44 ms); and it has no timer, so a client that
 //! trickles headers holds its connection forever.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -28,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::server::peer::ClientIp;
 use crate::server::transport::jsonrpc::Rejection;
+use crate::server::transport::proxy::TrustedProxies;
 
 /// The limits of the connection layer, from `HttpOptions`.
 #[derive(Clone, Copy, Debug)]
@@ -38,10 +41,10 @@ pub(crate) struct ConnectionLimits {
     pub(crate) request_read_timeout: Duration,
 }
 
-/// What a client past the connection cap reads before the server closes: a
+/// What a client past a connection cap reads before the server closes: a
 /// JSON-RPC error with its request id, as every error a client receives.
-fn busy_response() -> String {
-    let body = Rejection::new(None, -32000, "The server has too many connections.").to_json().to_string();
+fn busy_response(why: &str) -> String {
+    let body = Rejection::new(None, -32000, why).to_json().to_string();
     format!(
         "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -49,16 +52,65 @@ fn busy_response() -> String {
     )
 }
 
+/// The slots of each client address, at most `max` each: its connections,
+/// or, behind a trusted proxy, its requests in progress.
+#[derive(Debug)]
+pub(crate) struct ClientSlots {
+    max: usize,
+    held: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl ClientSlots {
+    pub(crate) fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self { max, held: Mutex::new(HashMap::new()) })
+    }
+
+    /// A slot of `client`, held until dropped; `None` when it holds `max`.
+    pub(crate) fn take(self: &Arc<Self>, client: IpAddr) -> Option<ClientSlot> {
+        let client = client.to_canonical();
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(client).or_default();
+        if *count >= self.max {
+            return None;
+        }
+        *count += 1;
+        Some(ClientSlot { slots: Arc::clone(self), client })
+    }
+}
+
+/// One slot of [`ClientSlots`], given back when dropped.
+pub(crate) struct ClientSlot {
+    slots: Arc<ClientSlots>,
+    client: IpAddr,
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut held = self.slots.held.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.client) {
+            *count -= 1;
+            // An address with nothing open takes no memory.
+            if *count == 0 {
+                held.remove(&self.client);
+            }
+        }
+    }
+}
+
 /// Accept and serve connections until `stop` is cancelled, then let the open
 /// ones finish their requests until `cut` is, and a moment more for the
-/// answers to go out.
+/// answers to go out. A trusted proxy's connections are not counted per
+/// client: [`proxy::resolve`](super::proxy::resolve) counts the requests of
+/// the clients it forwards.
 pub(crate) async fn serve(
     listener: TcpListener,
     app: axum::Router,
     limits: ConnectionLimits,
+    clients: (Arc<ClientSlots>, Arc<TrustedProxies>),
     stop: CancellationToken,
     cut: CancellationToken,
 ) {
+    let (clients, trusted) = clients;
     let permits = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         let accepted = tokio::select! {
@@ -76,10 +128,25 @@ pub(crate) async fn serve(
             }
         };
         let (stream, peer) = stream;
+        let client_slot = if trusted.contains(peer.ip()) {
+            None
+        } else {
+            let Some(slot) = clients.take(peer.ip()) else {
+                tracing::warn!(
+                    client = %peer.ip(),
+                    max = clients.max,
+                    "refused a connection: the client holds as many as `max_connections_per_client` allows"
+                );
+                let _ = stream
+                    .try_write(busy_response("The server has too many connections from this address.").as_bytes());
+                continue;
+            };
+            Some(slot)
+        };
         let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
             tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
             // Best effort and without waiting: the client learns why instead of timing out.
-            let _ = stream.try_write(busy_response().as_bytes());
+            let _ = stream.try_write(busy_response("The server has too many connections.").as_bytes());
             continue;
         };
         if let Err(err) = stream.set_nodelay(true) {
@@ -89,7 +156,7 @@ pub(crate) async fn serve(
         let (stop, cut) = (stop.clone(), cut.clone());
         tokio::spawn(async move {
             serve_connection(stream, peer.ip(), app, limits, stop, cut).await;
-            drop(permit);
+            drop((permit, client_slot));
         });
     }
     // A client connecting now is refused by the system, not left waiting.

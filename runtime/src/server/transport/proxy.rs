@@ -9,9 +9,12 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::State;
 use axum::middleware::Next;
-use http::{HeaderMap, HeaderValue, Request, Response, header};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header};
 
 use crate::server::peer::ClientIp;
+use crate::server::transport::guard::error_response;
+use crate::server::transport::jsonrpc::Rejection;
+use crate::server::transport::listener::ClientSlots;
 
 /// The addresses of the proxies whose forwarding headers count: single
 /// addresses (`10.0.0.7`, `::1`) and networks (`10.0.0.0/8`, `fd00::/8`).
@@ -46,7 +49,7 @@ impl TrustedProxies {
         self.0.is_empty()
     }
 
-    fn contains(&self, ip: IpAddr) -> bool {
+    pub(crate) fn contains(&self, ip: IpAddr) -> bool {
         let ip = ip.to_canonical();
         self.0.iter().any(|&(network, prefix)| match (network.to_canonical(), ip) {
             (IpAddr::V4(network), IpAddr::V4(ip)) => {
@@ -69,16 +72,16 @@ pub(crate) struct ForwardedProto(pub(crate) String);
 
 /// What the proxies in front said of the client.
 #[derive(Debug, Default, PartialEq, Eq)]
-struct Forwarded {
+pub(crate) struct Forwarded {
     /// The hops, client first, as the proxies appended them.
-    chain: Vec<IpAddr>,
+    pub(crate) chain: Vec<IpAddr>,
     proto: Option<String>,
     host: Option<String>,
 }
 
 impl Forwarded {
     /// `Forwarded` (RFC 7239) when present, else the `X-Forwarded-*` headers.
-    fn read(headers: &HeaderMap) -> Self {
+    pub(crate) fn read(headers: &HeaderMap) -> Self {
         let values = |name: &str| -> Vec<String> {
             headers
                 .get_all(name)
@@ -117,7 +120,7 @@ impl Forwarded {
     /// The client: walking from the peer towards the client, the first hop
     /// that is no trusted proxy (the leftmost when all are). Whatever the
     /// client wrote itself, to the left of that, is not believed.
-    fn client(&self, peer: IpAddr, trusted: &TrustedProxies) -> IpAddr {
+    pub(crate) fn client(&self, peer: IpAddr, trusted: &TrustedProxies) -> IpAddr {
         let mut client = peer;
         for &hop in self.chain.iter().rev() {
             if !trusted.contains(client) {
@@ -139,21 +142,47 @@ fn node_address(value: &str) -> Option<IpAddr> {
         .or_else(|| value.strip_prefix('[')?.split(']').next()?.parse().ok())
 }
 
+/// What [`resolve`] needs: whom to believe, and the per-client slots.
+pub(crate) struct Proxying {
+    pub(crate) trusted: Arc<TrustedProxies>,
+    pub(crate) clients: Arc<ClientSlots>,
+}
+
 /// The outermost middleware: a request from a trusted proxy is taken as the
 /// client made it: its address (for the rate limit, the logs, the
 /// context), its `Host` (for the `Host` check, rmcp's included) and its scheme
-/// (for the `Origin` check).
+/// (for the `Origin` check). A forwarded client holds one of its
+/// `max_connections_per_client` slots while its request is in progress: the
+/// proxy's connections are shared by all its clients, so they are not counted.
 pub(crate) async fn resolve(
-    State(trusted): State<Arc<TrustedProxies>>,
+    State(proxying): State<Arc<Proxying>>,
     mut request: Request<Body>,
     next: Next,
 ) -> Response<Body> {
+    let trusted = &proxying.trusted;
     let Some(&ClientIp(peer)) = request.extensions().get::<ClientIp>() else { return next.run(request).await };
     if !trusted.contains(peer) {
         return next.run(request).await;
     }
     let forwarded = Forwarded::read(request.headers());
-    let client = forwarded.client(peer, &trusted);
+    let client = forwarded.client(peer, trusted);
+    let _slot = if client == peer {
+        None
+    } else {
+        let Some(slot) = proxying.clients.take(client) else {
+            tracing::warn!(
+                %client,
+                "refused a request: the client has as many in progress as `max_connections_per_client` allows"
+            );
+            let mut response = error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &Rejection::new(None, -32000, "The server has too many requests in progress from this address."),
+            );
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            return response;
+        };
+        Some(slot)
+    };
     request.extensions_mut().insert(ClientIp(client));
     if let Some(host) = forwarded.host.and_then(|host| HeaderValue::try_from(host).ok()) {
         request.headers_mut().insert(header::HOST, host);

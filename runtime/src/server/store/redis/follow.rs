@@ -96,7 +96,14 @@ impl RedisStore {
             return None;
         }
         let timeout = self.inner.settings.timeout;
-        let pubsub = match tokio::time::timeout(timeout, self.inner.settings.client.get_async_pubsub()).await {
+        let client = match self.client().await {
+            Ok(client) => client,
+            Err(err) => {
+                tracing::debug!(%err, "no pub/sub connection to Redis: replays that follow a stream poll it");
+                return None;
+            }
+        };
+        let pubsub = match tokio::time::timeout(timeout, client.get_async_pubsub()).await {
             Ok(Ok(pubsub)) => pubsub,
             Ok(Err(err)) => {
                 tracing::debug!(%err, "no pub/sub connection to Redis: replays that follow a stream poll it");

@@ -28,14 +28,17 @@ impl RedisStore {
         }
         lock(&self.inner.health).last_attempt = Some(Instant::now());
         let timeout = self.inner.settings.timeout;
-        let outcome = match self.connection() {
+        let outcome = match self.connection().await {
             Ok(mut connection) => match tokio::time::timeout(timeout, pipe.query_async::<T>(&mut connection)).await {
                 Ok(Ok(value)) => Ok(value),
                 Ok(Err(err)) => Err(err.to_string()),
                 Err(_) => Err(format!("no answer within {timeout:?}")),
             },
-            Err(err) => Err(err.to_string()),
+            Err(err) => Err(err),
         };
+        if outcome.is_err() {
+            self.forget_connection();
+        }
         let mut health = lock(&self.inner.health);
         match outcome {
             Ok(value) => {

@@ -20,13 +20,14 @@ mod events;
 mod follow;
 mod health;
 mod replica;
+mod sentinel;
 mod sessions;
 mod shared;
 mod tasks;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -34,10 +35,15 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use crate::server::error::RedisUrlError;
 use follow::Followers;
 use health::Health;
+use sentinel::SentinelUrl;
 
 /// The environment variable [`Server::run_cli`](crate::server::builder::Server::run_cli) reads
 /// the Redis URL from, when the server was given none.
 pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
+
+/// The environment variable of a PEM file [`Server::run_cli`](crate::server::builder::Server::run_cli)
+/// checks a `rediss://` server of [`REDIS_URL_ENV`] against (see [`RedisStore::ca_certificate`]).
+pub const REDIS_CA_FILE_ENV: &str = "MCP_REDIS_CA_FILE";
 
 /// How many events of one SSE stream are kept, by default: a stream is one
 /// request's answer (its progress, logs, and the result) or a session's
@@ -89,10 +95,19 @@ pub struct RedisStore {
     inner: Arc<Inner>,
 }
 
+/// Where the Redis is.
+#[derive(Clone)]
+enum Target {
+    /// At the URL's address.
+    Node(redis::Client),
+    /// Wherever the sentinels say the primary is, asked again after a failure.
+    Sentinel(SentinelUrl, Arc<tokio::sync::Mutex<redis::sentinel::SentinelClient>>),
+}
+
 /// What the builder methods set.
 #[derive(Clone)]
 struct Settings {
-    client: redis::Client,
+    target: Target,
     namespace: Option<String>,
     events_per_stream: usize,
     event_age: Duration,
@@ -102,8 +117,9 @@ struct Settings {
 
 struct Inner {
     settings: Settings,
-    /// Made on first use: making it spawns on the tokio runtime.
-    connection: OnceLock<ConnectionManager>,
+    /// Made on first use (making it spawns on the tokio runtime); behind
+    /// Sentinel, dropped after a failure so the next command finds the primary.
+    connection: Mutex<Option<ConnectionManager>>,
     health: Mutex<Health>,
     /// Event ids given out while Redis could not store the event: unique
     /// to this process (`nonce`) and never replayed.
@@ -124,7 +140,7 @@ impl Inner {
     fn new(settings: Settings) -> Self {
         Self {
             settings,
-            connection: OnceLock::new(),
+            connection: Mutex::new(None),
             health: Mutex::new(Health::default()),
             nonce: uuid::Uuid::new_v4().simple().to_string(),
             unstored: AtomicU64::new(0),
@@ -149,17 +165,32 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// A store on the Redis at `url` (`redis://host:port/db`, `rediss://` for
-    /// TLS is not built in), with the default retention.
+    /// A store on the Redis at `url`, with the default retention:
+    /// `redis://[user:password@]host[:port][/db]`, or `rediss://` for TLS
+    /// (the server's certificate checked against the system's roots, or
+    /// [`ca_certificate`](Self::ca_certificate)'s). An ACL user and its
+    /// password go in the URL; neither is ever logged nor shown in an error.
+    ///
+    /// Behind Redis Sentinel, the URL names the sentinels and the service:
+    /// `redis+sentinel://[user:password@]host:port[,host:port..]/service[/db]`
+    /// (`rediss+sentinel://` for TLS); the store asks them for the primary,
+    /// and again after a failure, so it follows a failover.
     ///
     /// # Errors
     ///
     /// [`RedisUrlError`] when `url` is not a Redis URL.
     pub fn new(url: &str) -> Result<Self, RedisUrlError> {
-        let client = redis::Client::open(url).map_err(|err| RedisUrlError(err.to_string()))?;
+        let target = match SentinelUrl::parse(url) {
+            Some(sentinel) => {
+                let sentinel = sentinel?;
+                let client = sentinel.client(None)?;
+                Target::Sentinel(sentinel, Arc::new(tokio::sync::Mutex::new(client)))
+            }
+            None => Target::Node(redis::Client::open(url).map_err(RedisUrlError::from_redis)?),
+        };
         Ok(Self {
             inner: Arc::new(Inner::new(Settings {
-                client,
+                target,
                 namespace: None,
                 events_per_stream: DEFAULT_EVENTS_PER_STREAM,
                 event_age: DEFAULT_EVENT_AGE,
@@ -175,6 +206,48 @@ impl RedisStore {
         let mut settings = self.inner.settings.clone();
         change(&mut settings);
         Self { inner: Arc::new(Inner::new(settings)) }
+    }
+
+    /// Check a `rediss://` server's certificate against `pem` (one or more
+    /// PEM certificates: the deployment's own CA) instead of the system's roots.
+    ///
+    /// ```no_run
+    /// use mcp_contract_runtime::server::RedisStore;
+    /// let ca = std::fs::read("/etc/redis/ca.crt")?;
+    /// let store = RedisStore::new("rediss://mcp:secret@redis.internal:6380/")?.ca_certificate(ca)?;
+    /// # let _ = store;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when the URL is not `rediss://` or `pem` holds no certificate.
+    pub fn ca_certificate(self, pem: impl Into<Vec<u8>>) -> Result<Self, RedisUrlError> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let pem = pem.into();
+        // redis takes a PEM without a certificate as an empty set of roots,
+        // which would refuse every server with a less telling error.
+        let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&pem).collect();
+        if !certificates.is_ok_and(|certificates| !certificates.is_empty()) {
+            return Err(RedisUrlError("the CA certificate is not a certificate in PEM".to_owned()));
+        }
+        let target = match &self.inner.settings.target {
+            Target::Node(client) => {
+                let info = client.get_connection_info().clone();
+                let certificates = redis::TlsCertificates { client_tls: None, root_cert: Some(pem) };
+                Target::Node(redis::Client::build_with_tls(info, certificates).map_err(RedisUrlError::from_redis)?)
+            }
+            Target::Sentinel(sentinel, _) if sentinel.is_tls() => {
+                let client = sentinel.client(Some(&pem))?;
+                Target::Sentinel(sentinel.clone(), Arc::new(tokio::sync::Mutex::new(client)))
+            }
+            Target::Sentinel(..) => {
+                let why = "a CA certificate is for `rediss+sentinel://`, the TLS form of the Sentinel URL";
+                return Err(RedisUrlError(why.to_owned()));
+            }
+        };
+        Ok(self.with(|settings| settings.target = target))
     }
 
     /// The prefix of every key, `mcp:{namespace}:`; the server's name unless set.
@@ -213,10 +286,36 @@ impl RedisStore {
         format!("mcp:{}:{kind}:{id}", self.inner.settings.namespace.as_deref().unwrap_or("mcp"))
     }
 
-    fn connection(&self) -> Result<ConnectionManager, redis::RedisError> {
-        if let Some(connection) = self.inner.connection.get() {
+    /// The client of the Redis to ask: behind Sentinel, the primary's, as the
+    /// sentinels say now (within the store's timeout).
+    async fn client(&self) -> Result<redis::Client, String> {
+        match &self.inner.settings.target {
+            Target::Node(client) => Ok(client.clone()),
+            Target::Sentinel(_, sentinel) => {
+                let timeout = self.inner.settings.timeout;
+                let asked = tokio::time::timeout(timeout, async { sentinel.lock().await.async_get_client().await });
+                match asked.await {
+                    Ok(Ok(client)) => Ok(client),
+                    Ok(Err(err)) => Err(format!("no primary from the sentinels: {err}")),
+                    Err(_) => Err(format!("no primary from the sentinels within {timeout:?}")),
+                }
+            }
+        }
+    }
+
+    /// After a failure behind Sentinel, the next command asks the sentinels
+    /// again: the primary may have changed (a failover).
+    fn forget_connection(&self) {
+        if matches!(self.inner.settings.target, Target::Sentinel(..)) {
+            lock(&self.inner.connection).take();
+        }
+    }
+
+    async fn connection(&self) -> Result<ConnectionManager, String> {
+        if let Some(connection) = lock(&self.inner.connection).as_ref() {
             return Ok(connection.clone());
         }
+        let client = self.client().await?;
         let timeout = Some(self.inner.settings.timeout);
         let config = ConnectionManagerConfig::new()
             .set_connection_timeout(timeout)
@@ -224,8 +323,8 @@ impl RedisStore {
             // Our own back-off (PROBE_INTERVAL) decides when to try again.
             .set_number_of_retries(1)
             .set_max_delay(self.inner.settings.timeout);
-        let made = self.inner.settings.client.get_connection_manager_lazy(config)?;
-        Ok(self.inner.connection.get_or_init(|| made).clone())
+        let made = client.get_connection_manager_lazy(config).map_err(|err| err.to_string())?;
+        Ok(lock(&self.inner.connection).get_or_insert(made).clone())
     }
 }
 

@@ -32,6 +32,8 @@ use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 pub(crate) use drain::Drain;
 use drain::{Call, CutOnShutdown, shutting_down};
 pub(crate) use origin::check_origin;
+#[cfg(fuzzing)]
+pub(crate) use origin::fuzz_origin_and_host;
 use origin::{host_allowed, normalize_origin};
 use sessions::{InFlight, Sessions};
 
@@ -85,7 +87,7 @@ impl Guard {
             // rmcp refuses it (403), and tells the client nothing more.
             let host =
                 request.headers().get(header::HOST).map(|host| String::from_utf8_lossy(host.as_bytes()).into_owned());
-            let host = host.map(|host| crate::server::wire::cap_chars(&host, 200).unwrap_or(host));
+            let host = host.map(|host| crate::error::sanitize::cap_chars(&host, 200).unwrap_or(host));
             tracing::warn!(
                 host = host.as_deref().unwrap_or("(none)"),
                 "refused a request whose `Host` header is not allowed; allow it with `--allowed-hosts`, `MCP_ALLOWED_HOSTS` or `HttpOptions::allowed_hosts` (behind a proxy that rewrites `Host`, trust it with `--trusted-proxies`, `MCP_TRUSTED_PROXIES` or `HttpOptions::trusted_proxies`)"

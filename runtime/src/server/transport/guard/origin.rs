@@ -32,6 +32,17 @@ pub(crate) async fn check_origin(
 ) -> Response<Body> {
     let proto =
         request.extensions().get::<crate::server::transport::proxy::ForwardedProto>().map(|proto| proto.0.as_str());
+    if let Some(host) = request.headers().get(header::HOST)
+        && host.to_str().ok().and_then(Authority::parse).is_none()
+    {
+        // RFC 9112 §3.2: a `Host` that is not `host[:port]` (`evil@127.0.0.1`,
+        // whose userinfo rmcp's check would skip) gets 400.
+        tracing::warn!(host = ?host, "refused a request whose `Host` header is not `host[:port]`");
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            &Rejection::new(None, jsonrpc::INVALID_REQUEST, "Bad Request: the Host header is not a host and port."),
+        );
+    }
     let cors_origin = match guard.check_origin(request.headers(), proto) {
         Origin::SameOrNone => None,
         Origin::Allowed(origin) => Some(origin),
@@ -63,18 +74,18 @@ pub(crate) async fn check_origin(
 
 impl Guard {
     /// Whether the request's `Origin` may call the server. Its own origin is
-    /// the `Host` it was sent to (as a trusted proxy forwarded it), with the
-    /// scheme's default port when either leaves the port out.
+    /// the scheme, host and port it was sent to: the `Host` (as a trusted
+    /// proxy forwarded it), and `http` (the server speaks plain HTTP) unless a
+    /// trusted proxy forwarded `https`; a port left out is the scheme's default.
     pub(super) fn check_origin(&self, headers: &HeaderMap, forwarded_proto: Option<&str>) -> Origin {
         let Some(origin) = headers.get(header::ORIGIN) else { return Origin::SameOrNone };
         let normalized = origin.to_str().map(normalize_origin).unwrap_or_default();
         let own = normalized.split_once("://").is_some_and(|(scheme, authority)| {
             let host = headers.get(header::HOST).and_then(|host| host.to_str().ok()).and_then(Authority::parse);
             let (Some(origin), Some(host)) = (Authority::parse(authority), host) else { return false };
-            // Without a forwarded scheme the request's own is unknown (a proxy
-            // may terminate TLS): the Origin's stands for it.
-            let request_scheme = forwarded_proto.unwrap_or(scheme);
-            origin.host == host.host
+            let request_scheme = forwarded_proto.unwrap_or("http");
+            scheme == request_scheme
+                && origin.host == host.host
                 && origin.port.or(default_port(scheme)) == host.port.or(default_port(request_scheme))
         });
         if own {
@@ -134,9 +145,24 @@ struct Authority {
 }
 
 impl Authority {
+    /// `None` unless `text` is `host[:port]`: `http`'s parser also takes a
+    /// userinfo (`user@host`), which neither header may carry (RFC 9110
+    /// §7.2, RFC 6454 §7).
     pub(super) fn parse(text: &str) -> Option<Self> {
+        if text.contains('@') {
+            return None;
+        }
         let authority = http::uri::Authority::try_from(text.trim()).ok()?;
-        Some(Self { host: authority.host().trim_matches(['[', ']']).to_ascii_lowercase(), port: authority.port_u16() })
+        // Brackets enclose an IPv6 address, and nothing else (`http` takes `_[']`).
+        let host = match authority.host().strip_prefix('[').and_then(|host| host.strip_suffix(']')) {
+            Some(literal) => {
+                literal.parse::<std::net::Ipv6Addr>().ok()?;
+                literal
+            }
+            None if authority.host().contains(['[', ']']) => return None,
+            None => authority.host(),
+        };
+        Some(Self { host: host.to_ascii_lowercase(), port: authority.port_u16() })
     }
 }
 
@@ -151,4 +177,47 @@ fn default_port(scheme: &str) -> Option<u16> {
 /// `scheme://host[:port]`, lowercased, without a trailing slash.
 pub(super) fn normalize_origin(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// What a client's `Origin` and `Host` can make of the checks: a `Host` is
+/// read only as `host[:port]`, and an `Origin` passes as the server's own only
+/// with `http` and the `Host`'s host and port (the fuzz target `http_headers`).
+#[cfg(fuzzing)]
+pub(crate) fn fuzz_origin_and_host(origin: &str, host: &str) {
+    if let Some(authority) = Authority::parse(host) {
+        assert!(!host.contains('@'), "a userinfo in {host:?}");
+        assert!(!authority.host.contains(['[', ']']), "{host:?}");
+    }
+    let (Ok(origin_value), Ok(host_value)) = (HeaderValue::from_str(origin), HeaderValue::from_str(host)) else {
+        return;
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert(header::ORIGIN, origin_value);
+    headers.insert(header::HOST, host_value);
+    let guard = Guard::new(&[], 1024, Vec::new(), None, Arc::default(), None);
+    if let Origin::SameOrNone = guard.check_origin(&headers, None) {
+        let normalized = normalize_origin(origin);
+        let authority = normalized.strip_prefix("http://").expect("the server's own origin is http");
+        let (origin, host) =
+            (Authority::parse(authority).expect("an authority"), Authority::parse(host).expect("a host"));
+        assert_eq!(origin.host, host.host);
+        assert_eq!(origin.port.unwrap_or(80), host.port.unwrap_or(80));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Authority;
+
+    #[test]
+    fn an_authority_is_a_host_and_a_port_and_nothing_else() {
+        let parsed = |text| Authority::parse(text).map(|authority| (authority.host, authority.port));
+        assert_eq!(parsed("LocalHost:8080"), Some(("localhost".to_owned(), Some(8080))));
+        assert_eq!(parsed("[::1]:3000"), Some(("::1".to_owned(), Some(3000))));
+        assert_eq!(parsed("127.0.0.1"), Some(("127.0.0.1".to_owned(), None)));
+        // Found by the fuzz target `http_headers`: `http` takes brackets around anything.
+        for wrong in ["_[']", "[localhost]:80", "a[b]", "evil@127.0.0.1:80", "[::1"] {
+            assert!(parsed(wrong).is_none(), "{wrong}");
+        }
+    }
 }

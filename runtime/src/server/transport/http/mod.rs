@@ -17,7 +17,8 @@ use crate::server::dispatch::streams::{Primings, SessionStreams};
 use crate::server::error::ServerError;
 use crate::server::store::events::EventStore;
 use crate::server::transport::guard::{self, Guard};
-use crate::server::transport::listener::{self, ConnectionLimits};
+use crate::server::transport::listener::{self, ClientSlots, ConnectionLimits};
+use crate::server::transport::proxy::Proxying;
 
 use crate::server::transport::signal::cancel_on_signal;
 pub use options::{DEFAULT_SSE_RETRY, HttpOptions};
@@ -36,9 +37,15 @@ impl ToolServer {
         let shutdown = options.shutdown.clone();
         let drain = Arc::new(guard::Drain::default());
         let lifecycle = self.lifecycle();
+        let trusted = super::proxy::TrustedProxies::parse(&options.trusted_proxies)
+            .map_err(|why| ServerError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why)))?;
+        let proxying = Arc::new(Proxying {
+            trusted: Arc::new(trusted),
+            clients: ClientSlots::new(options.max_connections_per_client),
+        });
         // Listen streams end with their final result as shutdown begins,
         // while their clients read and before the drain cuts what is left.
-        let router = self.stopping_with(shutdown.clone()).http_router(&options, &drain)?;
+        let router = self.stopping_with(shutdown.clone()).http_router(&options, &drain, &proxying)?;
         lifecycle.start(Serving { addr: listener.local_addr().ok(), stopping: shutdown.clone() }).await?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
         let limits = ConnectionLimits {
@@ -63,7 +70,8 @@ impl ToolServer {
                 drain.cut.cancel();
             }
         });
-        listener::serve(listener, router, limits, shutdown, drain.cut.clone()).await;
+        let clients = (Arc::clone(&proxying.clients), Arc::clone(&proxying.trusted));
+        listener::serve(listener, router, limits, clients, shutdown, drain.cut.clone()).await;
         grace.abort();
         if let Some(signals) = signals {
             signals.abort();
@@ -87,9 +95,12 @@ impl ToolServer {
     /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
     /// the landing page, `robots.txt`, the server card and the status document;
     /// the card alone is outside the Origin check (any origin may read it).
-    fn http_router(self, options: &HttpOptions, drain: &Arc<guard::Drain>) -> Result<axum::Router, ServerError> {
-        let trusted = super::proxy::TrustedProxies::parse(&options.trusted_proxies)
-            .map_err(|why| ServerError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why)))?;
+    fn http_router(
+        self,
+        options: &HttpOptions,
+        drain: &Arc<guard::Drain>,
+        proxying: &Arc<Proxying>,
+    ) -> Result<axum::Router, ServerError> {
         let mut config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(!options.stateless)
             .with_json_response(options.json_response)
@@ -191,10 +202,10 @@ impl ToolServer {
         // The server card stays outside the Origin check: browsers and registries read it cross-origin.
         let router =
             mounted.guarded.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)).merge(mounted.open);
-        if trusted.is_empty() {
+        if proxying.trusted.is_empty() {
             return Ok(router);
         }
-        Ok(router.layer(axum::middleware::from_fn_with_state(Arc::new(trusted), super::proxy::resolve)))
+        Ok(router.layer(axum::middleware::from_fn_with_state(Arc::clone(proxying), super::proxy::resolve)))
     }
 }
 
@@ -223,7 +234,7 @@ fn health_routes(router: axum::Router, readiness: Option<Readiness>, drain: Arc<
             match tokio::time::timeout(READINESS_TIMEOUT, check()).await {
                 Ok(Ok(())) => status(http::StatusCode::OK, "ready"),
                 Ok(Err(why)) => {
-                    let why = crate::server::wire::cap_chars(&why, crate::server::wire::MAX_ERROR_MESSAGE_CHARS)
+                    let why = crate::error::sanitize::cap_chars(&why, crate::server::wire::MAX_ERROR_MESSAGE_CHARS)
                         .unwrap_or(why);
                     tracing::warn!(reason = why, "the readiness check failed");
                     status(http::StatusCode::SERVICE_UNAVAILABLE, "not_ready")

@@ -35,6 +35,7 @@ pub struct HttpOptions {
     pub(super) allowed_hosts: Option<Vec<String>>,
     pub(super) allowed_origins: Vec<String>,
     pub(super) max_connections: usize,
+    pub(super) max_connections_per_client: usize,
     pub(super) header_read_timeout: Duration,
     pub(super) idle_timeout: Duration,
     pub(super) request_read_timeout: Duration,
@@ -81,6 +82,7 @@ impl Default for HttpOptions {
             allowed_hosts: None,
             allowed_origins: Vec::new(),
             max_connections: 512,
+            max_connections_per_client: 64,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             request_read_timeout: Duration::from_secs(30),
@@ -282,6 +284,20 @@ impl HttpOptions {
     /// 512 by default (keep it below the process's file limit).
     pub fn max_connections(mut self, max: usize) -> Self {
         self.max_connections = max.max(1);
+        self
+    }
+
+    /// The most connections one client address may hold open at once; one
+    /// more is answered 503 with `Retry-After` and closed, so a client that
+    /// opens connections and never finishes a request cannot take every slot
+    /// of [`max_connections`](Self::max_connections). 64 by default.
+    ///
+    /// From a [trusted proxy](Self::trusted_proxies) the proxy's own
+    /// connections are not counted, the requests in progress of each
+    /// forwarded client address are: past the cap, 503 with `Retry-After`.
+    /// A load test that opens thousands of sessions from one address raises it.
+    pub fn max_connections_per_client(mut self, max: usize) -> Self {
+        self.max_connections_per_client = max.max(1);
         self
     }
 

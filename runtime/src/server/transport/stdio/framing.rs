@@ -26,9 +26,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::error::sanitize::cap_chars;
 use crate::server::peer::ClientId;
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
-use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, cap_chars, stamped};
+use crate::server::wire::{MAX_ERROR_MESSAGE_CHARS, stamped};
 
 /// The longest line read: a longer one is answered with -32600 and skipped.
 /// The same bound as rmcp's stdio transport.
