@@ -813,6 +813,12 @@ async fn http_one_client_cannot_hold_every_connection() {
     assert_eq!(again.post(&support::initialize(2)).await.status, 200, "freed slots serve again");
 }
 
+/// An `initialize` a trusted proxy forwards for `client`.
+async fn initialize_for(connection: &mut HttpClient, client: &str, id: i64) -> Answer {
+    let headers = [("content-type", "application/json"), ("x-forwarded-for", client)];
+    connection.request("POST", &headers, &support::initialize(id)).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_behind_a_trusted_proxy_the_cap_counts_each_forwarded_client() {
     let options = HttpOptions::default().trusted_proxies(["127.0.0.1"]).max_connections_per_client(1);
@@ -822,34 +828,16 @@ async fn http_behind_a_trusted_proxy_the_cap_counts_each_forwarded_client() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     // The proxy's own connections are many, and not counted.
     let mut same = HttpClient::connect(server.addr).await;
-    let answer = same
-        .request(
-            "POST",
-            &[("content-type", "application/json"), ("x-forwarded-for", "203.0.113.9")],
-            &support::initialize(1),
-        )
-        .await;
+    let answer = initialize_for(&mut same, "203.0.113.9", 1).await;
     assert_eq!(answer.status, 503, "the forwarded client's second request in progress: {}", answer.text());
     assert_eq!(answer.header("retry-after"), Some("1"));
     assert_eq!(answer.message()["error"]["code"], -32000);
     let mut other = HttpClient::connect(server.addr).await;
-    let answer = other
-        .request(
-            "POST",
-            &[("content-type", "application/json"), ("x-forwarded-for", "198.51.100.1")],
-            &support::initialize(2),
-        )
-        .await;
+    let answer = initialize_for(&mut other, "198.51.100.1", 2).await;
     assert_eq!(answer.status, 200, "another forwarded client: {}", answer.text());
     drop(slow);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let answer = same
-        .request(
-            "POST",
-            &[("content-type", "application/json"), ("x-forwarded-for", "203.0.113.9")],
-            &support::initialize(3),
-        )
-        .await;
+    let answer = initialize_for(&mut same, "203.0.113.9", 3).await;
     assert_eq!(answer.status, 200, "its slot is free again: {}", answer.text());
 }
 
