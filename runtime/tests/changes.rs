@@ -370,11 +370,7 @@ async fn over_stdio_a_listen_stream_is_named_by_the_id_of_its_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_ends_a_listen_stream_with_its_final_result_at_once() {
     let changes = Changes::new();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let options = HttpOptions::default().stateless(true).shutdown_token(stop.clone()).without_signal_handling();
-    let served = tokio::spawn(server(&changes).build().unwrap().serve_http_on(listener, options));
+    let (addr, stop, served) = serve_stateless(&changes).await;
 
     let mut stream = open_listen(addr, "s-1").await;
     let mut read = Vec::new();
@@ -441,17 +437,29 @@ async fn over_stdio_shutdown_ends_a_listen_stream_with_its_final_result_at_once(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_ends_when_its_client_goes_away() {
     let changes = Changes::new();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    let options = HttpOptions::default().stateless(true).shutdown_token(stop.clone()).without_signal_handling();
-    tokio::spawn(server(&changes).build().unwrap().serve_http_on(listener, options));
+    let (addr, stop, _served) = serve_stateless(&changes).await;
     let _stop = stop.drop_guard();
     let mut stream = open_listen(addr, "s-2").await;
     read_until(&mut stream, &mut Vec::new(), "notifications/subscriptions/acknowledged").await;
     assert_eq!(changes.listen_streams(), 1);
     drop(stream);
     eventually("the stream of a client gone forgotten", || changes.listen_streams() == 0).await;
+}
+
+/// The guestbook served over stateless Streamable HTTP until `stop` is cancelled.
+async fn serve_stateless(
+    changes: &Changes,
+) -> (
+    std::net::SocketAddr,
+    CancellationToken,
+    tokio::task::JoinHandle<Result<(), mcp_contract_runtime::server::ServerError>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().stateless(true).shutdown_token(stop.clone()).without_signal_handling();
+    let served = tokio::spawn(server(changes).build().unwrap().serve_http_on(listener, options));
+    (addr, stop, served)
 }
 
 /// A stateless `subscriptions/listen` of the guestbook over a connection of its own, under `id`.
