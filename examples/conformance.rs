@@ -197,7 +197,7 @@ struct ElicitationInput {
 }
 
 /// What `test_elicitation` asks the user for.
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct UserResponse {
     /// User's response
     response: String,
@@ -224,7 +224,7 @@ async fn test_elicitation(input: ElicitationInput, ctx: Ctx) -> Result<String, M
     outcome("User response", ctx.elicit::<UserResponse>(input.message).await)
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
 #[serde(rename_all = "lowercase")]
 enum Status {
     Active,
@@ -249,7 +249,7 @@ fn default_verified() -> bool {
 }
 
 /// A form whose every field has a default (SEP-1034).
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct WithDefaults {
     /// User name
     #[serde(default = "default_name")]
@@ -275,7 +275,7 @@ async fn test_elicitation_sep1034_defaults(ctx: Ctx) -> Result<String, McpError>
     outcome("Elicitation completed", answer)
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
 #[serde(rename_all = "lowercase")]
 enum Untitled {
     Option1,
@@ -283,7 +283,7 @@ enum Untitled {
     Option3,
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
 enum Titled {
     /// First Option
     #[serde(rename = "value1")]
@@ -296,7 +296,7 @@ enum Titled {
     Third,
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
 #[schemars(extend("enumNames" = ["Option One", "Option Two", "Option Three"]))]
 enum Legacy {
     #[serde(rename = "opt1")]
@@ -307,7 +307,7 @@ enum Legacy {
     Three,
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
 enum TitledChoice {
     /// First Choice
     #[serde(rename = "value1")]
@@ -321,7 +321,7 @@ enum TitledChoice {
 }
 
 /// The five enum forms of SEP-1330, none required.
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 #[serde(rename_all = "camelCase")]
 struct EnumForms {
     untitled_single: Option<Untitled>,
@@ -410,7 +410,7 @@ fn json_schema_2020_12_tool(input: JsonObject) -> Result<String, McpError> {
 // result, and the retried request finds its answer in `inputResponses` under
 // the key named here (the suite's own server's keys).
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct UserName {
     name: String,
 }
@@ -438,7 +438,7 @@ async fn test_input_required_result_list_roots(ctx: Ctx) -> Result<String, McpEr
     Ok(format!("Found {} root(s)", roots.len()))
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct Confirmation {
     ok: bool,
 }
@@ -467,7 +467,7 @@ async fn test_input_required_result_multiple_inputs(ctx: Ctx) -> Result<String, 
     Ok(format!("Name: {name}; Greeting: {}; Roots: {}", greeting?.text, roots?.len()))
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct FavoriteColor {
     color: String,
 }
@@ -494,7 +494,7 @@ async fn test_input_required_result_tampered_state(ctx: Ctx) -> Result<String, M
     })
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct ElicitedValue {
     value: String,
 }
@@ -535,7 +535,7 @@ async fn test_input_required_result_capabilities(ctx: Ctx) -> Result<String, Mcp
     Ok(format!("capabilities-ok: received {}", received.join(", ")))
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct PromptContext {
     context: String,
 }
@@ -698,7 +698,7 @@ struct ConfirmDeleteInput {
     filename: String,
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct DeleteConfirmation {
     /// Delete the file.
     confirm: bool,
@@ -715,7 +715,7 @@ async fn confirm_delete(input: ConfirmDeleteInput, ctx: Ctx) -> Result<String, M
     })
 }
 
-#[derive(Deserialize, Serialize, JsonSchema)]
+#[derive(Deserialize, Serialize, JsonSchema, ElicitForm)]
 struct NamedConfirmation {
     /// A name for the answer.
     name: Option<String>,

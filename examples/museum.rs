@@ -418,7 +418,7 @@ async fn collection_stats(collection: State<Collection>, ctx: Ctx) -> Result<Col
 // ---------------------------------------------------------------- take_off_view and summarize_object
 
 /// What `take_off_view` asks the user before it acts.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, ElicitForm)]
 pub struct ConfirmTakeOffView {
     /// Take the object off view now.
     pub confirm: bool,

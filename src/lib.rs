@@ -27,11 +27,12 @@ pub mod prelude {
     //! The attribute macros, the error type and its codes, the handler's context
     //! and state, what a handler asks of its client, its caller, the traits and
     //! types of resources and prompts, and the derives the macros ask for
-    //! (`Deserialize`, `Serialize`, `JsonSchema`).
+    //! (`Deserialize`, `Serialize`, `JsonSchema`) and an elicitation form's
+    //! (`ElicitForm`, `FormField`).
 
-    pub use mcp_contract_macros::{mcp_prompt, mcp_resource, mcp_tool};
+    pub use mcp_contract_macros::{ElicitForm, FormField, mcp_prompt, mcp_resource, mcp_tool};
     pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
-    pub use mcp_contract_runtime::call::{ClientRequestError, Elicitation, Sampling};
+    pub use mcp_contract_runtime::call::{ClientRequestError, ElicitForm, Elicitation, FormField, Sampling};
     pub use mcp_contract_runtime::call::{Context, Ctx, LogLevel, State};
     pub use mcp_contract_runtime::define::{
         Completion, CompletionRequest, Content, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContent,
@@ -76,12 +77,15 @@ pub mod context {
     //! stateless or task call asks them in; and, for unit tests of a handler with
     //! its tool's `test_ctx()`, what it sent ([`Captured`]).
 
+    /// The derives of an elicitation form's struct and its enums.
+    pub use mcp_contract_macros::{ElicitForm, FormField};
     pub use mcp_contract_runtime::call::{
         Capability, Captured, ClientCapabilities, ClientChannel, ClientRequestError, ClientRequestRecord, Context, Ctx,
         DEFAULT_CLIENT_REQUEST_TIMEOUT, ElicitForm, Elicitation, Input, InputRequest, InputRound, LogLevel, LogRecord,
         ModelPreferences, ProgressToken, ProgressUpdate, Root, RoundEnd, SampledMessage, Sampling, SharedState, State,
         StateType, form_schema,
     };
+    pub use mcp_contract_runtime::call::{FormChoice, FormField};
 }
 
 pub mod tools {

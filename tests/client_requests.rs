@@ -9,7 +9,7 @@ use mcp_contract::prelude::*;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, ElicitForm)]
 struct Confirm {
     /// Whether to delete the object.
     confirm: bool,

@@ -49,7 +49,7 @@ async fn read_shelf(input: ShelfInput, shelf: State<Shelf>, ctx: Ctx) -> Result<
     Ok(ShelfOutput { title: (*title).to_owned(), asked_by })
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, ElicitForm)]
 struct Confirm {
     /// Remove it for good.
     confirm: bool,

@@ -1,5 +1,6 @@
 //! The macros of mcp-contract: the attributes `#[mcp_tool]`, `#[mcp_resource]`
-//! and `#[mcp_prompt]`, and `embed_skills!` (`expand::skills`, a folder of
+//! and `#[mcp_prompt]`, the derives of an elicitation form (`ElicitForm`,
+//! `FormField`, `expand::form`), and `embed_skills!` (`expand::skills`, a folder of
 //! agent skills read into the binary). This file holds their entry points only; each hands the
 //! handler function to its pipeline, `expand::tool::mcp_tool`,
 //! `expand::resource::mcp_resource` or `expand::prompt::mcp_prompt`, which runs
@@ -157,6 +158,49 @@ fn handler_fn(item: TokenStream, attribute: &str) -> Result<syn::ItemFn, TokenSt
         );
         syn::Error::new(err.span(), text).to_compile_error().into()
     })
+}
+
+/// Make a struct an elicitation form: `ctx.elicit::<T>()` asks only for a
+/// type deriving this (with `Deserialize` and `JsonSchema`).
+///
+/// ```ignore
+/// #[derive(Deserialize, JsonSchema, ElicitForm)]
+/// struct Booking {
+///     name: String,
+///     guests: u8,
+///     room: Option<Room>,       // an enum deriving `FormField`
+///     extras: Vec<Extra>,       // a multi-select: a `Vec` of one
+/// }
+/// ```
+///
+/// Each field's type must be a `FormField`, checked at compile time with the
+/// error at the field (`elicitation-form-flat`): a string, number, integer,
+/// boolean, an enum of unit variants deriving `FormField`, a `Vec` of such an
+/// enum, or an `Option` of one of these. A nested struct is refused with the
+/// fix (flatten it). `#[schemars(with = "String")]` checks the type named
+/// instead of the field's, a `#[serde(flatten)]` field must be a form itself,
+/// and a field with `#[serde(default ..)]` must be `Serialize` (schemars
+/// writes the default by serializing it, and leaves it out silently
+/// otherwise). `#[elicit(crate = path)]` names where `mcp-contract` is.
+#[proc_macro_derive(ElicitForm, attributes(elicit))]
+pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
+    expand::form::derive_elicit_form(input.into()).into()
+}
+
+/// Make an enum of unit variants a field of an elicitation form: a
+/// single-select, or, in a `Vec`, a multi-select. On a newtype struct
+/// (`struct Email(String)`), a field of what it wraps.
+///
+/// ```ignore
+/// #[derive(Deserialize, Serialize, JsonSchema, FormField)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Room { Egyptian, Greek }
+/// ```
+///
+/// A variant that carries data is refused (`elicitation-form-flat`).
+#[proc_macro_derive(FormField, attributes(elicit))]
+pub fn derive_form_field(input: TokenStream) -> TokenStream {
+    expand::form::derive_form_field(input.into()).into()
 }
 
 /// Read a folder of agent skills into the binary at compile time, for

@@ -181,9 +181,11 @@ rules! {
         /// `input_schema = ..` / `output_schema = ..` is no path to the function
         /// giving the schema, or gives an output schema to a text-only tool.
         SCHEMA_FUNCTION = "schema-function", Error;
-        /// `ctx.elicit::<T>(..)` of a `T` no elicitation form can carry (a list,
-        /// a map, a nested object, an array of objects); the runtime refuses
-        /// what the macro cannot see before sending.
+        /// A field of `#[derive(ElicitForm)]` no elicitation form can carry (a
+        /// nested object, an array of objects, a list of free values), a
+        /// `#[derive(FormField)]` enum with data, a default that would vanish
+        /// without `Serialize`; the runtime refuses a hand-written form's
+        /// before sending.
         ELICITATION_FORM_FLAT = "elicitation-form-flat", Error;
     }
     both: {

@@ -69,7 +69,7 @@ pub use error::{
 /// beyond the public API; not a public API. The facade re-exports it whole.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::call::{Capability, Context, Ctx, State};
+    pub use crate::call::{Capability, Context, Ctx, ElicitForm, FormChoice, FormField, State};
     pub use crate::define::{
         APP_MIME_TYPE, AppPermission, AppUi, Completion, CompletionRequest, EmbeddedSkills, EnrichmentDefinition,
         InputAlias, IntoContents, NoArguments, OutputSample, Prompt, PromptDefinition, PromptMessage,
@@ -84,5 +84,6 @@ pub mod __private {
         run_blocking, typed_context,
     };
     pub use crate::schema;
+    pub use schemars;
     pub use serde;
 }

@@ -94,7 +94,7 @@ impl Tool for Export {
     }
 }
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[derive(serde::Deserialize, schemars::JsonSchema, mcp_contract::context::ElicitForm)]
 struct Confirm {
     /// Whether to go on.
     confirm: bool,

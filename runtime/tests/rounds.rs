@@ -31,7 +31,7 @@ struct DeleteInput {
     filename: String,
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, mcp_contract::context::ElicitForm)]
 struct Confirm {
     confirm: bool,
 }
@@ -71,7 +71,7 @@ impl Tool for Delete {
     }
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, mcp_contract::context::ElicitForm)]
 struct Word {
     word: String,
 }
@@ -117,6 +117,10 @@ struct Registration {
     #[allow(dead_code)]
     street: Street,
 }
+
+// By hand, as a type no derive checked would be (`#[derive(ElicitForm)]`
+// refuses `street` at compile time): the run-time check is the defence.
+impl mcp_contract_runtime::call::ElicitForm for Registration {}
 
 /// Elicits a form with a nested object, which no elicitation can carry:
 /// declared outside any macro's sight, so refused at run time.

@@ -135,7 +135,7 @@ async fn connect<C: ClientHandler>(server: Server, client: C) -> RunningService<
     client.serve(client_io).await.expect("the client connects")
 }
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, mcp_contract::context::ElicitForm)]
 struct Answer {
     word: String,
 }

@@ -9,11 +9,14 @@
 //! - `question_mark`: the handler's `?`s rewritten to convert any error;
 //! - `tool`, `resource`, `prompt`: each attribute's pipeline and trait impl,
 //!   with `resource_or_prompt` for what a resource and a prompt generate alike;
-//! - `skills`: `embed_skills!`, a folder read, judged and embedded in one file.
+//! - `skills`: `embed_skills!`, a folder read, judged and embedded in one file;
+//! - `form`: `#[derive(ElicitForm)]` and `#[derive(FormField)]`, each
+//!   field's type checked where it is written.
 
 use proc_macro2::TokenStream;
 
 pub(crate) mod contract;
+pub(crate) mod form;
 pub(crate) mod prompt;
 pub(crate) mod question_mark;
 pub(crate) mod reason_names;

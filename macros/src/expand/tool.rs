@@ -31,7 +31,6 @@ pub(crate) fn mcp_tool(args: TokenStream, item: ItemFn) -> TokenStream {
     let mut handler = parse::handler::parse(item, &mut diag);
     let allowed: Vec<String> = raw.allow.iter().map(|rule| rule.id.clone()).collect();
     let tool = valid::tool::validate(raw, &handler, &mut diag);
-    valid::elicit::check_forms(&handler.item, &mut diag);
     if let Some(contract) = &tool.contract {
         let typed_ctx = if handler.ctx() == Some(CtxKind::Typed) { handler.ctx_name.as_ref() } else { None };
         let reasons = Reasons { contract, reason_type: &tool.reason_type, typed_ctx, kind: Kind::Tool };

@@ -7,11 +7,13 @@
 //! - `contract`: `errors(..)`, which the three share;
 //! - `handler`: the handler's signature, one reader for the three;
 //! - `tool` (with `trailer`), `resource` (with `app_ui`), `prompt`: each
-//!   attribute's own keys.
+//!   attribute's own keys;
+//! - `form`: the item of `#[derive(ElicitForm)]` or `#[derive(FormField)]`.
 
 pub(crate) mod app_ui;
 pub(crate) mod attr;
 pub(crate) mod contract;
+pub(crate) mod form;
 pub(crate) mod handler;
 pub(crate) mod prompt;
 pub(crate) mod resource;

@@ -67,7 +67,7 @@ pub(crate) struct Judged {
 }
 
 /// The contract keys of a resource or prompt judged as a tool's are
-/// ([`check`]), its elicitation forms (`elicitation-form-flat`), and the name
+/// ([`check`]) and the name
 /// of its reason enum, which must not be that of `type_ident`, the generated
 /// resource or prompt type.
 pub(crate) fn check_keys(
@@ -80,7 +80,6 @@ pub(crate) fn check_keys(
     let ContractKeys { errors, reason_type, krate, allow } = keys;
     let raw = errors.as_ref().map(|meta| contract(meta, diag));
     let entries = check(raw, &allow, kind, &item.block, diag);
-    super::elicit::check_forms(item, diag);
 
     let reason_type = reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
     if reason_type == *type_ident {

@@ -253,7 +253,7 @@ impl Context {
     ///
     /// ```
     /// # use mcp_contract::prelude::*;
-    /// #[derive(Deserialize, JsonSchema)]
+    /// #[derive(Deserialize, JsonSchema, ElicitForm)]
     /// struct Name { name: String }
     ///
     /// async fn greet(ctx: &mcp_contract::Context) -> Result<String, ClientRequestError> {

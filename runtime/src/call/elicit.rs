@@ -17,20 +17,92 @@ use serde_json::{Map, Value, json};
 
 use crate::error::JsonObject;
 
-/// A type a form can ask for: a flat struct deriving `JsonSchema` and
-/// `Deserialize`, whose fields are strings, numbers, booleans, enums of unit
-/// variants, `Vec`s of such enums (a multi-select), or `Option`s of these.
+/// A type a form can ask for: a flat struct deriving `Deserialize`,
+/// `JsonSchema` and `ElicitForm`, whose fields are [`FormField`]s.
 ///
-/// Whether the fields fit is checked when the form is built, before anything
-/// is sent ([`form_schema`] checks it in a unit test of yours).
+/// `#[derive(ElicitForm)]` checks each field's type at compile time, and the
+/// error points at the field that cannot be one. A hand-written
+/// `impl ElicitForm for T {}` skips that check; the fields are then judged
+/// when the form is built, before anything is sent ([`form_schema`] judges
+/// them in a unit test of yours).
+///
+/// ```
+/// use mcp_contract::prelude::*;
+///
+/// #[derive(Deserialize, JsonSchema, ElicitForm)]
+/// struct Booking {
+///     /// Who the visit is for.
+///     name: String,
+///     guests: u8,
+///     room: Option<Room>,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema, FormField)]
+/// enum Room { Egyptian, Greek }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be asked for in an elicitation form",
     label = "not a form type",
-    note = "derive both on a flat struct: `#[derive(Deserialize, JsonSchema)] struct {Self} {{ name: String, age: u32 }}`"
+    note = "a form asks for one object of flat fields: ask for a struct deriving it, `#[derive(Deserialize, JsonSchema, ElicitForm)] struct Answer {{ name: String, age: u32 }}`; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#elicitation-form-flat"
 )]
 pub trait ElicitForm: DeserializeOwned + JsonSchema {}
 
-impl<T: DeserializeOwned + JsonSchema> ElicitForm for T {}
+/// What a field of an [`ElicitForm`] may be, as MCP's form schema allows:
+/// a string (`String`, `Box<str>`, `Arc<str>`, `char`), a number or integer, a `bool`, a
+/// single-select (an enum of unit variants deriving [`FormField`]), a
+/// multi-select (a `Vec`, `VecDeque`, `BTreeSet` or `HashSet` of such an
+/// enum), or an `Option` of one of these.
+///
+/// `#[derive(FormField)]` on an enum of unit variants makes it a
+/// single-select (and a [`FormChoice`] of a multi-select); on a newtype
+/// struct (`struct Email(String)`), a field of what it wraps. A type of
+/// another crate whose schema is a string (a date, a URL) is written with
+/// schemars' `#[schemars(with = "String")]` on the field, which the derive
+/// checks instead of the field's type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "an elicitation form holds only strings, numbers, booleans and enums of unit variants",
+    note = "flatten a nested value into fields of its own (`home_city: String`), or ask for it in an elicitation of its own; an enum of unit variants derives `FormField`",
+    note = "see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#elicitation-form-flat"
+)]
+pub trait FormField {}
+
+/// What a multi-select holds: an enum of unit variants deriving
+/// [`FormField`] (MCP's form has no list of free strings or numbers).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an option of a multi-select: a form's list holds only enums of unit variants",
+    label = "not an enum deriving `FormField`",
+    note = "derive `FormField` on an enum of unit variants, or ask for a list of free values one elicitation at a time",
+    note = "see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#elicitation-form-flat"
+)]
+pub trait FormChoice: FormField {}
+
+macro_rules! form_fields {
+    ($($ty:ty),* $(,)?) => { $(impl FormField for $ty {})* };
+}
+
+form_fields!(String, Box<str>, std::sync::Arc<str>, char, bool, f32, f64);
+form_fields!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+form_fields!(
+    std::num::NonZeroI8,
+    std::num::NonZeroI16,
+    std::num::NonZeroI32,
+    std::num::NonZeroI64,
+    std::num::NonZeroI128
+);
+form_fields!(
+    std::num::NonZeroU8,
+    std::num::NonZeroU16,
+    std::num::NonZeroU32,
+    std::num::NonZeroU64,
+    std::num::NonZeroU128
+);
+form_fields!(std::num::NonZeroIsize, std::num::NonZeroUsize);
+impl<T: FormField> FormField for Option<T> {}
+impl<T: FormChoice> FormField for Vec<T> {}
+impl<T: FormChoice> FormField for std::collections::VecDeque<T> {}
+impl<T: FormChoice> FormField for std::collections::BTreeSet<T> {}
+impl<T: FormChoice, S> FormField for std::collections::HashSet<T, S> {}
 
 /// The user's answer to an elicitation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -321,6 +393,14 @@ mod tests {
         legacy: Option<Legacy>,
     }
 
+    // By hand, as a type the derive cannot see would be: the run-time check
+    // is the defence behind the compile-time one.
+    impl ElicitForm for Profile {}
+    impl ElicitForm for Defaults {}
+    impl ElicitForm for Nested {}
+    impl ElicitForm for Listed {}
+    impl ElicitForm for Bare {}
+
     fn keep() -> Status {
         Status::Active
     }
@@ -394,6 +474,10 @@ mod tests {
 
     #[derive(Deserialize, JsonSchema)]
     #[allow(dead_code)]
+    struct Bare(String);
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)]
     struct Listed {
         addresses: Vec<Address>,
     }
@@ -405,7 +489,7 @@ mod tests {
         assert!(err.contains("flatten it"), "{err}");
         let err = form_schema::<Listed>().unwrap_err();
         assert!(err.contains("field `addresses`") && err.contains("array of something other than enum"), "{err}");
-        let err = form_schema::<String>().unwrap_err();
+        let err = form_schema::<Bare>().unwrap_err();
         assert!(err.contains("Wrap the value in a struct"), "{err}");
         assert!(!err.contains("::"), "no module path reaches the client: {err}");
         assert_eq!(unqualified("alloc::vec::Vec<museum::forms::Address>"), "Vec<Address>");

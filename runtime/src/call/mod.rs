@@ -23,7 +23,7 @@ pub use self::client::{
     SampledMessage, Sampling,
 };
 pub use self::context::{ClientChannel, Context, Ctx, Input, LogLevel, ProgressToken};
-pub use self::elicit::{ElicitForm, Elicitation, form_schema};
+pub use self::elicit::{ElicitForm, Elicitation, FormChoice, FormField, form_schema};
 pub use self::enrichment::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
 pub use self::round::{InputRequest, InputRound, RoundEnd};
 pub(crate) use self::state::StateMap;

@@ -18,7 +18,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::call::BoxFuture;
+use crate::call::{BoxFuture, ElicitForm, FormField};
 use crate::define::{Content, ToolOutput};
 use crate::error::{JsonObject, McpError};
 
@@ -315,3 +315,27 @@ where
 {
     handler.await.map_err(convert)
 }
+
+/// A field of `#[derive(ElicitForm)]`: the derive instantiates this with the
+/// field's type as written, so an error lands at the field.
+pub const fn form_field<T: FormField + ?Sized>() {}
+
+/// A `#[serde(flatten)]` field of `#[derive(ElicitForm)]`: its fields join the
+/// form, so it is a form itself.
+pub const fn form_flattened<T: ElicitForm>() {}
+
+/// A field whose `#[serde(default ..)]` the form shows: schemars writes a
+/// default by serializing it, and leaves it out, silently, for a type without
+/// `Serialize`; `#[derive(ElicitForm)]` asks this of every field with a
+/// default, so the omission is a compile error instead.
+#[diagnostic::on_unimplemented(
+    message = "the default of this field cannot reach the elicitation form: `{Self}` does not implement `Serialize`",
+    label = "this default would silently vanish from the form",
+    note = "derive `Serialize` on `{Self}`: schemars writes a field's default by serializing it; see https://docs.rs/mcp-contract/latest/mcp_contract/rules/index.html#elicitation-form-flat"
+)]
+pub trait FormDefault: Serialize {}
+
+impl<T: Serialize + ?Sized> FormDefault for T {}
+
+/// A field of `#[derive(ElicitForm)]` with a default.
+pub const fn form_default<T: FormDefault + ?Sized>() {}

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use super::text_tool;
 
-#[derive(Deserialize, schemars::JsonSchema)]
+#[derive(Deserialize, schemars::JsonSchema, mcp_contract::context::ElicitForm)]
 pub struct Confirm {
     pub confirm: bool,
 }

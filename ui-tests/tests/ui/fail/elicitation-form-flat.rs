@@ -1,8 +1,47 @@
 use mcp_contract::prelude::*;
 
+// Declared outside any handler: the derive checks each field where it is
+// written, so a nested object is found at compile time wherever the form is.
 #[derive(Deserialize, JsonSchema)]
 struct Address {
     street: String,
+}
+
+#[derive(Deserialize, JsonSchema, ElicitForm)]
+struct Registration {
+    name: String,
+    home: Address,
+    past_homes: Vec<Address>,
+    nicknames: Vec<String>,
+}
+
+#[derive(Deserialize, JsonSchema, FormField)]
+enum Payment {
+    Cash,
+    Card { number: String },
+}
+
+#[derive(Deserialize, JsonSchema, ElicitForm)]
+enum NotAStruct {
+    Yes,
+    No,
+}
+
+// An enum's default reaches the form only through `Serialize`.
+#[derive(Deserialize, JsonSchema, FormField)]
+enum Room {
+    Egyptian,
+    Greek,
+}
+
+fn egyptian() -> Room {
+    Room::Egyptian
+}
+
+#[derive(Deserialize, JsonSchema, ElicitForm)]
+struct Booking {
+    #[serde(default = "egyptian")]
+    room: Room,
 }
 
 /// Ask for a list of addresses: no form holds a list.
@@ -19,35 +58,10 @@ async fn nickname(ctx: Ctx) -> Result<String, McpError> {
     Ok(answer.accepted().unwrap_or_default())
 }
 
-/// A form declared here, with a nested object and an array of objects.
+/// A form whose fields were checked where it is declared: no second error here.
 #[mcp_tool(requires(elicitation))]
 async fn register(ctx: Ctx) -> Result<String, McpError> {
-    #[derive(Deserialize, JsonSchema)]
-    struct Home {
-        city: String,
-    }
-    #[derive(Deserialize, JsonSchema)]
-    struct Registration {
-        name: String,
-        home: Home,
-    }
-    #[derive(Deserialize, JsonSchema)]
-    struct Household {
-        name: String,
-        members: Vec<Home>,
-    }
-    let (one, all) = tokio::join!(
-        ctx.elicit::<Registration>("Register?"),
-        ctx.elicit::<Household>("Your household?"),
-    );
-    Ok(format!("{} {}", one?.accepted().is_some(), all?.accepted().is_some()))
-}
-
-/// Struct `Address` is declared elsewhere: out of the macro's sight, the
-/// runtime judges it (it is flat, so it passes there).
-#[mcp_tool(requires(elicitation))]
-async fn home_address(ctx: Ctx) -> Result<String, McpError> {
-    Ok(ctx.elicit::<Address>("Your address?").await?.accepted().map(|a| a.street).unwrap_or_default())
+    Ok(ctx.elicit::<Registration>("Register?").await?.accepted().map(|r| r.name).unwrap_or_default())
 }
 
 fn main() {}
