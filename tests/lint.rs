@@ -865,6 +865,73 @@ fn a_warning_allowed_on_a_resource_or_prompt_macro_stays_silent_in_the_linter() 
     mcp_contract::lint::assert_lint_clean(&server);
 }
 
+/// The arguments of a tour, one of them undocumented.
+#[derive(Deserialize, JsonSchema)]
+pub struct TourArgs {
+    room: String,
+}
+
+/// Plan a tour of one room.
+#[mcp_prompt]
+fn tour(args: TourArgs) -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::user(format!("Plan a tour of {}.", args.room))])
+}
+
+/// The same tour, its argument's warning allowed for this prompt alone.
+#[mcp_prompt(allow(describe-on-fields))]
+fn quiet_tour(args: TourArgs) -> Result<Vec<PromptMessage>, McpError> {
+    Ok(vec![PromptMessage::user(format!("Plan a tour of {}.", args.room))])
+}
+
+/// The floor plan, as a MIME type no client can read.
+#[mcp_resource(uri = "museum://plan", name = "plan", mime_type = "markdown")]
+fn plan() -> Result<String, McpError> {
+    Ok("Ground floor.".into())
+}
+
+/// The same plan, the MIME type's warning allowed for this resource alone.
+#[mcp_resource(uri = "museum://quiet-plan", name = "quiet_plan", mime_type = "markdown", allow(resource-mime-type-format))]
+fn quiet_plan() -> Result<String, McpError> {
+    Ok("Ground floor.".into())
+}
+
+/// Regression: `allow(<linter rule>)` on a resource or prompt was refused
+/// ("reads `allow(..)` on a tool's definition only"): their definitions now
+/// carry it, and the linter honours it on that definition alone.
+#[test]
+fn allow_silences_a_definition_linter_warning_on_that_resource_or_prompt_only() {
+    assert_eq!(Prompt::definition(&QuietTour).allowed_rules, ["describe-on-fields"]);
+    assert_eq!(Resource::definition(&QuietPlan).allowed_rules, ["resource-mime-type-format"]);
+    let server = Server::new("museum", "1.0.0").prompt(Tour).prompt(QuietTour).resource(Plan).resource(QuietPlan);
+    let report = server.lint(None);
+    let warned: Vec<(&str, &str)> = report.diagnostics.iter().map(|d| (d.rule, d.name.as_str())).collect();
+    assert_eq!(warned, [("resource-mime-type-format", "plan"), ("describe-on-fields", "tour")], "{report}");
+    mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").prompt(QuietTour).resource(QuietPlan));
+}
+
+/// A hand-written definition allows as the attributes do; an error rule is
+/// reported whatever it allows.
+#[test]
+fn allowed_rules_on_hand_written_resources_and_prompts_silence_warnings_not_errors() {
+    struct Notes;
+    static NOTES: ResourceDefinition = ResourceDefinition::new("museum://notes", "")
+        .with_description("Curators' notes.")
+        .with_mime_type("markdown")
+        .with_allowed_rules(&["resource-mime-type-format", "name-required"]);
+    impl Resource for Notes {
+        type Params = NoArguments;
+        fn definition(&self) -> &'static ResourceDefinition {
+            &NOTES
+        }
+        async fn read(&self, _uri: &str, _params: NoArguments, _ctx: Context) -> Result<ReadResourceResult, McpError> {
+            Ok(ReadResourceResult::text(""))
+        }
+    }
+    let report = validate(&LintInput::default().resources([&Notes as &dyn DynResource]));
+    assert_eq!(found(&report), [("name-required", "/name".to_owned())]);
+    assert!(!report.passed);
+}
+
 #[test]
 fn name_unique_spans_tools_resources_and_prompts() {
     let server = Server::new("museum", "1.0.0").tool(AboutTool).resource(About).prompt(Greet);

@@ -140,6 +140,13 @@ impl Contract {
         diag.retain_warnings(|warning| !self.allowed.iter().any(|rule| *rule == warning.rule.id));
     }
 
+    /// `.with_allowed_rules(..)` of the definition, when `allow(..)` names
+    /// rules: the definition linter honours them as the macro does.
+    pub(crate) fn with_allowed_rules(&self) -> Option<TokenStream> {
+        let ids = &self.allowed;
+        (!ids.is_empty()).then(|| quote!(.with_allowed_rules(&[#(#ids),*])))
+    }
+
     /// `.with_errors(..)` of the definition, when there is a contract.
     pub(crate) fn with_errors(&self) -> Option<TokenStream> {
         let private = &self.private;

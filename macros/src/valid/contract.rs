@@ -41,12 +41,11 @@ pub(crate) struct Entry {
 pub(crate) fn check(
     raw: Option<RawContract>,
     allow: &[AllowedRule],
-    kind: Kind,
     block: &Block,
     diag: &mut Diagnostics,
 ) -> Option<Vec<Entry>> {
     let entries = raw.map(|raw| check_contract(raw, diag));
-    check_allowed(allow, kind, diag);
+    check_allowed(allow, diag);
     let declared: Vec<(String, String)> =
         entries.iter().flatten().map(|entry| (entry.reason.unraw().to_string(), entry.code.to_string())).collect();
     for warning in body::check_body(block, &BodyFacts { declared: &declared }) {
@@ -79,7 +78,7 @@ pub(crate) fn check_keys(
 ) -> Judged {
     let ContractKeys { errors, reason_type, krate, allow } = keys;
     let raw = errors.as_ref().map(|meta| contract(meta, diag));
-    let entries = check(raw, &allow, kind, &item.block, diag);
+    let entries = check(raw, &allow, &item.block, diag);
 
     let reason_type = reason_type.unwrap_or_else(|| format_ident!("{type_ident}Reason", span = item.sig.ident.span()));
     if reason_type == *type_ident {
@@ -96,17 +95,11 @@ pub(crate) fn check_keys(
 }
 
 /// `allow(..)` names warning rules only: an error rule is a mistake to fix, and
-/// an unknown id is likely a typo. A tool's definition carries the linter's
-/// rules it allows; a resource's or prompt's does not yet, so there an allow
-/// of a linter-only rule would silence nothing, and is refused.
-fn check_allowed(allow: &[AllowedRule], kind: Kind, diag: &mut Diagnostics) {
+/// an unknown id is likely a typo. The definition of a tool, resource or
+/// prompt carries the rules it allows, so the definition linter honours them.
+fn check_allowed(allow: &[AllowedRule], diag: &mut Diagnostics) {
     for allowed in allow {
         let text = match rules::find(&allowed.id) {
-            Some(rule) if kind != Kind::Tool && !rules::COMPILE_TIME.contains(&rule) => format!(
-                "`{rule}` is checked by the definition linter, which reads `allow(..)` on a tool's definition only; `#[{}]` cannot silence it; see {}",
-                kind.attribute(),
-                rule.url()
-            ),
             Some(rule) if rule.severity == Severity::Warning => continue,
             // The one error rule with a key that moves it: the macro compares
             // Rust field names, and cannot see serde's renames.

@@ -97,7 +97,7 @@ pub(crate) fn validate(raw: RawAttr, handler: &Handler, diag: &mut Diagnostics) 
     });
     let annotations = annotations.map(|args| check_annotations(args, diag)).unwrap_or_default();
     let auth = auth.map(|scopes| auth_scopes(scopes, diag)).unwrap_or_default();
-    let contract = check(contract, &allow, Kind::Tool, &handler.item.block, diag);
+    let contract = check(contract, &allow, &handler.item.block, diag);
     let allowed_rules = allow.iter().map(|rule| rule.id.clone()).collect();
 
     let (title, format, enrichment, tool_type, reason_type, krate) = (

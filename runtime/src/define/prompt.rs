@@ -39,12 +39,16 @@ pub struct PromptDefinition {
     pub arguments: Vec<PromptArgument>,
     /// Every declared failure mode.
     pub errors: &'static [ErrorContract],
+    /// The warning rules the definition linter does not report for this
+    /// prompt (`#[mcp_prompt(allow(prompt-description))]`); see
+    /// [`with_allowed_rules`](Self::with_allowed_rules).
+    pub allowed_rules: &'static [&'static str],
 }
 
 impl PromptDefinition {
     /// A prompt named `name` with these arguments (see [`prompt_arguments`]).
     pub fn new(name: &'static str, arguments: Vec<PromptArgument>) -> Self {
-        Self { name, title: None, description: None, arguments, errors: &[] }
+        Self { name, title: None, description: None, arguments, errors: &[], allowed_rules: &[] }
     }
 
     /// A human-readable title.
@@ -65,6 +69,21 @@ impl PromptDefinition {
     #[must_use]
     pub fn with_errors(mut self, errors: &'static [ErrorContract]) -> Self {
         self.errors = errors;
+        self
+    }
+
+    /// Silence warning rules of the definition linter for this prompt alone,
+    /// by id, as `#[mcp_prompt(allow(..))]` does. Error rules are reported
+    /// whatever this says.
+    ///
+    /// ```
+    /// use mcp_contract::prompts::PromptDefinition;
+    /// let definition = PromptDefinition::new("plan_visit", Vec::new()).with_allowed_rules(&["prompt-description"]);
+    /// assert_eq!(definition.allowed_rules, ["prompt-description"]);
+    /// ```
+    #[must_use]
+    pub fn with_allowed_rules(mut self, rules: &'static [&'static str]) -> Self {
+        self.allowed_rules = rules;
         self
     }
 }

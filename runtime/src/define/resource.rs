@@ -56,12 +56,16 @@ pub struct ResourceDefinition {
     pub errors: &'static [ErrorContract],
     /// The sandbox settings of an MCP App's HTML, published under `_meta.ui`.
     pub ui: Option<AppUi>,
+    /// The warning rules the definition linter does not report for this
+    /// resource (`#[mcp_resource(allow(resource-description))]`); see
+    /// [`with_allowed_rules`](Self::with_allowed_rules).
+    pub allowed_rules: &'static [&'static str],
 }
 
 impl ResourceDefinition {
     /// A resource at `uri` (a URI or an RFC 6570 template) named `name`.
     pub const fn new(uri: &'static str, name: &'static str) -> Self {
-        Self { uri, name, title: None, description: None, mime_type: None, errors: &[], ui: None }
+        Self { uri, name, title: None, description: None, mime_type: None, errors: &[], ui: None, allowed_rules: &[] }
     }
 
     /// A human-readable title.
@@ -97,6 +101,22 @@ impl ResourceDefinition {
     #[must_use]
     pub const fn with_ui(mut self, ui: AppUi) -> Self {
         self.ui = Some(ui);
+        self
+    }
+
+    /// Silence warning rules of the definition linter for this resource
+    /// alone, by id, as `#[mcp_resource(allow(..))]` does. Error rules are
+    /// reported whatever this says.
+    ///
+    /// ```
+    /// use mcp_contract::resources::ResourceDefinition;
+    /// static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
+    ///     .with_allowed_rules(&["resource-description"]);
+    /// assert_eq!(ABOUT.allowed_rules, ["resource-description"]);
+    /// ```
+    #[must_use]
+    pub const fn with_allowed_rules(mut self, rules: &'static [&'static str]) -> Self {
+        self.allowed_rules = rules;
         self
     }
 }

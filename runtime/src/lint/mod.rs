@@ -58,6 +58,17 @@ pub use self::model::{DefinitionKind, Diagnostic, LintInput, LintOptions, LintRe
 pub(crate) use landing::{GITHUB_REPO_ROOT, MAX_ENV_EXAMPLE, MAX_LINKS};
 pub use mcp_contract_rules::{Rule, Severity};
 
+/// `allow(..)` on a tool, resource or prompt silences a warning rule for it,
+/// as at compile time: drop the warnings of `allowed` rules among the
+/// diagnostics from `first` on, which are that definition's.
+fn drop_allowed(diagnostics: &mut Vec<Diagnostic>, first: usize, allowed: &[&str]) {
+    let mut index = 0;
+    diagnostics.retain(|diagnostic| {
+        index += 1;
+        index <= first || diagnostic.severity == Severity::Error || !allowed.contains(&diagnostic.rule)
+    });
+}
+
 /// Run every rule on `input`.
 ///
 /// Diagnostics come per tool in registration order (definition rules, schema
@@ -78,20 +89,18 @@ pub fn validate(input: &LintInput<'_>) -> LintReport {
         if input.options.format_parity {
             format_parity::check_tool(*tool, &mut shared_formatters, &mut diagnostics);
         }
-        // `allow(..)` on the tool silences a warning rule for it, as at compile time.
-        let allowed = definition.allowed_rules;
-        let mut index = 0;
-        diagnostics.retain(|diagnostic| {
-            index += 1;
-            index <= first || diagnostic.severity == Severity::Error || !allowed.contains(&diagnostic.rule)
-        });
+        drop_allowed(&mut diagnostics, first, definition.allowed_rules);
     }
     shared_formatters.finish(&mut diagnostics);
     for resource in &input.resources {
+        let first = diagnostics.len();
         resource::check(*resource, &mut diagnostics);
+        drop_allowed(&mut diagnostics, first, resource.definition().allowed_rules);
     }
     for prompt in &input.prompts {
+        let first = diagnostics.len();
         prompt::check(*prompt, &input.options, &mut diagnostics);
+        drop_allowed(&mut diagnostics, first, prompt.definition().allowed_rules);
     }
     app::check(&input.tools, &input.resources, &mut diagnostics);
     let names = input

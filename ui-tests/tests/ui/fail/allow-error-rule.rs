@@ -6,9 +6,9 @@ fn lookup() -> Result<String, McpError> {
     Ok("found".into())
 }
 
-/// A prompt's definition does not carry `allow(..)` to the definition linter,
-/// so an allow of one of its rules there is refused rather than ignored.
-#[mcp_prompt(allow(describe-on-fields))]
+/// A prompt's definition carries `allow(..)` to the definition linter, which
+/// silences its warning rules; an error rule is refused there as on a tool.
+#[mcp_prompt(allow(describe-on-fields, prompt-arguments-align))]
 fn plan_visit() -> Result<Vec<PromptMessage>, McpError> {
     Ok(Vec::new())
 }
