@@ -363,3 +363,19 @@ async fn resources_and_prompts_get_the_same_check() {
     assert_eq!(input, json!({"stops": 0}), "{summary}");
     assert!(summary.starts_with("contract check of `plan_tour`"), "{summary}");
 }
+
+/// Regression: `check_server_contract` checked the tools alone; a server's
+/// resources and prompts are checked too, after its tools, each kind in the
+/// order registered.
+#[tokio::test]
+async fn a_whole_server_is_checked_with_its_resources_and_prompts() {
+    let server = Server::new("vault", "1.0.0").tool(Sound).resource(Shelf).prompt(PlanTour);
+    let client = Client::connect(server).await.unwrap();
+    let reports = check_server_contract(&client, cases()).await.unwrap();
+    let verdicts: Vec<(&str, bool)> = reports.iter().map(|report| (report.tool.as_str(), report.passed())).collect();
+    assert_eq!(verdicts, [("sound", true), ("shelf", false), ("plan_tour", false)]);
+    let (input, _) = only(&reports[1], FindingKind::UndeclaredCode);
+    assert!(input["shelf"].as_u64().is_some_and(|shelf| shelf > 100), "{}", reports[1]);
+    let (input, _) = only(&reports[2], FindingKind::Panic);
+    assert_eq!(input, json!({"stops": 0}), "{}", reports[2]);
+}

@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::auth::{AuthInfo, ScopePolicy};
 use crate::call::Capability;
-use crate::define::{DynTool, Tool};
+use crate::define::{DynPrompt, DynResource, DynTool, Tool};
 use crate::error::{JsonObject, JsonRpcErrorCode, McpError};
 use crate::server::{PrimitiveKind, Server, ServerError, ToolServer};
 
@@ -311,6 +311,8 @@ impl ClientBuilder {
         });
         let server = server.with_scope_policy(policy);
         let tools = server.tools().to_vec();
+        let resources = server.resources().to_vec();
+        let prompts = server.prompts().to_vec();
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_io);
         let transport = AsCaller { inner: AsyncRwTransport::new_server(read, write), parts };
@@ -355,6 +357,8 @@ impl ClientBuilder {
             progress: Default::default(),
             tasks: self.tasks,
             tools,
+            resources,
+            prompts,
         }
     }
 }
@@ -404,8 +408,11 @@ pub struct Client {
     progress: std::sync::atomic::AtomicI64,
     /// Whether the client declared the tasks extension ([`ClientBuilder::tasks`]).
     tasks: bool,
-    /// The server's tools, for [`check_server_contract`](super::check_server_contract).
+    /// The server's tools, resources and prompts, for
+    /// [`check_server_contract`](super::check_server_contract).
     tools: Vec<Arc<dyn DynTool>>,
+    resources: Vec<Arc<dyn DynResource>>,
+    prompts: Vec<Arc<dyn DynPrompt>>,
 }
 
 impl Client {
@@ -866,6 +873,16 @@ impl Client {
     /// The tools of the server this client is connected to.
     pub(super) fn tools(&self) -> &[Arc<dyn DynTool>] {
         &self.tools
+    }
+
+    /// The resources of the server this client is connected to.
+    pub(super) fn resources(&self) -> &[Arc<dyn DynResource>] {
+        &self.resources
+    }
+
+    /// The prompts of the server this client is connected to.
+    pub(super) fn prompts(&self) -> &[Arc<dyn DynPrompt>] {
+        &self.prompts
     }
 
     /// A tool call bounded by `bound` rather than the client's: `None` past it

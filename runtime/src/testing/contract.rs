@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::client::{Client, text_of, tool_error};
 use super::strategy;
 use crate::call::BoxFuture;
-use crate::define::{DynTool, PrimitiveKind, Prompt, Resource, Tool, ToolDefinition};
+use crate::define::{DynPrompt, DynResource, DynTool, PrimitiveKind, Prompt, Resource, Tool, ToolDefinition};
 use crate::error::ErrorContract;
 use crate::error::{JsonRpcErrorCode, McpError};
 use mcp_contract_uri_template::{UriTemplate, Value as UriValue};
@@ -343,9 +343,11 @@ pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> 
 }
 
 /// [`check_contract`] for every tool the server `client` is connected to
-/// lists, with the same `cases` (examples and a set-up are meant for one
-/// tool: give those per tool with [`check_contract`]): one report per tool,
-/// in the order the tools were registered.
+/// lists, then [`check_resource_contract`] for every resource and
+/// [`check_prompt_contract`] for every prompt it lists, with the same `cases`
+/// (examples and a set-up are meant for one of them: give those to the check
+/// of one): one report per tool, resource and prompt, each kind in the order
+/// it was registered.
 ///
 /// ```
 /// use mcp_contract::prelude::*;
@@ -357,22 +359,39 @@ pub async fn check_contract<T: Tool>(client: &Client, tool: T, cases: Cases) -> 
 ///     Ok("hello".to_owned())
 /// }
 ///
+/// /// Greet the visitor.
+/// #[mcp_prompt]
+/// fn welcome() -> Result<Vec<PromptMessage>, McpError> {
+///     Ok(vec![PromptMessage::user("Welcome!")])
+/// }
+///
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// let client = Client::connect(Server::new("greeter", "1.0.0").tool(Hello)).await.unwrap();
+/// let client = Client::connect(Server::new("greeter", "1.0.0").tool(Hello).prompt(Welcome)).await.unwrap();
 /// let reports = check_server_contract(&client, Cases::new(20)).await.unwrap();
+/// assert_eq!(reports.iter().map(|report| report.tool.as_str()).collect::<Vec<_>>(), ["hello", "welcome"]);
 /// assert!(reports.iter().all(|report| report.passed()), "{reports:?}");
 /// # });
 /// ```
 ///
 /// # Errors
 ///
-/// As [`check_contract`], for the first tool that cannot be checked.
+/// As [`check_contract`] and the others, for the first one that cannot be checked.
 pub async fn check_server_contract(client: &Client, cases: Cases) -> Result<Vec<ContractReport>, McpError> {
+    // What is disabled at run time is not listed, and not called.
     let listed: BTreeSet<String> = client.list_tools().await?.into_iter().map(|tool| tool.name.into_owned()).collect();
     let mut reports = Vec::new();
-    // A tool disabled at run time is not listed, and not called.
     for tool in client.tools().iter().filter(|tool| listed.contains(tool.definition().name)) {
         reports.push(check_tool(client, tool.as_ref(), &cases).await?);
+    }
+    let resources = client.list_resources().await?.into_iter().map(|resource| resource.name);
+    let templates = client.list_resource_templates().await?.into_iter().map(|template| template.name);
+    let listed: BTreeSet<String> = resources.chain(templates).collect();
+    for resource in client.resources().iter().filter(|resource| listed.contains(resource.definition().name)) {
+        reports.push(check_resource(client, resource.as_ref(), &cases).await?);
+    }
+    let listed: BTreeSet<String> = client.list_prompts().await?.into_iter().map(|prompt| prompt.name).collect();
+    for prompt in client.prompts().iter().filter(|prompt| listed.contains(prompt.definition().name)) {
+        reports.push(check_prompt(client, prompt.as_ref(), &cases).await?);
     }
     Ok(reports)
 }
@@ -443,14 +462,22 @@ pub async fn check_resource_contract<R: Resource>(
     resource: R,
     cases: Cases,
 ) -> Result<ContractReport, McpError> {
+    check_resource(client, &resource, &cases).await
+}
+
+async fn check_resource<R: DynResource + ?Sized>(
+    client: &Client,
+    resource: &R,
+    cases: &Cases,
+) -> Result<ContractReport, McpError> {
     let definition = resource.definition();
     let template = UriTemplate::parse(definition.uri).map_err(|err| {
         McpError::validation_error(format!("the URI of `{}` is no valid template: {err}", definition.name))
     })?;
-    let input_schema = serde_json::to_value(schemars::schema_for!(R::Params)).unwrap_or(Value::Bool(true));
+    let input_schema = Value::Object((*resource.params_schema()).clone());
     let checked =
         Checked { target: Target::Resource(template), name: definition.name, errors: definition.errors, input_schema };
-    run(client, &checked, &cases).await
+    run(client, &checked, cases).await
 }
 
 /// [`check_contract`] for a prompt: `prompts/get` with arguments drawn from
@@ -465,10 +492,18 @@ pub async fn check_prompt_contract<P: Prompt>(
     prompt: P,
     cases: Cases,
 ) -> Result<ContractReport, McpError> {
+    check_prompt(client, &prompt, &cases).await
+}
+
+async fn check_prompt<P: DynPrompt + ?Sized>(
+    client: &Client,
+    prompt: &P,
+    cases: &Cases,
+) -> Result<ContractReport, McpError> {
     let definition = prompt.definition();
-    let input_schema = serde_json::to_value(schemars::schema_for!(P::Arguments)).unwrap_or(Value::Bool(true));
+    let input_schema = Value::Object((*prompt.arguments_schema()).clone());
     let checked = Checked { target: Target::Prompt, name: definition.name, errors: definition.errors, input_schema };
-    run(client, &checked, &cases).await
+    run(client, &checked, cases).await
 }
 
 /// The known-good arguments of a run: the input schema's `examples` that are

@@ -142,6 +142,18 @@ impl Registered {
 pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
 
 impl Catalog {
+    /// The resources, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn resources(&self) -> &[Arc<dyn DynResource>] {
+        &self.resources
+    }
+
+    /// The prompts, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn prompts(&self) -> &[Arc<dyn DynPrompt>] {
+        &self.prompts
+    }
+
     /// Declare `resources`, `prompts` and `completions` only for what the server has.
     pub(crate) fn advertise(&self, capabilities: &mut ServerCapabilities) {
         if !self.resources.is_empty() {

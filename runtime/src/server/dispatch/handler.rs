@@ -351,6 +351,18 @@ impl ToolServer {
         &self.shared.tools
     }
 
+    /// The resources this server serves, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn resources(&self) -> &[Arc<dyn crate::define::DynResource>] {
+        self.shared.catalog.resources()
+    }
+
+    /// The prompts this server serves, in registration order.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code, reason = "the testing client checks each"))]
+    pub(crate) fn prompts(&self) -> &[Arc<dyn crate::define::DynPrompt>] {
+        self.shared.catalog.prompts()
+    }
+
     fn tool(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
         if !self.is_enabled(PrimitiveKind::Tool, name) {
             return None;
