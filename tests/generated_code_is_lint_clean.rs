@@ -104,3 +104,47 @@ fn generated_items_exist() {
     assert_eq!(Hello.definition().auth_scopes, &[] as &[&str]);
     assert_eq!(GetObjectReason::ALL.len(), 1);
 }
+
+/// A room of the museum, a single-select of a form.
+#[derive(Deserialize, Serialize, JsonSchema, FormField)]
+pub enum Room {
+    /// The Egyptian wing.
+    Egyptian,
+    /// The Greek wing.
+    Greek,
+}
+
+/// A visitor's e-mail address, a field of what it wraps.
+#[derive(Deserialize, JsonSchema, FormField)]
+pub struct Email(pub String);
+
+/// A booking, asked for in a form; through a re-export too.
+#[derive(Deserialize, JsonSchema, ElicitForm)]
+pub struct Booking {
+    /// Who the visit is for.
+    pub email: Email,
+    /// The room, the Greek wing unless the user picks another.
+    #[serde(default = "greek")]
+    pub room: Room,
+    /// What else the visit holds.
+    pub extras: Vec<Room>,
+}
+
+fn greek() -> Room {
+    Room::Greek
+}
+
+/// A form whose derives name the crate through a re-export.
+#[derive(Deserialize, JsonSchema, mcp_contract::context::ElicitForm)]
+#[elicit(crate = reexport::mcp)]
+pub struct Confirm {
+    /// Whether to go on.
+    pub confirm: bool,
+}
+
+#[test]
+fn the_form_derives_expand_clean_and_their_forms_build() {
+    let form = mcp_contract::context::form_schema::<Booking>().unwrap();
+    assert_eq!(form["properties"]["room"]["default"], "Greek");
+    assert!(mcp_contract::context::form_schema::<Confirm>().is_ok());
+}
