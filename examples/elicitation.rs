@@ -16,7 +16,7 @@ pub struct DeleteInput {
 }
 
 /// The form the user fills in.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, ElicitForm)]
 pub struct Confirm {
     /// Delete the object for good.
     pub confirm: bool,

@@ -11,7 +11,7 @@
 
 use mcp_contract::prelude::*;
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, ElicitForm)]
 pub struct Name {
     /// What to call you.
     pub name: String,

@@ -107,6 +107,7 @@ impl Loopback {
     }
 
     /// A 2025-06-18 session: `initialize`, then `notifications/initialized`; its id.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code, reason = "the replicas example's tests, feature `redis`"))]
     pub(crate) async fn session(&self) -> String {
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "examples", "version": "1.0.0"},
@@ -121,6 +122,7 @@ impl Loopback {
     }
 
     /// POST `message` on `session`, whichever replica opened it.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code, reason = "the replicas example's tests, feature `redis`"))]
     pub(crate) async fn on(&self, session: &str, message: &Value) -> Answer {
         self.post(&[("mcp-session-id", session), ("mcp-protocol-version", "2025-06-18")], message).await
     }
