@@ -3,7 +3,10 @@
 //! (tonic), decoding what arrives with the official protobuf definitions
 //! (`opentelemetry-proto`): the spans' names, kinds, parents and attributes
 //! for a success, a declared failure, a cancelled call and a task, the trace
-//! context taken from `_meta` and from the HTTP header, and the metrics.
+//! context taken from `_meta` and from the HTTP header (the header linked when
+//! `_meta`'s is the parent), a task's later rounds linked to its call, the
+//! metrics (a session's duration among them), and an `https://` collector
+//! over both protocols.
 //!
 //! `Telemetry::init` installs the process's one global subscriber, so each
 //! protocol runs in a process of its own: the test re-runs this binary's
@@ -726,9 +729,27 @@ async fn tls_receiver(dir: &std::path::Path, received: Received) -> SocketAddr {
     addr
 }
 
-/// Spans exported to an `https://` collector whose certificate a CA of the
-/// test's signed, trusted through `OTEL_EXPORTER_OTLP_CERTIFICATE`; a
-/// pipeline that trusts another CA sends nothing, and counts it.
+/// The OTLP/gRPC trace service over TLS, with the certificate `dir` holds.
+async fn tls_grpc_receiver(dir: &std::path::Path, received: Received) -> SocketAddr {
+    use tonic::transport::{Identity, ServerTlsConfig};
+    let identity = Identity::from_pem(
+        std::fs::read(dir.join("collector.pem")).unwrap(),
+        std::fs::read(dir.join("collector.key")).unwrap(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    let router = tonic::transport::Server::builder()
+        .tls_config(ServerTlsConfig::new().identity(identity))
+        .expect("the collector's TLS")
+        .add_service(TraceServiceServer::new(received));
+    tokio::spawn(router.serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)));
+    addr
+}
+
+/// Spans exported to an `https://` collector, over OTLP/HTTP and gRPC, whose
+/// certificate a CA of the test's signed, trusted through
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`; a pipeline that trusts another CA sends
+/// nothing, and counts it.
 async fn over_tls() {
     use tracing_subscriber::layer::SubscriberExt;
     let dir = std::path::PathBuf::from(std::env::var_os("OTLP_TEST_TLS_DIR").expect("the certificates' folder"));
@@ -747,7 +768,23 @@ async fn over_tls() {
     assert_eq!(distrusting.dropped_spans(), 1, "a collector whose certificate is not trusted takes nothing");
     assert!(received.spans.lock().unwrap().is_empty());
 
-    // Trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
+    // Over gRPC, trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
+    let grpc = Received::default();
+    let grpc_collector = tls_grpc_receiver(&dir, grpc.clone()).await;
+    let (layer, over_grpc) = Telemetry::new("otel-test")
+        .endpoint(format!("https://localhost:{}", grpc_collector.port()))
+        .protocol(Protocol::Grpc)
+        .metrics(false)
+        .layer()
+        .expect("builds");
+    let subscriber = tracing_subscriber::registry().with(layer);
+    tracing::subscriber::with_default(subscriber, || tracing::info_span!("over grpc").in_scope(|| {}));
+    let flushing = over_grpc.clone();
+    assert!(tokio::task::spawn_blocking(move || flushing.shutdown()).await.unwrap(), "sent over gRPC and TLS");
+    assert_eq!(span_named(&grpc, "over grpc").await.name, "over grpc");
+    assert_eq!(over_grpc.dropped_spans(), 0);
+
+    // Over HTTP, trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
     let telemetry =
         Telemetry::new("otel-test").endpoint(&endpoint).metrics(false).init().expect("the pipeline installs");
     let served = support::HttpServer::serving(
