@@ -337,7 +337,8 @@ async fn exported_over(protocol: Protocol) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let addr = listener.local_addr().expect("bound");
     let stop = tokio_util::sync::CancellationToken::new();
-    let server = Server::new("otel", "1.0.0").tool(Fine).tool(Offline).tool(Slow).tool(Export).telemetry(&telemetry);
+    let server =
+        Server::new("otel", "1.0.0").tool(Fine).tool(Offline).tool(Slow).tool(Export).tool(Ask).telemetry(&telemetry);
     let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
     let serving = tokio::spawn(server.build().expect("the server builds").serve_http_on(listener, options));
 
@@ -390,6 +391,22 @@ async fn exported_over(protocol: Protocol) {
     // The session ends: its duration is recorded.
     let deleted = client.request("DELETE", &[], b"").await;
     assert!(deleted.status < 300, "{}", deleted.text());
+
+    // A stateless call that asks the client (input required), and its retry with the answer.
+    let stateless_ask = |id: &'static str, extra: Value| {
+        let mut params = json!({"name": "ask", "arguments": {}});
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            params[key] = value.clone();
+        }
+        support::stateless_with(addr, id, "tools/call", "ask", params, json!({"elicitation": {}}))
+    };
+    let first = stateless_ask("9", json!({})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().expect("a requestState").to_owned();
+    let key = first["result"]["inputRequests"].as_object().and_then(|asks| asks.keys().next()).expect("an ask").clone();
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let retry = stateless_ask("10", json!({"inputResponses": {key: answer}, "requestState": state})).await;
+    assert_eq!(retry["result"]["content"][0]["text"], "confirmed: true", "{retry}");
 
     // The spans, as the collector got them.
     let fine = span_where(&received, "jsonrpc.request.id", &json!("1")).await;
@@ -460,8 +477,8 @@ async fn exported_over(protocol: Protocol) {
     let client = rmcp::ServiceExt::serve(confirming.clone(), client_io).await.expect("the client connects");
     let answer = client.call_tool(rmcp::model::CallToolRequestParams::new("ask")).await.expect("the call answers");
     assert_eq!(answer.is_error, Some(false), "{answer:?}");
-    let asked = span_named(&received, "tools/call ask").await;
-    assert_eq!(attributes(&asked)["network.transport"], "pipe");
+    let asked = span_where(&received, "network.transport", &json!("pipe")).await;
+    assert_eq!(asked.name, "tools/call ask");
     let metas = confirming.0.lock().unwrap().clone();
     let traceparent = metas[0]["traceparent"].as_str().unwrap_or_else(|| panic!("no traceparent: {metas:?}"));
     let expected = format!("00-{}-{}-01", hex(&asked.trace_id), hex(&asked.span_id));
@@ -484,6 +501,15 @@ async fn exported_over(protocol: Protocol) {
             round.links.iter().map(|link| (&link.trace_id[..], &link.span_id[..])).collect();
         assert_eq!(links, [(&export.trace_id[..], &export.span_id[..])], "{method} links to the task's call");
     }
+
+    // The retry of the call that ended input-required links to its first round.
+    let first_round = span_where(&received, "jsonrpc.request.id", &json!("9")).await;
+    assert_eq!(attributes(&first_round)["mcp_contract.outcome"], "input_required");
+    let retried = span_where(&received, "jsonrpc.request.id", &json!("10")).await;
+    assert_eq!(attributes(&retried)["mcp_contract.outcome"], "ok");
+    let links: Vec<(&[u8], &[u8])> = retried.links.iter().map(|link| (&link.trace_id[..], &link.span_id[..])).collect();
+    assert_eq!(links, [(&first_round.trace_id[..], &first_round.span_id[..])], "the retry links to the first round");
+    assert!(first_round.links.is_empty(), "{:?}", first_round.links);
 
     // The pipe's session ends with its stream.
     client.cancel().await.expect("the client stops");

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, admit_tool, check_tool_arguments, run_tool};
+use super::invoke::{Cancelled, Finished, ToolCall, admit_tool, check_tool_arguments, run_tool, run_tool_call};
 use super::observe::{Observe, SessionClock};
 use super::rounds::{Binding, RequestStates};
 use super::skills::Skills;
@@ -566,7 +566,10 @@ impl ServerHandler for ToolServer {
                             );
                             let task = match outcome.await {
                                 Ok(Finished::Ended(end)) => {
-                                    return self.request_states.end(&binding, end).map(CallToolResponse::InputRequired);
+                                    return self
+                                        .request_states
+                                        .end(&binding, end, None)
+                                        .map(CallToolResponse::InputRequired);
                                 }
                                 Ok(finished) => tasks.settled(finished).await?,
                                 Err(Cancelled(answer)) => return Err(envelope(&answer)),
@@ -592,11 +595,28 @@ impl ServerHandler for ToolServer {
                     let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
                     return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
                 }
-                match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
+                let call = ToolCall::new(tool.as_ref(), &ctx, &self.observe);
+                // A retry's span links to the call's first round; the first
+                // round's span is what a round that ends keeps for the next.
+                #[cfg(feature = "otel")]
+                let trace = {
+                    let first = match request.request_state.as_deref() {
+                        Some(state) if round.is_some() => self.request_states.first_round(&binding, state),
+                        _ => None,
+                    };
+                    if let Some(first) = &first {
+                        crate::telemetry::link(call.span(), first);
+                    }
+                    first.or_else(|| crate::telemetry::traceparent(call.span()))
+                };
+                #[cfg(not(feature = "otel"))]
+                let trace = None;
+                let running = run_tool_call(call, Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round);
+                match running.await {
                     Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
                     Ok(Finished::Failed(error)) => Err(error),
                     Ok(Finished::Ended(end)) => {
-                        self.request_states.end(&binding, end).map(CallToolResponse::InputRequired)
+                        self.request_states.end(&binding, end, trace).map(CallToolResponse::InputRequired)
                     }
                     Err(Cancelled(answer)) => Err(envelope(&answer)),
                 }
@@ -684,7 +704,7 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(ReadResourceResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+                    Err(end) => self.request_states.end(&binding, end, None).map(ReadResourceResponse::InputRequired),
                 }
             }
             .await,
@@ -766,7 +786,7 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(GetPromptResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
+                    Err(end) => self.request_states.end(&binding, end, None).map(GetPromptResponse::InputRequired),
                 }
             }
             .await,
