@@ -13,7 +13,9 @@
 //! `cancelled` or `panic`; `mcp_contract.reason`, `mcp_contract.code`,
 //! `mcp_contract.request_id`, the `data.requestId` of its errors). This module
 //! only exports them, through `tracing-opentelemetry`, and records the
-//! `mcp.server.operation.duration` histogram.
+//! `mcp.server.operation.duration` and `mcp.server.session.duration`
+//! histograms (the latter as a session ends: an HTTP session closed, deleted
+//! or expired, the end of a stdio stream).
 //!
 //! ```no_run
 //! use mcp_contract_runtime::server::Server;
@@ -37,6 +39,8 @@
 //! `OTEL_EXPORTER_OTLP_{TRACES,METRICS,LOGS}_ENDPOINT`),
 //! `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or `grpc`),
 //! `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`,
+//! `OTEL_EXPORTER_OTLP_CERTIFICATE` (the PEM an `https://` collector's
+//! certificate is checked against, else the system's roots),
 //! `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and
 //! `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*` (the batch), `OTEL_METRIC_EXPORT_INTERVAL`,
 //! and `OTEL_SDK_DISABLED`. What [`Telemetry`]'s methods set wins over them.
@@ -53,7 +57,10 @@
 //! Trace context: a call's span is the child of the `traceparent` (with
 //! `tracestate` and `baggage`) at the root of the request's `params._meta`,
 //! where SEP-414 and the conventions place it, else of the HTTP request's
-//! `traceparent` header. Requests the server sends the client (elicitation,
+//! `traceparent` header (linked, when `_meta`'s is the parent and it names
+//! another span). A task's later rounds (`tasks/get`, `tasks/update`,
+//! `tasks/cancel`) are spans linked to the call that created the task, and
+//! on 2026-07-28 a retried call's span links to its first round. Requests the server sends the client (elicitation,
 //! sampling, roots) carry the call's context in their `_meta`, and
 //! [`inject_headers`] puts it on a handler's own upstream request.
 
