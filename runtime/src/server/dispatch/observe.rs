@@ -170,6 +170,8 @@ impl SessionStarted {
         if let Some(metrics) = &self.observe.metrics {
             metrics.session_ended(seconds);
         }
+        #[cfg(not(feature = "metrics"))]
+        let _ = &self.observe;
         #[cfg(feature = "otel")]
         crate::telemetry::record_session(self.protocol_version.as_deref(), self.transport, seconds);
         #[cfg(not(feature = "otel"))]
