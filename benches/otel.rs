@@ -11,12 +11,17 @@
 //! The server runs on a current-thread runtime, so that its tasks see the
 //! thread's default subscriber. `cargo bench --bench otel --features otel`;
 //! the README's "Performance" section quotes it.
+//!
+//! With `OTEL_BENCH_CALLS=N` and `OTEL_BENCH_MODE` (`off`, `sampled_out`,
+//! `exported`, to the OTLP/HTTP collector of `OTEL_BENCH_COLLECTOR`) it makes
+//! N such calls once and exits, flushing every span first: what
+//! `benches/otel_callgrind.py` counts the instructions of under callgrind.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, criterion_group};
 use mcp_contract::prelude::*;
 use mcp_contract::telemetry::{Sampler, Telemetry};
 use rmcp::model::CallToolRequestParams;
@@ -144,5 +149,54 @@ fn otel(c: &mut Criterion) {
     group.finish();
 }
 
+/// `OTEL_BENCH_CALLS` calls in the mode `OTEL_BENCH_MODE`, once, every span
+/// exported (or dropped, and told) before it returns.
+fn calls_once(calls: u64) {
+    let mode = std::env::var("OTEL_BENCH_MODE").unwrap_or_default();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let pipeline = |sampler: Sampler| {
+        let collector = std::env::var("OTEL_BENCH_COLLECTOR").expect("OTEL_BENCH_COLLECTOR: the collector's host:port");
+        // A queue that holds every span, so that the count is of all of them exported.
+        let usize_calls = usize::try_from(calls).unwrap_or(usize::MAX);
+        Telemetry::new("bench")
+            .endpoint(format!("http://{collector}"))
+            .sampler(sampler)
+            .max_queue_size(usize_calls.saturating_add(64))
+            .layer()
+            .expect("the pipeline builds")
+    };
+    let (dispatch, telemetry) = match mode.as_str() {
+        "off" => (tracing::Dispatch::new(tracing_subscriber::registry()), None),
+        "sampled_out" => {
+            let (layer, telemetry) = pipeline(Sampler::AlwaysOff);
+            (tracing::Dispatch::new(tracing_subscriber::registry().with(layer)), Some(telemetry))
+        }
+        "exported" => {
+            let (layer, telemetry) = pipeline(Sampler::AlwaysOn);
+            (tracing::Dispatch::new(tracing_subscriber::registry().with(layer)), Some(telemetry))
+        }
+        other => panic!("OTEL_BENCH_MODE is `{other}`: one of off, sampled_out, exported"),
+    };
+    let _default = tracing::dispatcher::set_default(&dispatch);
+    let client = runtime.block_on(connect());
+    runtime.block_on(round_trips(&client, calls));
+    runtime.block_on(async { drop(client.cancel().await) });
+    if let Some(telemetry) = telemetry {
+        let whole = telemetry.shutdown();
+        eprintln!(
+            "{mode}: {calls} calls, shutdown sent everything: {whole}, {} spans dropped",
+            telemetry.dropped_spans()
+        );
+    }
+}
+
 criterion_group!(benches, otel);
-criterion_main!(benches);
+
+fn main() {
+    if let Some(calls) = std::env::var("OTEL_BENCH_CALLS").ok().and_then(|calls| calls.parse().ok()) {
+        calls_once(calls);
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

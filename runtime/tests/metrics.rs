@@ -126,6 +126,39 @@ async fn the_metrics_endpoint_counts_calls_errors_latency_sessions_and_calls_in_
     assert_eq!(value(&after, "mcp_server_operation_duration_seconds_count", &[("name", "fine")]), Some(3.0));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_that_ends_is_counted_in_the_session_duration_histogram() {
+    let served = HttpServer::serving(server(), HttpOptions::default().metrics_path("/metrics")).await;
+    let histogram = |scrape: &Scrape| {
+        let sample = scrape.samples.iter().find(|sample| sample.metric == "mcp_server_session_duration_seconds");
+        match sample.map(|sample| &sample.value) {
+            Some(Value::Histogram(buckets)) => buckets.clone(),
+            other => panic!("no mcp_server_session_duration_seconds histogram: {other:?}"),
+        }
+    };
+    let mut ended = HttpClient::session(served.addr).await;
+    let _open = HttpClient::session(served.addr).await;
+    let before = scrape(served.addr).await;
+    assert!(histogram(&before).iter().all(|bucket| bucket.count == 0.0), "no session ended yet: {:?}", before.samples);
+    tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+    let deleted = ended.request("DELETE", &[], b"").await;
+    assert!(deleted.status < 300, "{}", deleted.text());
+    // The session's handler goes as the transport closes it: bounded wait.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let buckets = loop {
+        let buckets = histogram(&scrape(served.addr).await);
+        if buckets.iter().any(|bucket| bucket.count > 0.0) {
+            break buckets;
+        }
+        assert!(std::time::Instant::now() < deadline, "the deleted session was not counted: {buckets:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    // One session, of at least the 30 ms slept; the open one is not counted.
+    let count_below = |bound: f64| buckets.iter().find(|b| b.less_than == bound).map(|b| b.count);
+    assert_eq!(count_below(0.02), Some(0.0), "{buckets:?}");
+    assert_eq!(count_below(f64::INFINITY), Some(1.0), "{buckets:?}");
+}
+
 #[tokio::test]
 async fn without_a_metrics_path_there_is_no_endpoint() {
     let served = HttpServer::serving(server(), HttpOptions::default()).await;

@@ -3,7 +3,10 @@
 //! (tonic), decoding what arrives with the official protobuf definitions
 //! (`opentelemetry-proto`): the spans' names, kinds, parents and attributes
 //! for a success, a declared failure, a cancelled call and a task, the trace
-//! context taken from `_meta` and from the HTTP header, and the metrics.
+//! context taken from `_meta` and from the HTTP header (the header linked when
+//! `_meta`'s is the parent), a task's later rounds linked to its call, the
+//! metrics (a session's duration among them), and an `https://` collector
+//! over both protocols.
 //!
 //! `Telemetry::init` installs the process's one global subscriber, so each
 //! protocol runs in a process of its own: the test re-runs this binary's
@@ -30,6 +33,7 @@ use opentelemetry_proto::tonic::collector::metrics::v1::{ExportMetricsServiceReq
 use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{TraceService, TraceServiceServer};
 use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
 use opentelemetry_proto::tonic::common::v1::any_value::Value as AnyValue;
+use opentelemetry_proto::tonic::metrics::v1::metric::Data;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use prost::Message;
@@ -148,7 +152,12 @@ struct Received {
     /// The resource attributes of the spans' exports.
     resource: Arc<Mutex<HashMap<String, Value>>>,
     metrics: Arc<Mutex<Vec<String>>>,
+    /// Each histogram's data points.
+    histograms: Arc<Mutex<Vec<Point>>>,
 }
+
+/// A histogram's data point: the histogram's name, the point's attributes and count.
+type Point = (String, HashMap<String, Value>, u64);
 
 impl Received {
     fn traces(&self, request: ExportTraceServiceRequest) {
@@ -161,7 +170,18 @@ impl Received {
 
     fn metrics(&self, request: &ExportMetricsServiceRequest) {
         let names = request.resource_metrics.iter().flat_map(|r| &r.scope_metrics).flat_map(|s| &s.metrics);
-        self.metrics.lock().unwrap().extend(names.map(|metric| metric.name.clone()));
+        self.metrics.lock().unwrap().extend(names.clone().map(|metric| metric.name.clone()));
+        for metric in names {
+            if let Some(Data::Histogram(histogram)) = &metric.data {
+                let points = histogram.data_points.iter();
+                let points = points.map(|point| (metric.name.clone(), key_values(&point.attributes), point.count));
+                self.histograms.lock().unwrap().extend(points);
+            }
+        }
+    }
+
+    fn span_where(&self, key: &str, value: &Value) -> Option<Span> {
+        self.spans.lock().unwrap().iter().find(|span| attributes(span).get(key) == Some(value)).cloned()
     }
 
     fn span_named(&self, name: &str) -> Option<Span> {
@@ -263,6 +283,18 @@ fn traced_call(id: u64, tool: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Wait (bounded) until the receiver has a span whose attribute `key` is `value`.
+async fn span_where(received: &Received, key: &str, value: &Value) -> Span {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(span) = received.span_where(key, value) {
+            return span;
+        }
+        assert!(Instant::now() < deadline, "no span with {key} = {value} arrived");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Wait (bounded) until the receiver has a span named `name`.
 async fn span_named(received: &Received, name: &str) -> Span {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -285,6 +317,7 @@ fn scenario() {
         Ok("http") => runtime.block_on(exported_over(Protocol::HttpProtobuf)),
         Ok("down") => runtime.block_on(collector_down()),
         Ok("layer") => runtime.block_on(a_layer_of_the_applications_subscriber()),
+        Ok("tls") => runtime.block_on(over_tls()),
         other => panic!("OTLP_TEST_PROTOCOL is {other:?}"),
     }
 }
@@ -304,7 +337,8 @@ async fn exported_over(protocol: Protocol) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let addr = listener.local_addr().expect("bound");
     let stop = tokio_util::sync::CancellationToken::new();
-    let server = Server::new("otel", "1.0.0").tool(Fine).tool(Offline).tool(Slow).tool(Export).telemetry(&telemetry);
+    let server =
+        Server::new("otel", "1.0.0").tool(Fine).tool(Offline).tool(Slow).tool(Export).tool(Ask).telemetry(&telemetry);
     let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
     let serving = tokio::spawn(server.build().expect("the server builds").serve_http_on(listener, options));
 
@@ -322,6 +356,9 @@ async fn exported_over(protocol: Protocol) {
     let header = format!("00-{HEADER_TRACE_ID}-{HEADER_SPAN}-01");
     let headers = [("content-type", "application/json"), ("traceparent", header.as_str())];
     let answer = client.request("POST", &headers, &call(3, "fine", json!({}))).await;
+    assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    // `_meta`'s traceparent is the parent; the HTTP request's, naming another span, is linked.
+    let answer = client.request("POST", &headers, &traced_call(6, "fine")).await;
     assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
     // A call the client cancels.
     let mut slow = HttpClient::connect(addr).await;
@@ -343,9 +380,37 @@ async fn exported_over(protocol: Protocol) {
     )
     .await;
     assert_eq!(task["result"]["resultType"], "task", "{task}");
+    // Its later rounds, each a request of its own.
+    let task_id = task["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let with_tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let params = json!({"taskId": task_id});
+    let got = support::stateless_with(addr, "7", "tasks/get", &task_id, params.clone(), with_tasks.clone()).await;
+    assert!(got["result"]["status"].is_string(), "{got}");
+    let cancelled = support::stateless_with(addr, "8", "tasks/cancel", &task_id, params, with_tasks).await;
+    assert!(cancelled.get("result").is_some(), "{cancelled}");
+    // The session ends: its duration is recorded.
+    let deleted = client.request("DELETE", &[], b"").await;
+    assert!(deleted.status < 300, "{}", deleted.text());
+
+    // A stateless call that asks the client (input required), and its retry with the answer.
+    let stateless_ask = |id: &'static str, extra: Value| {
+        let mut params = json!({"name": "ask", "arguments": {}});
+        for (key, value) in extra.as_object().into_iter().flatten() {
+            params[key] = value.clone();
+        }
+        support::stateless_with(addr, id, "tools/call", "ask", params, json!({"elicitation": {}}))
+    };
+    let first = stateless_ask("9", json!({})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().expect("a requestState").to_owned();
+    let key = first["result"]["inputRequests"].as_object().and_then(|asks| asks.keys().next()).expect("an ask").clone();
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let retry = stateless_ask("10", json!({"inputResponses": {key: answer}, "requestState": state})).await;
+    assert_eq!(retry["result"]["content"][0]["text"], "confirmed: true", "{retry}");
 
     // The spans, as the collector got them.
-    let fine = span_named(&received, "tools/call fine").await;
+    let fine = span_where(&received, "jsonrpc.request.id", &json!("1")).await;
+    assert_eq!(fine.name, "tools/call fine");
     assert_eq!(SpanKind::try_from(fine.kind), Ok(SpanKind::Server));
     assert_eq!(hex(&fine.trace_id), TRACE_ID, "the client's trace");
     assert_eq!(hex(&fine.parent_span_id), CLIENT_SPAN, "the child of the client's span");
@@ -384,6 +449,14 @@ async fn exported_over(protocol: Protocol) {
     assert_eq!(from_header.name, "tools/call fine");
     assert_eq!(hex(&from_header.parent_span_id), HEADER_SPAN);
 
+    let linked = span_where(&received, "jsonrpc.request.id", &json!("6")).await;
+    assert_eq!(hex(&linked.trace_id), TRACE_ID, "the trace of `_meta`");
+    assert_eq!(hex(&linked.parent_span_id), CLIENT_SPAN, "`_meta`'s span is the parent");
+    let links: Vec<(String, String)> =
+        linked.links.iter().map(|link| (hex(&link.trace_id), hex(&link.span_id))).collect();
+    assert_eq!(links, [(HEADER_TRACE_ID.to_owned(), HEADER_SPAN.to_owned())], "the HTTP request's span, linked");
+    assert!(fine.links.is_empty(), "no header, no link: {:?}", fine.links);
+
     let slow = span_named(&received, "tools/call slow").await;
     let attrs = attributes(&slow);
     assert_eq!(attrs["mcp_contract.outcome"], "cancelled", "{attrs:?}");
@@ -404,8 +477,8 @@ async fn exported_over(protocol: Protocol) {
     let client = rmcp::ServiceExt::serve(confirming.clone(), client_io).await.expect("the client connects");
     let answer = client.call_tool(rmcp::model::CallToolRequestParams::new("ask")).await.expect("the call answers");
     assert_eq!(answer.is_error, Some(false), "{answer:?}");
-    let asked = span_named(&received, "tools/call ask").await;
-    assert_eq!(attributes(&asked)["network.transport"], "pipe");
+    let asked = span_where(&received, "network.transport", &json!("pipe")).await;
+    assert_eq!(asked.name, "tools/call ask");
     let metas = confirming.0.lock().unwrap().clone();
     let traceparent = metas[0]["traceparent"].as_str().unwrap_or_else(|| panic!("no traceparent: {metas:?}"));
     let expected = format!("00-{}-{}-01", hex(&asked.trace_id), hex(&asked.span_id));
@@ -415,6 +488,57 @@ async fn exported_over(protocol: Protocol) {
     let attrs = attributes(&export);
     assert_eq!(attrs["mcp.protocol.version"], "2026-07-28", "{attrs:?}");
     assert!(!attrs.contains_key("mcp.session.id"), "a stateless request has no session: {attrs:?}");
+    // The task's later rounds: server spans of their own, linked to the call that created the task.
+    for (method, id) in [("tasks/get", "7"), ("tasks/cancel", "8")] {
+        let round = span_named(&received, method).await;
+        assert_eq!(SpanKind::try_from(round.kind), Ok(SpanKind::Server));
+        let attrs = attributes(&round);
+        assert_eq!(attrs["mcp.method.name"], method, "{attrs:?}");
+        assert_eq!(attrs["jsonrpc.request.id"], id, "{attrs:?}");
+        assert_eq!(attrs["mcp_contract.task_id"], json!(task_id), "{attrs:?}");
+        assert_eq!(attrs["mcp.protocol.version"], "2026-07-28", "{attrs:?}");
+        let links: Vec<(&[u8], &[u8])> =
+            round.links.iter().map(|link| (&link.trace_id[..], &link.span_id[..])).collect();
+        assert_eq!(links, [(&export.trace_id[..], &export.span_id[..])], "{method} links to the task's call");
+    }
+
+    // The retry of the call that ended input-required links to its first round.
+    let first_round = span_where(&received, "jsonrpc.request.id", &json!("9")).await;
+    assert_eq!(attributes(&first_round)["mcp_contract.outcome"], "input_required");
+    let retried = span_where(&received, "jsonrpc.request.id", &json!("10")).await;
+    assert_eq!(attributes(&retried)["mcp_contract.outcome"], "ok");
+    let links: Vec<(&[u8], &[u8])> = retried.links.iter().map(|link| (&link.trace_id[..], &link.span_id[..])).collect();
+    assert_eq!(links, [(&first_round.trace_id[..], &first_round.span_id[..])], "the retry links to the first round");
+    assert!(first_round.links.is_empty(), "{:?}", first_round.links);
+
+    // The pipe's session ends with its stream.
+    client.cancel().await.expect("the client stops");
+    let session = |transport: &str| {
+        received
+            .histograms
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(name, attrs, _)| {
+                name == "mcp.server.session.duration" && attrs.get("network.transport") == Some(&json!(transport))
+            })
+            .cloned()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while session("tcp").is_none() || session("pipe").is_none() {
+        let names: std::collections::BTreeSet<String> =
+            received.histograms.lock().unwrap().iter().map(|(name, _, _)| name.clone()).collect();
+        assert!(Instant::now() < deadline, "no session durations over tcp and pipe; the histograms: {names:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (_, attrs, count) = session("tcp").unwrap();
+    assert_eq!(count, 1, "one HTTP session ended: {attrs:?}");
+    assert_eq!(attrs["network.protocol.name"], "http", "{attrs:?}");
+    assert_eq!(attrs["mcp.protocol.version"], "2025-06-18", "{attrs:?}");
+    assert!(!attrs.contains_key("error.type"), "{attrs:?}");
+    let (_, attrs, count) = session("pipe").unwrap();
+    assert_eq!(count, 1, "one stdio session ended: {attrs:?}");
+    assert!(attrs["mcp.protocol.version"].is_string(), "{attrs:?}");
 
     // The metrics: the conventions' histogram, exported on the reader's interval.
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -432,10 +556,16 @@ async fn exported_over(protocol: Protocol) {
 
 /// Run `scenario` in a child process over `protocol`, bounded.
 fn in_a_process_of_its_own(protocol: &str) {
+    in_a_process_of_its_own_with(protocol, &[]);
+}
+
+/// [`in_a_process_of_its_own`] with the variables `env` set.
+fn in_a_process_of_its_own_with(protocol: &str, env: &[(&str, &std::ffi::OsStr)]) {
     use std::io::Read;
     let mut child = std::process::Command::new(std::env::current_exe().expect("this test binary"))
         .args(["scenario", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env("OTLP_TEST_PROTOCOL", protocol)
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -541,4 +671,159 @@ async fn collector_down() {
     assert!(!whole, "nothing could be sent");
     assert_eq!(telemetry.dropped_spans(), 40, "every span is counted lost: refused at the queue, or by the collector");
     assert!(flushing.elapsed() < Duration::from_secs(4), "shutdown kept its bound: {:?}", flushing.elapsed());
+}
+
+#[test]
+fn to_an_https_collector_trusted_through_otel_exporter_otlp_certificate() {
+    // A CA of this test's, and the collector's certificate for `localhost` it signs.
+    let dir = std::env::temp_dir().join(format!("mcp-contract-otel-tls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "mcp-contract otel test CA");
+    let ca = rcgen::CertifiedIssuer::self_signed(ca, ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let certificate =
+        rcgen::CertificateParams::new(vec!["localhost".to_owned()]).unwrap().signed_by(&key, &ca).unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.join("collector.pem"), certificate.pem()).unwrap();
+    std::fs::write(dir.join("collector.key"), key.serialize_pem()).unwrap();
+    // Another CA, which did not sign the collector's certificate.
+    let other = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    let other = rcgen::CertifiedIssuer::self_signed(other, rcgen::KeyPair::generate().unwrap()).unwrap();
+    std::fs::write(dir.join("other.pem"), other.pem()).unwrap();
+    let ca_file = dir.join("ca.pem");
+    in_a_process_of_its_own_with(
+        "tls",
+        &[("OTEL_EXPORTER_OTLP_CERTIFICATE", ca_file.as_os_str()), ("OTLP_TEST_TLS_DIR", dir.as_os_str())],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A TLS listener for axum: each connection's handshake with the collector's certificate.
+struct TlsListener {
+    tcp: tokio::net::TcpListener,
+    acceptor: tokio_rustls::TlsAcceptor,
+}
+
+impl axum::serve::Listener for TlsListener {
+    type Io = tokio_rustls::server::TlsStream<tokio::net::TcpStream>;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let Ok((stream, addr)) = self.tcp.accept().await else { continue };
+            // A client that does not trust the certificate ends its handshake: the next one.
+            if let Ok(tls) = self.acceptor.accept(stream).await {
+                return (tls, addr);
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.tcp.local_addr()
+    }
+}
+
+/// The OTLP/HTTP receiver over TLS, with the certificate `dir` holds.
+async fn tls_receiver(dir: &std::path::Path, received: Received) -> SocketAddr {
+    use rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls;
+    let certificates: Vec<_> = rustls::pki_types::CertificateDer::pem_file_iter(dir.join("collector.pem"))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_file(dir.join("collector.key")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certificates, key)
+        .unwrap();
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = tcp.local_addr().expect("bound");
+    let listener = TlsListener { tcp, acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)) };
+    let app = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(move |body: Bytes| async move {
+            received.traces(ExportTraceServiceRequest::decode(body).expect("an OTLP trace request"));
+            ([("content-type", "application/x-protobuf")], ExportTraceServiceResponse::default().encode_to_vec())
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+/// The OTLP/gRPC trace service over TLS, with the certificate `dir` holds.
+async fn tls_grpc_receiver(dir: &std::path::Path, received: Received) -> SocketAddr {
+    use tonic::transport::{Identity, ServerTlsConfig};
+    let identity = Identity::from_pem(
+        std::fs::read(dir.join("collector.pem")).unwrap(),
+        std::fs::read(dir.join("collector.key")).unwrap(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    let addr = listener.local_addr().expect("bound");
+    let router = tonic::transport::Server::builder()
+        .tls_config(ServerTlsConfig::new().identity(identity))
+        .expect("the collector's TLS")
+        .add_service(TraceServiceServer::new(received));
+    tokio::spawn(router.serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)));
+    addr
+}
+
+/// Spans exported to an `https://` collector, over OTLP/HTTP and gRPC, whose
+/// certificate a CA of the test's signed, trusted through
+/// `OTEL_EXPORTER_OTLP_CERTIFICATE`; a pipeline that trusts another CA sends
+/// nothing, and counts it.
+async fn over_tls() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let dir = std::path::PathBuf::from(std::env::var_os("OTLP_TEST_TLS_DIR").expect("the certificates' folder"));
+    let received = Received::default();
+    let collector = tls_receiver(&dir, received.clone()).await;
+    let endpoint = format!("https://localhost:{}", collector.port());
+
+    // Trusting another CA: the handshake fails, the spans are counted lost.
+    let other = std::fs::read(dir.join("other.pem")).unwrap();
+    let (layer, distrusting) =
+        Telemetry::new("otel-test").endpoint(&endpoint).certificate(other).metrics(false).layer().expect("builds");
+    let subscriber = tracing_subscriber::registry().with(layer);
+    tracing::subscriber::with_default(subscriber, || tracing::info_span!("distrusted").in_scope(|| {}));
+    let flushing = distrusting.clone();
+    tokio::task::spawn_blocking(move || flushing.shutdown()).await.unwrap();
+    assert_eq!(distrusting.dropped_spans(), 1, "a collector whose certificate is not trusted takes nothing");
+    assert!(received.spans.lock().unwrap().is_empty());
+
+    // Over gRPC, trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
+    let grpc = Received::default();
+    let grpc_collector = tls_grpc_receiver(&dir, grpc.clone()).await;
+    let (layer, over_grpc) = Telemetry::new("otel-test")
+        .endpoint(format!("https://localhost:{}", grpc_collector.port()))
+        .protocol(Protocol::Grpc)
+        .metrics(false)
+        .layer()
+        .expect("builds");
+    let subscriber = tracing_subscriber::registry().with(layer);
+    tracing::subscriber::with_default(subscriber, || tracing::info_span!("over grpc").in_scope(|| {}));
+    let flushing = over_grpc.clone();
+    assert!(tokio::task::spawn_blocking(move || flushing.shutdown()).await.unwrap(), "sent over gRPC and TLS");
+    assert_eq!(span_named(&grpc, "over grpc").await.name, "over grpc");
+    assert_eq!(over_grpc.dropped_spans(), 0);
+
+    // Over HTTP, trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
+    let telemetry =
+        Telemetry::new("otel-test").endpoint(&endpoint).metrics(false).init().expect("the pipeline installs");
+    let served = support::HttpServer::serving(
+        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
+        HttpOptions::default(),
+    )
+    .await;
+    let mut client = HttpClient::session(served.addr).await;
+    let answer = client.post(&traced_call(1, "fine")).await;
+    assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
+    let flushing = telemetry.clone();
+    assert!(tokio::task::spawn_blocking(move || flushing.force_flush()).await.unwrap(), "the flush went through");
+    let fine = span_named(&received, "tools/call fine").await;
+    assert_eq!(hex(&fine.parent_span_id), CLIENT_SPAN);
+    assert_eq!(telemetry.dropped_spans(), 0, "a trusted collector takes every batch");
 }

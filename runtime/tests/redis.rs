@@ -300,8 +300,13 @@ async fn sessions_and_tasks_are_shared_and_expire() {
     let expires = SystemTime::now() + Duration::from_secs(1);
     a.put(task.clone(), expires).await.unwrap();
     assert_eq!(b.get("t1").await.unwrap(), Some(task), "read on the other replica");
+    // The creating call's trace context, for the spans of the task's later rounds on either replica.
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    a.put_trace_link("t1", parent.to_owned(), expires).await.unwrap();
+    assert_eq!(b.trace_link("t1").await.unwrap().as_deref(), Some(parent), "the link, on the other replica");
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(b.get("t1").await.unwrap(), None, "gone past its time to live");
+    assert_eq!(b.trace_link("t1").await.unwrap(), None, "the link with it");
 }
 
 #[tokio::test]

@@ -24,6 +24,12 @@ pub(crate) struct CallTrace {
     /// most once. Only the feature `otel` reads it, and only it keeps it.
     #[cfg(feature = "otel")]
     pub(crate) carrier: Vec<(&'static str, String)>,
+    /// The HTTP request's `traceparent` when `_meta`'s is the parent and
+    /// names another span: the transport's context, which the call's span
+    /// links to, as the conventions advise ("SHOULD link current ambient
+    /// context").
+    #[cfg(feature = "otel")]
+    pub(crate) ambient: Option<String>,
 }
 
 #[cfg(feature = "otel")]

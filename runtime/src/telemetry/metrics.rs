@@ -15,6 +15,7 @@ const DURATION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 
 
 struct Instruments {
     duration: Histogram<f64>,
+    session_duration: Histogram<f64>,
     errors: Counter<u64>,
     repairs: Counter<u64>,
     rejections: Counter<u64>,
@@ -30,6 +31,13 @@ pub(super) fn install(provider: &SdkMeterProvider, drops: Arc<Drops>) {
             .f64_histogram("mcp.server.operation.duration")
             .with_unit("s")
             .with_description("MCP request duration as observed on the receiver, from its receipt until its answer")
+            .with_boundaries(DURATION_BUCKETS.to_vec())
+            .build(),
+        // The conventions advise the operations' buckets for sessions too.
+        session_duration: meter
+            .f64_histogram("mcp.server.session.duration")
+            .with_unit("s")
+            .with_description("The duration of the MCP session as observed on the MCP server")
             .with_boundaries(DURATION_BUCKETS.to_vec())
             .build(),
         errors: meter
@@ -90,6 +98,22 @@ pub(crate) fn record_operation(
         attributes.push(KeyValue::new("mcp_contract.severity", severity));
     }
     instruments.errors.add(1, &attributes);
+}
+
+/// One session that ended after `seconds`, with the conventions' attributes
+/// (`error.type` is not among them: a session ends without an error the
+/// server could tell, closed, deleted or expired alike).
+pub(crate) fn record_session(protocol_version: Option<&str>, transport: &'static str, seconds: f64) {
+    let Some(instruments) = INSTRUMENTS.get() else { return };
+    let mut attributes = Vec::with_capacity(3);
+    attributes.push(KeyValue::new("network.transport", transport));
+    if transport == "tcp" {
+        attributes.push(KeyValue::new("network.protocol.name", "http"));
+    }
+    if let Some(version) = protocol_version {
+        attributes.push(KeyValue::new("mcp.protocol.version", version.to_owned()));
+    }
+    instruments.session_duration.record(seconds, &attributes);
 }
 
 /// The repairs of a call of `tool`, one count per repair, by kind.

@@ -13,7 +13,9 @@
 //! `cancelled` or `panic`; `mcp_contract.reason`, `mcp_contract.code`,
 //! `mcp_contract.request_id`, the `data.requestId` of its errors). This module
 //! only exports them, through `tracing-opentelemetry`, and records the
-//! `mcp.server.operation.duration` histogram.
+//! `mcp.server.operation.duration` and `mcp.server.session.duration`
+//! histograms (the latter as a session ends: an HTTP session closed, deleted
+//! or expired, the end of a stdio stream).
 //!
 //! ```no_run
 //! use mcp_contract_runtime::server::Server;
@@ -37,6 +39,8 @@
 //! `OTEL_EXPORTER_OTLP_{TRACES,METRICS,LOGS}_ENDPOINT`),
 //! `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the default, or `grpc`),
 //! `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_EXPORTER_OTLP_TIMEOUT`,
+//! `OTEL_EXPORTER_OTLP_CERTIFICATE` (the PEM an `https://` collector's
+//! certificate is checked against, else the system's roots),
 //! `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER` and
 //! `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*` (the batch), `OTEL_METRIC_EXPORT_INTERVAL`,
 //! and `OTEL_SDK_DISABLED`. What [`Telemetry`]'s methods set wins over them.
@@ -53,21 +57,27 @@
 //! Trace context: a call's span is the child of the `traceparent` (with
 //! `tracestate` and `baggage`) at the root of the request's `params._meta`,
 //! where SEP-414 and the conventions place it, else of the HTTP request's
-//! `traceparent` header. Requests the server sends the client (elicitation,
+//! `traceparent` header (linked, when `_meta`'s is the parent and it names
+//! another span). A task's later rounds (`tasks/get`, `tasks/update`,
+//! `tasks/cancel`) are spans linked to the call that created the task, and
+//! on 2026-07-28 a retried call's span links to its first round. Requests the server sends the client (elicitation,
 //! sampling, roots) carry the call's context in their `_meta`, and
 //! [`inject_headers`] puts it on a handler's own upstream request.
 
 mod export;
 mod metrics;
+mod tls;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator};
+use opentelemetry::propagation::{Extractor, Injector, TextMapCompositePropagator, TextMapPropagator as _};
+use opentelemetry::trace::TraceContextExt as _;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry::{Context as OtelContext, KeyValue};
+use opentelemetry_http::HttpClient;
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig, WithTonicConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::logs::SdkLoggerProvider;
@@ -81,7 +91,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 
 pub use opentelemetry_sdk::trace::Sampler;
 
-pub(crate) use self::metrics::{record_operation, record_repairs};
+pub(crate) use self::metrics::{record_operation, record_repairs, record_session};
 use crate::call::CallTrace;
 
 /// The most spans waiting for export; more are dropped and counted (the
@@ -173,6 +183,7 @@ pub struct Telemetry {
     metric_interval: Option<Duration>,
     export_logs: bool,
     shutdown_timeout: Duration,
+    certificate: Option<Vec<u8>>,
 }
 
 impl Telemetry {
@@ -192,6 +203,7 @@ impl Telemetry {
             metric_interval: None,
             export_logs: false,
             shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+            certificate: None,
         }
     }
 
@@ -255,6 +267,15 @@ impl Telemetry {
     /// pipeline usually collects stderr already.
     pub fn logs(mut self, export: bool) -> Self {
         self.export_logs = export;
+        self
+    }
+
+    /// The certificate an `https://` collector's is checked against: the PEM
+    /// of the CA that signed it, or the collector's own
+    /// (`OTEL_EXPORTER_OTLP_CERTIFICATE` names such a file). Without one, the
+    /// system's roots are trusted.
+    pub fn certificate(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.certificate = Some(pem.into());
         self
     }
 
@@ -348,7 +369,8 @@ impl Telemetry {
     }
 
     /// The providers, unregistered.
-    fn build(self) -> Result<Inner, TelemetryError> {
+    fn build(mut self) -> Result<Inner, TelemetryError> {
+        let sampler = self.sampler.take();
         let protocol = match self.protocol {
             Some(protocol) => protocol,
             None => match env_value(&["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
@@ -373,7 +395,26 @@ impl Telemetry {
                 self.resource_attributes.iter().map(|(key, value)| KeyValue::new(key.clone(), value.clone())),
             )
             .build();
-        let exporters = Exporters { protocol, endpoint: self.endpoint.as_deref(), headers: &self.headers };
+        let certificate = match &self.certificate {
+            Some(pem) => Some(pem.clone()),
+            None => tls::certificate_from_env()?,
+        };
+        let signals = [TRACES_ENDPOINT_ENV, METRICS_ENDPOINT_ENV, LOGS_ENDPOINT_ENV];
+        let https = match protocol {
+            // One client, and its runtime thread, for the signals that go to an `https://` collector.
+            Protocol::HttpProtobuf if signals.iter().any(|signal| self.is_https(signal)) => {
+                Some(Arc::new(tls::HttpsClient::new(certificate.as_deref(), None)?) as Arc<dyn HttpClient>)
+            }
+            _ => None,
+        };
+        let exporters = Exporters {
+            protocol,
+            endpoint: self.endpoint.as_deref(),
+            headers: &self.headers,
+            telemetry: &self,
+            https,
+            certificate: certificate.as_deref(),
+        };
         let max_queue_size = self
             .max_queue_size
             .or_else(|| env_value(&["OTEL_BSP_MAX_QUEUE_SIZE"]).and_then(|size| size.trim().parse().ok()))
@@ -391,7 +432,7 @@ impl Telemetry {
         let mut tracer_provider = SdkTracerProvider::builder()
             .with_span_processor(export::Bounded::new(batch, queue))
             .with_resource(resource.clone());
-        if let Some(sampler) = self.sampler {
+        if let Some(sampler) = sampler {
             tracer_provider = tracer_provider.with_sampler(sampler);
         }
         let meter_provider = if self.export_metrics {
@@ -418,21 +459,45 @@ impl Telemetry {
     }
 }
 
+/// The variables of each signal's own endpoint, over the shared one's.
+const TRACES_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+const METRICS_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT";
+const LOGS_ENDPOINT_ENV: &str = "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+
+impl Telemetry {
+    /// Whether the signal whose endpoint variable is `signal_env` goes to an
+    /// `https://` collector, as the exporter resolves its endpoint: what code
+    /// set, else the signal's variable, else the shared one.
+    fn is_https(&self, signal_env: &str) -> bool {
+        let endpoint = self.endpoint.clone().or_else(|| env_value(&[signal_env, "OTEL_EXPORTER_OTLP_ENDPOINT"]));
+        endpoint.is_some_and(|url| url.trim().get(..8).is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://")))
+    }
+}
+
 /// The exporters of one [`Telemetry`]: the same transport, endpoint and headers for each signal.
 struct Exporters<'a> {
     protocol: Protocol,
     endpoint: Option<&'a str>,
     headers: &'a [(String, String)],
+    telemetry: &'a Telemetry,
+    /// The OTLP/HTTP client of the signals that go to an `https://` collector.
+    https: Option<Arc<dyn HttpClient>>,
+    /// The PEM a collector's certificate is checked against, if given.
+    certificate: Option<&'a [u8]>,
 }
 
 /// One `build` per signal: the three exporter builders share no trait that builds.
 macro_rules! build_exporter {
-    ($self:ident, $builder:expr, $path:literal) => {{
+    ($self:ident, $builder:expr, $path:literal, $signal_env:expr) => {{
+        let https = $self.telemetry.is_https($signal_env);
         match $self.protocol {
             Protocol::HttpProtobuf => {
                 let mut builder = $builder.with_http().with_protocol(opentelemetry_otlp::Protocol::HttpBinary);
                 if let Some(base) = $self.endpoint {
                     builder = builder.with_endpoint(format!("{}{}", base.trim_end_matches('/'), $path));
+                }
+                if let Some(client) = $self.https.as_ref().filter(|_| https) {
+                    builder = builder.with_shared_http_client(Arc::clone(client));
                 }
                 if !$self.headers.is_empty() {
                     builder = builder.with_headers($self.headers.iter().cloned().collect::<HashMap<_, _>>());
@@ -443,6 +508,9 @@ macro_rules! build_exporter {
                 let mut builder = $builder.with_tonic().with_protocol(opentelemetry_otlp::Protocol::Grpc);
                 if let Some(base) = $self.endpoint {
                     builder = builder.with_endpoint(base.to_owned());
+                }
+                if https {
+                    builder = builder.with_tls_config(tls::grpc_config($self.certificate)?);
                 }
                 if !$self.headers.is_empty() {
                     builder = builder.with_metadata($self.metadata()?);
@@ -455,15 +523,15 @@ macro_rules! build_exporter {
 
 impl Exporters<'_> {
     fn spans(&self) -> Result<opentelemetry_otlp::SpanExporter, TelemetryError> {
-        Ok(build_exporter!(self, opentelemetry_otlp::SpanExporter::builder(), "/v1/traces"))
+        Ok(build_exporter!(self, opentelemetry_otlp::SpanExporter::builder(), "/v1/traces", TRACES_ENDPOINT_ENV))
     }
 
     fn metrics(&self) -> Result<opentelemetry_otlp::MetricExporter, TelemetryError> {
-        Ok(build_exporter!(self, opentelemetry_otlp::MetricExporter::builder(), "/v1/metrics"))
+        Ok(build_exporter!(self, opentelemetry_otlp::MetricExporter::builder(), "/v1/metrics", METRICS_ENDPOINT_ENV))
     }
 
     fn logs(&self) -> Result<opentelemetry_otlp::LogExporter, TelemetryError> {
-        Ok(build_exporter!(self, opentelemetry_otlp::LogExporter::builder(), "/v1/logs"))
+        Ok(build_exporter!(self, opentelemetry_otlp::LogExporter::builder(), "/v1/logs", LOGS_ENDPOINT_ENV))
     }
 
     fn metadata(&self) -> Result<tonic::metadata::MetadataMap, TelemetryError> {
@@ -687,6 +755,35 @@ pub(crate) fn adopt(span: &tracing::Span, method: &str, target: Option<&str>, tr
         opentelemetry::global::get_text_map_propagator(|propagator| propagator.extract(&CarrierExtractor(trace)));
     // A malformed `traceparent` extracts as no span: the call's span stays a root then.
     let _ = span.set_parent(parent);
+    if let Some(ambient) = &trace.ambient {
+        link(span, ambient);
+    }
+}
+
+/// Link `span` to the span a W3C `traceparent` names (the HTTP request's,
+/// beside `_meta`'s parent; the call that created a task, on its later
+/// rounds). A malformed one links nothing.
+pub(crate) fn link(span: &tracing::Span, traceparent: &str) {
+    if span.is_disabled() {
+        return;
+    }
+    let carrier = HashMap::from([("traceparent".to_owned(), traceparent.to_owned())]);
+    let context = TraceContextPropagator::new().extract(&carrier);
+    let linked = context.span().span_context().clone();
+    if linked.is_valid() {
+        span.add_link(linked);
+    }
+}
+
+/// The W3C `traceparent` of `span` as OpenTelemetry exports it, for a span
+/// to link to it later, maybe from another replica; none for a span that is
+/// not recorded (no subscriber, or the layer is not installed).
+pub(crate) fn traceparent(span: &tracing::Span) -> Option<String> {
+    let context = span.context();
+    let span_context = context.span().span_context().clone();
+    span_context.is_valid().then(|| {
+        format!("00-{}-{}-{:02x}", span_context.trace_id(), span_context.span_id(), span_context.trace_flags().to_u8())
+    })
 }
 
 #[cfg(test)]

@@ -20,8 +20,8 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::invoke::{Cancelled, Finished, admit_tool, check_tool_arguments, run_tool};
-use super::observe::Observe;
+use super::invoke::{Cancelled, Finished, ToolCall, admit_tool, check_tool_arguments, run_tool, run_tool_call};
+use super::observe::{Observe, SessionClock};
 use super::rounds::{Binding, RequestStates};
 use super::skills::Skills;
 use super::streams::ResponseStream;
@@ -74,6 +74,8 @@ pub struct ToolServer {
     request_states: RequestStates,
     /// `Server::on_serve` and `Server::on_shutdown`; shared by every copy.
     lifecycle: Arc<super::lifecycle::Lifecycle>,
+    /// This copy's session's time, for `mcp.server.session.duration`.
+    session: SessionClock,
 }
 
 struct Shared {
@@ -131,6 +133,7 @@ impl ToolServer {
             observe: Arc::new(Observe { mask_error_details: true, repair_arguments: true, ..Observe::default() }),
             request_states,
             lifecycle: Arc::default(),
+            session: SessionClock::default(),
         }
     }
 
@@ -310,7 +313,13 @@ impl ToolServer {
             observe: Arc::clone(&self.observe),
             request_states: self.request_states.clone(),
             lifecycle: Arc::clone(&self.lifecycle),
+            session: SessionClock::default(),
         }
+    }
+
+    /// The clock of this copy's session, for a transport that sees the session end.
+    pub(crate) fn session_clock(&self) -> SessionClock {
+        self.session.clone()
     }
 
     /// Each tool's name and error contract, in registration order.
@@ -569,7 +578,10 @@ impl ServerHandler for ToolServer {
                             );
                             let task = match outcome.await {
                                 Ok(Finished::Ended(end)) => {
-                                    return self.request_states.end(&binding, end).map(CallToolResponse::InputRequired);
+                                    return self
+                                        .request_states
+                                        .end(&binding, end, None)
+                                        .map(CallToolResponse::InputRequired);
                                 }
                                 Ok(finished) => tasks.settled(finished).await?,
                                 Err(Cancelled(answer)) => return Err(envelope(&answer)),
@@ -595,11 +607,28 @@ impl ServerHandler for ToolServer {
                     let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
                     return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
                 }
-                match run_tool(Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round).await {
+                let call = ToolCall::new(tool.as_ref(), &ctx, &self.observe);
+                // A retry's span links to the call's first round; the first
+                // round's span is what a round that ends keeps for the next.
+                #[cfg(feature = "otel")]
+                let trace = {
+                    let first = match request.request_state.as_deref() {
+                        Some(state) if round.is_some() => self.request_states.first_round(&binding, state),
+                        _ => None,
+                    };
+                    if let Some(first) = &first {
+                        crate::telemetry::link(call.span(), first);
+                    }
+                    first.or_else(|| crate::telemetry::traceparent(call.span()))
+                };
+                #[cfg(not(feature = "otel"))]
+                let trace = None;
+                let running = run_tool_call(call, Arc::clone(tool), arguments, ctx, &context.ct, &self.observe, round);
+                match running.await {
                     Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
                     Ok(Finished::Failed(error)) => Err(error),
                     Ok(Finished::Ended(end)) => {
-                        self.request_states.end(&binding, end).map(CallToolResponse::InputRequired)
+                        self.request_states.end(&binding, end, trace).map(CallToolResponse::InputRequired)
                     }
                     Err(Cancelled(answer)) => Err(envelope(&answer)),
                 }
@@ -687,7 +716,7 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(ReadResourceResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end).map(ReadResourceResponse::InputRequired),
+                    Err(end) => self.request_states.end(&binding, end, None).map(ReadResourceResponse::InputRequired),
                 }
             }
             .await,
@@ -769,7 +798,7 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(GetPromptResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end).map(GetPromptResponse::InputRequired),
+                    Err(end) => self.request_states.end(&binding, end, None).map(GetPromptResponse::InputRequired),
                 }
             }
             .await,
@@ -809,6 +838,13 @@ impl ServerHandler for ToolServer {
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
         if let Some(session) = &self.changes {
             session.changes.register(session.id, &context.peer);
+        }
+        // A session begins: over stdio, or over HTTP with a session id (a
+        // stateless server's `initialize` begins none).
+        let parts = context.extensions.get::<http::request::Parts>();
+        if parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id")) {
+            let version = context.peer.peer_info().map(|info| info.protocol_version.as_str().to_owned());
+            self.session.start(&self.observe, version, if parts.is_some() { "tcp" } else { "pipe" });
         }
     }
 
@@ -865,12 +901,13 @@ impl ServerHandler for ToolServer {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
         answered(
             async move {
                 let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-                tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new)
+                let got = async { tasks.get(&request.task_id).await.map(rmcp::model::GetTaskResult::new) };
+                task_round("tasks/get", &request.task_id, &context, tasks, got).await
             }
             .await,
         )
@@ -879,13 +916,14 @@ impl ServerHandler for ToolServer {
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         answered(
             async move {
                 // Answers to keys the task does not wait for are acknowledged too.
                 let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-                tasks.update(&request.task_id, request.input_responses.into_iter().collect()).await
+                let update = tasks.update(&request.task_id, request.input_responses.into_iter().collect());
+                task_round("tasks/update", &request.task_id, &context, tasks, update).await
             }
             .await,
         )
@@ -894,12 +932,12 @@ impl ServerHandler for ToolServer {
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         answered(
             async move {
                 let tasks = self.tasks.as_ref().ok_or_else(no_tasks)?;
-                tasks.cancel(&request.task_id).await
+                task_round("tasks/cancel", &request.task_id, &context, tasks, tasks.cancel(&request.task_id)).await
             }
             .await,
         )
@@ -953,6 +991,54 @@ impl ServerHandler for ToolServer {
     }
 }
 
+/// A later round of the task `task_id` (`tasks/get`, `tasks/update`,
+/// `tasks/cancel`) answered in a server span of its own, named by its method
+/// and with the conventions' attributes, as a call's is: the child of the
+/// request's trace context and, with the feature `otel`, linked to the call
+/// that created the task, whose trace the rounds usually are not in.
+async fn task_round<T>(
+    method: &'static str,
+    task_id: &str,
+    context: &RequestContext<RoleServer>,
+    tasks: &Tasks,
+    answer: impl Future<Output = Result<T, ErrorData>>,
+) -> Result<T, ErrorData> {
+    use tracing::Instrument;
+    use tracing::field::Empty;
+    let trace = call_trace(context);
+    let span = tracing::info_span!(
+        "mcp_request",
+        otel.name = method,
+        otel.kind = "server",
+        otel.status_code = Empty,
+        otel.status_description = Empty,
+        mcp.method.name = method,
+        jsonrpc.request.id = %request_id(context),
+        mcp.session.id = session_id(context),
+        mcp.protocol.version = trace.protocol_version.as_deref(),
+        network.transport = trace.transport,
+        error.type = Empty,
+        rpc.response.status_code = Empty,
+        mcp_contract.task_id = task_id,
+    );
+    #[cfg(feature = "otel")]
+    {
+        crate::telemetry::adopt(&span, method, None, Some(&trace));
+        tasks.link_round(task_id, &span).await;
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = tasks;
+    let answer = answer.instrument(span.clone()).await;
+    if let Err(err) = &answer {
+        let code = err.code.0.to_string();
+        span.record("error.type", code.as_str());
+        span.record("rpc.response.status_code", code.as_str());
+        span.record("otel.status_code", "error");
+        span.record("otel.status_description", &*err.message);
+    }
+    answer
+}
+
 /// resources/subscribe and resources/unsubscribe are -32601 on a server
 /// that does not advertise `resources.subscribe`.
 fn no_resource_updates() -> ErrorData {
@@ -992,25 +1078,33 @@ fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
 /// messages, and a retried message several HTTP requests.
 fn call_trace(context: &RequestContext<RoleServer>) -> CallTrace {
     let parts = context.extensions.get::<http::request::Parts>();
+    #[cfg(feature = "otel")]
+    let (carrier, ambient) = trace_carrier(context, parts);
     CallTrace {
         protocol_version: context.protocol_version().map(|version| Arc::from(version.as_str())),
         transport: Some(if parts.is_some() { "tcp" } else { "pipe" }),
         #[cfg(feature = "otel")]
-        carrier: trace_carrier(context, parts),
+        carrier,
+        #[cfg(feature = "otel")]
+        ambient,
     }
 }
 
+/// The trace context the call's span is the child of, and the HTTP header's
+/// `traceparent` to link when `_meta`'s is the parent and names another span.
 #[cfg(feature = "otel")]
 fn trace_carrier(
     context: &RequestContext<RoleServer>,
     parts: Option<&http::request::Parts>,
-) -> Vec<(&'static str, String)> {
+) -> (Vec<(&'static str, String)>, Option<String>) {
     let from_meta = |key: &str| context.meta.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
     let from_headers = |key: &str| parts?.headers.get(key).and_then(|value| value.to_str().ok()).map(str::to_owned);
-    if from_meta("traceparent").is_some() {
-        TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_meta(key)?))).collect()
-    } else {
-        TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_headers(key)?))).collect()
+    match from_meta("traceparent") {
+        Some(parent) => {
+            let carrier = TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_meta(key)?))).collect();
+            (carrier, from_headers("traceparent").filter(|ambient| *ambient != parent))
+        }
+        None => (TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_headers(key)?))).collect(), None),
     }
 }
 

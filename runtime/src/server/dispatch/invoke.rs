@@ -484,9 +484,45 @@ pub(crate) async fn run_tool(
     observe: &Arc<Observe>,
     round: Option<Arc<InputRound>>,
 ) -> Result<Finished, Cancelled> {
+    let call = ToolCall::new(tool.as_ref(), &ctx, observe);
+    run_tool_call(call, tool, arguments, ctx, cancellation, observe, round).await
+}
+
+/// A tool call's log and span, made before it runs: a task makes them
+/// before the call that creates it is answered, so that the task's later
+/// rounds find the span to link to.
+pub(crate) struct ToolCall {
+    log: Call,
+    span: tracing::Span,
+}
+
+impl ToolCall {
+    pub(crate) fn new(tool: &dyn DynTool, ctx: &Context, observe: &Arc<Observe>) -> Self {
+        let log = Call::new(PrimitiveKind::Tool, tool.definition().name, ctx, observe);
+        let span = log.span();
+        Self { log, span }
+    }
+
+    /// The span of the call, current while its handler runs.
+    #[cfg_attr(not(feature = "otel"), allow(dead_code, reason = "only the OpenTelemetry export links to it"))]
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+}
+
+/// [`run_tool`] with its log and span made already.
+pub(crate) async fn run_tool_call(
+    call: ToolCall,
+    tool: Arc<dyn DynTool>,
+    arguments: JsonObject,
+    ctx: Context,
+    cancellation: &CancellationToken,
+    observe: &Arc<Observe>,
+    round: Option<Arc<InputRound>>,
+) -> Result<Finished, Cancelled> {
     let name = tool.definition().name;
-    let mut log = Call::new(PrimitiveKind::Tool, name, &ctx, observe);
-    let span = log.span();
+    let ToolCall { log, span } = call;
+    let mut log = log;
     let mut arguments = arguments;
     let repairs = log.repair(tool.definition(), &mut arguments, &span);
     let beside = crate::define::aliases_beside_fields(&arguments, tool.definition().input_aliases);

@@ -17,6 +17,10 @@ pub(crate) const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0
 /// Seconds: from a cheap in-memory call (1 ms) to a slow upstream (30 s).
 const LATENCY_BUCKETS: [f64; 14] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
 
+/// Seconds: the bucket boundaries the semantic conventions advise for
+/// `mcp.server.session.duration` (semconv 1.42.0), the operations' ones.
+const SESSION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct CallLabels {
     kind: &'static str,
@@ -71,6 +75,7 @@ pub(crate) struct Metrics {
     duration: Family<NameLabels, Histogram, fn() -> Histogram>,
     pub(crate) in_flight: Gauge,
     sessions: Gauge,
+    session_duration: Histogram,
 }
 
 /// The longest reason kept as a label value: reasons are snake_case names
@@ -124,7 +129,15 @@ impl Metrics {
         );
         registry.register("mcp_server_operations_in_flight", "Calls running now", in_flight.clone());
         registry.register("mcp_server_sessions", "Open Streamable HTTP sessions", sessions.clone());
-        Self { registry, calls, errors, repairs, rejections, duration, in_flight, sessions }
+        // The conventions' `mcp.server.session.duration`, with their buckets.
+        let session_duration = Histogram::new(SESSION_BUCKETS);
+        registry.register_with_unit(
+            "mcp_server_session_duration",
+            "How long sessions lasted, from the client's notifications/initialized to their end",
+            prometheus_client::registry::Unit::Seconds,
+            session_duration.clone(),
+        );
+        Self { registry, calls, errors, repairs, rejections, duration, in_flight, sessions, session_duration }
     }
 
     pub(crate) fn finished(
@@ -155,6 +168,11 @@ impl Metrics {
         if matches!(outcome, Outcome::Ok | Outcome::Error) {
             self.duration.get_or_create(&NameLabels { kind, name }).observe(seconds);
         }
+    }
+
+    /// A session ended after `seconds`.
+    pub(crate) fn session_ended(&self, seconds: f64) {
+        self.session_duration.observe(seconds);
     }
 
     pub(crate) fn repaired(&self, tool: &'static str, kind: &'static str) {

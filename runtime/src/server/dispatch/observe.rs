@@ -121,6 +121,70 @@ impl Observe {
     }
 }
 
+/// A session's time, from the client's `notifications/initialized` to the
+/// session's end (closed, deleted, expired; the end of the stdio stream):
+/// the conventions' `mcp.server.session.duration`. Shared by the copies of
+/// one session's handler, and recorded once, by [`end`](Self::end) or when
+/// the last copy goes (the Streamable HTTP transport drops a session's
+/// handler as the session ends).
+#[derive(Clone, Default)]
+pub(crate) struct SessionClock(Arc<std::sync::OnceLock<SessionStarted>>);
+
+struct SessionStarted {
+    observe: Arc<Observe>,
+    at: std::time::Instant,
+    /// `mcp.protocol.version`, as `initialize` settled it.
+    protocol_version: Option<String>,
+    /// `network.transport`: `tcp` over Streamable HTTP, `pipe` over stdio.
+    transport: &'static str,
+    ended: std::sync::atomic::AtomicBool,
+}
+
+impl SessionClock {
+    /// The session began (its first start counts; a session initializes once).
+    pub(crate) fn start(&self, observe: &Arc<Observe>, protocol_version: Option<String>, transport: &'static str) {
+        let _ = self.0.set(SessionStarted {
+            observe: Arc::clone(observe),
+            at: std::time::Instant::now(),
+            protocol_version,
+            transport,
+            ended: std::sync::atomic::AtomicBool::new(false),
+        });
+    }
+
+    /// The session ended: its duration recorded, unless it never began or was recorded already.
+    pub(crate) fn end(&self) {
+        if let Some(started) = self.0.get() {
+            started.end();
+        }
+    }
+}
+
+impl SessionStarted {
+    fn end(&self) {
+        if self.ended.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        let seconds = self.at.elapsed().as_secs_f64();
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.observe.metrics {
+            metrics.session_ended(seconds);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = &self.observe;
+        #[cfg(feature = "otel")]
+        crate::telemetry::record_session(self.protocol_version.as_deref(), self.transport, seconds);
+        #[cfg(not(feature = "otel"))]
+        let _ = (&self.protocol_version, self.transport, seconds);
+    }
+}
+
+impl Drop for SessionStarted {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
 /// A call in flight; see [`Observe::started`].
 pub(crate) struct InFlight(#[cfg(feature = "metrics")] Option<Arc<super::metrics::Metrics>>);
 

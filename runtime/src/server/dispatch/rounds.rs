@@ -35,6 +35,11 @@ pub(crate) struct RequestStates {
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Kept {
     answers: JsonObject,
+    /// The W3C `traceparent` of the call's first round (feature `otel`):
+    /// each retry's span links to it. The client's own trace, so signed
+    /// and shown as the answers are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
 }
 
 impl RequestStates {
@@ -79,8 +84,21 @@ impl RequestStates {
         Ok(Arc::new(InputRound::new(kept, responses)))
     }
 
-    /// The answer to a request whose round ended before the handler finished.
-    pub(crate) fn end(&self, binding: &Binding, end: RoundEnd) -> Result<InputRequiredResult, ErrorData> {
+    /// The `traceparent` of the first round of the call that `state`, verified
+    /// for this very request, continues; none for a state that keeps none.
+    #[cfg(feature = "otel")]
+    pub(crate) fn first_round(&self, binding: &Binding, state: &str) -> Option<String> {
+        self.codec.open_json_with::<Kept>(state, &binding.0).ok()?.trace
+    }
+
+    /// The answer to a request whose round ended before the handler finished;
+    /// `trace`, the first round's `traceparent`, kept for the next round's span.
+    pub(crate) fn end(
+        &self,
+        binding: &Binding,
+        end: RoundEnd,
+        trace: Option<String>,
+    ) -> Result<InputRequiredResult, ErrorData> {
         let (requests, answers) = match end {
             RoundEnd::Invalid { key, detail } => {
                 let key = crate::define::cap_quoted(&key);
@@ -106,7 +124,7 @@ impl RequestStates {
         let options = SealOptions::new().associated_data(&binding.0).ttl(REQUEST_STATE_TTL);
         let state = self
             .codec
-            .seal_json_with(&Kept { answers }, &options)
+            .seal_json_with(&Kept { answers, trace }, &options)
             .map_err(|err| ErrorData::internal_error(format!("The requestState could not be written: {err}"), None))?;
         Ok(InputRequiredResult::new(Some(input_requests), Some(state)))
     }

@@ -17,7 +17,7 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::invoke::{Cancelled, Finished, run_tool};
+use super::invoke::{Cancelled, Finished, ToolCall, run_tool_call};
 use super::observe::Observe;
 use super::rounds::wire_requests;
 use crate::call::{BoxFuture, ClientChannel, Context, InputRequest, InputRound, LogLevel, ProgressToken};
@@ -99,6 +99,11 @@ impl Tasks {
         }
         let (mut task, expires_at) = self.created(TaskPayload::Working).await?;
         let id = task.task_id.clone();
+        // The call's span starts now, so that the task's record names it
+        // before the call is answered.
+        let call = ToolCall::new(tool.as_ref(), &ctx, &observe);
+        #[cfg(feature = "otel")]
+        self.keep_trace_link(&id, call.span(), expires_at).await;
         let round = Arc::new(InputRound::live_with(answers));
         let writing = Arc::new(tokio::sync::Mutex::new(()));
         let running = Running {
@@ -120,7 +125,7 @@ impl Tasks {
         tokio::spawn(async move {
             // The handler's asks wait in the task's live round; while one
             // waits, tasks/get shows the task `input_required` with it.
-            let run = run_tool(tool, arguments, ctx, &cancellation, &observe, None);
+            let run = run_tool_call(call, tool, arguments, ctx, &cancellation, &observe, None);
             let mut run = std::pin::pin!(run);
             let outcome = loop {
                 let changed = round.changed();
@@ -238,6 +243,32 @@ impl Tasks {
         let pending = running.round.deliver(responses);
         self.show_pending(&running, pending).await;
         Ok(())
+    }
+
+    /// Keep the `traceparent` of `span`, the call that created the task
+    /// `task_id`, for the spans of its later rounds to link to; a store that
+    /// cannot keep it costs them the link, not the task.
+    #[cfg(feature = "otel")]
+    async fn keep_trace_link(&self, task_id: &str, span: &tracing::Span, expires_at: SystemTime) {
+        let Some(traceparent) = crate::telemetry::traceparent(span) else { return };
+        if let Err(err) = self.store.put_trace_link(task_id, traceparent, expires_at).await {
+            tracing::debug!(task = task_id, code = %err.code(), "the task's trace link could not be stored: {err}");
+        }
+    }
+
+    /// Link `span`, a later round of the task `task_id`, to the call that created it.
+    #[cfg(feature = "otel")]
+    pub(crate) async fn link_round(&self, task_id: &str, span: &tracing::Span) {
+        if span.is_disabled() {
+            return;
+        }
+        match self.store.trace_link(task_id).await {
+            Ok(Some(traceparent)) => crate::telemetry::link(span, &traceparent),
+            Ok(None) => {}
+            Err(err) => {
+                tracing::debug!(task = task_id, code = %err.code(), "the task's trace link could not be read: {err}")
+            }
+        }
     }
 
     /// `tasks/get`.

@@ -39,6 +39,37 @@ pub trait TaskStore: Send + Sync + 'static {
     ///
     /// When the store cannot be read.
     fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<DetailedTask>, McpError>>;
+
+    /// Keep `traceparent`, the W3C trace context of the call that created the
+    /// task `task_id`, until `expires_at`: the spans of the task's later
+    /// rounds (`tasks/get`, `tasks/update`, `tasks/cancel`) link to that
+    /// call's, on whichever replica serves them. Only the feature `otel`
+    /// writes it. The default keeps nothing, which costs those spans their
+    /// link and nothing else.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot keep it: the task goes on, its rounds unlinked.
+    fn put_trace_link<'a>(
+        &'a self,
+        task_id: &'a str,
+        traceparent: String,
+        expires_at: SystemTime,
+    ) -> BoxFuture<'a, Result<(), McpError>> {
+        let _ = (task_id, traceparent, expires_at);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// The `traceparent` [`put_trace_link`](Self::put_trace_link) kept for
+    /// the task `task_id`, if any.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be read.
+    fn trace_link<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<String>, McpError>> {
+        let _ = task_id;
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }
 
 /// Tasks in this process's memory, at most a number of them: past it, the
@@ -53,13 +84,15 @@ pub trait TaskStore: Send + Sync + 'static {
 pub struct MemoryTaskStore {
     max_tasks: usize,
     tasks: Mutex<HashMap<String, (DetailedTask, SystemTime)>>,
+    /// The `traceparent` of the call that created each task, while the task is kept.
+    trace_links: Mutex<HashMap<String, String>>,
 }
 
 impl MemoryTaskStore {
     /// A store that keeps at most `max_tasks` tasks (at least one).
     #[must_use]
     pub fn new(max_tasks: usize) -> Self {
-        Self { max_tasks: max_tasks.max(1), tasks: Mutex::default() }
+        Self { max_tasks: max_tasks.max(1), tasks: Mutex::default(), trace_links: Mutex::default() }
     }
 
     /// How many tasks are kept now, expired ones included until they are swept.
@@ -139,6 +172,31 @@ impl TaskStore for MemoryTaskStore {
         };
         Box::pin(std::future::ready(Ok(found)))
     }
+
+    fn put_trace_link<'a>(
+        &'a self,
+        task_id: &'a str,
+        traceparent: String,
+        _expires_at: SystemTime,
+    ) -> BoxFuture<'a, Result<(), McpError>> {
+        let tasks = self.tasks.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut links = self.trace_links.lock().unwrap_or_else(PoisonError::into_inner);
+        // A link lives as long as its task: the links of tasks gone go
+        // before a new one, so there are never more than `max_tasks`.
+        if links.len() >= self.max_tasks {
+            links.retain(|id, _| tasks.contains_key(id));
+        }
+        if tasks.contains_key(task_id) && links.len() < self.max_tasks {
+            links.insert(task_id.to_owned(), traceparent);
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn trace_link<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<String>, McpError>> {
+        let kept = self.tasks.lock().unwrap_or_else(PoisonError::into_inner).contains_key(task_id);
+        let link = kept.then(|| self.trace_links.lock().unwrap_or_else(PoisonError::into_inner).get(task_id).cloned());
+        Box::pin(std::future::ready(Ok(link.flatten())))
+    }
 }
 
 #[cfg(test)]
@@ -171,5 +229,28 @@ mod tests {
         let after = later + Duration::from_secs(1);
         store.put_now(task("e", TaskPayload::Working, "y"), after + Duration::from_secs(60), after).unwrap();
         assert_eq!(store.len(), 1);
+    }
+
+    #[test]
+    fn the_memory_store_keeps_a_tasks_trace_link_while_it_keeps_the_task() {
+        fn block<T>(future: BoxFuture<'_, T>) -> T {
+            futures::FutureExt::now_or_never(future).expect("the memory store answers at once")
+        }
+        let store = MemoryTaskStore::new(1);
+        let now = SystemTime::now();
+        let later = now + Duration::from_secs(60);
+        let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        // No task, no link.
+        block(store.put_trace_link("a", parent.to_owned(), later)).unwrap();
+        assert_eq!(block(store.trace_link("a")).unwrap(), None);
+        store.put_now(task("a", TaskPayload::Cancelled, "2026-01-01T00:00:01.000Z"), later, now).unwrap();
+        block(store.put_trace_link("a", parent.to_owned(), later)).unwrap();
+        assert_eq!(block(store.trace_link("a")).unwrap().as_deref(), Some(parent));
+        // The task makes room for another: its link goes with it, and the new one's is kept.
+        store.put_now(task("b", TaskPayload::Working, "2026-01-01T00:00:02.000Z"), later, now).unwrap();
+        assert_eq!(block(store.trace_link("a")).unwrap(), None);
+        block(store.put_trace_link("b", parent.to_owned(), later)).unwrap();
+        assert_eq!(block(store.trace_link("b")).unwrap().as_deref(), Some(parent));
+        assert_eq!(store.trace_links.lock().unwrap().len(), 1);
     }
 }

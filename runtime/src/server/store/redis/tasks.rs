@@ -75,4 +75,31 @@ impl TaskStore for RedisStore {
             Ok(Some(task))
         })
     }
+
+    /// Beside the task, as long as it: another replica's `tasks/get` links to the call too.
+    fn put_trace_link<'a>(
+        &'a self,
+        task_id: &'a str,
+        traceparent: String,
+        expires_at: SystemTime,
+    ) -> BoxFuture<'a, Result<(), McpError>> {
+        Box::pin(async move {
+            let expires = millis(expires_at.duration_since(UNIX_EPOCH).unwrap_or_default());
+            if expires <= now_millis() {
+                return Ok(());
+            }
+            let mut pipe = redis::pipe();
+            pipe.cmd("SET").arg(self.key("task-trace", task_id)).arg(traceparent).arg("PXAT").arg(expires).ignore();
+            self.query::<()>(&pipe).await.map_err(|_| Self::unavailable())
+        })
+    }
+
+    fn trace_link<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<String>, McpError>> {
+        Box::pin(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("GET").arg(self.key("task-trace", task_id));
+            let (link,): (Option<String>,) = self.query(&pipe).await.map_err(|_| Self::unavailable())?;
+            Ok(link)
+        })
+    }
 }

@@ -157,11 +157,14 @@ impl ToolServer {
         });
         // Listen streams end with their final result as shutdown begins,
         // rather than hold the drain for its whole grace period.
+        let session = self.session_clock();
         let served = self.stopping_with(options.shutdown.clone()).serve_with_ct(transport, shutdown.clone()).await;
         let served = match served {
             Ok(running) => Ok(running.waiting().await),
             Err(err) => Err(err),
         };
+        // The stream ended: so did its one session, whoever still holds a copy of the server.
+        session.end();
         drain.abort();
         if let Some(signals) = signals {
             signals.abort();
