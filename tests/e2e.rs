@@ -15,8 +15,8 @@
 //! - The museum's MCP App in headless Chromium (Debian's `chromium`, which
 //!   `.ci/run` installs), its messages checked against the ext-apps schema.
 //!
-//! A missing `python3` or `node` fails these tests with how to install it; set
-//! `MCP_CONTRACT_SKIP_E2E=1` to skip them on a machine without the clients.
+//! Without `python3`, `node`/`npm` or `chromium` a test that needs one is
+//! skipped with how to install it, and fails under CI (`support::needs`).
 
 #![cfg(feature = "rmcp")]
 
@@ -25,6 +25,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
+use support::needs::{self, CHROMIUM, NODE, NPM, PYTHON3};
 use support::{fastmcp_python, profile_dir, root, run, ts2_dir, venv_python};
 
 fn museum() -> PathBuf {
@@ -42,37 +43,6 @@ fn collection() -> PathBuf {
     root().join("examples/data/collection.json")
 }
 
-/// The variable that skips these tests on a machine without the clients' runtimes.
-const SKIP_VARIABLE: &str = "MCP_CONTRACT_SKIP_E2E";
-
-/// Whether the end-to-end tests should run: `false` only when the user opted out
-/// with `MCP_CONTRACT_SKIP_E2E=1`. A missing `program` fails the test with how
-/// to install it, so that a machine without it never passes silently.
-fn require(program: &str) -> bool {
-    if std::env::var_os(SKIP_VARIABLE).is_some_and(|value| value == "1") {
-        eprintln!("SKIPPED: {SKIP_VARIABLE}=1; the end-to-end test against `{program}` did not run");
-        return false;
-    }
-    let found = Command::new(program).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
-    assert!(
-        found.is_ok_and(|status| status.success()),
-        "`{program}` is needed by the end-to-end tests, which drive the museum example with the official \
-         MCP clients. Install it (Debian/Ubuntu: `apt-get install {package}`), or set {SKIP_VARIABLE}=1 to \
-         skip these tests.",
-        package = install_package(program),
-    );
-    true
-}
-
-/// The Debian package that brings `program`.
-fn install_package(program: &str) -> &str {
-    match program {
-        "python3" => "python3 python3-venv",
-        "node" | "npm" => "nodejs npm",
-        other => other,
-    }
-}
-
 fn python_client() -> Command {
     let mut command = Command::new(venv_python());
     command.arg(root().join("tests/e2e/python/museum_client.py")).arg("--data").arg(collection());
@@ -87,7 +57,7 @@ fn assert_checks_passed(output: &Output, what: &str) {
 
 #[test]
 fn python_client_over_stdio() {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let output = run(python_client().arg("--stdio").arg(museum()), "the Python client over stdio");
@@ -154,7 +124,7 @@ impl Drop for HttpMuseum {
 /// against the digest and size the listing gave.
 #[test]
 fn fastmcp_skills_client_reads_and_verifies_the_museums_skill() {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let server = HttpMuseum::start(&[]);
@@ -168,7 +138,7 @@ fn fastmcp_skills_client_reads_and_verifies_the_museums_skill() {
 }
 
 fn python_client_over_http(extra: &[&str], what: &str) {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let server = HttpMuseum::start(extra);
@@ -200,7 +170,7 @@ fn python_client_over_stateless_streamable_http() {
 /// checks the 401 challenge, the metadata and a refused scope.
 #[test]
 fn python_client_over_streamable_http_with_bearer_tokens() {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let secret = "e2e-secret-for-loopback-tests-0123456789";
@@ -225,7 +195,7 @@ fn tasks_recipe() -> Command {
 /// client's own id (issue 34: it timed out over stdio).
 #[test]
 fn python_tasks_recipe_over_stdio() {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let output = run(tasks_recipe().arg("--stdio").arg(museum()), "the Python tasks recipe over stdio");
@@ -237,7 +207,7 @@ fn python_tasks_recipe_over_stdio() {
 /// drain", for the listen stream whose client had gone).
 #[test]
 fn python_tasks_recipe_over_stateless_http_and_a_clean_shutdown() {
-    if !require("python3") {
+    if !needs::all(&[PYTHON3]) {
         return;
     }
     let server = HttpMuseum::start(&["--stateless"]);
@@ -256,7 +226,7 @@ fn python_tasks_recipe_over_stateless_http_and_a_clean_shutdown() {
 /// against the museum over stdio: a task, its progress, its result.
 #[test]
 fn typescript_v2_tasks_recipe_over_stdio() {
-    if !require("node") || !require("npm") {
+    if !needs::all(&[NODE, NPM]) {
         return;
     }
     let output = run(
@@ -306,7 +276,7 @@ fn a_state_that_cannot_be_built_is_reported_and_serving_never_announced() {
 
 #[test]
 fn typescript_client_accepts_error_results_of_tools_with_output_schemas() {
-    if !require("node") || !require("npm") {
+    if !needs::all(&[NODE, NPM]) {
         return;
     }
     let dir = support::node_clients("ts");
@@ -415,9 +385,10 @@ fn script_json(value: &serde_json::Value) -> String {
 /// are checked against the protocol schema of `@modelcontextprotocol/ext-apps`.
 #[test]
 fn the_object_viewer_renders_a_get_object_result_in_headless_chromium() {
-    if !require("python3") || !require("node") || !require("npm") || !require("chromium") {
+    if !needs::all(&[PYTHON3, NODE, NPM]) {
         return;
     }
+    let Some(chromium) = needs::find(CHROMIUM) else { return };
     let out = profile_dir().parent().expect("target/").join("e2e/apps");
     std::fs::create_dir_all(&out).expect("target/e2e/apps is writable");
     let fixture_path = out.join("fixture.json");
@@ -445,7 +416,7 @@ fn the_object_viewer_renders_a_get_object_result_in_headless_chromium() {
         let profile = out.join(format!("chromium-profile-{}-{name}", std::process::id()));
         let started = Instant::now();
         let dom = run(
-            Command::new("chromium")
+            Command::new(&chromium)
                 .args([
                     "--headless",
                     "--no-sandbox",
@@ -514,7 +485,7 @@ fn the_object_viewer_renders_a_get_object_result_in_headless_chromium() {
 /// elicitation (declined, then confirmed) and summarize_object's sampling.
 #[test]
 fn typescript_v2_client_sees_enrichment_and_answers_elicitation_and_sampling() {
-    if !require("node") || !require("npm") {
+    if !needs::all(&[NODE, NPM]) {
         return;
     }
     let output = run(

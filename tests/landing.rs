@@ -4,8 +4,7 @@
 //! museum's page in a real browser.
 //!
 //! The browser test runs Debian's `chromium` headless (`.ci/run` installs it);
-//! without it the test fails with how to install it, unless
-//! `MCP_CONTRACT_SKIP_E2E=1`.
+//! without it the test is skipped with how to install it, and fails under CI.
 
 #![cfg(all(feature = "rmcp", feature = "auth"))]
 
@@ -22,6 +21,9 @@ use mcp_contract::server::{HttpOptions, Server};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+#[path = "../runtime/tests/support/needs.rs"]
+mod needs;
 
 const SECRET: &str = "landing-test-secret-0123456789abcdef";
 
@@ -246,8 +248,6 @@ fn a_bad_landing_config_fails_the_build_with_its_rule() {
 
 // ------------------------------------------------------------------ the browser
 
-const SKIP_VARIABLE: &str = "MCP_CONTRACT_SKIP_E2E";
-
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test binary has a path");
     exe.parent().and_then(Path::parent).expect("the test binary lies in target/<profile>/deps").to_path_buf()
@@ -294,13 +294,6 @@ fn start_museum() -> (Museum, String) {
     (museum, base)
 }
 
-fn chromium() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome"].iter().find_map(|name| {
-        let found = Command::new(name).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
-        found.is_ok_and(|status| status.success()).then(|| PathBuf::from(name))
-    })
-}
-
 fn headless(browser: &Path, profile: &Path, extra: &[&str], url: &str) -> std::process::Output {
     let mut command = Command::new(browser);
     command
@@ -320,16 +313,7 @@ fn headless(browser: &Path, profile: &Path, extra: &[&str], url: &str) -> std::p
 /// endpoint; the screenshot lands in `target/landing/museum.png`.
 #[test]
 fn the_museum_page_in_headless_chromium() {
-    if std::env::var_os(SKIP_VARIABLE).is_some_and(|value| value == "1") {
-        eprintln!("SKIPPED: {SKIP_VARIABLE}=1; the headless Chromium test did not run");
-        return;
-    }
-    let browser = chromium().unwrap_or_else(|| {
-        panic!(
-            "chromium is not installed: `apt-get install --no-install-recommends chromium` (what .ci/run does), \
-             or set {SKIP_VARIABLE}=1 to skip this test"
-        )
-    });
+    let Some(browser) = needs::find(needs::CHROMIUM) else { return };
     let (_museum, base) = start_museum();
     let out = profile_dir().parent().expect("target/").join("landing");
     std::fs::create_dir_all(&out).unwrap();

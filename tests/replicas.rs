@@ -11,9 +11,9 @@
 //! with npm `@modelcontextprotocol/client` (the TypeScript SDK v2).
 //!
 //! The museum binary must be built with the feature: `cargo build --example
-//! museum --features redis` (`.ci/run` does). A missing `redis-server`,
-//! `haproxy`, `python3` or `node` fails the test with how to install it;
-//! `MCP_CONTRACT_SKIP_REDIS=1` skips them.
+//! museum --features redis` (`.ci/run` does). Without `redis-server`,
+//! `haproxy`, `python3` or `node` a test is skipped with how to install it,
+//! and fails under CI.
 
 #![cfg(feature = "redis")]
 
@@ -24,26 +24,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
+use support::needs::{self, HAPROXY, NODE, NPM, PYTHON3, REDIS_SERVER};
 use support::{profile_dir, root, run, venv_python};
-
-const SKIP_VARIABLE: &str = "MCP_CONTRACT_SKIP_REDIS";
-
-/// Whether to run: `false` under `MCP_CONTRACT_SKIP_REDIS=1`; a missing program fails with how to install it.
-fn require(programs: &[(&str, &str, &str)]) -> bool {
-    if std::env::var_os(SKIP_VARIABLE).is_some_and(|value| value == "1") {
-        eprintln!("SKIPPED: {SKIP_VARIABLE}=1; the replicas behind haproxy did not run");
-        return false;
-    }
-    for (program, version, package) in programs {
-        let found = Command::new(program).arg(version).stdout(Stdio::null()).stderr(Stdio::null()).status();
-        assert!(
-            found.is_ok_and(|status| status.success()),
-            "`{program}` is needed to serve two replicas behind a proxy. Install it (Debian/Ubuntu: `apt-get \
-             install {package}`; `.ci/run` does), or set {SKIP_VARIABLE}=1 to skip this test."
-        );
-    }
-    true
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
@@ -141,7 +123,7 @@ fn haproxy(port: u16, replicas: &[u16], dir: &Path) -> (Process, PathBuf) {
 }
 
 /// Redis, two museum replicas sharing it, and haproxy in front of them, in a
-/// directory of their own; `None` under `MCP_CONTRACT_SKIP_REDIS=1`.
+/// directory of their own; `None` (skipped) on a machine without one of their programs.
 struct Cluster {
     dir: PathBuf,
     // Dropped last: the replicas and the proxy go first.
@@ -154,12 +136,12 @@ struct Cluster {
 
 impl Cluster {
     fn start(client: Client) -> Option<Self> {
-        let mut programs = vec![("redis-server", "--version", "redis-server"), ("haproxy", "-v", "haproxy")];
+        let mut programs = vec![REDIS_SERVER, HAPROXY];
         match client {
-            Client::Python => programs.push(("python3", "--version", "python3 python3-venv")),
-            Client::TypeScript => programs.extend([("node", "--version", "nodejs"), ("npm", "--version", "npm")]),
+            Client::Python => programs.push(PYTHON3),
+            Client::TypeScript => programs.extend([NODE, NPM]),
         }
-        if !require(&programs) {
+        if !needs::all(&programs) {
             return None;
         }
         let dir = std::env::temp_dir().join(format!("mcp-contract-replicas-{}-{}", std::process::id(), free_port()));

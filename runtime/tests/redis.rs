@@ -8,8 +8,8 @@
 //! replica, followed live, or its call run again (or answered as lost) there
 //! when the replica running it stopped.
 //!
-//! A missing `redis-server` fails these tests with how to install it
-//! (`.ci/run` installs it); `MCP_CONTRACT_SKIP_REDIS=1` skips them.
+//! Without `redis-server` (and its `redis-cli`) these tests are skipped with
+//! how to install it, and fail under CI (`.ci/run` installs it).
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -34,7 +34,8 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-const SKIP_VARIABLE: &str = "MCP_CONTRACT_SKIP_REDIS";
+#[path = "support/needs.rs"]
+mod needs;
 
 /// A `redis-server` of this test, on a free loopback port, with an
 /// append-only file so what it kept survives a restart; killed when dropped.
@@ -47,10 +48,9 @@ struct Redis {
 }
 
 impl Redis {
-    /// A fresh server, or `None` (with a note) under `MCP_CONTRACT_SKIP_REDIS=1`.
+    /// A fresh server, or `None` (skipped, with a line saying so) on a machine without `redis-server`.
     fn start() -> Option<Self> {
-        if std::env::var_os(SKIP_VARIABLE).is_some_and(|value| value == "1") {
-            eprintln!("SKIPPED: {SKIP_VARIABLE}=1; the test against `redis-server` did not run");
+        if !needs::all(&[needs::REDIS_SERVER, needs::REDIS_CLI]) {
             return None;
         }
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -106,8 +106,8 @@ impl Redis {
             .unwrap_or_else(|err| {
                 panic!(
                     "`redis-server` could not be started ({err}); the Redis store's tests need it. Install it \
-                     (Debian/Ubuntu: `apt-get install redis-server`; `.ci/run` does), or set {SKIP_VARIABLE}=1 to \
-                     skip them"
+                     (Debian/Ubuntu: `{}`; `.ci/run` does)",
+                    needs::REDIS_SERVER.install
                 )
             });
         self.child = Some(child);
