@@ -81,25 +81,17 @@ mod tests {
         }
     }
 
-    /// A fresh `redis-server`, or `None` under `MCP_CONTRACT_SKIP_REDIS=1`; a
-    /// missing one fails with how to install it.
+    /// A fresh `redis-server`, or `None` after a skip line on a machine
+    /// without one (under CI, a failure naming how to install it).
     fn redis() -> Option<Redis> {
-        if std::env::var_os("MCP_CONTRACT_SKIP_REDIS").is_some_and(|value| value == "1") {
-            eprintln!("SKIPPED: MCP_CONTRACT_SKIP_REDIS=1; the replicas example did not run");
-            return None;
-        }
+        let program = crate::needs::find(crate::needs::REDIS_SERVER)?;
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new("redis-server")
+        let child = Command::new(program)
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|err| {
-                panic!(
-                    "`redis-server` could not be started ({err}). Install it (Debian/Ubuntu: `apt-get install \
-                     redis-server`; `.ci/run` does), or set MCP_CONTRACT_SKIP_REDIS=1 to skip this test"
-                )
-            });
+            .unwrap_or_else(|err| panic!("`redis-server` could not be started: {err}"));
         let redis = Redis(child, port);
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {

@@ -7,6 +7,10 @@
 
 #[path = "examples/loopback.rs"]
 mod loopback;
+/// Whether a program the replicas example needs is here (skip outside CI, fail under it).
+#[cfg(feature = "redis")]
+#[path = "../runtime/tests/support/needs.rs"]
+mod needs;
 
 macro_rules! example {
     ($($(#[$attr:meta])* $name:ident = $path:literal;)*) => {$(
