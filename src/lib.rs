@@ -300,3 +300,48 @@ mod skills {
     #[doc = include_str!("../skills/deploying-servers/SKILL.md")]
     struct DeployingServers;
 }
+
+/// The guide's chapters (`guide/src/`, an mdBook): their Rust blocks compile and run
+/// as doctests, so the guide cannot drift from the API. `tests/readme.rs` checks
+/// that every chapter of `SUMMARY.md` is listed here.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../guide/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../guide/src/first-server.md")]
+    struct FirstServer;
+    #[doc = include_str!("../guide/src/error-contracts.md")]
+    struct ErrorContracts;
+    #[doc = include_str!("../guide/src/schemas.md")]
+    struct Schemas;
+    #[doc = include_str!("../guide/src/diagnostics.md")]
+    struct Diagnostics;
+    #[doc = include_str!("../guide/src/state.md")]
+    struct State;
+    #[doc = include_str!("../guide/src/resources-and-prompts.md")]
+    struct ResourcesAndPrompts;
+    #[doc = include_str!("../guide/src/asking-the-client.md")]
+    struct AskingTheClient;
+    #[doc = include_str!("../guide/src/tasks.md")]
+    struct Tasks;
+    #[doc = include_str!("../guide/src/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../guide/src/http.md")]
+    struct Http;
+    #[doc = include_str!("../guide/src/auth.md")]
+    struct Auth;
+    #[doc = include_str!("../guide/src/replicas.md")]
+    struct Replicas;
+    #[doc = include_str!("../guide/src/operations.md")]
+    struct Operations;
+    #[doc = include_str!("../guide/src/linter.md")]
+    struct Linter;
+    #[doc = include_str!("../guide/src/revision-2026-07-28.md")]
+    struct Revision20260728;
+    #[doc = include_str!("../guide/src/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../guide/src/compared.md")]
+    struct Compared;
+    #[doc = include_str!("../guide/src/architecture.md")]
+    struct Architecture;
+}
