@@ -1,4 +1,69 @@
-#![doc = include_str!("../README.md")]
+//! Typed, checked and documented failures for [Model Context
+//! Protocol](https://modelcontextprotocol.io) servers in Rust.
+//!
+//! Each tool declares its failure modes beside its handler. The compiler holds
+//! the handler to them, and every client sees them: a stable `data.reason`, its
+//! code, a recovery hint for the model, in `tools/list` and in every error.
+//!
+//! ```
+//! use mcp_contract::prelude::*;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! pub struct GetObjectInput {
+//!     /// Object ID in the collection, e.g. 436535.
+//!     pub object_id: u32,
+//! }
+//!
+//! /// Fetch the title of one object of the collection.
+//! #[mcp_tool(
+//!     annotations(read_only),
+//!     errors(not_in_collection(code = NotFound, when = "No object has this ID",
+//!         recovery = "Search with search_objects first to find valid object IDs.")),
+//! )]
+//! async fn get_object(input: GetObjectInput, ctx: Ctx) -> Result<String, McpError> {
+//!     match input.object_id {
+//!         436535 => Ok("Wheat Field with Cypresses".to_owned()),
+//!         id => Err(ctx.fail(not_in_collection, format!("No object {id} in the collection."))),
+//!     }
+//! }
+//!
+//! // A typo in `ctx.fail(..)`'s reason is a compile error; the contract is published.
+//! assert_eq!(GetObject.definition().errors[0].reason, "not_in_collection");
+//! let server = Server::new("museum", "1.0.0").tool(GetObject);
+//! # server.build().unwrap();
+//! // `server.serve_stdio().await`, or `.run_cli().await` for the usual command line.
+//! ```
+//!
+//! # Where to read on
+//!
+//! - **The guide**, task by task: your first server, error contracts, schemas,
+//!   diagnostics, state, resources and prompts, asking the client, tasks,
+//!   testing, HTTP, auth, replicas, operations, the linter. It is in the
+//!   repository's [`guide/`](https://github.com/mcp-contract/mcp-contract/tree/main/guide/src)
+//!   (`mdbook serve guide` reads it locally), and every example in it compiles.
+//! - **The rules**: every diagnostic's rule id, with a bad example and the fix,
+//!   in [`rules`].
+//! - **The modules**, below, each opening with what it is for and an example.
+//!
+//! | module | what it is for |
+//! |---|---|
+//! | [`prelude`] | what a tool module needs: `use mcp_contract::prelude::*;` |
+//! | [`errors`] | [`McpError`], the codes, the contract, `classify`, upstream HTTP failures, `try_catch`, retry, `render` |
+//! | [`context`] | what a handler gets: [`Ctx`], state, logs and progress, elicitation, sampling, roots |
+//! | [`tools`], [`resources`], [`prompts`] | the traits the macros implement, their definitions and outputs |
+//! | [`content`], [`completion`], [`apps`] | content blocks, argument completion, MCP Apps |
+//! | [`schema`] | portable input and output schemas |
+//! | `server` | (feature `rmcp`) [`Server`], its transports and options, the command line, changes, tasks, stores |
+//! | [`auth`] | the caller and bearer-token configuration |
+//! | [`lint`], [`rules`] | the definition linter, and every rule by id |
+//! | `testing`, `logging`, `telemetry` | (features `testing`, `logging`, `otel`) the in-process client and contract fuzzing; stderr logging; OpenTelemetry |
+//!
+//! # Features
+//!
+//! `rmcp`, `logging` and `auth` are on by default. `testing` (for
+//! dev-dependencies), `redis`, `metrics`, `otel`, `rate-limit`, `pacer`,
+//! `reqwest` and `anyhow` are opt-in; the guide's first chapter says what each
+//! adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
@@ -29,6 +94,17 @@ pub mod prelude {
     //! types of resources and prompts, and the derives the macros ask for
     //! (`Deserialize`, `Serialize`, `JsonSchema`) and an elicitation form's
     //! (`ElicitForm`, `FormField`).
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Say hello.
+    //! #[mcp_tool(annotations(read_only))]
+    //! fn hello() -> Result<String, McpError> {
+    //!     Ok("Hello from the museum.".to_owned())
+    //! }
+    //! # Server::new("museum", "1.0.0").tool(Hello).build().unwrap();
+    //! ```
 
     pub use mcp_contract_macros::{ElicitForm, FormField, mcp_prompt, mcp_resource, mcp_tool};
     pub use mcp_contract_runtime::auth::{AuthInfo, check_scopes};
@@ -53,6 +129,20 @@ pub mod errors {
     //! [`try_catch`](try_catch()) with its log [`sanitize`]r, [`with_retry`], a
     //! `Pacer` in front of a rate-limited upstream (feature `pacer`), and how an
     //! error is [`render`]ed to the two surfaces MCP clients read.
+    //!
+    //! ```
+    //! use mcp_contract::errors::{McpError, JsonRpcErrorCode, render};
+    //!
+    //! // Any error, classified: typed kinds along the source() chain first, then text.
+    //! let io = std::io::Error::new(std::io::ErrorKind::TimedOut, "upstream read timed out");
+    //! assert_eq!(McpError::from_error(io).code(), JsonRpcErrorCode::Timeout);
+    //!
+    //! // A factory, and both surfaces of the tool error result a client receives.
+    //! let err = McpError::not_found("No object 42.").with_recovery_hint("Search first to find valid IDs.");
+    //! let result = render::tool_error_result(&err);
+    //! assert_eq!(result["content"][0]["text"], "Error: No object 42.\n\nRecovery: Search first to find valid IDs.");
+    //! assert_eq!(result["structuredContent"]["error"]["code"], -32001);
+    //! ```
 
     #[cfg(feature = "pacer")]
     pub use mcp_contract_runtime::error::pacer::{PACER_SHED, Pacer, PacerOptions, PacerStats, ShedKind};
@@ -76,6 +166,27 @@ pub mod context {
     //! client ([`Elicitation`] forms, [`Sampling`], roots) and the rounds a
     //! stateless or task call asks them in; and, for unit tests of a handler with
     //! its tool's `test_ctx()`, what it sent ([`Captured`]).
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Count to three, reporting progress.
+    //! #[mcp_tool]
+    //! async fn count(ctx: Ctx) -> Result<String, McpError> {
+    //!     for step in 1..=3 {
+    //!         ctx.progress(f64::from(step), Some(3.0), None).await;
+    //!     }
+    //!     ctx.log(LogLevel::Info, "counted").await;
+    //!     Ok("3".to_owned())
+    //! }
+    //!
+    //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    //! let ctx = Count::test_ctx();
+    //! assert_eq!(count(ctx.clone()).await.unwrap(), "3");
+    //! let captured = ctx.captured().expect("a test context records");
+    //! assert_eq!(captured.progress().len(), 3);
+    //! # });
+    //! ```
 
     /// The derives of an elicitation form's struct and its enums.
     pub use mcp_contract_macros::{ElicitForm, FormField};
@@ -94,6 +205,20 @@ pub mod tools {
     //! a handler returns ([`ToolOutput`]), tasks ([`TaskSupport`]), and the
     //! enrichment trailer a tool adds to its structured output ([`Enrichment`],
     //! [`Truncation`]).
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Count the objects of the collection.
+    //! #[mcp_tool(annotations(read_only))]
+    //! fn count_objects() -> Result<String, McpError> {
+    //!     Ok("120".to_owned())
+    //! }
+    //!
+    //! let definition = CountObjects.definition();
+    //! assert_eq!(definition.name, "count_objects");
+    //! assert_eq!(definition.annotations.read_only_hint, Some(true));
+    //! ```
 
     pub use mcp_contract_runtime::call::{Enrichment, EnrichmentField, EnrichmentKind, Truncation};
     pub use mcp_contract_runtime::define::{
@@ -106,6 +231,21 @@ pub mod resources {
     //! Resources: the [`Resource`] trait `#[mcp_resource]` implements, the
     //! [`ResourceDefinition`] `resources/list` publishes, and what a read returns
     //! ([`ReadResourceResult`]); a template's URI is an RFC 6570 [`UriTemplate`].
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //! use mcp_contract::resources::UriTemplate;
+    //!
+    //! /// What the museum is.
+    //! #[mcp_resource(uri = "museum://about", mime_type = "text/plain")]
+    //! fn about() -> Result<ReadResourceResult, McpError> {
+    //!     Ok(ReadResourceResult::text("A museum of 120 objects."))
+    //! }
+    //! # Server::new("museum", "1.0.0").resource(About).build().unwrap();
+    //!
+    //! let template = UriTemplate::parse("museum://objects/{object_id}").unwrap();
+    //! assert!(template.match_uri("museum://objects/436535").is_some());
+    //! ```
 
     pub use mcp_contract_runtime::define::{
         DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob,
@@ -117,6 +257,23 @@ pub mod prompts {
     //! Prompts: the [`Prompt`] trait `#[mcp_prompt]` implements, the
     //! [`PromptDefinition`] `prompts/list` publishes with its arguments, and the
     //! [`PromptMessage`]s a prompt returns.
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! #[derive(Deserialize, JsonSchema)]
+    //! struct TourArgs {
+    //!     /// The department to tour, e.g. "Asian Art".
+    //!     department: String,
+    //! }
+    //!
+    //! /// A tour of one department.
+    //! #[mcp_prompt]
+    //! fn tour(args: TourArgs) -> Result<Vec<PromptMessage>, McpError> {
+    //!     Ok(vec![PromptMessage::user(format!("Give me a tour of {}.", args.department))])
+    //! }
+    //! # Server::new("museum", "1.0.0").prompt(Tour).build().unwrap();
+    //! ```
 
     pub use mcp_contract_runtime::define::{
         DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
@@ -127,6 +284,13 @@ pub mod completion {
     //! Argument completion (`completion/complete`) of resource templates and
     //! prompts: the [`CompletionRequest`] a `complete` handler gets and the
     //! [`Completion`] it returns.
+    //!
+    //! ```
+    //! use mcp_contract::completion::Completion;
+    //!
+    //! let completion = Completion::matching(["Asian Art", "Arms and Armor", "Egyptian Art"], "a");
+    //! assert_eq!(completion.values, ["Asian Art", "Arms and Armor"]);
+    //! ```
 
     pub use mcp_contract_runtime::define::{Completion, CompletionRequest};
 }
@@ -135,6 +299,14 @@ pub mod content {
     //! Content blocks: what the model reads of a tool's result and of a prompt's
     //! messages (MCP `ContentBlock`): [`Content`], with [`ResourceLink`]s and
     //! [`EmbeddedResource`]s.
+    //!
+    //! ```
+    //! use mcp_contract::content::Content;
+    //!
+    //! let png: Vec<u8> = vec![0x89, b'P', b'N', b'G'];
+    //! let blocks = vec![Content::text("The object's photograph:"), Content::image(&png, "image/png")];
+    //! assert_eq!(blocks[1], Content::image_base64("iVBORw==", "image/png"));
+    //! ```
 
     pub use mcp_contract_runtime::define::{Binary, Content, EmbeddedResource, IntoContents, ResourceLink};
 }
@@ -143,6 +315,25 @@ pub mod apps {
     //! MCP Apps (the extension `io.modelcontextprotocol/ui`): a tool paired with
     //! an interactive HTML resource at a `ui://` URI, which a host renders in a
     //! sandboxed frame ([`AppUi`], [`AppPermission`], [`APP_MIME_TYPE`]).
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Show an object in the viewer.
+    //! #[mcp_tool(app = "ui://museum/viewer")]
+    //! fn show() -> Result<String, McpError> {
+    //!     Ok("Object 7".to_owned())
+    //! }
+    //!
+    //! /// The viewer's page.
+    //! #[mcp_resource(uri = "ui://museum/viewer", ui(connect_domains = ["https://collection.example"]))]
+    //! fn viewer() -> Result<ReadResourceResult, McpError> {
+    //!     Ok(ReadResourceResult::text("<!doctype html><title>Viewer</title>"))
+    //! }
+    //!
+    //! assert_eq!(Resource::definition(&Viewer).mime_type, Some(mcp_contract::apps::APP_MIME_TYPE));
+    //! # mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(Show).resource(Viewer));
+    //! ```
 
     pub use mcp_contract_runtime::define::{APP_MIME_TYPE, AppPermission, AppUi, RESOURCE_URI_META_KEY, UI_EXTENSION};
 }
@@ -151,6 +342,22 @@ pub mod schema {
     //! JSON Schemas of tools' inputs and outputs, portable across LLM vendors:
     //! [`input_schema`], [`output_schema`], [`portable`], the problems a schema
     //! has for some vendor ([`portability_problems`]), and the error envelope.
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! #[derive(Deserialize, JsonSchema)]
+    //! struct Search {
+    //!     /// Words to look for.
+    //!     query: String,
+    //!     /// At most this many results.
+    //!     limit: Option<u32>,
+    //! }
+    //!
+    //! let schema = mcp_contract::schema::input_schema::<Search>();
+    //! assert_eq!(schema["required"], serde_json::json!(["query"]));
+    //! assert!(schema.get("$schema").is_none()); // some vendors reject it
+    //! ```
 
     pub use mcp_contract_runtime::schema::{
         PORTABLE_FORMATS, PortabilityProblem, PortabilityProblemKind, error_envelope_schema, input_schema,
@@ -169,6 +376,24 @@ pub mod server {
     //! replicas share (`RedisStore`, feature `redis`), rate limits (feature
     //! `rate-limit`), the [`Landing`] page, and work that runs only while it
     //! serves ([`Server::on_serve`], [`Server::on_shutdown`]).
+    //!
+    //! ```no_run
+    //! use mcp_contract::prelude::*;
+    //! use mcp_contract::server::HttpOptions;
+    //!
+    //! /// Say hello.
+    //! #[mcp_tool(annotations(read_only))]
+    //! fn hello() -> Result<String, McpError> {
+    //!     Ok("Hello.".to_owned())
+    //! }
+    //!
+    //! #[tokio::main]
+    //! async fn main() -> Result<(), mcp_contract::server::ServerError> {
+    //!     let server = Server::new("museum", "1.0.0").tool(Hello);
+    //!     // Streamable HTTP at http://127.0.0.1:8080/mcp; `serve_stdio()` for stdio.
+    //!     server.serve_http_with("127.0.0.1:8080", HttpOptions::default().stateless(true)).await
+    //! }
+    //! ```
 
     pub use mcp_contract_runtime::define::{ConnectTab, DEFAULT_ACCENT, EmbeddedSkills, Landing, LandingLink};
     #[cfg(feature = "rate-limit")]
@@ -195,6 +420,18 @@ pub mod auth {
     //! configuration of Streamable HTTP ([`AuthConfig`], from code or from the
     //! environment variables of [`env`](mod@env)). Verifying tokens needs the
     //! `auth` feature; what a handler reads of its caller is always there.
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Delete a note; needs the `notes:write` scope, which the server checks before the call.
+    //! #[mcp_tool(auth("notes:write"), annotations(destructive))]
+    //! fn delete_note(ctx: Ctx) -> Result<String, McpError> {
+    //!     let caller = ctx.auth().map_or("nobody", |auth| auth.subject.as_deref().unwrap_or("a client"));
+    //!     Ok(format!("Deleted for {caller}."))
+    //! }
+    //! # assert_eq!(DeleteNote.definition().auth_scopes, ["notes:write"]);
+    //! ```
 
     pub use mcp_contract_runtime::auth::env;
     pub use mcp_contract_runtime::auth::{
@@ -222,6 +459,19 @@ pub mod lint {
     //! The definition linter: the rules only a built value can show, run over a
     //! server's definitions by [`validate`], by `Server::build`, by the `lint` mode
     //! of `Server::run_cli` and by [`assert_lint_clean`] in a test.
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //!
+    //! /// Say hello.
+    //! #[mcp_tool(annotations(read_only))]
+    //! fn hello() -> Result<String, McpError> {
+    //!     Ok("Hello.".to_owned())
+    //! }
+    //!
+    //! // In a test: every rule of the linter, over the server as built.
+    //! mcp_contract::lint::assert_lint_clean(&Server::new("museum", "1.0.0").tool(Hello));
+    //! ```
 
     pub use mcp_contract_runtime::lint::*;
     #[cfg(feature = "rmcp")]
@@ -242,6 +492,31 @@ pub mod testing {
     //!
     //! A handler's unit test, with its tool's `test_ctx()`, needs no feature:
     //! see [`Captured`](crate::context::Captured).
+    //!
+    //! ```
+    //! use mcp_contract::prelude::*;
+    //! use mcp_contract::testing::{Cases, Client, check_contract};
+    //!
+    //! /// Say hello to someone.
+    //! #[mcp_tool(annotations(read_only))]
+    //! fn greet(input: GreetInput) -> Result<String, McpError> {
+    //!     Ok(format!("Hello, {}!", input.name))
+    //! }
+    //!
+    //! #[derive(Deserialize, JsonSchema)]
+    //! struct GreetInput {
+    //!     /// Who to greet.
+    //!     name: String,
+    //! }
+    //!
+    //! # #[tokio::main(flavor = "current_thread")] async fn main() {
+    //! let client = Client::connect(Server::new("museum", "1.0.0").tool(Greet)).await.unwrap();
+    //! assert_eq!(client.call(Greet, serde_json::json!({"name": "Ada"})).await.unwrap(), "Hello, Ada!");
+    //!
+    //! // Inputs generated from the input schema; every answer must keep the contract.
+    //! check_contract(&client, Greet, Cases::new(50)).await.unwrap().assert_passed();
+    //! # }
+    //! ```
 
     pub use mcp_contract_runtime::assert_contract_pinned;
     #[doc(hidden)]
@@ -257,6 +532,14 @@ pub mod testing {
 pub mod logging {
     //! The crate's `tracing` output on stderr, filtered by `RUST_LOG`:
     //! [`init`] once at startup, [`flush`] before exiting.
+    //!
+    //! ```no_run
+    //! #[tokio::main]
+    //! async fn main() {
+    //!     mcp_contract::logging::init(); // RUST_LOG=debug for more; stderr only, never stdout
+    //!     // build and serve the server
+    //! }
+    //! ```
 
     pub use mcp_contract_runtime::logging::*;
 }
@@ -303,4 +586,51 @@ mod skills {
     struct TestingServers;
     #[doc = include_str!("../skills/deploying-servers/SKILL.md")]
     struct DeployingServers;
+}
+
+/// The README and the guide's chapters (`guide/src/`, an mdBook): their Rust
+/// blocks compile and run as doctests, so neither can drift from the API.
+/// `tests/readme.rs` checks that every chapter of `SUMMARY.md` is listed here.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../guide/src/introduction.md")]
+    struct Introduction;
+    #[doc = include_str!("../guide/src/first-server.md")]
+    struct FirstServer;
+    #[doc = include_str!("../guide/src/error-contracts.md")]
+    struct ErrorContracts;
+    #[doc = include_str!("../guide/src/schemas.md")]
+    struct Schemas;
+    #[doc = include_str!("../guide/src/diagnostics.md")]
+    struct Diagnostics;
+    #[doc = include_str!("../guide/src/state.md")]
+    struct State;
+    #[doc = include_str!("../guide/src/resources-and-prompts.md")]
+    struct ResourcesAndPrompts;
+    #[doc = include_str!("../guide/src/asking-the-client.md")]
+    struct AskingTheClient;
+    #[doc = include_str!("../guide/src/tasks.md")]
+    struct Tasks;
+    #[doc = include_str!("../guide/src/testing.md")]
+    struct Testing;
+    #[doc = include_str!("../guide/src/http.md")]
+    struct Http;
+    #[doc = include_str!("../guide/src/auth.md")]
+    struct Auth;
+    #[doc = include_str!("../guide/src/replicas.md")]
+    struct Replicas;
+    #[doc = include_str!("../guide/src/operations.md")]
+    struct Operations;
+    #[doc = include_str!("../guide/src/linter.md")]
+    struct Linter;
+    #[doc = include_str!("../guide/src/revision-2026-07-28.md")]
+    struct Revision20260728;
+    #[doc = include_str!("../guide/src/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../guide/src/compared.md")]
+    struct Compared;
+    #[doc = include_str!("../guide/src/architecture.md")]
+    struct Architecture;
 }
