@@ -2,7 +2,7 @@
 //! token (mode `jwt`) and for RS256 and ES256 tokens checked against a JWKS
 //! already fetched from a loopback issuer (mode `oauth`, the steady state).
 //!
-//! `cargo bench --bench auth`; the README's "Performance" section quotes it.
+//! `cargo bench --bench auth`; the guide's Performance chapter (guide/src/performance.md) quotes it.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use jsonwebtoken::jwk::Jwk;

@@ -3,7 +3,7 @@
 //! The figure is cases per second (criterion's throughput), shrinking
 //! included only if a tool fails, which the museum's do not.
 //!
-//! `cargo bench --bench contract`; the README's "Performance" section quotes it.
+//! `cargo bench --bench contract`; the guide's Performance chapter (guide/src/performance.md) quotes it.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mcp_contract::testing::{Cases, Client};

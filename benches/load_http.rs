@@ -6,7 +6,7 @@
 //! Before criterion measures whole rounds, it prints one round's wall time,
 //! throughput and per-call p50/p90/p99/max.
 //!
-//! `cargo bench --bench load_http`; the README's "Performance" section quotes it.
+//! `cargo bench --bench load_http`; the guide's Performance chapter (guide/src/performance.md) quotes it.
 
 #[path = "support/http.rs"]
 mod http;

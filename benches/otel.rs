@@ -10,7 +10,7 @@
 //!
 //! The server runs on a current-thread runtime, so that its tasks see the
 //! thread's default subscriber. `cargo bench --bench otel --features otel`;
-//! the README's "Performance" section quotes it.
+//! the guide's Performance chapter (guide/src/performance.md) quotes it.
 //!
 //! With `OTEL_BENCH_CALLS=N` and `OTEL_BENCH_MODE` (`off`, `sampled_out`,
 //! `exported`, to the OTLP/HTTP collector of `OTEL_BENCH_COLLECTOR`) it makes

@@ -6,7 +6,7 @@
 //! other HTTP benchmarks share.
 //!
 //! It starts its own `redis-server` and `haproxy` on free loopback ports.
-//! `cargo bench --features redis --bench replicas`; the README's "Performance"
+//! `cargo bench --features redis --bench replicas`; the guide's "Performance"
 //! section quotes it.
 
 use std::net::SocketAddr;

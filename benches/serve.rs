@@ -5,7 +5,7 @@
 //! this crate's layer (argument decoding with paths, panic and cancellation
 //! guards, rendering).
 //!
-//! `cargo bench --bench serve`; the README's "Performance" section quotes it.
+//! `cargo bench --bench serve`; the guide's Performance chapter (guide/src/performance.md) quotes it.
 
 use std::time::{Duration, Instant};
 

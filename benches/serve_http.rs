@@ -7,7 +7,7 @@
 //! Before it measures, it prints p50/p90/p99 over 2,000 single calls of each
 //! kind: the target is p50 under 2 ms.
 //!
-//! `cargo bench --bench serve_http`; the README's "Performance" section quotes it.
+//! `cargo bench --bench serve_http`; the guide's Performance chapter (guide/src/performance.md) quotes it.
 
 #[path = "support/http.rs"]
 mod http;

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Over HTTP the auth mode comes from the environment (`MCP_AUTH_MODE` and
-//! friends, see the README's "Deploying behind auth"); `get_object_image`
+//! friends, see the guide's "Auth" chapter); `get_object_image`
 //! declares the scope `images:read`.
 //!
 //! Each tool shows a part of the error contract: `search_objects` validates its

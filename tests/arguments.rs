@@ -117,7 +117,7 @@ fn an_alias_for_a_field_the_input_does_not_have_fails_the_build() {
     assert!(text.contains("input-alias-conflict") && text.contains("/inputAliases/0"), "{text}");
 }
 
-/// The README's refusal, as the text surface renders it.
+/// The guide's refusal (guide/src/schemas.md), as the text surface renders it.
 #[tokio::test]
 async fn the_readme_s_refusal_reads_as_shown() {
     let client = Client::connect(server()).await.unwrap();

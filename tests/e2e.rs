@@ -188,7 +188,7 @@ fn tasks_recipe() -> Command {
     command
 }
 
-/// The README's recipe for tasks from the Python client (raw requests on its
+/// The guide's recipe for tasks from the Python client (raw requests on its
 /// session), run against the museum over stdio on 2026-07-28: a task, its
 /// progress in `tasks/get`, its result, a refusal of arguments that make no
 /// task, `tasks/cancel`; and a `subscriptions/listen` acknowledged under the
@@ -222,7 +222,7 @@ fn python_tasks_recipe_over_stateless_http_and_a_clean_shutdown() {
     }
 }
 
-/// The README's recipe for tasks from the TypeScript SDK v2 client, run
+/// The guide's recipe for tasks from the TypeScript SDK v2 client, run
 /// against the museum over stdio: a task, its progress, its result.
 #[test]
 fn typescript_v2_tasks_recipe_over_stdio() {
@@ -236,16 +236,16 @@ fn typescript_v2_tasks_recipe_over_stdio() {
     assert_checks_passed(&output, "typescript v2 tasks recipe/stdio");
 }
 
-/// The recipes the README shows are the ones the `*_tasks_recipe_*` tests run.
+/// The recipes the guide shows are the ones the `*_tasks_recipe_*` tests run.
 #[test]
-fn the_readme_shows_the_tasks_recipes_that_are_tested() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_guide_shows_the_tasks_recipes_that_are_tested() {
+    let chapter = std::fs::read_to_string(root().join("guide/src/tasks.md")).unwrap();
     for (file, comment) in [("tests/e2e/python/tasks_recipe.py", "#"), ("tests/e2e/ts2/tasks_recipe.mjs", "//")] {
         let script = std::fs::read_to_string(root().join(file)).unwrap();
         let start = script.find(&format!("{comment} --- recipe: ")).expect("the recipe's start marker");
         let end = script.find(&format!("{comment} --- end recipe\n")).expect("the recipe's end marker");
         let recipe = script[start..end].lines().skip(1).collect::<Vec<_>>().join("\n");
-        assert!(readme.contains(recipe.trim()), "README.md shows {file}'s recipe word for word");
+        assert!(chapter.contains(recipe.trim()), "guide/src/tasks.md shows {file}'s recipe word for word");
     }
 }
 

@@ -174,7 +174,10 @@ fn every_chapter_is_compiled_as_a_doctest() {
     let (_, guide) = LIB.split_once("mod guide {").expect("src/lib.rs has `mod guide`");
     for (file, _) in chapters() {
         let include = format!("include_str!(\"../guide/src/{file}\")");
-        assert!(guide.contains(&include), "src/lib.rs's `mod guide` does not include {file}: its examples are not compiled");
+        assert!(
+            guide.contains(&include),
+            "src/lib.rs's `mod guide` does not include {file}: its examples are not compiled"
+        );
     }
     assert!(guide.contains("include_str!(\"../README.md\")"));
 }
@@ -182,7 +185,10 @@ fn every_chapter_is_compiled_as_a_doctest() {
 #[test]
 fn the_readme_is_a_front_page() {
     let lines = README.lines().count();
-    assert!(lines <= README_MAX_LINES, "README.md has {lines} lines; move sections into the guide (at most {README_MAX_LINES})");
+    assert!(
+        lines <= README_MAX_LINES,
+        "README.md has {lines} lines; move sections into the guide (at most {README_MAX_LINES})"
+    );
 }
 
 /// The anchor mdBook and GitHub give a heading: lower case, spaces as `-`,
@@ -250,7 +256,10 @@ fn the_links_between_the_pages_resolve() {
             assert!(path.exists(), "{page} links `{target}`, and {} does not exist", path.display());
             if let Some(anchor) = anchor.filter(|_| path.extension().is_some_and(|ext| ext == "md")) {
                 let linked = std::fs::read_to_string(&path).unwrap();
-                assert!(anchors(&linked).contains(anchor), "{page} links `{target}`, and that page has no heading `#{anchor}`");
+                assert!(
+                    anchors(&linked).contains(anchor),
+                    "{page} links `{target}`, and that page has no heading `#{anchor}`"
+                );
             }
         }
     }
@@ -260,7 +269,10 @@ fn the_links_between_the_pages_resolve() {
 fn the_slug_is_the_one_the_renderers_give() {
     assert_eq!(slug(" The error envelope"), "the-error-envelope");
     assert_eq!(slug(" Pacing a rate-limited upstream"), "pacing-a-rate-limited-upstream");
-    assert_eq!(slug(" One handler, both revisions: input-required results"), "one-handler-both-revisions-input-required-results");
+    assert_eq!(
+        slug(" One handler, both revisions: input-required results"),
+        "one-handler-both-revisions-input-required-results"
+    );
     assert_eq!(slug(" `Server::build` and `lint`"), "serverbuild-and-lint");
 }
 

@@ -56,7 +56,7 @@ use proc_macro::TokenStream;
 ///
 /// Generates `GetObjectReason` (one variant per declared reason) and the tool type
 /// `GetObject`, and keeps `get_object` callable. Keys, rules and diagnostics are
-/// documented in the README and in the lint reference, `mcp_contract::rules`.
+/// documented in the guide (guide/src/) and in the lint reference, `mcp_contract::rules`.
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     match handler_fn(item, "mcp_tool") {

@@ -1,7 +1,7 @@
 //! Expand: the handler as written (with its typed context), the reason enum
 //! (`contract`), and the tool type implementing the runtime's `Tool`.
 //!
-//! What the expansion repeats for every tool is kept small (the README's
+//! What the expansion repeats for every tool is kept small (the guide's
 //! build-cost benchmark measures it): whatever does not depend on the tool (the
 //! reason's accessors, the error conversion, the await of an async handler)
 //! lives once in the runtime, and the impls reach the runtime

@@ -425,7 +425,7 @@ mod tests {
         with_serialize: Shown,
     }
 
-    /// The documented rule (README, docs/lints.md): schemars writes a field's
+    /// The documented rule (the guide's "Asking the client", docs/lints.md): schemars writes a field's
     /// `default` by serializing it, so only a type with `Serialize` shows one.
     #[test]
     fn an_enum_default_reaches_the_form_only_when_the_enum_is_serialize() {

@@ -37,7 +37,7 @@ use super::patterns::{HINTS, LITERALS, SERVER_ERROR_STATUS, STATUS_CODE};
 ///
 /// A `RegexSet` of the same patterns, whose overlapping search reports every
 /// matching pattern too, is the benchmark's other baseline (benches/classify.rs,
-/// figures in the README).
+/// figures in the guide, guide/src/performance.md).
 pub(super) struct Matcher {
     /// The literals of [`Matcher::literals`], ASCII case-insensitively,
     /// overlapping matches included, for short texts.

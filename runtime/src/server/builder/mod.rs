@@ -546,7 +546,7 @@ impl Server {
     /// resumption) and the tasks in the Redis at `url`, so that replicas
     /// behind a load balancer share them; keys are namespaced by the server's
     /// name. See [`RedisStore`] for the retention, and "Deploying replicas"
-    /// in the README for what happens when Redis fails.
+    /// in the guide (guide/src/replicas.md) for what happens when Redis fails.
     ///
     /// ```
     /// use mcp_contract::server::Server;

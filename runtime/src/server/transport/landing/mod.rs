@@ -167,7 +167,7 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
     // The card is public, the same for every caller and carries no
     // credential, so it answers any origin (CORS `*`, as SEP-1649, SEP-2127
     // and the reference say) and is mounted outside the Origin check; see
-    // `Server::serve_http` in the README, "What a browser and a registry see".
+    // the guide's "Deploying over HTTP" (guide/src/http.md), the landing page and server card.
     let mut card_routes = axum::Router::new();
     if path != CARD_PATH {
         let views = Arc::clone(&views);
