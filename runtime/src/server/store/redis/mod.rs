@@ -19,6 +19,7 @@
 mod events;
 mod follow;
 mod health;
+pub(crate) mod records;
 mod replica;
 mod sentinel;
 mod sessions;
