@@ -409,7 +409,8 @@ pub mod server {
     #[cfg(feature = "redis")]
     pub use mcp_contract_runtime::server::{
         DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_CA_FILE_ENV,
-        REDIS_URL_ENV, RedisStore, RedisUrlError,
+        REDIS_CLIENT_CERT_FILE_ENV, REDIS_CLIENT_KEY_FILE_ENV, REDIS_SENTINEL_PASSWORD_ENV, REDIS_URL_ENV, RedisStore,
+        RedisUrlError,
     };
 }
 

@@ -45,6 +45,9 @@ struct Redis {
     child: Option<Child>,
     /// Set for a server that speaks TLS only: its CA, in PEM.
     tls_ca: Option<Vec<u8>>,
+    /// Set for a server that asks clients for a certificate (mutual TLS):
+    /// one its CA signed, and its key, in PEM.
+    client_tls: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl Redis {
@@ -56,7 +59,7 @@ impl Redis {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let dir = std::env::temp_dir().join(format!("mcp-contract-redis-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut redis = Self { port, dir, child: None, tls_ca: None };
+        let mut redis = Self { port, dir, child: None, tls_ca: None, client_tls: None };
         redis.spawn();
         Some(redis)
     }
@@ -65,6 +68,16 @@ impl Redis {
     /// for `localhost` from a CA this test makes, and no default user: the
     /// ACL user `mcp` with the password [`ACL_PASSWORD`].
     fn start_tls() -> Option<Self> {
+        Self::start_tls_with(false)
+    }
+
+    /// [`start_tls`](Self::start_tls) asking every client for a certificate
+    /// its CA signed (`tls-auth-clients yes`): [`Redis::client_tls`] is one.
+    fn start_mutual_tls() -> Option<Self> {
+        Self::start_tls_with(true)
+    }
+
+    fn start_tls_with(mutual: bool) -> Option<Self> {
         let mut redis = Self::start()?;
         redis.stop();
         let ca_key = rcgen::KeyPair::generate().unwrap();
@@ -79,6 +92,14 @@ impl Redis {
         std::fs::write(redis.dir.join("redis.crt"), certificate.pem()).unwrap();
         std::fs::write(redis.dir.join("redis.key"), key.serialize_pem()).unwrap();
         redis.tls_ca = Some(ca.pem().into_bytes());
+        if mutual {
+            let key = rcgen::KeyPair::generate().unwrap();
+            let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+            params.distinguished_name.push(rcgen::DnType::CommonName, "mcp replica");
+            params.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+            let certificate = params.signed_by(&key, &ca).unwrap();
+            redis.client_tls = Some((certificate.pem().into_bytes(), key.serialize_pem().into_bytes()));
+        }
         redis.spawn();
         Some(redis)
     }
@@ -88,7 +109,8 @@ impl Redis {
         let mut command = Command::new("redis-server");
         if self.tls_ca.is_some() {
             let file = |name: &str| self.dir.join(name).display().to_string();
-            command.args(["--port", "0", "--tls-port", &port, "--tls-auth-clients", "no"]);
+            let mutual = if self.client_tls.is_some() { "yes" } else { "no" };
+            command.args(["--port", "0", "--tls-port", &port, "--tls-auth-clients", mutual]);
             command.args(["--tls-cert-file", &file("redis.crt"), "--tls-key-file", &file("redis.key")]);
             command.args(["--tls-ca-cert-file", &file("ca.crt")]);
             command.args(["--user", "default", "off", "--user", "mcp", "on", &format!(">{ACL_PASSWORD}")]);
@@ -911,10 +933,39 @@ impl Tool for Slow {
     }
 }
 
+/// Six progress notifications over `millis`, then the replica's name;
+/// read-only, so a replica that resumes its stream runs it again.
+struct Tick;
+static TICK: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("tick", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Tick six times, with progress.")
+        .with_annotations(ToolAnnotations::new().with_read_only_hint(true))
+});
+
+impl Tool for Tick {
+    type Input = SlowInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &TICK
+    }
+    async fn call(&self, input: SlowInput, ctx: Context) -> Result<String, McpError> {
+        for n in 1..=6 {
+            tokio::time::sleep(Duration::from_millis(input.millis / 6)).await;
+            ctx.progress(f64::from(n), Some(6.0), None).await;
+        }
+        let replica = ctx.state::<ReplicaName>().map_or("?", |name| name.0);
+        Ok(format!("ticked by {replica}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 fn slow_server(name: &'static str, store: RedisStore) -> mcp_contract_runtime::server::ToolServer {
     Server::new("museum", "1.0.0")
         .tool(Slow(&SURVEY))
         .tool(Slow(&STAMP))
+        .tool(Tick)
         .tool(Export)
         .state(ReplicaName(name))
         .redis_store(store)
@@ -1055,6 +1106,67 @@ async fn a_read_only_call_whose_replica_stopped_runs_again_on_the_replica_the_cl
     assert_eq!(answer_in(&again), answer);
 }
 
+/// The `{ms}-{seq}` Redis entry of an event id `{stream}#{ms}-{seq}`, as numbers.
+fn entry_of(id: &str) -> (u64, u64) {
+    let (_, entry) = id.rsplit_once('#').unwrap_or_else(|| panic!("not an event id of the store: {id}"));
+    let (ms, seq) = entry.split_once('-').unwrap_or_else(|| panic!("not a Redis entry id: {id}"));
+    (ms.parse().unwrap(), seq.parse().unwrap())
+}
+
+/// A resumed SSE stream never duplicates, reorders or loses an event it
+/// promised (gave an id), across the death of the replica that held it: the
+/// client read part of a call's progress from a replica that is then killed,
+/// resumes after the last id it read on the other replica, and gets the
+/// events after it, in order, each once, to the answer; a second resumption
+/// from the stream's first event replays exactly what the client read after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_no_event() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+        "params": {"name": "tick", "arguments": {"millis": 3000}, "_meta": {"progressToken": "t"}}});
+    let mut response = http
+        .post(&a.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // The priming event and two progress notifications, then the replica dies.
+    let mut text = String::new();
+    while sse_events(&text).len() < 3 || !text.ends_with("\n\n") {
+        let chunk = response.chunk().await.unwrap().expect("the call's events come");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    a.kill();
+    drop(response);
+    let read = sse_events(&text);
+    assert!(read.iter().all(|(id, _)| id.is_some()), "each event has an id: {read:?}");
+    let last = read.last().and_then(|(id, _)| id.clone()).unwrap();
+    let resumed = resume(&b.url, &session, &last).await;
+    let answer = answer_in(&resumed);
+    assert_eq!(answer["id"], 11, "{resumed:?}");
+    assert_eq!(answer["result"]["content"][0]["text"], "ticked by b", "run again on b: {resumed:?}");
+    // Every event of the stream the client saw, in the order it saw them.
+    let seen: Vec<&(Option<String>, Option<Value>)> = read.iter().chain(&resumed).collect();
+    let ids: Vec<&str> = seen.iter().map(|(id, _)| id.as_deref().expect("each event has an id")).collect();
+    let unique: HashSet<&str> = ids.iter().copied().collect();
+    assert_eq!(unique.len(), ids.len(), "no event twice: {ids:?}");
+    assert!(ids.windows(2).all(|pair| entry_of(pair[0]) < entry_of(pair[1])), "in the order stored: {ids:?}");
+    // What the store replays from the first event is what the client read after it.
+    let first = read[0].0.as_deref().unwrap();
+    let replayed = resume(&b.url, &session, first).await;
+    let after_first: Vec<(Option<String>, Option<Value>)> = seen[1..].iter().map(|event| (*event).clone()).collect();
+    assert_eq!(replayed, after_first, "the stream as stored: no event lost nor added");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_not_safe_to_run_again_whose_replica_stopped_is_answered_as_lost() {
     let Some(redis) = Redis::start() else { return };
@@ -1106,6 +1218,148 @@ async fn eventually(what: &str, condition: impl Fn() -> bool) {
     while !condition() {
         assert!(Instant::now() < deadline, "{what}: not within 5 s");
         tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A Redis that asks for a client certificate (mutual TLS) serves a store
+/// that presents one its CA signed, and refuses one without, within the
+/// store's timeout; a key that is no key is an error that does not quote it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_mutual_tls_the_store_with_its_client_certificate_is_served_and_one_without_is_refused() {
+    let Some(redis) = Redis::start_mutual_tls() else { return };
+    let (certificate, key) = redis.client_tls.clone().unwrap();
+    let without = store(&redis, "mtls").timeout(Duration::from_millis(500));
+    let started = Instant::now();
+    assert!(SessionStore::load(&without, "s").await.is_err(), "a store without a certificate is refused");
+    assert!(started.elapsed() < Duration::from_secs(5), "within its timeout: {:?}", started.elapsed());
+    let with = store(&redis, "mtls").client_certificate(certificate.clone(), key).expect("a certificate and key");
+    assert!(matches!(SessionStore::load(&with, "s").await, Ok(None)), "served");
+    let secret = b"secret-key-material, not in PEM".to_vec();
+    let err = store(&redis, "mtls").client_certificate(certificate.clone(), secret).expect_err("no key");
+    assert!(!err.to_string().contains("secret-key"), "the key stays out of the error: {err}");
+    let err = RedisStore::new("redis://localhost:6379/").unwrap().client_certificate(certificate, b"".to_vec());
+    assert!(err.err().is_some_and(|err| err.to_string().contains("PEM") || err.to_string().contains("rediss")));
+}
+
+/// Sentinels with a password of their own (`requirepass` in
+/// `sentinel.conf`): a store given it finds the primary, one without is
+/// refused, and the password shows in no error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sentinels_with_a_password_of_their_own_answer_a_store_that_has_it() {
+    let Some(primary) = Redis::start() else { return };
+    let sentinel_port = free_port();
+    let config = primary.dir.join("sentinel.conf");
+    let password = "sentinel-pw-4f2a-never-shown";
+    std::fs::write(
+        &config,
+        format!(
+            "port {sentinel_port}\nbind 127.0.0.1\nrequirepass {password}\nsentinel monitor museum 127.0.0.1 {} 1\n",
+            primary.port
+        ),
+    )
+    .unwrap();
+    let _sentinel = Process::spawn(&[&config.display().to_string(), "--sentinel"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !redis_cli(sentinel_port, &["-a", password, "--no-auth-warning", "ping"]).contains("PONG") {
+        assert!(Instant::now() < deadline, "the sentinel did not answer within 10 s");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let url = format!("redis+sentinel://127.0.0.1:{sentinel_port}/museum");
+    let store =
+        || RedisStore::new(&url).expect("a Sentinel URL").namespace("museum").timeout(Duration::from_millis(500));
+    let refused = SessionStore::load(&store(), "s").await.expect_err("no password, no primary");
+    assert!(!refused.to_string().contains(password), "{refused}");
+    let with = store().sentinel_password(password).expect("a Sentinel URL");
+    assert!(matches!(SessionStore::load(&with, "s").await, Ok(None)), "the primary, through the sentinel");
+    assert!(
+        RedisStore::new("redis://localhost/").unwrap().sentinel_password(password).is_err(),
+        "for Sentinel URLs only"
+    );
+}
+
+/// The variable that makes [`serve_from_the_environment`] serve, on its port.
+const CLI_CHILD: &str = "MCP_CONTRACT_REDIS_CLI_PORT";
+
+/// Run by [`the_command_line_reads_the_tls_files_of_the_environment`] in a
+/// process of its own, with the environment a deployment sets: a server on
+/// `run_cli`, which finds its Redis, CA and client certificate there.
+#[tokio::test]
+#[ignore = "a child process of the_command_line_reads_the_tls_files_of_the_environment"]
+async fn serve_from_the_environment() {
+    let port = std::env::var(CLI_CHILD).expect("run by the_command_line_reads_the_tls_files_of_the_environment");
+    let server = Server::new("museum", "1.0.0").tool(Echo);
+    let code = server.run_cli_with(["--http".to_owned(), format!("127.0.0.1:{port}")]).await;
+    std::process::exit(if code == std::process::ExitCode::SUCCESS { 0 } else { 1 });
+}
+
+/// `run_cli` takes `MCP_REDIS_URL`, `MCP_REDIS_CA_FILE` and the client
+/// certificate's `MCP_REDIS_CLIENT_CERT_FILE`/`MCP_REDIS_CLIENT_KEY_FILE`
+/// from the environment: against a Redis that asks for TLS with a client
+/// certificate, its sessions are stored (an `initialize` succeeds); a CA file
+/// it cannot read, or a certificate without its key, stops it with an error
+/// that names the variable, and shows no password.
+#[test]
+fn the_command_line_reads_the_tls_files_of_the_environment() {
+    let Some(redis) = Redis::start_mutual_tls() else { return };
+    let (certificate, key) = redis.client_tls.clone().unwrap();
+    let file = |name: &str, bytes: &[u8]| {
+        let path = redis.dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let ca = file("cli-ca.crt", redis.tls_ca.as_deref().unwrap());
+    let (certificate, key) = (file("cli-client.crt", &certificate), file("cli-client.key", &key));
+    let serve = |vars: &[(&str, &str)]| {
+        let port = free_port();
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["serve_from_the_environment", "--exact", "--ignored", "--nocapture"]);
+        command.env(CLI_CHILD, port.to_string()).env("MCP_REDIS_URL", redis.url());
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let child = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        (port, Process(Some(child)))
+    };
+    let (port, mut served) = serve(&[
+        ("MCP_REDIS_CA_FILE", &ca),
+        ("MCP_REDIS_CLIENT_CERT_FILE", &certificate),
+        ("MCP_REDIS_CLIENT_KEY_FILE", &key),
+    ]);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let opened = loop {
+        match runtime.block_on(initialize(&client(), &url, false)) {
+            Ok(answer) => break answer,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            Err(err) => panic!("the server on run_cli did not answer within 30 s: {err}"),
+        }
+    };
+    assert_eq!(opened.status, 200, "the session was stored in the Redis over mutual TLS: {opened:?}");
+    assert!(opened.session.is_some(), "{opened:?}");
+    served.kill();
+    for (vars, named) in [
+        (vec![("MCP_REDIS_CA_FILE", "/nonexistent/ca.crt")], "MCP_REDIS_CA_FILE"),
+        (
+            vec![("MCP_REDIS_CA_FILE", ca.as_str()), ("MCP_REDIS_CLIENT_CERT_FILE", certificate.as_str())],
+            "MCP_REDIS_CLIENT_KEY_FILE",
+        ),
+    ] {
+        let (_, mut refused) = serve(&vars);
+        let mut child = refused.0.take().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "the server did not stop within 30 s on {vars:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut said = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut said).unwrap();
+        assert!(!status.success(), "{vars:?} stops the server: {said}");
+        assert!(said.contains(named), "the error names {named}: {said}");
+        assert!(!said.contains(ACL_PASSWORD), "no password in the error: {said}");
     }
 }
 

@@ -50,6 +50,13 @@ struct Capture<'t> {
     name: &'t str,
     value: Value,
     prefix: bool,
+    /// For an undefined occurrence: whether an empty string would have written
+    /// the same text, which holds only where the whole expression wrote nothing
+    /// under an operator without a prefix (rule 4). Elsewhere an empty string
+    /// writes a separator or a prefix that an undefined variable does not.
+    empty_alike: bool,
+    /// The template part whose text gave this capture.
+    part: usize,
 }
 
 impl UriTemplate {
@@ -137,10 +144,13 @@ impl<'t> Matcher<'t, '_> {
                 continue;
             }
             let mark = self.captured.len();
-            if capture(expression, &behaviour, &self.uri[pos..end], &mut self.captured)
-                && self.match_from(part + 1, end)
-            {
-                return true;
+            if capture(expression, &behaviour, &self.uri[pos..end], &mut self.captured) {
+                for capture in &mut self.captured[mark..] {
+                    capture.part = part;
+                }
+                if self.match_from(part + 1, end) {
+                    return true;
+                }
             }
             self.captured.truncate(mark);
         }
@@ -159,23 +169,37 @@ impl<'t> Matcher<'t, '_> {
     }
 
     fn repeated_variables_agree(&self) -> bool {
-        self.captured.iter().enumerate().all(|(i, later)| {
+        let pairwise = self.captured.iter().enumerate().all(|(i, later)| {
             self.captured[..i].iter().filter(|earlier| earlier.name == later.name).all(|earlier| agree(earlier, later))
-        })
+        });
+        // An expression that wrote nothing may hold one variable that is an
+        // empty string elsewhere, not two: `{c,d}` writes `,` for two of them.
+        pairwise
+            && self.captured.iter().filter(|capture| capture.empty_alike).all(|silent| {
+                let empties = self
+                    .captured
+                    .iter()
+                    .filter(|other| other.part == silent.part && other.empty_alike)
+                    .filter(|other| self.captured.iter().any(|c| c.name == other.name && c.value.is_defined()))
+                    .count();
+                empties <= 1
+            })
     }
 }
 
 fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
-    // An undefined occurrence and an empty string expand alike (to nothing).
-    let nothing = |value: &Value| !value.is_defined() || matches!(value, Value::String(text) if text.is_empty());
-    if !a.value.is_defined() || !b.value.is_defined() {
-        return nothing(&a.value) && nothing(&b.value);
-    }
-    match (&a.value, &b.value) {
-        (Value::String(x), Value::String(y)) => {
-            x == y || a.prefix && y.starts_with(x.as_str()) || b.prefix && x.starts_with(y.as_str())
-        }
-        (x, y) => x == y,
+    let empty = |capture: &Capture<'_>| matches!(&capture.value, Value::String(text) if text.is_empty());
+    match (a.value.is_defined(), b.value.is_defined()) {
+        (false, false) => true,
+        // Undefined where an empty string would have written the same nothing.
+        (false, true) => a.empty_alike && empty(b),
+        (true, false) => b.empty_alike && empty(a),
+        (true, true) => match (&a.value, &b.value) {
+            (Value::String(x), Value::String(y)) => {
+                x == y || a.prefix && y.starts_with(x.as_str()) || b.prefix && x.starts_with(y.as_str())
+            }
+            (x, y) => x == y,
+        },
     }
 }
 
@@ -193,12 +217,10 @@ fn admissible(byte: u8, behaviour: &Behaviour) -> bool {
 fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], out: &mut Vec<Capture<'t>>) -> bool {
     if span.is_empty() {
         // Rule 4: nothing written, every variable undefined; kept as an empty
-        // list, so that a variable named again must be undefined (or empty) there too.
-        out.extend(expression.variables.iter().map(|variable| Capture {
-            name: &variable.name,
-            value: Value::List(Vec::new()),
-            prefix: false,
-        }));
+        // list, so that a variable named again must be undefined (or empty,
+        // where that writes nothing too) there.
+        let empty_alike = behaviour.first.is_none();
+        out.extend(expression.variables.iter().map(|variable| undefined(variable, empty_alike)));
         return true;
     }
     let body = match behaviour.first {
@@ -208,11 +230,27 @@ fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], o
         },
         None => span,
     };
-    if behaviour.named {
+    let mark = out.len();
+    let captured = if behaviour.named {
         capture_named(expression, behaviour, body, out)
     } else {
         capture_unnamed(expression, behaviour, body, out)
-    }
+    };
+    // The variables the text left out are undefined here, and a variable named
+    // again must be undefined there too: `{c,d,b}` on `,` gives `b` nothing, and
+    // `b = ""` would have written `,,` (found by the fuzz target `uri_template`).
+    let missing: Vec<&'t Variable> = expression
+        .variables
+        .iter()
+        .filter(|variable| !out[mark..].iter().any(|capture| capture.name == variable.name))
+        .collect();
+    out.extend(missing.into_iter().map(|variable| undefined(variable, false)));
+    captured
+}
+
+/// An occurrence of `variable` that the text leaves undefined.
+fn undefined(variable: &Variable, empty_alike: bool) -> Capture<'_> {
+    Capture { name: &variable.name, value: Value::List(Vec::new()), prefix: false, empty_alike, part: 0 }
 }
 
 /// Rule 6: operators without names (simple, `+`, `#`, `.`, `/`).
@@ -246,7 +284,13 @@ fn capture_unnamed<'t>(
         } else if later == 0 && behaviour.separator == b',' && remaining > 1 {
             let items: Option<Vec<String>> = pieces[next..].iter().map(|piece| decode_value(piece, allow)).collect();
             let Some(items) = items else { return false };
-            out.push(Capture { name: &variable.name, value: Value::List(items), prefix: false });
+            out.push(Capture {
+                name: &variable.name,
+                value: Value::List(items),
+                prefix: false,
+                empty_alike: false,
+                part: 0,
+            });
             next = pieces.len();
         } else {
             if !push_plain(variable, pieces[next], allow, out) {
@@ -311,7 +355,7 @@ fn flush<'t>(exploding: Option<(&'t Variable, Vec<(String, String)>)>, out: &mut
     } else {
         Value::Map(pairs)
     };
-    out.push(Capture { name: &variable.name, value, prefix: false });
+    out.push(Capture { name: &variable.name, value, prefix: false, empty_alike: false, part: 0 });
 }
 
 /// A variable without explode (rule 7), or any single variable under `+`/`#`.
@@ -330,7 +374,13 @@ fn push_plain<'t>(variable: &'t Variable, raw: &[u8], allow_reserved: bool, out:
         }
         Value::String(text)
     };
-    out.push(Capture { name: &variable.name, value, prefix: matches!(variable.modifier, Modifier::Prefix(_)) });
+    out.push(Capture {
+        name: &variable.name,
+        value,
+        prefix: matches!(variable.modifier, Modifier::Prefix(_)),
+        empty_alike: false,
+        part: 0,
+    });
     true
 }
 
@@ -368,6 +418,6 @@ fn push_exploded<'t>(
         let Some(items) = items else { return false };
         Value::List(items)
     };
-    out.push(Capture { name: &variable.name, value, prefix: false });
+    out.push(Capture { name: &variable.name, value, prefix: false, empty_alike: false, part: 0 });
     true
 }

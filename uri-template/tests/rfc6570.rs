@@ -397,3 +397,32 @@ fn values_matched_under_fragment_expansion_come_back_the_same() {
     let recaptured: Vec<(String, Value)> = template.match_uri(&again).expect("matches").into_iter().collect();
     assert_eq!(recaptured, values);
 }
+
+/// Found by the fuzz target `uri_template`: an expression whose text ran out
+/// before its last variables (`{c,d,b}` on `,`) left them out of the agreement
+/// check, so `b` came back `""` from `{a,b}` although `b = ""` writes `,,` in
+/// `{c,d,b}`, and `,,,` gave values that expand to `,,,,`. A variable the text
+/// leaves out is undefined there, which an empty string agrees with only where
+/// the whole expression wrote nothing under an operator without a prefix.
+#[test]
+fn a_variable_an_expression_leaves_out_is_undefined_there() {
+    let template = parse("{a,b}{c,d,b}{e},");
+    let values: Vec<(String, Value)> = template.match_uri(",,,").expect("b and e").into_iter().collect();
+    assert_eq!(
+        values,
+        [
+            ("a".to_owned(), Value::from("")),
+            ("b".to_owned(), Value::from("")),
+            ("e".to_owned(), Value::List(strings(&["", ""])))
+        ]
+    );
+    assert_eq!(template.expand(&values), ",,,");
+    // `b` written by the first expression and left out of the second.
+    assert!(parse("{a,b}{c,d,b}").match_uri("x,y,z").is_none());
+    assert!(parse("{?a,b}/{b}").match_uri("?a=x/y").is_none());
+    let captures = parse("{?a,b}/{b}").match_uri("?a=x&b=y/y").expect("b = y");
+    assert_eq!(captures.get("b"), Some(&Value::from("y")));
+    // Two empty strings in one expression write its separator.
+    assert!(parse("{c,d}{.c}{.d}").match_uri("..").is_none());
+    assert!(parse("{c,d}{.c}{.d}").match_uri(",..").is_some());
+}

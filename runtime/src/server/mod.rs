@@ -58,7 +58,7 @@ pub use store::events::{
 #[cfg(feature = "redis")]
 pub use store::redis::{
     DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, DEFAULT_REDIS_TIMEOUT, DEFAULT_SESSION_IDLE, REDIS_CA_FILE_ENV,
-    REDIS_URL_ENV, RedisStore,
+    REDIS_CLIENT_CERT_FILE_ENV, REDIS_CLIENT_KEY_FILE_ENV, REDIS_SENTINEL_PASSWORD_ENV, REDIS_URL_ENV, RedisStore,
 };
 pub use store::tasks::{DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, MemoryTaskStore, TaskStore};
 pub use transport::http::{DEFAULT_SSE_RETRY, HttpOptions};

@@ -212,21 +212,44 @@ impl Server {
             && let Some(url) =
                 std::env::var(crate::server::store::redis::REDIS_URL_ENV).ok().filter(|url| !url.trim().is_empty())
         {
-            use crate::server::store::redis::{REDIS_CA_FILE_ENV, REDIS_URL_ENV, RedisStore};
-            eprintln!("{}: sessions, streams and tasks in the Redis of {REDIS_URL_ENV}", self.info.name);
-            let store = RedisStore::new(url.trim());
-            let store = match std::env::var_os(REDIS_CA_FILE_ENV).filter(|path| !path.is_empty()) {
-                Some(path) => store.and_then(|store| {
-                    let pem = std::fs::read(&path).map_err(|err| {
-                        crate::server::error::RedisUrlError(format!(
-                            "cannot read the CA of {REDIS_CA_FILE_ENV}, {}: {err}",
-                            std::path::Path::new(&path).display()
-                        ))
-                    })?;
-                    store.ca_certificate(pem)
-                }),
-                None => store,
+            use crate::server::error::RedisUrlError;
+            use crate::server::store::redis::{
+                REDIS_CA_FILE_ENV, REDIS_CLIENT_CERT_FILE_ENV, REDIS_CLIENT_KEY_FILE_ENV, REDIS_SENTINEL_PASSWORD_ENV,
+                REDIS_URL_ENV, RedisStore,
             };
+            eprintln!("{}: sessions, streams and tasks in the Redis of {REDIS_URL_ENV}", self.info.name);
+            let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+            // A file an operator named and the server cannot read is an error, not a silent default.
+            let read = |name: &str, what: &str| -> Result<Option<Vec<u8>>, RedisUrlError> {
+                let Some(path) = set(name) else { return Ok(None) };
+                std::fs::read(&path).map(Some).map_err(|err| {
+                    RedisUrlError(format!(
+                        "cannot read the {what} of {name}, {}: {err}",
+                        std::path::Path::new(&path).display()
+                    ))
+                })
+            };
+            let store = RedisStore::new(url.trim()).and_then(|mut store| {
+                if let Some(pem) = read(REDIS_CA_FILE_ENV, "CA")? {
+                    store = store.ca_certificate(pem)?;
+                }
+                match (read(REDIS_CLIENT_CERT_FILE_ENV, "certificate")?, read(REDIS_CLIENT_KEY_FILE_ENV, "key")?) {
+                    (Some(certificate), Some(key)) => store = store.client_certificate(certificate, key)?,
+                    (None, None) => {}
+                    _ => {
+                        return Err(RedisUrlError(format!(
+                            "{REDIS_CLIENT_CERT_FILE_ENV} and {REDIS_CLIENT_KEY_FILE_ENV} go together: set both or neither"
+                        )));
+                    }
+                }
+                if let Some(password) = set(REDIS_SENTINEL_PASSWORD_ENV) {
+                    let password = password.into_string().map_err(|_| {
+                        RedisUrlError(format!("{REDIS_SENTINEL_PASSWORD_ENV} is not UTF-8"))
+                    })?;
+                    store = store.sentinel_password(password)?;
+                }
+                Ok(store)
+            });
             return self.with_redis_store(store);
         }
         self

@@ -4,9 +4,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::{EventId, EventStore, EventStoreError, EventStream};
 
@@ -16,7 +15,7 @@ use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
 use super::replica::HEARTBEAT_EVERY;
 use super::shared::ANSWERED_CALL_KEPT;
-use super::{RedisStore, millis, now_millis};
+use super::{RedisStore, millis, now_millis, records};
 
 /// Each SSE stream is a Redis stream, capped at `events_per_stream` and
 /// expiring `event_age` after its last event. An event's id is
@@ -61,12 +60,7 @@ impl EventStore for RedisStore {
     /// session streams then answer it here), the stream expires, Redis fails,
     /// or the client goes away.
     async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
-        let Some((stream_id, entry)) = last_event_id.rsplit_once('#') else {
-            return Err("not an event id of this server".into());
-        };
-        if entry_millis(entry).is_none() {
-            return Err("this event was sent while the store was down and cannot be replayed".into());
-        }
+        let (stream_id, entry) = records::event_id(last_event_id)?;
         let stored = self.events_after(stream_id, entry).await.map_err(|_| UNAVAILABLE)?;
         let (sender, receiver) = tokio::sync::mpsc::channel(16);
         let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
@@ -147,45 +141,10 @@ impl RedisStore {
         let oldest = now_millis().saturating_sub(millis(self.inner.settings.event_age));
         let mut events = Vec::with_capacity(entries.len());
         for (entry, fields) in entries {
-            if entry_millis(&entry).is_none_or(|at| at < oldest) {
-                continue;
+            if let Some(event) = records::event(stream_id, &entry, &fields, oldest) {
+                events.push((entry, event));
             }
-            let id = format!("{stream_id}#{entry}");
-            let event = if let Some(message) = fields.get("message") {
-                // Only this server writes the stream; an entry that does not read back is skipped.
-                let Ok(message) = serde_json::from_str::<ServerJsonRpcMessage>(message) else { continue };
-                ServerSseMessage::new(id, message)
-            } else {
-                let retry = fields.get("retry").and_then(|ms| ms.parse().ok()).map(Duration::from_millis);
-                let mut event = ServerSseMessage::retry(retry.unwrap_or_default());
-                event.retry = retry;
-                event.event_id = Some(id);
-                event
-            };
-            events.push((entry, event));
         }
         Ok(events)
-    }
-}
-
-/// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
-/// anything else.
-fn entry_millis(entry: &str) -> Option<u64> {
-    let (ms, seq) = entry.split_once('-')?;
-    seq.parse::<u64>().ok()?;
-    ms.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-
-    use super::*;
-
-    #[test]
-    fn entry_ids_are_read_strictly() {
-        assert_eq!(entry_millis("1700000000000-3"), Some(1_700_000_000_000));
-        assert_eq!(entry_millis("~abc-1"), None);
-        assert_eq!(entry_millis("12"), None);
-        assert_eq!(entry_millis("12-x"), None);
     }
 }

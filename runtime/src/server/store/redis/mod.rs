@@ -19,6 +19,7 @@
 mod events;
 mod follow;
 mod health;
+pub(crate) mod records;
 mod replica;
 mod sentinel;
 mod sessions;
@@ -44,6 +45,17 @@ pub const REDIS_URL_ENV: &str = "MCP_REDIS_URL";
 /// The environment variable of a PEM file [`Server::run_cli`](crate::server::builder::Server::run_cli)
 /// checks a `rediss://` server of [`REDIS_URL_ENV`] against (see [`RedisStore::ca_certificate`]).
 pub const REDIS_CA_FILE_ENV: &str = "MCP_REDIS_CA_FILE";
+
+/// The environment variables of the PEM certificate and key the store of
+/// [`REDIS_URL_ENV`] presents to a `rediss://` server that asks for one
+/// (see [`RedisStore::client_certificate`]); both or neither.
+pub const REDIS_CLIENT_CERT_FILE_ENV: &str = "MCP_REDIS_CLIENT_CERT_FILE";
+/// See [`REDIS_CLIENT_CERT_FILE_ENV`].
+pub const REDIS_CLIENT_KEY_FILE_ENV: &str = "MCP_REDIS_CLIENT_KEY_FILE";
+
+/// The environment variable of the sentinels' own password for a
+/// `redis+sentinel://` [`REDIS_URL_ENV`] (see [`RedisStore::sentinel_password`]).
+pub const REDIS_SENTINEL_PASSWORD_ENV: &str = "MCP_REDIS_SENTINEL_PASSWORD";
 
 /// How many events of one SSE stream are kept, by default: a stream is one
 /// request's answer (its progress, logs, and the result) or a session's
@@ -108,6 +120,8 @@ enum Target {
 #[derive(Clone)]
 struct Settings {
     target: Target,
+    /// What the target was made with besides its URL.
+    access: Access,
     namespace: Option<String>,
     events_per_stream: usize,
     event_age: Duration,
@@ -134,6 +148,23 @@ struct Inner {
     /// The pub/sub connection that wakes the replays following streams,
     /// made by the first one.
     followers: tokio::sync::Mutex<Option<Arc<Followers>>>,
+}
+
+/// How the store proves itself and checks the servers, besides the URL.
+#[derive(Clone, Default)]
+pub(super) struct Access {
+    /// The CA that signs the servers' certificates, in PEM; the system's roots when `None`.
+    pub(super) ca: Option<Vec<u8>>,
+    /// The store's own certificate and key, for servers that ask for one (mTLS).
+    pub(super) client: Option<redis::ClientTlsConfig>,
+    /// The sentinels' own password (`requirepass` in `sentinel.conf`).
+    pub(super) sentinel_password: Option<String>,
+}
+
+impl Access {
+    pub(super) fn certificates(&self) -> redis::TlsCertificates {
+        redis::TlsCertificates { client_tls: self.client.clone(), root_cert: self.ca.clone() }
+    }
 }
 
 impl Inner {
@@ -183,7 +214,7 @@ impl RedisStore {
         let target = match SentinelUrl::parse(url) {
             Some(sentinel) => {
                 let sentinel = sentinel?;
-                let client = sentinel.client(None)?;
+                let client = sentinel.client(&Access::default())?;
                 Target::Sentinel(sentinel, Arc::new(tokio::sync::Mutex::new(client)))
             }
             None => Target::Node(redis::Client::open(url).map_err(RedisUrlError::from_redis)?),
@@ -191,6 +222,7 @@ impl RedisStore {
         Ok(Self {
             inner: Arc::new(Inner::new(Settings {
                 target,
+                access: Access::default(),
                 namespace: None,
                 events_per_stream: DEFAULT_EVENTS_PER_STREAM,
                 event_age: DEFAULT_EVENT_AGE,
@@ -232,22 +264,94 @@ impl RedisStore {
         if !certificates.is_ok_and(|certificates| !certificates.is_empty()) {
             return Err(RedisUrlError("the CA certificate is not a certificate in PEM".to_owned()));
         }
+        self.retarget("a CA certificate", |access| access.ca = Some(pem))
+    }
+
+    /// Present this certificate and key (PEM) to a `rediss://` server that
+    /// asks for one (`tls-auth-clients yes`, mutual TLS), and to the
+    /// sentinels and nodes of `rediss+sentinel://`. The key is never logged
+    /// nor shown in an error.
+    ///
+    /// ```no_run
+    /// use mcp_contract_runtime::server::RedisStore;
+    /// let store = RedisStore::new("rediss://redis.internal:6380/")?
+    ///     .ca_certificate(std::fs::read("/etc/redis/ca.crt")?)?
+    ///     .client_certificate(std::fs::read("/etc/mcp/redis.crt")?, std::fs::read("/etc/mcp/redis.key")?)?;
+    /// # let _ = store;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when the URL is not a TLS one, `certificate` holds no
+    /// PEM certificate or `key` no PEM private key.
+    pub fn client_certificate(
+        self,
+        certificate: impl Into<Vec<u8>>,
+        key: impl Into<Vec<u8>>,
+    ) -> Result<Self, RedisUrlError> {
+        use rustls::pki_types::pem::PemObject;
+        use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+        let (certificate, key) = (certificate.into(), key.into());
+        let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(&certificate).collect();
+        if !certificates.is_ok_and(|certificates| !certificates.is_empty()) {
+            return Err(RedisUrlError("the client certificate is not a certificate in PEM".to_owned()));
+        }
+        // Whatever the key holds stays out of the error.
+        if PrivateKeyDer::from_pem_slice(&key).is_err() {
+            return Err(RedisUrlError("the client key is not a private key in PEM".to_owned()));
+        }
+        let client = redis::ClientTlsConfig { client_cert: certificate, client_key: key };
+        self.retarget("a client certificate", |access| access.client = Some(client))
+    }
+
+    /// The sentinels' own password (`requirepass` in `sentinel.conf`), for
+    /// the `redis+sentinel://` URL, whose user and password are the nodes'.
+    /// Never logged nor shown in an error.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisUrlError`] when the URL is not a Sentinel URL.
+    pub fn sentinel_password(self, password: impl Into<String>) -> Result<Self, RedisUrlError> {
+        if !matches!(self.inner.settings.target, Target::Sentinel(..)) {
+            let why = "a sentinel password is for `redis+sentinel://` (or `rediss+sentinel://`) URLs";
+            return Err(RedisUrlError(why.to_owned()));
+        }
+        let password = password.into();
+        self.retarget("a sentinel password", |access| access.sentinel_password = Some(password))
+    }
+
+    /// The same store with its client made again with `change` to its access.
+    fn retarget(self, what: &str, change: impl FnOnce(&mut Access)) -> Result<Self, RedisUrlError> {
+        let mut access = self.inner.settings.access.clone();
+        change(&mut access);
         let target = match &self.inner.settings.target {
             Target::Node(client) => {
                 let info = client.get_connection_info().clone();
-                let certificates = redis::TlsCertificates { client_tls: None, root_cert: Some(pem) };
-                Target::Node(redis::Client::build_with_tls(info, certificates).map_err(RedisUrlError::from_redis)?)
+                if (access.ca.is_some() || access.client.is_some())
+                    && !matches!(info.addr(), redis::ConnectionAddr::TcpTls { .. })
+                {
+                    return Err(RedisUrlError(format!("{what} is for `rediss://`, the TLS form of the URL")));
+                }
+                let client = match access.ca.is_some() || access.client.is_some() {
+                    true => redis::Client::build_with_tls(info, access.certificates()),
+                    false => redis::Client::open(info),
+                };
+                Target::Node(client.map_err(RedisUrlError::from_redis)?)
             }
-            Target::Sentinel(sentinel, _) if sentinel.is_tls() => {
-                let client = sentinel.client(Some(&pem))?;
+            Target::Sentinel(sentinel, _) => {
+                if (access.ca.is_some() || access.client.is_some()) && !sentinel.is_tls() {
+                    let why = format!("{what} is for `rediss+sentinel://`, the TLS form of the Sentinel URL");
+                    return Err(RedisUrlError(why));
+                }
+                let client = sentinel.client(&access)?;
                 Target::Sentinel(sentinel.clone(), Arc::new(tokio::sync::Mutex::new(client)))
             }
-            Target::Sentinel(..) => {
-                let why = "a CA certificate is for `rediss+sentinel://`, the TLS form of the Sentinel URL";
-                return Err(RedisUrlError(why.to_owned()));
-            }
         };
-        Ok(self.with(|settings| settings.target = target))
+        Ok(self.with(|settings| {
+            settings.target = target;
+            settings.access = access;
+        }))
     }
 
     /// The prefix of every key, `mcp:{namespace}:`; the server's name unless set.

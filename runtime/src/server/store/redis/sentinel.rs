@@ -8,7 +8,7 @@
 //! user and password are the nodes' ACL user, not the sentinels'.
 
 use redis::sentinel::{SentinelClient, SentinelClientBuilder, SentinelServerType};
-use redis::{ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, TlsCertificates};
+use redis::{ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo};
 
 use crate::server::error::RedisUrlError;
 
@@ -70,8 +70,9 @@ impl SentinelUrl {
         Ok(Self { sentinels, service: service.to_owned(), tls, node })
     }
 
-    /// The client that asks the sentinels, checking TLS against `ca` when given.
-    pub(super) fn client(&self, ca: Option<&[u8]>) -> Result<SentinelClient, RedisUrlError> {
+    /// The client that asks the sentinels, with `access`'s CA, client
+    /// certificate and sentinel password.
+    pub(super) fn client(&self, access: &super::Access) -> Result<SentinelClient, RedisUrlError> {
         let addresses = self.sentinels.iter().map(|(host, port)| match self.tls {
             true => ConnectionAddr::TcpTls { host: host.clone(), port: *port, insecure: false, tls_params: None },
             false => ConnectionAddr::Tcp(host.clone(), *port),
@@ -85,8 +86,11 @@ impl SentinelUrl {
         if let Some(password) = self.node.password() {
             builder = builder.set_client_to_redis_password(password);
         }
+        if let Some(password) = &access.sentinel_password {
+            builder = builder.set_client_to_sentinel_password(password);
+        }
         if self.tls {
-            let certificates = || TlsCertificates { client_tls: None, root_cert: ca.map(<[u8]>::to_vec) };
+            let certificates = || access.certificates();
             builder = builder
                 .set_client_to_redis_tls_mode(redis::TlsMode::Secure)
                 .set_client_to_sentinel_tls_mode(redis::TlsMode::Secure)

@@ -4,7 +4,7 @@ use rmcp::transport::streamable_http_server::session::{SessionState, SessionStor
 
 use crate::server::store::shared::{SESSION_OWNER, UNAVAILABLE};
 
-use super::{RedisStore, lock, millis};
+use super::{RedisStore, lock, millis, records};
 
 /// The session's hash: `state` (its `initialize`, as rmcp stores it) and,
 /// with auth on, `owner`.
@@ -22,7 +22,7 @@ impl SessionStore for RedisStore {
             .ignore();
         let (state,): (Option<String>,) = self.query(&pipe).await.map_err(|_| UNAVAILABLE)?;
         match state {
-            Some(state) => Ok(Some(serde_json::from_str(&state)?)),
+            Some(state) => Ok(Some(records::session_state(&state)?)),
             None => Ok(None),
         }
     }

@@ -12,7 +12,7 @@ use crate::call::BoxFuture;
 use crate::server::store::shared::{CallFate, SharedStore, StoredSession, Unavailable};
 use crate::server::store::tasks::TaskStore;
 
-use super::{RedisStore, lock, millis};
+use super::{RedisStore, lock, millis, records};
 
 /// How long a call's record outlives its answer: long enough that its
 /// record, written in the background as the call starts, cannot land after
@@ -152,7 +152,7 @@ impl SharedStore for RedisStore {
                 .arg(session);
             let (request,): (Option<String>,) = self.query(&pipe).await?;
             let Some(request) = request else { return Ok(CallFate::Unknown) };
-            match serde_json::from_str::<ClientJsonRpcMessage>(&request) {
+            match records::call_request(&request) {
                 Ok(request) => Ok(CallFate::Lost { stream_id: stream_id.to_owned(), request: Box::new(request) }),
                 Err(err) => {
                     tracing::warn!(%err, "a kept call's request does not read back; its call is not answered here");

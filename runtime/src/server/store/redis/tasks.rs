@@ -2,13 +2,13 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use rmcp::model::{DetailedTask, TaskPayload};
+use rmcp::model::DetailedTask;
 
 use crate::call::BoxFuture;
 use crate::error::McpError;
 use crate::server::store::tasks::TaskStore;
 
-use super::{RedisStore, millis, now_millis};
+use super::{RedisStore, millis, now_millis, records};
 
 /// A task and whether it may still finish: 0 when the replica that last
 /// stored it stopped, 1 otherwise; nil when there is no such task.
@@ -55,24 +55,7 @@ impl TaskStore for RedisStore {
                 .arg(self.key("replica", ""));
             let (task,): (Option<(String, i64)>,) = self.query(&pipe).await.map_err(|_| Self::unavailable())?;
             let Some((task, runs)) = task else { return Ok(None) };
-            let mut task: DetailedTask = serde_json::from_str(&task)
-                .map_err(|err| McpError::serialization_error(format!("A stored task does not read back: {err}")))?;
-            if runs == 0 && matches!(task.payload, TaskPayload::Working | TaskPayload::InputRequired { .. }) {
-                let lost = McpError::service_unavailable(
-                    "The server replica running this task stopped before it finished; the task will not finish.",
-                )
-                .with_recovery_hint("Start the task again; check first whether its work took effect.");
-                let error = match serde_json::to_value(crate::server::wire::envelope(&lost)) {
-                    Ok(serde_json::Value::Object(error)) => error,
-                    _ => serde_json::Map::new(),
-                };
-                // After Redis lost the replicas' keys (a restart without
-                // them), a replica's next renewal, within a second, brings
-                // its key back: a task read in that second reads as failed.
-                task.task.status_message = Some(lost.message().to_owned());
-                task = DetailedTask::new(task.task, TaskPayload::Failed { error });
-            }
-            Ok(Some(task))
+            records::task(&task, runs).map(Some)
         })
     }
 

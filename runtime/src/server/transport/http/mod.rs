@@ -276,3 +276,15 @@ fn metrics_route(
     };
     router.route(path, axum::routing::get(scrape))
 }
+
+/// The HTTP application as [`ToolServer::serve_http_on`] serves it, without
+/// a listener: for the fuzz target `http_headers`, which sends it requests.
+#[cfg(fuzzing)]
+pub(crate) fn fuzz_router(server: ToolServer, options: &HttpOptions) -> axum::Router {
+    let trusted = super::proxy::TrustedProxies::parse(&options.trusted_proxies).expect("the options' proxies parse");
+    let proxying = Arc::new(Proxying {
+        trusted: Arc::new(trusted),
+        clients: ClientSlots::new(options.max_connections_per_client),
+    });
+    server.http_router(options, &Arc::new(guard::Drain::default()), &proxying).expect("the application builds")
+}

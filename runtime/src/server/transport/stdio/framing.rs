@@ -574,3 +574,109 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
     }
     Step::Forward(Box::new(message))
 }
+
+/// What the read loop makes of `bytes` arriving in pieces cut at `cuts`
+/// through a read buffer of `capacity` bytes: each line read, and what
+/// [`jsonrpc::inspect`] makes of it (the message forwarded, the answer of a
+/// refusal, or nothing), both through the task's reader and stdin's. The
+/// same bytes must give the same messages however they were cut: the fuzz
+/// target `stdio_framing` compares this with the bytes split at each newline.
+#[cfg(fuzzing)]
+pub(crate) fn fuzz_lines(bytes: &[u8], cuts: &[usize], capacity: usize) -> Vec<(Vec<u8>, Option<Vec<u8>>)> {
+    use std::collections::VecDeque;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    /// A reader that hands out one piece per read, as a pipe may.
+    struct Pieces(VecDeque<Vec<u8>>);
+
+    impl Pieces {
+        fn new(bytes: &[u8], cuts: &[usize]) -> Self {
+            let mut cuts: Vec<usize> = cuts.iter().map(|&cut| cut.min(bytes.len())).collect();
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut from = 0;
+            let mut pieces = VecDeque::with_capacity(cuts.len());
+            for cut in cuts {
+                // An empty read means the end: no empty piece before the end.
+                if cut > from {
+                    pieces.push_back(bytes[from..cut].to_vec());
+                    from = cut;
+                }
+            }
+            Self(pieces)
+        }
+
+        fn read_into(&mut self, buf: &mut [u8]) -> usize {
+            let Some(piece) = self.0.front_mut() else { return 0 };
+            let n = piece.len().min(buf.len());
+            buf[..n].copy_from_slice(&piece[..n]);
+            piece.drain(..n);
+            if piece.is_empty() {
+                self.0.pop_front();
+            }
+            n
+        }
+    }
+
+    impl AsyncRead for Pieces {
+        fn poll_read(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+            buf: &mut tokio::io::ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            let this = self.get_mut();
+            let n = this.read_into(buf.initialize_unfilled());
+            buf.advance(n);
+            Poll::Ready(Ok(()))
+        }
+    }
+
+    impl std::io::Read for Pieces {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            Ok(self.read_into(buf))
+        }
+    }
+
+    let outcome = |line: &[u8], read: Line| -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+        match read {
+            Line::Eof => None,
+            Line::Oversized => Some((line.to_vec(), None)),
+            Line::Complete => {
+                let message = match jsonrpc::inspect(line) {
+                    Inspection::Forward(message) => Some(serde_json::to_vec(&*message).expect("a message serializes")),
+                    Inspection::Ignore => None,
+                    // Without the fresh `requestId` each refusal draws.
+                    Inspection::Reject(rejection) => {
+                        let mut answer = rejection.to_json();
+                        if let Some(data) = answer["error"]["data"].as_object_mut() {
+                            data.remove("requestId");
+                        }
+                        Some(answer.to_string().into_bytes())
+                    }
+                };
+                Some((line.to_vec(), message))
+            }
+        }
+    };
+    let capacity = capacity.max(1);
+    let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+    let mut task = BufReader::with_capacity(capacity, Pieces::new(bytes, cuts));
+    let mut lines = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        let read = runtime.block_on(read_line(&mut task, &mut line)).expect("reading pieces does not fail");
+        let Some(read) = outcome(&line, read) else { break };
+        lines.push(read);
+    }
+    let mut stdin = std::io::BufReader::with_capacity(capacity, Pieces::new(bytes, cuts));
+    let mut blocking = Vec::new();
+    loop {
+        let read = read_line_blocking(&mut stdin, &mut line).expect("reading pieces does not fail");
+        let Some(read) = outcome(&line, read) else { break };
+        blocking.push(read);
+    }
+    assert_eq!(lines, blocking, "the task's reader and stdin's read the same lines");
+    lines
+}
