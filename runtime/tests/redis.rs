@@ -481,17 +481,22 @@ fn client() -> reqwest::Client {
     reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap()
 }
 
-async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> Result<Answer, String> {
-    let mut request = http
+/// A POST of `body` to `url` as a 2025-06-18 client sends it, on `session` when given.
+fn post_request(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+    let request = http
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-06-18")
         .body(body.to_string());
-    if let Some(session) = session {
-        request = request.header("mcp-session-id", session);
+    match session {
+        Some(session) => request.header("mcp-session-id", session),
+        None => request,
     }
-    let response = request.send().await.map_err(|err| err.to_string())?;
+}
+
+async fn post(http: &reqwest::Client, url: &str, session: Option<&str>, body: &Value) -> Result<Answer, String> {
+    let response = post_request(http, url, session, body).send().await.map_err(|err| err.to_string())?;
     let status = response.status().as_u16();
     let session = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
     let text = response.text().await.map_err(|err| err.to_string())?;
@@ -824,16 +829,7 @@ async fn a_stream_is_replayed_through_the_other_replica_after_its_last_event_id(
     let session = open_session(&http, &a.url, false).await;
     let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
         "params": {"name": "count", "arguments": {}, "_meta": {"progressToken": "p"}}});
-    let response = http
-        .post(&a.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("mcp-session-id", &session)
-        .body(call.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = post_request(&http, &a.url, Some(&session), &call).send().await.unwrap();
     let events = sse_events(&response.text().await.unwrap());
     // The priming event, three progress notifications, the result: each with an id.
     assert_eq!(events.len(), 5, "{events:?}");
@@ -1022,16 +1018,7 @@ async fn serve_slow(name: &'static str, store: RedisStore) -> Replica {
 async fn start_and_cut(http: &reqwest::Client, url: &str, session: &str, id: u64, tool: &str, millis: u64) -> String {
     let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": tool, "arguments": {"millis": millis}}});
-    let mut response = http
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("mcp-session-id", session)
-        .body(call.to_string())
-        .send()
-        .await
-        .unwrap();
+    let mut response = post_request(http, url, Some(session), &call).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let mut text = String::new();
     while !text.contains("\n\n") {
@@ -1128,16 +1115,7 @@ async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_n
     let session = open_session(&http, &a.url, false).await;
     let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
         "params": {"name": "tick", "arguments": {"millis": 3000}, "_meta": {"progressToken": "t"}}});
-    let mut response = http
-        .post(&a.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-06-18")
-        .header("mcp-session-id", &session)
-        .body(call.to_string())
-        .send()
-        .await
-        .unwrap();
+    let mut response = post_request(&http, &a.url, Some(&session), &call).send().await.unwrap();
     assert_eq!(response.status(), 200);
     // The priming event and two progress notifications, then the replica dies.
     let mut text = String::new();

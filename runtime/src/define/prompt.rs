@@ -78,8 +78,8 @@ impl PromptDefinition {
     ///
     /// ```
     /// use mcp_contract::prompts::PromptDefinition;
-    /// let definition = PromptDefinition::new("plan_visit", Vec::new()).with_allowed_rules(&["prompt-description"]);
-    /// assert_eq!(definition.allowed_rules, ["prompt-description"]);
+    /// let definition = PromptDefinition::new("plan_visit", Vec::new()).with_allowed_rules(&["describe-on-fields"]);
+    /// assert_eq!(definition.allowed_rules, ["describe-on-fields"]);
     /// ```
     #[must_use]
     pub fn with_allowed_rules(mut self, rules: &'static [&'static str]) -> Self {

@@ -111,8 +111,8 @@ impl ResourceDefinition {
     /// ```
     /// use mcp_contract::resources::ResourceDefinition;
     /// static ABOUT: ResourceDefinition = ResourceDefinition::new("museum://about", "about")
-    ///     .with_allowed_rules(&["resource-description"]);
-    /// assert_eq!(ABOUT.allowed_rules, ["resource-description"]);
+    ///     .with_allowed_rules(&["resource-mime-type-format"]);
+    /// assert_eq!(ABOUT.allowed_rules, ["resource-mime-type-format"]);
     /// ```
     #[must_use]
     pub const fn with_allowed_rules(mut self, rules: &'static [&'static str]) -> Self {
