@@ -611,6 +611,18 @@ fn as_a_layer_of_the_applications_own_subscriber() {
     in_a_process_of_its_own("layer");
 }
 
+/// A server of `Fine` over Streamable HTTP, and a client's session on it:
+/// keep the server alive as long as the client.
+async fn fine_session() -> (support::HttpServer, HttpClient) {
+    let served = support::HttpServer::serving(
+        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
+        HttpOptions::default(),
+    )
+    .await;
+    let client = HttpClient::session(served.addr).await;
+    (served, client)
+}
+
 /// `Telemetry::layer` under a subscriber of the application's that has no other layer.
 async fn a_layer_of_the_applications_subscriber() {
     use tracing_subscriber::layer::SubscriberExt;
@@ -619,12 +631,7 @@ async fn a_layer_of_the_applications_subscriber() {
     let (layer, telemetry) =
         Telemetry::new("otel-test").endpoint(format!("http://{collector}")).metrics(false).layer().expect("builds");
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer)).expect("the only subscriber");
-    let served = support::HttpServer::serving(
-        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
-        HttpOptions::default(),
-    )
-    .await;
-    let mut client = HttpClient::session(served.addr).await;
+    let (_served, mut client) = fine_session().await;
     let answer = client.post(&traced_call(1, "fine")).await;
     assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
     let flushing = telemetry.clone();
@@ -650,12 +657,7 @@ async fn collector_down() {
         .shutdown_timeout(Duration::from_secs(2))
         .init()
         .expect("the pipeline installs");
-    let served = support::HttpServer::serving(
-        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
-        HttpOptions::default(),
-    )
-    .await;
-    let mut client = HttpClient::session(served.addr).await;
+    let (_served, mut client) = fine_session().await;
     let started = Instant::now();
     for id in 1..=40 {
         let answer = client.post(&traced_call(id, "fine")).await;
@@ -813,12 +815,7 @@ async fn over_tls() {
     // Over HTTP, trusting the test's CA, from OTEL_EXPORTER_OTLP_CERTIFICATE.
     let telemetry =
         Telemetry::new("otel-test").endpoint(&endpoint).metrics(false).init().expect("the pipeline installs");
-    let served = support::HttpServer::serving(
-        Server::new("otel", "1.0.0").tool(Fine).build().expect("the server builds"),
-        HttpOptions::default(),
-    )
-    .await;
-    let mut client = HttpClient::session(served.addr).await;
+    let (_served, mut client) = fine_session().await;
     let answer = client.post(&traced_call(1, "fine")).await;
     assert_eq!(answer.message()["result"]["isError"], json!(false), "{}", answer.text());
     let flushing = telemetry.clone();
