@@ -775,7 +775,16 @@ async fn main() -> ExitCode {
     // No argument: stdio. `--http ADDR [--stateless]`: Streamable HTTP.
     // `lint [--format json] [--server-json PATH]`: check the tool definitions.
     // `server-json --name io.github.mcp-contract/museum`: write examples/museum.server.json.
-    cli.serve.run(server(cli.collection)).await
+    let server = server(cli.collection);
+    // Replicas behind a load balancer share the key that signs the
+    // `requestState` of input-required rounds (revision 2026-07-28): a round
+    // answered by one replica is retried on any other. Without it each
+    // process draws its own, and a retry that reaches another replica is refused.
+    let server = match std::env::var("REQUEST_STATE_KEY") {
+        Ok(key) if !key.is_empty() => server.request_state_key(key),
+        _ => server,
+    };
+    cli.serve.run(server).await
 }
 
 // ---------------------------------------------------------------- tests

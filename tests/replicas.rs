@@ -17,110 +17,15 @@
 
 #![cfg(feature = "redis")]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
+use support::cluster::{Process, free_port, haproxy, museum, redis};
 use support::needs::{self, HAPROXY, NODE, NPM, PYTHON3, REDIS_SERVER};
-use support::{profile_dir, root, run, venv_python};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// A child process killed (and waited for) when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "{what} did not listen on port {port} within 10 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn redis(port: u16) -> Process {
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("redis-server starts");
-    let redis = Process(child);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Ok(mut socket) = TcpStream::connect(("127.0.0.1", port)) {
-            let mut answer = [0u8; 16];
-            if socket.write_all(b"PING\r\n").is_ok()
-                && socket.read(&mut answer).is_ok_and(|n| answer[..n].starts_with(b"+PONG"))
-            {
-                return redis;
-            }
-        }
-        assert!(Instant::now() < deadline, "redis-server did not answer PING within 10 s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// A museum replica on `port`, sharing the Redis of `redis_url`.
-fn museum(port: u16, redis_url: &str) -> Process {
-    let binary = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
-    assert!(binary.exists(), "{} is missing: run `cargo build --example museum --features redis`", binary.display());
-    let (child, _, said) = support::serve_http(
-        Command::new(&binary).args(["--http", &format!("127.0.0.1:{port}")]).env("MCP_REDIS_URL", redis_url),
-    );
-    assert!(
-        said.contains("in the Redis of MCP_REDIS_URL"),
-        "the museum binary was built without the `redis` feature: run `cargo build --example museum --features \
-         redis`\n{said}"
-    );
-    Process(child)
-}
-
-/// haproxy in front of `replicas`: round robin, no stickiness, each request
-/// logged (with the replica that served it) to `log`, and answered with the
-/// replica's name in `X-Replica`. A replica that stops is found by the health
-/// check within a quarter second, and a request it cannot take goes to the
-/// other; SSE events pass at once (`http-no-delay`: haproxy would else hold
-/// the response headers and small events for about 200 ms).
-fn haproxy(port: u16, replicas: &[u16], dir: &Path) -> (Process, PathBuf) {
-    let servers: String = replicas
-        .iter()
-        .enumerate()
-        .map(|(n, replica)| format!("  server replica{n} 127.0.0.1:{replica} check inter 250ms fall 1 rise 2\n"))
-        .collect();
-    let config = format!(
-        "global\n  log stdout format raw local0\n\
-         defaults\n  mode http\n  log global\n  option httplog\n  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n\
-         frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend museums\n\
-         backend museums\n  balance roundrobin\n  option redispatch\n  retries 3\n  option http-no-delay\n\
-         http-response set-header X-Replica %[srv_name]\n{servers}"
-    );
-    let path = dir.join("haproxy.cfg");
-    std::fs::write(&path, config).unwrap();
-    let log = dir.join("haproxy.log");
-    let child = Command::new("haproxy")
-        .args(["-db", "-f"])
-        .arg(&path)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("haproxy starts");
-    let proxy = Process(child);
-    wait_for_port(port, "haproxy");
-    (proxy, log)
-}
+use support::{root, run, venv_python};
 
 /// Redis, two museum replicas sharing it, and haproxy in front of them, in a
 /// directory of their own; `None` (skipped) on a machine without one of their programs.
@@ -152,7 +57,7 @@ impl Cluster {
         let ports = [free_port(), free_port()];
         let replicas = ports.iter().map(|port| Some(museum(*port, &redis_url))).collect();
         let proxy_port = free_port();
-        let (proxy, log) = haproxy(proxy_port, &ports, &dir);
+        let (proxy, log) = haproxy(proxy_port, &ports, &dir, None);
         let url = format!("http://127.0.0.1:{proxy_port}/mcp");
         Some(Self { dir, replicas, proxy: Some(proxy), log, url, _redis: redis })
     }
@@ -294,4 +199,73 @@ fn two_museum_replicas_behind_haproxy_serve_the_typescript_client() {
 #[test]
 fn a_call_whose_replica_is_killed_is_resumed_by_the_typescript_client() {
     resume_a_call_whose_replica_was_killed(Client::TypeScript);
+}
+
+/// One `POST` of `body` to `port` over a fresh connection, as a 2026-07-28
+/// client sends a `tools/call` of `take_off_view`: the JSON-RPC answer, from a
+/// JSON body or the SSE event that carries it.
+fn post_round(port: u16, body: &serde_json::Value) -> serde_json::Value {
+    use std::io::Write;
+    let body = body.to_string();
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).expect("the replica listens");
+    socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        socket,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: take_off_view\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut text = String::new();
+    socket.read_to_string(&mut text).expect("the replica answers within 10 s");
+    text.lines()
+        .map(|line| line.strip_prefix("data:").unwrap_or(line).trim())
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|message| message.get("id").is_some())
+        .unwrap_or_else(|| panic!("no answer in:\n{text}"))
+}
+
+/// The museum's replicas, given one `REQUEST_STATE_KEY`, take each other's
+/// `requestState`: an input-required round asked by one is answered through the
+/// other, as a round robin sends it. Each drew its own key before (the soak found
+/// half its rounds refused with "requestState integrity check failed").
+#[test]
+fn museum_replicas_with_one_request_state_key_take_each_others_rounds() {
+    if !needs::all(&[REDIS_SERVER]) {
+        return;
+    }
+    let redis_port = free_port();
+    let _redis = redis(redis_port);
+    let redis_url = format!("redis://127.0.0.1:{redis_port}/");
+    let round = |key: Option<&str>| {
+        let lines = support::cluster::Lines::default();
+        let env: Vec<(&str, &str)> = key.map(|key| ("REQUEST_STATE_KEY", key)).into_iter().collect();
+        let ports = [free_port(), free_port()];
+        let _replicas: Vec<Process> =
+            ports.iter().map(|port| support::cluster::museum_logged(*port, &redis_url, &env, &lines)).collect();
+        let meta = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "replicas-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        });
+        let mut params =
+            serde_json::json!({"name": "take_off_view", "arguments": {"object_id": 100019}, "_meta": meta});
+        let first = post_round(
+            ports[0],
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
+        );
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let (ask, _) =
+            first["result"]["inputRequests"].as_object().and_then(|asks| asks.iter().next()).expect("an ask");
+        params["inputResponses"] = serde_json::json!({ask.clone(): {"action": "accept", "content": {"confirm": true}}});
+        params["requestState"] = first["result"]["requestState"].clone();
+        post_round(ports[1], &serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}))
+    };
+    let shared = round(Some("the replicas of this test share this key, 32 bytes or more"));
+    let text = shared["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("is off view"), "the other replica took the round: {shared}");
+    // Without the key, each replica signs with its own: the check is real.
+    let own = round(None);
+    assert!(own["error"]["message"].as_str().is_some_and(|m| m.contains("requestState integrity")), "{own}");
 }

@@ -16,6 +16,8 @@ use std::sync::OnceLock;
 #[path = "../../runtime/tests/support/needs.rs"]
 pub(crate) mod needs;
 
+pub(crate) mod cluster;
+
 pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
