@@ -16,7 +16,9 @@
 //!
 //! Over HTTP the auth mode comes from the environment (`MCP_AUTH_MODE` and
 //! friends, see the guide's "Auth" chapter); `get_object_image`
-//! declares the scope `images:read`.
+//! declares the scope `images:read`. Replicas behind a load balancer share
+//! `REQUEST_STATE_KEY` (32 bytes or more), the key of the `requestState` of
+//! input-required rounds, and with the feature `redis`, `MCP_REDIS_URL`.
 //!
 //! Each tool shows a part of the error contract: `search_objects` validates its
 //! input and paginates; `get_object` fails with `not_in_collection` and a
