@@ -203,7 +203,16 @@ impl Stream {
             }
             match tokio::time::timeout(Duration::from_secs(40), self.response.chunk()).await {
                 Err(_) => return Err("no byte within 40 s".to_owned()),
-                Ok(Err(err)) => return Err(format!("the stream broke: {err}")),
+                Ok(Err(err)) => {
+                    // reqwest says "error decoding response body"; its sources say why.
+                    let mut why = err.to_string();
+                    let mut source = std::error::Error::source(&err);
+                    while let Some(cause) = source {
+                        why.push_str(&format!(": {cause}"));
+                        source = cause.source();
+                    }
+                    return Err(format!("the stream broke: {why}"));
+                }
                 Ok(Ok(None)) => return Ok(None),
                 Ok(Ok(Some(bytes))) => self.buffer.push_str(&String::from_utf8_lossy(&bytes).replace("\r\n", "\n")),
             }
@@ -350,7 +359,7 @@ async fn call(soak: &Soak, http: &reqwest::Client, url: &str, session: &str, bod
                 break;
             }
             Err(err) => {
-                soak.count("stream", format!("broke before its answer: {}", err.chars().take(60).collect::<String>()));
+                soak.count("stream", format!("broke before its answer: {}", err.chars().take(120).collect::<String>()));
                 break;
             }
         }
