@@ -53,8 +53,7 @@ pub use error::RedisUrlError;
 pub use error::{MissingState, ServerError};
 pub use store::events::{
     DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId,
-    EventStore, EventStoreError,
-    EventStream, MemoryEventStore, ServerSseMessage, StreamId,
+    EventStore, EventStoreError, EventStream, MemoryEventStore, ServerSseMessage, StreamId,
 };
 #[cfg(feature = "redis")]
 pub use store::redis::{

@@ -165,7 +165,8 @@ impl Streams {
         while let Some((key, sequence)) = self.order.pop_front() {
             // The oldest live entry is its stream's oldest event: any older
             // event of that stream would be an older live entry.
-            let live = self.by_key.get(&key).is_some_and(|stream| stream.events.front().is_some_and(|e| e.0 == sequence));
+            let live =
+                self.by_key.get(&key).is_some_and(|stream| stream.events.front().is_some_and(|e| e.0 == sequence));
             if !live {
                 continue;
             }
@@ -416,12 +417,8 @@ impl MemoryEventStore {
         if stream.first_kept() > after.saturating_add(1) {
             return After::Dropped;
         }
-        let events = stream
-            .events
-            .iter()
-            .filter(|(sequence, ..)| *sequence > after)
-            .map(|(.., event)| event.clone())
-            .collect();
+        let events =
+            stream.events.iter().filter(|(sequence, ..)| *sequence > after).map(|(.., event)| event.clone()).collect();
         After::Events(events, stream.finished, stream.written.subscribe())
     }
 }
@@ -674,7 +671,12 @@ mod tests {
         assert!(store.bytes() <= budget, "{} bytes kept", store.bytes());
         assert!(store.evicted() > 10_000, "{store:?}");
         let streams = store.lock();
-        assert!(streams.order.len() <= 2 * streams.events + 64, "{} entries for {} events", streams.order.len(), streams.events);
+        assert!(
+            streams.order.len() <= 2 * streams.events + 64,
+            "{} entries for {} events",
+            streams.order.len(),
+            streams.events
+        );
         assert!(streams.recency.len() <= 2 * streams.by_key.len() + 64);
         let counted: usize = streams.by_key.values().map(|stream| stream.events.len()).sum();
         assert_eq!(counted, streams.events);
