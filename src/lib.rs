@@ -399,12 +399,12 @@ pub mod server {
     #[cfg(feature = "rate-limit")]
     pub use mcp_contract_runtime::server::RateLimit;
     pub use mcp_contract_runtime::server::{
-        CallHook, CallInfo, CallOutcome, Changes, DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM,
-        DEFAULT_MAX_STREAMS, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_MAX_TASKS, DEFAULT_POLL_INTERVAL,
-        DEFAULT_SEND_TIMEOUT, DEFAULT_SSE_RETRY, DEFAULT_TASK_TTL, DEFAULT_TEARDOWN_TIMEOUT, ERRORS_META_KEY, EventId,
-        EventStore, EventStoreError, EventStream, HttpOptions, LintFormat, MemoryEventStore, MemoryTaskStore,
-        MissingState, PrimitiveKind, ServeArgs, ServeCommand, Server, ServerError, ServerSseMessage, Serving,
-        StdioOptions, StreamId, TaskStore, ToolServer,
+        CallHook, CallInfo, CallOutcome, Changes, DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENT_BYTES,
+        DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, DEFAULT_MAX_SUBSCRIPTIONS_PER_SESSION, DEFAULT_MAX_TASKS,
+        DEFAULT_POLL_INTERVAL, DEFAULT_SEND_TIMEOUT, DEFAULT_SSE_RETRY, DEFAULT_TASK_TTL, DEFAULT_TEARDOWN_TIMEOUT,
+        ERRORS_META_KEY, EventId, EventStore, EventStoreError, EventStream, HttpOptions, LintFormat, MemoryEventStore,
+        MemoryTaskStore, MissingState, PrimitiveKind, ServeArgs, ServeCommand, Server, ServerError, ServerSseMessage,
+        Serving, StdioOptions, StreamId, TaskStore, ToolServer,
     };
     #[cfg(feature = "redis")]
     pub use mcp_contract_runtime::server::{

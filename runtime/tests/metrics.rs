@@ -127,6 +127,25 @@ async fn the_metrics_endpoint_counts_calls_errors_latency_sessions_and_calls_in_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_events_dropped_to_hold_the_event_store_s_byte_budget_are_counted() {
+    // A budget of one byte keeps only the newest event: each call's events
+    // (its stream's priming event and its answer) push the older ones out.
+    let options = HttpOptions::default().metrics_path("/metrics").event_store_max_bytes(1);
+    let served = HttpServer::serving(server(), options).await;
+    let mut client = HttpClient::session(served.addr).await;
+    let before = scrape(served.addr).await;
+    assert_eq!(value(&before, "mcp_server_sse_events_evicted_total", &[]), Some(0.0), "{:?}", before.samples);
+    for id in 0..3 {
+        client.post(&call(id, "fine", json!({}))).await;
+    }
+    let after = scrape(served.addr).await;
+    let evicted = value(&after, "mcp_server_sse_events_evicted_total", &[]).expect("the eviction counter");
+    assert!(evicted >= 5.0, "six events stored, one kept: {evicted}");
+    let bytes = value(&after, "mcp_server_sse_event_store_bytes", &[]).expect("the bytes gauge");
+    assert!(bytes > 0.0 && bytes < 2048.0, "one stream and one event: {bytes}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_that_ends_is_counted_in_the_session_duration_histogram() {
     let served = HttpServer::serving(server(), HttpOptions::default().metrics_path("/metrics")).await;
     let histogram = |scrape: &Scrape| {

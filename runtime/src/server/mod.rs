@@ -52,8 +52,8 @@ pub use dispatch::rate_limit::RateLimit;
 pub use error::RedisUrlError;
 pub use error::{MissingState, ServerError};
 pub use store::events::{
-    DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId, EventStore, EventStoreError,
-    EventStream, MemoryEventStore, ServerSseMessage, StreamId,
+    DEFAULT_EVENT_MAX_AGE, DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, EventId,
+    EventStore, EventStoreError, EventStream, MemoryEventStore, ServerSseMessage, StreamId,
 };
 #[cfg(feature = "redis")]
 pub use store::redis::{

@@ -140,6 +140,11 @@ impl Metrics {
         Self { registry, calls, errors, repairs, rejections, duration, in_flight, sessions, session_duration }
     }
 
+    /// Count the memory event store's evictions and bytes at each scrape.
+    pub(crate) fn watch_event_store(&mut self, store: std::sync::Arc<crate::server::store::events::MemoryEventStore>) {
+        self.registry.register_collector(Box::new(events::Collector(store)));
+    }
+
     pub(crate) fn finished(
         &self,
         kind: &'static str,
@@ -261,6 +266,41 @@ mod pacer {
                     ConstCounter::new(count).encode(sheds.encode_family(&labels)?)?;
                 }
             }
+            Ok(())
+        }
+    }
+}
+
+/// The memory event store's figures, read at each scrape.
+mod events {
+    use std::sync::Arc;
+
+    use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+    use prometheus_client::metrics::counter::ConstCounter;
+    use prometheus_client::metrics::gauge::ConstGauge;
+    use prometheus_client::metrics::{MetricType, TypedMetric};
+
+    use crate::server::store::events::MemoryEventStore;
+
+    #[derive(Debug)]
+    pub(super) struct Collector(pub(super) Arc<MemoryEventStore>);
+
+    impl prometheus_client::collector::Collector for Collector {
+        fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> std::fmt::Result {
+            let evicted = ConstCounter::new(self.0.evicted());
+            evicted.encode(encoder.encode_descriptor(
+                "mcp_server_sse_events_evicted",
+                "SSE events dropped from the event store to hold its byte budget, oldest first",
+                None,
+                <ConstCounter as TypedMetric>::TYPE,
+            )?)?;
+            let bytes = ConstGauge::new(i64::try_from(self.0.bytes()).unwrap_or(i64::MAX));
+            bytes.encode(encoder.encode_descriptor(
+                "mcp_server_sse_event_store_bytes",
+                "What the SSE events and streams kept for resumption cost, as the byte budget counts it",
+                None,
+                MetricType::Gauge,
+            )?)?;
             Ok(())
         }
     }

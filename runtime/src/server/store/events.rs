@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -31,12 +32,39 @@ pub const DEFAULT_MAX_STREAMS: usize = 4096;
 /// back later than this finds nothing to resume.
 pub const DEFAULT_EVENT_MAX_AGE: Duration = Duration::from_secs(5 * 60);
 
-/// The events of SSE streams in this process's memory, bounded three ways:
-/// events per stream, streams, and age (see [`Self::new`]). A replay yields
-/// what was stored after the client's `Last-Event-ID`, then follows the stream
-/// live until its call is answered (a JSON-RPC response or error is the last
-/// event of a call's stream), so a client that reconnects before the answer
-/// still receives it.
+/// How many bytes of events and streams [`MemoryEventStore::default`] keeps
+/// over all its streams (64 MiB); past it the oldest events go first.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
+
+/// What an event costs besides its message's JSON: its id, its slots in the
+/// stream's queue and in the store's age order, the `Arc` of its message.
+const EVENT_OVERHEAD: usize = 160;
+
+/// What a stream costs besides its events: its key (twice, in two maps),
+/// rmcp's stream id, its watch channel, its recency entries.
+const STREAM_OVERHEAD: usize = 384;
+
+/// How often, at most, the store says in the log that it dropped events to
+/// hold its byte budget; the counter ([`MemoryEventStore::evicted`], and
+/// `mcp_server_sse_events_evicted` on the metrics endpoint) counts each one.
+const EVICTION_NOTICE_EVERY: Duration = Duration::from_secs(10);
+
+/// The events of SSE streams in this process's memory, bounded four ways:
+/// events per stream, streams, age (see [`Self::new`]), and one byte budget
+/// over all streams ([`Self::max_bytes`], [`DEFAULT_MAX_EVENT_BYTES`] by
+/// default), which holds the memory flat however many sessions are busy: past
+/// it the oldest events go first, counted ([`Self::evicted`]) and said in the
+/// log at most every 10 s. A replay yields what was stored after the client's
+/// `Last-Event-ID`, then follows the stream live until its call is answered
+/// (a JSON-RPC response or error is the last event of a call's stream), so a
+/// client that reconnects before the answer still receives it.
+///
+/// A replay never skips what the client did not see: when an event after its
+/// `Last-Event-ID` was dropped (by any bound), the store refuses the replay,
+/// as it refuses an id it never gave out, and the client receives an empty
+/// stream; the transport spec lets a server replay or not, and forbids only
+/// replaying another stream's messages, and a replay with a hole would hand
+/// the client a call's answer without the messages before it.
 ///
 /// Event ids are `<random stream key>-<sequence number>`: unique across
 /// streams, and no client can guess another stream's ids to replay it.
@@ -45,7 +73,7 @@ pub const DEFAULT_EVENT_MAX_AGE: Duration = Duration::from_secs(5 * 60);
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use mcp_contract::server::{HttpOptions, MemoryEventStore};
-/// let store = MemoryEventStore::new(128, 1024, Duration::from_secs(60));
+/// let store = MemoryEventStore::new(128, 1024, Duration::from_secs(60)).max_bytes(16 * 1024 * 1024);
 /// let options = HttpOptions::default().event_store(Arc::new(store));
 /// # let _ = options;
 /// ```
@@ -53,23 +81,49 @@ pub struct MemoryEventStore {
     max_events_per_stream: usize,
     max_streams: usize,
     max_age: Duration,
+    max_bytes: usize,
     inner: Arc<Mutex<Streams>>,
+    evictions: Arc<Evictions>,
+}
+
+/// The events dropped to hold the byte budget, and when the log last said so.
+#[derive(Default)]
+struct Evictions {
+    count: AtomicU64,
+    notice: Mutex<Notice>,
+}
+
+#[derive(Default)]
+struct Notice {
+    last: Option<Instant>,
+    /// The count when the log last said it.
+    said: u64,
 }
 
 #[derive(Default)]
 struct Streams {
     /// Each stream by the key its event ids carry.
-    by_key: HashMap<String, Stored>,
+    by_key: HashMap<Arc<str>, Stored>,
     /// The key of each of rmcp's stream ids.
-    keys: HashMap<StreamId, String>,
+    keys: HashMap<StreamId, Arc<str>>,
     /// Keys in the order their streams were last written to, oldest first
     /// (with stale entries, skipped when a stream was written to again).
-    recency: VecDeque<(Instant, String)>,
+    recency: VecDeque<(Instant, Arc<str>)>,
+    /// Every event by the order it was stored in, oldest first: the order the
+    /// byte budget drops them in (with stale entries, for events that went
+    /// another way: per-stream count, age, their stream dropped).
+    order: VecDeque<(Arc<str>, u64)>,
+    /// The events kept, over all streams.
+    events: usize,
+    /// What the events and streams kept cost, as [`EVENT_OVERHEAD`] and
+    /// [`STREAM_OVERHEAD`] count.
+    bytes: usize,
 }
 
 struct Stored {
     stream_id: StreamId,
-    events: VecDeque<(u64, Instant, ServerSseMessage)>,
+    /// Each event with its sequence number, when it was stored, and its cost.
+    events: VecDeque<(u64, Instant, usize, ServerSseMessage)>,
     next: u64,
     last_write: Instant,
     /// The stream carried its call's answer: nothing comes after it.
@@ -78,23 +132,136 @@ struct Stored {
     written: watch::Sender<u64>,
 }
 
+impl Stored {
+    /// The sequence number of the oldest event kept, or of the next one when none is.
+    fn first_kept(&self) -> u64 {
+        self.events.front().map_or(self.next, |(sequence, ..)| *sequence)
+    }
+}
+
+impl Streams {
+    /// Drops the oldest event of `stream`, if any, and returns it.
+    fn pop_event(&mut self, key: &str) -> Option<u64> {
+        let stream = self.by_key.get_mut(key)?;
+        let (sequence, _, cost, _) = stream.events.pop_front()?;
+        self.events -= 1;
+        self.bytes -= cost;
+        Some(sequence)
+    }
+
+    /// Drops `key`'s stream with its events.
+    fn remove_stream(&mut self, key: &str) {
+        if let Some(stream) = self.by_key.remove(key) {
+            self.keys.remove(&stream.stream_id);
+            self.events -= stream.events.len();
+            self.bytes -= STREAM_OVERHEAD + stream.events.iter().map(|(_, _, cost, _)| cost).sum::<usize>();
+        }
+    }
+
+    /// Drops the oldest event over all streams (a finished stream left
+    /// without events goes with it), or when no event is kept, the stream
+    /// written to the longest ago. `false` when nothing is left to drop.
+    fn evict_oldest(&mut self) -> bool {
+        while let Some((key, sequence)) = self.order.pop_front() {
+            // The oldest live entry is its stream's oldest event: any older
+            // event of that stream would be an older live entry.
+            let live =
+                self.by_key.get(&key).is_some_and(|stream| stream.events.front().is_some_and(|e| e.0 == sequence));
+            if !live {
+                continue;
+            }
+            self.pop_event(&key);
+            if self.by_key.get(&key).is_some_and(|stream| stream.finished && stream.events.is_empty()) {
+                self.remove_stream(&key);
+            }
+            return true;
+        }
+        while let Some((at, key)) = self.recency.pop_front() {
+            if self.by_key.get(&key).is_some_and(|stream| stream.last_write == at) {
+                self.remove_stream(&key);
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// A `Write` that only counts: an event's JSON size, without keeping it.
+struct Counting(usize);
+
+impl std::io::Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What `event` costs kept: its message's JSON size (close to, and below,
+/// the heap the message holds) plus [`EVENT_OVERHEAD`].
+fn cost_of(event: &ServerSseMessage) -> usize {
+    let mut counting = Counting(0);
+    if let Some(message) = &event.message {
+        // Counting cannot fail; a message that does not serialize costs its overhead.
+        let _ = serde_json::to_writer(&mut counting, message.as_ref());
+    }
+    counting.0 + EVENT_OVERHEAD
+}
+
+/// What a replay finds after a `Last-Event-ID`.
+enum After {
+    /// The stored events after it, whether the stream is finished, and a
+    /// receiver that wakes when the stream is written to.
+    Events(Vec<ServerSseMessage>, bool, watch::Receiver<u64>),
+    /// Events after it were dropped (budget, count or age): replaying the
+    /// rest would hide the hole.
+    Dropped,
+    /// No stream kept here has this key.
+    Gone,
+}
+
 impl MemoryEventStore {
     /// A store that keeps at most `max_events_per_stream` events of a stream,
-    /// `max_streams` streams, and no event older than `max_age` (each at least one).
+    /// `max_streams` streams, and no event older than `max_age` (each at
+    /// least one), within [`DEFAULT_MAX_EVENT_BYTES`] unless
+    /// [`Self::max_bytes`] says otherwise.
     #[must_use]
     pub fn new(max_events_per_stream: usize, max_streams: usize, max_age: Duration) -> Self {
         Self {
             max_events_per_stream: max_events_per_stream.max(1),
             max_streams: max_streams.max(1),
             max_age: max_age.max(Duration::from_millis(1)),
+            max_bytes: DEFAULT_MAX_EVENT_BYTES,
             inner: Arc::default(),
+            evictions: Arc::default(),
         }
+    }
+
+    /// Keep at most `bytes` of events and streams over all streams (at least
+    /// one event's worth is always kept, the newest): past it the oldest
+    /// events go first, whichever stream they are on. An event costs its
+    /// message's JSON size plus 160 bytes, a stream 384 bytes: an estimate of
+    /// the heap they hold, from below. [`DEFAULT_MAX_EVENT_BYTES`] (64 MiB)
+    /// unless set.
+    ///
+    /// ```
+    /// use mcp_contract::server::MemoryEventStore;
+    /// let store = MemoryEventStore::default().max_bytes(8 * 1024 * 1024);
+    /// assert_eq!(store.evicted(), 0);
+    /// ```
+    #[must_use]
+    pub fn max_bytes(mut self, bytes: usize) -> Self {
+        self.max_bytes = bytes;
+        self
     }
 
     /// How many events are kept now, over all streams.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.lock().by_key.values().map(|stream| stream.events.len()).sum()
+        self.lock().events
     }
 
     /// Whether no event is kept.
@@ -103,29 +270,43 @@ impl MemoryEventStore {
         self.len() == 0
     }
 
+    /// What the events and streams kept now cost, as [`Self::max_bytes`] counts it.
+    #[must_use]
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
+    /// How many events were dropped, since the store was made, to hold its
+    /// byte budget ([`Self::max_bytes`]); the other bounds' drops are not
+    /// counted.
+    #[must_use]
+    pub fn evicted(&self) -> u64 {
+        self.evictions.count.load(Ordering::Relaxed)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Streams> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn store_now(&self, stream_id: &str, event: &ServerSseMessage, now: Instant) -> EventId {
+        // Outside the lock: serializing is the costly part of a store.
+        let cost = cost_of(event);
         let mut streams = self.lock();
         self.sweep(&mut streams, now);
         let key = match streams.keys.get(stream_id) {
-            Some(key) => key.clone(),
+            Some(key) => Arc::clone(key),
             None => {
                 while streams.by_key.len() >= self.max_streams {
                     let Some((at, oldest)) = streams.recency.pop_front() else { break };
                     // A stale entry: the stream was written to again since.
-                    if streams.by_key.get(&oldest).is_some_and(|stream| stream.last_write == at)
-                        && let Some(stream) = streams.by_key.remove(&oldest)
-                    {
-                        streams.keys.remove(&stream.stream_id);
+                    if streams.by_key.get(&oldest).is_some_and(|stream| stream.last_write == at) {
+                        streams.remove_stream(&oldest);
                     }
                 }
-                let key = uuid::Uuid::new_v4().simple().to_string();
-                streams.keys.insert(stream_id.to_owned(), key.clone());
+                let key: Arc<str> = uuid::Uuid::new_v4().simple().to_string().into();
+                streams.keys.insert(stream_id.to_owned(), Arc::clone(&key));
                 streams.by_key.insert(
-                    key.clone(),
+                    Arc::clone(&key),
                     Stored {
                         stream_id: stream_id.to_owned(),
                         events: VecDeque::new(),
@@ -135,6 +316,7 @@ impl MemoryEventStore {
                         written: watch::channel(0).0,
                     },
                 );
+                streams.bytes += STREAM_OVERHEAD;
                 key
             }
         };
@@ -149,21 +331,60 @@ impl MemoryEventStore {
         if is_answer(&event) {
             stream.finished = true;
         }
-        stream.events.push_back((sequence, now, event));
-        while stream.events.len() > max_events {
-            stream.events.pop_front();
-        }
+        stream.events.push_back((sequence, now, cost, event));
+        let over = stream.events.len() > max_events;
         stream.written.send_replace(sequence);
+        streams.events += 1;
+        streams.bytes += cost;
+        if over {
+            streams.pop_event(&key);
+        }
+        streams.order.push_back((Arc::clone(&key), sequence));
         streams.recency.push_back((now, key));
-        // Every write adds an entry; past twice the streams kept, the stale
-        // ones go, so the list stays as bounded as the streams are.
-        if streams.recency.len() > 2 * self.max_streams + 64 {
-            let mut current: Vec<(Instant, String)> =
-                streams.by_key.iter().map(|(key, stream)| (stream.last_write, key.clone())).collect();
+        let mut evicted = 0;
+        // The newest event stays, whatever it costs: a store that keeps
+        // nothing would answer no resumption at all.
+        while streams.bytes > self.max_bytes && streams.events > 1 && streams.evict_oldest() {
+            evicted += 1;
+        }
+        // Every write adds an entry to both lists; past about twice what is
+        // kept, the stale ones go, so the lists stay as bounded as the store.
+        if streams.recency.len() > 2 * streams.by_key.len() + 64 {
+            let mut current: Vec<(Instant, Arc<str>)> =
+                streams.by_key.iter().map(|(key, stream)| (stream.last_write, Arc::clone(key))).collect();
             current.sort();
             streams.recency = current.into();
         }
+        if streams.order.len() > 2 * streams.events + 64 {
+            let Streams { order, by_key, .. } = &mut *streams;
+            order.retain(|(key, sequence)| {
+                by_key.get(key).is_some_and(|stream| (stream.first_kept()..stream.next).contains(sequence))
+            });
+        }
+        drop(streams);
+        if evicted > 0 {
+            self.count_evictions(evicted, now);
+        }
         id
+    }
+
+    /// Counts `evicted` events dropped for the budget, and says so in the log
+    /// at most every [`EVICTION_NOTICE_EVERY`].
+    fn count_evictions(&self, evicted: u64, now: Instant) {
+        let total = self.evictions.count.fetch_add(evicted, Ordering::Relaxed) + evicted;
+        let mut notice = self.evictions.notice.lock().unwrap_or_else(PoisonError::into_inner);
+        if notice.last.is_some_and(|last| now.saturating_duration_since(last) < EVICTION_NOTICE_EVERY) {
+            return;
+        }
+        tracing::warn!(
+            evicted = total - notice.said,
+            evicted_total = total,
+            max_bytes = self.max_bytes,
+            "the SSE event store dropped its oldest events to hold its byte budget; \
+             a client resuming from before them gets an empty stream"
+        );
+        notice.last = Some(now);
+        notice.said = total;
     }
 
     /// Drops the events older than the age limit, and the streams left without
@@ -175,35 +396,36 @@ impl MemoryEventStore {
                 break;
             }
             let Some((_, key)) = streams.recency.pop_front() else { break };
-            let Some(stream) = streams.by_key.get_mut(&key) else { continue };
-            while stream.events.front().is_some_and(|(_, at, _)| *at <= cutoff) {
-                stream.events.pop_front();
+            let Some(stream) = streams.by_key.get(&key) else { continue };
+            if stream.last_write <= cutoff {
+                streams.remove_stream(&key);
+                continue;
             }
-            if stream.last_write <= cutoff
-                && let Some(stream) = streams.by_key.remove(&key)
+            while streams
+                .by_key
+                .get(&key)
+                .is_some_and(|stream| stream.events.front().is_some_and(|(_, at, ..)| *at <= cutoff))
             {
-                streams.keys.remove(&stream.stream_id);
+                streams.pop_event(&key);
             }
         }
     }
 
-    /// The stored events of `key`'s stream after `after`, whether the stream
-    /// is finished, and a receiver that wakes when it is written to; `None`
-    /// when the stream is gone.
-    fn after(streams: &Streams, key: &str, after: u64) -> Option<(Vec<ServerSseMessage>, bool, watch::Receiver<u64>)> {
-        let stream = streams.by_key.get(key)?;
-        let events = stream
-            .events
-            .iter()
-            .filter(|(sequence, _, _)| *sequence > after)
-            .map(|(_, _, event)| event.clone())
-            .collect();
-        Some((events, stream.finished, stream.written.subscribe()))
+    /// What a replay of `key`'s stream after `after` finds.
+    fn after(streams: &Streams, key: &str, after: u64) -> After {
+        let Some(stream) = streams.by_key.get(key) else { return After::Gone };
+        if stream.first_kept() > after.saturating_add(1) {
+            return After::Dropped;
+        }
+        let events =
+            stream.events.iter().filter(|(sequence, ..)| *sequence > after).map(|(.., event)| event.clone()).collect();
+        After::Events(events, stream.finished, stream.written.subscribe())
     }
 }
 
 impl Default for MemoryEventStore {
-    /// [`DEFAULT_MAX_EVENTS_PER_STREAM`], [`DEFAULT_MAX_STREAMS`], [`DEFAULT_EVENT_MAX_AGE`].
+    /// [`DEFAULT_MAX_EVENTS_PER_STREAM`], [`DEFAULT_MAX_STREAMS`],
+    /// [`DEFAULT_EVENT_MAX_AGE`], [`DEFAULT_MAX_EVENT_BYTES`].
     fn default() -> Self {
         Self::new(DEFAULT_MAX_EVENTS_PER_STREAM, DEFAULT_MAX_STREAMS, DEFAULT_EVENT_MAX_AGE)
     }
@@ -211,14 +433,36 @@ impl Default for MemoryEventStore {
 
 impl std::fmt::Debug for MemoryEventStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (events, bytes) = {
+            let streams = self.lock();
+            (streams.events, streams.bytes)
+        };
         f.debug_struct("MemoryEventStore")
             .field("max_events_per_stream", &self.max_events_per_stream)
             .field("max_streams", &self.max_streams)
             .field("max_age", &self.max_age)
-            .field("events", &self.len())
+            .field("max_bytes", &self.max_bytes)
+            .field("events", &events)
+            .field("bytes", &bytes)
+            .field("evicted", &self.evicted())
             .finish()
     }
 }
+
+/// Events after a `Last-Event-ID` were dropped before the client came back.
+#[derive(Debug)]
+struct DroppedEvents;
+
+impl std::fmt::Display for DroppedEvents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(
+            "events after this event id were dropped (the store's byte budget, count or age bound); \
+             nothing is replayed rather than a stream with a hole",
+        )
+    }
+}
+
+impl std::error::Error for DroppedEvents {}
 
 /// A `Last-Event-ID` this store did not give out.
 #[derive(Debug)]
@@ -241,12 +485,17 @@ impl EventStore for MemoryEventStore {
     async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
         let (key, sequence) = last_event_id.rsplit_once('-').ok_or(UnknownEventId)?;
         let sequence: u64 = sequence.parse().map_err(|_| UnknownEventId)?;
-        let (events, finished, mut written) = Self::after(&self.lock(), key, sequence).ok_or(UnknownEventId)?;
+        let (events, finished, mut written) = match Self::after(&self.lock(), key, sequence) {
+            After::Events(events, finished, written) => (events, finished, written),
+            After::Dropped => return Err(DroppedEvents.into()),
+            After::Gone => return Err(UnknownEventId.into()),
+        };
         let (sender, receiver) = mpsc::channel(16);
         let (inner, key) = (Arc::clone(&self.inner), key.to_owned());
         // Replays the stored events, then follows the stream until its call
-        // is answered, the stream is dropped from the store, or the client
-        // goes away (the receiver is dropped with its HTTP response).
+        // is answered, the stream is dropped from the store (or loses events
+        // this replay has not sent), or the client goes away (the receiver
+        // is dropped with its HTTP response).
         tokio::spawn(async move {
             let mut last = sequence;
             let mut pending = events;
@@ -269,7 +518,7 @@ impl EventStore for MemoryEventStore {
                     () = sender.closed() => return,
                 }
                 let streams = inner.lock().unwrap_or_else(PoisonError::into_inner);
-                let Some((events, now_finished, _)) = Self::after(&streams, &key, last) else { return };
+                let After::Events(events, now_finished, _) = Self::after(&streams, &key, last) else { return };
                 drop(streams);
                 pending = events;
                 finished = now_finished;
@@ -349,5 +598,93 @@ mod tests {
         let later = now + Duration::from_secs(61);
         store.store_now("d", &answer(3), later);
         assert_eq!(store.len(), 1, "events older than the age limit are dropped");
+    }
+
+    /// A log message of `text`: its JSON grows with the text, so its cost does.
+    fn log(text: &str) -> ServerSseMessage {
+        let notification = rmcp::model::LoggingMessageNotificationParam::new(
+            rmcp::model::LoggingLevel::Info,
+            serde_json::Value::from(text),
+        );
+        ServerSseMessage::from_message(ServerJsonRpcMessage::notification(
+            rmcp::model::ServerNotification::LoggingMessageNotification(rmcp::model::Notification::new(notification)),
+        ))
+    }
+
+    #[tokio::test]
+    async fn the_byte_budget_drops_the_oldest_events_first_whichever_stream_they_are_on() {
+        let one = cost_of(&log(&"x".repeat(1000)));
+        // Room for the streams and five such events, not six.
+        let store = MemoryEventStore::default().max_bytes(3 * STREAM_OVERHEAD + 5 * one + one / 2);
+        let now = Instant::now();
+        let mut ids = Vec::new();
+        for (n, stream) in ["a", "b", "c", "a", "b", "c", "a"].into_iter().enumerate() {
+            ids.push(store.store_now(stream, &log(&"x".repeat(1000)), now + Duration::from_millis(n as u64)));
+            assert!(store.bytes() <= 3 * STREAM_OVERHEAD + 5 * one + one / 2, "the budget holds after event {n}");
+        }
+        assert_eq!(store.len(), 5, "five events fit");
+        assert_eq!(store.evicted(), 2, "the two oldest went, counted");
+        // The first two stored (a-0, b-0) went, though a has a later event kept.
+        let replayed = |id: &str| {
+            let streams = store.lock();
+            let (key, sequence) = id.rsplit_once('-').unwrap();
+            match MemoryEventStore::after(&streams, key, sequence.parse().unwrap()) {
+                After::Events(events, ..) => Some(events.len()),
+                After::Dropped | After::Gone => None,
+            }
+        };
+        assert_eq!(replayed(&ids[2]), Some(1), "c's first event is kept: the replay after it has c's second");
+        assert_eq!(replayed(&ids[3]), Some(1), "a's second event is kept: the replay after it has a's third");
+        assert_eq!(store.bytes(), 3 * STREAM_OVERHEAD + 5 * one, "the cost counts what is kept, exactly");
+    }
+
+    #[tokio::test]
+    async fn a_resumption_from_before_a_dropped_event_is_refused_not_replayed_with_a_hole() {
+        let one = cost_of(&log("x"));
+        let store = MemoryEventStore::default().max_bytes(STREAM_OVERHEAD + 2 * one);
+        let priming = store.store_event("s", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+        let first = store.store_event("s", &log("x")).await.unwrap();
+        store.store_event("s", &log("x")).await.unwrap();
+        store.store_event("s", &answer(1)).await.unwrap();
+        assert!(store.evicted() >= 1, "{store:?}");
+        let refused = store.replay_events_after(&priming).await.err().expect("the event after the priming one went");
+        assert!(refused.to_string().contains("dropped"), "{refused}");
+        // `first` itself went, but the client saw it: what came after it is all kept.
+        assert_eq!(store.len(), 2, "{store:?}");
+        let replay: Vec<_> = store.replay_events_after(&first).await.unwrap().collect().await;
+        assert_eq!(replay.len(), 2, "the second log and the answer");
+        assert!(!replay.is_empty() && is_answer(replay.last().unwrap()), "the answer is replayed");
+    }
+
+    #[tokio::test]
+    async fn a_busy_store_stays_within_its_budget_and_its_lists_stay_bounded() {
+        let budget = 256 * 1024;
+        let store = MemoryEventStore::default().max_bytes(budget);
+        let now = Instant::now();
+        for n in 0..20_000u64 {
+            let stream = format!("stream-{}", n % 300);
+            store.store_now(&stream, &log(&"y".repeat((n % 500) as usize)), now);
+            if n % 7 == 0 {
+                store.store_now(&stream, &answer(n as i64), now);
+            }
+        }
+        assert!(store.bytes() <= budget, "{} bytes kept", store.bytes());
+        assert!(store.evicted() > 10_000, "{store:?}");
+        let streams = store.lock();
+        assert!(
+            streams.order.len() <= 2 * streams.events + 64,
+            "{} entries for {} events",
+            streams.order.len(),
+            streams.events
+        );
+        assert!(streams.recency.len() <= 2 * streams.by_key.len() + 64);
+        let counted: usize = streams.by_key.values().map(|stream| stream.events.len()).sum();
+        assert_eq!(counted, streams.events);
+        let cost: usize = streams
+            .by_key
+            .values()
+            .map(|stream| STREAM_OVERHEAD + stream.events.iter().map(|(_, _, cost, _)| cost).sum::<usize>())
+            .sum();
+        assert_eq!(cost, streams.bytes, "the running count is the sum of what is kept");
     }
 }

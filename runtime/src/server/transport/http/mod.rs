@@ -145,10 +145,14 @@ impl ToolServer {
                         ),
                     )));
                 }
-                let metrics = Arc::new(crate::server::dispatch::metrics::Metrics::new(
+                let mut metrics = crate::server::dispatch::metrics::Metrics::new(
                     #[cfg(feature = "pacer")]
                     self.pacers(),
-                ));
+                );
+                if let (None, Some(store)) = (&shared, &options.memory_events) {
+                    metrics.watch_event_store(Arc::clone(store));
+                }
+                let metrics = Arc::new(metrics);
                 (self.with_metrics(Arc::clone(&metrics)), Some((path.clone(), metrics)))
             }
             None => (self, None),

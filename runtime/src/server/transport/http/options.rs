@@ -52,6 +52,9 @@ pub struct HttpOptions {
     #[cfg(feature = "rate-limit")]
     pub(super) rate_limit: Option<crate::server::dispatch::rate_limit::RateLimit>,
     pub(super) event_store: Option<Arc<dyn EventStore>>,
+    /// The event store when it is a [`MemoryEventStore`] these options made,
+    /// whose evictions the metrics endpoint counts.
+    pub(super) memory_events: Option<Arc<MemoryEventStore>>,
     pub(super) sse_retry: Duration,
     pub(super) close_call_streams_after: Option<Duration>,
 }
@@ -75,6 +78,7 @@ pub(super) const READINESS_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Default for HttpOptions {
     fn default() -> Self {
+        let memory_events = Arc::new(MemoryEventStore::default());
         Self {
             path: "/mcp".to_owned(),
             stateless: false,
@@ -98,7 +102,8 @@ impl Default for HttpOptions {
             metrics_path: None,
             #[cfg(feature = "rate-limit")]
             rate_limit: None,
-            event_store: Some(Arc::new(MemoryEventStore::default())),
+            event_store: Some(Arc::clone(&memory_events) as Arc<dyn EventStore>),
+            memory_events: Some(memory_events),
             sse_retry: DEFAULT_SSE_RETRY,
             close_call_streams_after: None,
         }
@@ -211,6 +216,27 @@ impl HttpOptions {
     /// ```
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = Some(store);
+        self.memory_events = None;
+        self
+    }
+
+    /// The byte budget of the events kept for resumption, over all streams
+    /// and sessions: past it the oldest events go first, counted
+    /// (`mcp_server_sse_events_evicted` on the metrics endpoint) and said in
+    /// the log at most every 10 s, and a client resuming from before them gets
+    /// an empty stream. Sets a [`MemoryEventStore`] with its default bounds and
+    /// this budget ([`MemoryEventStore::max_bytes`]), in place of any store
+    /// set before; 64 MiB ([`DEFAULT_MAX_EVENT_BYTES`](crate::server::DEFAULT_MAX_EVENT_BYTES)) unless set.
+    ///
+    /// ```
+    /// use mcp_contract::server::HttpOptions;
+    /// let options = HttpOptions::default().event_store_max_bytes(16 * 1024 * 1024);
+    /// # let _ = options;
+    /// ```
+    pub fn event_store_max_bytes(mut self, bytes: usize) -> Self {
+        let store = Arc::new(MemoryEventStore::default().max_bytes(bytes));
+        self.event_store = Some(Arc::clone(&store) as Arc<dyn EventStore>);
+        self.memory_events = Some(store);
         self
     }
 
@@ -218,6 +244,7 @@ impl HttpOptions {
     /// and a call cannot close its stream.
     pub fn without_event_store(mut self) -> Self {
         self.event_store = None;
+        self.memory_events = None;
         self
     }
 
