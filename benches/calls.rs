@@ -137,6 +137,7 @@ fn main() {
         eprintln!("calls: a server for benches/calls_callgrind.py, which runs it under callgrind");
         return;
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
     runtime.block_on(serve(&server, &transport));
 }
