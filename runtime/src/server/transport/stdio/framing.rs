@@ -227,7 +227,7 @@ impl Drainer {
         }
         for id in cut {
             let line = jsonrpc::shutting_down(Some(id)).to_bytes();
-            if write_or_close(&self.writer, &line, &self.closed).await.is_err() {
+            if write_or_close(&self.writer, line, &self.closed).await.is_err() {
                 return;
             }
         }
@@ -277,7 +277,7 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
         let line = encode(item);
         let writer = Arc::clone(&self.writer);
         let closed = self.closed.clone();
-        futures::future::Either::Right(async move { write_or_close(&writer, &line, &closed).await })
+        futures::future::Either::Right(async move { write_or_close(&writer, line, &closed).await })
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -307,14 +307,17 @@ fn encode(mut item: ServerJsonRpcMessage) -> Vec<u8> {
         // know, params it cannot read) gets a fresh one here, where all pass.
         error.error = stamped(std::mem::replace(&mut error.error, ErrorData::new(ErrorCode(0), "", None)));
     }
+    // Room for a small answer at once, rather than growing through several copies.
+    let mut line = Vec::with_capacity(512);
     // Serializing rmcp's own message types does not fail: they hold JSON values and strings.
-    serde_json::to_vec(&item).unwrap_or_else(|_| {
-        Rejection::new(None, -32603, "Internal error: the answer could not be serialized.").to_bytes()
-    })
+    match serde_json::to_writer(&mut line, &item) {
+        Ok(()) => line,
+        Err(_) => Rejection::new(None, -32603, "Internal error: the answer could not be serialized.").to_bytes(),
+    }
 }
 
 /// [`write_line`], marking the transport closed when the client cannot be written to.
-async fn write_or_close(writer: &Writer, line: &[u8], closed: &CancellationToken) -> std::io::Result<()> {
+async fn write_or_close(writer: &Writer, line: Vec<u8>, closed: &CancellationToken) -> std::io::Result<()> {
     let written = write_line(writer, line).await;
     if let Err(err) = &written
         && !closed.is_cancelled()
@@ -325,10 +328,12 @@ async fn write_or_close(writer: &Writer, line: &[u8], closed: &CancellationToken
     written
 }
 
-async fn write_line(writer: &Writer, line: &[u8]) -> std::io::Result<()> {
+/// Write `line` and its newline in one write: tokio's stdout hands each
+/// write to a blocking thread, and a newline of its own would cost another.
+async fn write_line(writer: &Writer, mut line: Vec<u8>) -> std::io::Result<()> {
+    line.push(b'\n');
     let mut writer = writer.lock().await;
-    writer.write_all(line).await?;
-    writer.write_all(b"\n").await?;
+    writer.write_all(&line).await?;
     writer.flush().await
 }
 
@@ -371,7 +376,7 @@ async fn write_refusals(mut queued: mpsc::Receiver<Vec<u8>>, writer: Writer, clo
             () = closed.cancelled() => None,
         };
         let Some(line) = line else { return };
-        if write_or_close(&writer, &line, &closed).await.is_err() {
+        if write_or_close(&writer, line, &closed).await.is_err() {
             return;
         }
     }

@@ -1,0 +1,143 @@
+//! The server that `benches/calls_callgrind.py` runs under callgrind: one tool
+//! (input `{id, limit?}`, output `{name, count}`), written with this crate (in
+//! its default configuration: argument repair on, telemetry off, a two-reason
+//! error contract) or with rmcp's `#[tool]`, the same body, served over stdio
+//! or Streamable HTTP.
+//!
+//! `CALLS_SERVER=ours|rmcp CALLS_TRANSPORT=stdio|http`: stdio serves stdin
+//! until it ends; http serves on a loopback port, which it prints to stderr
+//! as `listening on <port>`, until its stdin ends. Run without them (as
+//! `cargo bench` does), it says where it is used and returns.
+
+use std::sync::Arc;
+
+use mcp_contract::prelude::*;
+use mcp_contract::server::{HttpOptions, StdioOptions};
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ServiceExt, tool, tool_router};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct LookupInput {
+    /// The item's id.
+    pub id: String,
+    /// How many to count at most.
+    pub limit: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+pub struct LookupOutput {
+    /// The item's name.
+    pub name: String,
+    /// How many there are.
+    pub count: u32,
+}
+
+/// Why the body fails: the two reasons of the contract.
+enum Failure {
+    NoSuchItem,
+    CatalogBusy,
+}
+
+/// The body both servers share.
+fn body(input: LookupInput) -> Result<LookupOutput, Failure> {
+    match (input.id.as_str(), input.limit) {
+        ("", _) => Err(Failure::NoSuchItem),
+        (_, Some(0)) => Err(Failure::CatalogBusy),
+        (id, limit) => Ok(LookupOutput { name: format!("item {id}"), count: limit.unwrap_or(10).min(100) }),
+    }
+}
+
+/// Look an item up.
+#[mcp_tool(
+    annotations(read_only, open_world = false),
+    errors(
+        no_such_item(code = NotFound, when = "No item has this id",
+            recovery = "List the items to find a valid id."),
+        catalog_busy(code = RateLimited, retryable, when = "The catalog throttles us",
+            recovery = "Wait a second, then call lookup again."),
+    ),
+)]
+async fn lookup(input: LookupInput, ctx: Ctx) -> Result<LookupOutput, McpError> {
+    body(input).map_err(|failure| match failure {
+        Failure::NoSuchItem => ctx.fail(no_such_item, "No item has an empty id."),
+        Failure::CatalogBusy => ctx.fail(catalog_busy, "The catalog is busy."),
+    })
+}
+
+/// The same tool, written directly with rmcp's macros.
+#[derive(Clone)]
+struct PlainRmcp;
+
+#[tool_router(server_handler)]
+impl PlainRmcp {
+    #[tool(description = "Look an item up.")]
+    async fn lookup(&self, Parameters(input): Parameters<LookupInput>) -> Result<Json<LookupOutput>, rmcp::ErrorData> {
+        body(input).map(Json).map_err(|failure| match failure {
+            Failure::NoSuchItem => rmcp::ErrorData::resource_not_found("No item has an empty id.", None),
+            Failure::CatalogBusy => rmcp::ErrorData::internal_error("The catalog is busy.", None),
+        })
+    }
+}
+
+fn ours() -> mcp_contract::server::ToolServer {
+    Server::new("bench", "0").tool(Lookup).build().expect("the server builds")
+}
+
+/// Cancelled once stdin ends: how the script stops an HTTP server.
+fn stdin_closed() -> CancellationToken {
+    let token = CancellationToken::new();
+    let cancel = token.clone();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        cancel.cancel();
+    });
+    token
+}
+
+async fn listen() -> TcpListener {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
+    eprintln!("listening on {}", listener.local_addr().expect("bound").port());
+    listener
+}
+
+async fn serve(server: &str, transport: &str) {
+    match (server, transport) {
+        ("ours", "stdio") => {
+            ours().serve_stdio_with(StdioOptions::default().without_signal_handling()).await.expect("served");
+        }
+        ("rmcp", "stdio") => {
+            let running = PlainRmcp.serve(rmcp::transport::stdio()).await.expect("initialized");
+            let _ = running.waiting().await;
+        }
+        ("ours", "http") => {
+            let options = HttpOptions::default().without_signal_handling().shutdown_token(stdin_closed());
+            ours().serve_http_on(listen().await, options).await.expect("served");
+        }
+        ("rmcp", "http") => {
+            let stop = stdin_closed();
+            let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.clone());
+            let service =
+                StreamableHttpService::new(|| Ok(PlainRmcp), Arc::new(LocalSessionManager::default()), config);
+            let router = axum::Router::new().nest_service("/mcp", service);
+            axum::serve(listen().await, router)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await
+                .expect("served");
+        }
+        _ => panic!("CALLS_SERVER is ours or rmcp, CALLS_TRANSPORT stdio or http"),
+    }
+}
+
+fn main() {
+    let (Ok(server), Ok(transport)) = (std::env::var("CALLS_SERVER"), std::env::var("CALLS_TRANSPORT")) else {
+        eprintln!("calls: a server for benches/calls_callgrind.py, which runs it under callgrind");
+        return;
+    };
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    runtime.block_on(serve(&server, &transport));
+}
