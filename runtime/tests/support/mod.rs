@@ -493,6 +493,13 @@ impl HttpClient {
         client
     }
 
+    /// [`post`](Self::post) owning the client and the body, for a spawned
+    /// task: the status and the JSON-RPC messages of the answer.
+    pub async fn post_owned(mut self, body: Vec<u8>) -> (u16, Vec<Value>) {
+        let answer = self.post(&body).await;
+        (answer.status, answer.messages())
+    }
+
     pub async fn post(&mut self, body: &[u8]) -> Answer {
         self.request("POST", &[("content-type", "application/json")], body).await
     }
