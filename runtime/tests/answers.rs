@@ -239,10 +239,12 @@ proptest! {
 #[test]
 fn a_burst_written_before_a_shutdown_is_answered_in_full() {
     const BURST: usize = 300;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
     runtime.block_on(async {
         let shutdown = CancellationToken::new();
-        let options = StdioOptions::default().without_signal_handling().shutdown_grace(GRACE).shutdown_token(shutdown.clone());
+        let options =
+            StdioOptions::default().without_signal_handling().shutdown_grace(GRACE).shutdown_token(shutdown.clone());
         let (mut client, served) = support::LineClient::serving(support::server(), options).await;
         let mut burst = Vec::new();
         for n in 0..BURST {
@@ -335,7 +337,11 @@ fn answers_of(messages: &[Value]) -> BTreeMap<String, usize> {
 
 /// A POST written on a connection of its own (`connection: close`), its
 /// response not read yet.
-async fn write_post(addr: std::net::SocketAddr, session: Option<&str>, body: &[u8]) -> std::io::Result<tokio::net::TcpStream> {
+async fn write_post(
+    addr: std::net::SocketAddr,
+    session: Option<&str>,
+    body: &[u8],
+) -> std::io::Result<tokio::net::TcpStream> {
     let mut stream = tokio::net::TcpStream::connect(addr).await?;
     let mut head = format!(
         "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\n\
@@ -465,7 +471,8 @@ async fn http_scenario(mode: Mode, posts: Vec<Post>, end: HttpEnd) -> Result<(),
                 }
                 let target = sent[which % sent.len()].clone();
                 cancelled.insert(target.to_string());
-                let body = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": target}});
+                let body =
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": target}});
                 let answer = connect(session.clone()).await.post(body.to_string().as_bytes()).await;
                 prop_assert_eq!(answer.status, 202, "a cancellation: {}", answer.text());
                 continue;
@@ -515,7 +522,9 @@ async fn http_scenario(mode: Mode, posts: Vec<Post>, end: HttpEnd) -> Result<(),
         prop_assert!(count <= 1, "{id} answered {count} times: {messages:?}");
         let owed = !cancelled.contains(&id) && !matches!(end, HttpEnd::Delete);
         prop_assert!(!owed || count == 1, "{id} ({status}) not answered after {end:?}: {messages:?}");
-        if let (HttpEnd::Shutdown, Some(answer)) = (end, messages.iter().find(|message| message["id"].to_string() == id)) {
+        if let (HttpEnd::Shutdown, Some(answer)) =
+            (end, messages.iter().find(|message| message["id"].to_string() == id))
+        {
             if let Some(code) = answer.get("error").map(|error| &error["code"]) {
                 prop_assert_eq!(code, -32000, "an error other than the shutdown's: {}", answer);
             }
@@ -536,7 +545,11 @@ async fn http_scenario(mode: Mode, posts: Vec<Post>, end: HttpEnd) -> Result<(),
             let resumed = client.request("GET", &[("last-event-id", last)], b"").await;
             let answers = answers_of(&resumed.messages());
             prop_assert_eq!(answers.get(id).copied(), Some(1), "{} resumed: {}", id, resumed.text());
-            prop_assert!(answers.keys().all(|other| other == id), "{id}'s resumption answers another: {}", resumed.text());
+            prop_assert!(
+                answers.keys().all(|other| other == id),
+                "{id}'s resumption answers another: {}",
+                resumed.text()
+            );
         }
     }
     if let HttpEnd::Delete = end

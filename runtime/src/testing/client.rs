@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rmcp::model::{CallToolRequest, ClientRequest, PingRequest, ServerResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientJsonRpcMessage,
     CompleteRequestParams, CompletionInfo, CreateMessageRequestParams, CreateMessageResult, DetailedTask,
@@ -21,8 +22,9 @@ use rmcp::model::{
     Resource as ListedResource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill, Task, TaskPayload,
     Tool as ListedTool, UpdateTaskParams,
 };
-use rmcp::model::{CallToolRequest, ClientRequest, PingRequest, ServerResult};
-use rmcp::service::{NotificationContext, PeerRequestOptions, RequestContext, RequestHandle, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RequestHandle, RunningService, ServiceError,
+};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
@@ -1018,7 +1020,8 @@ impl Client {
     ///
     /// A JSON-RPC error, a ping past the client's bound, a closed connection.
     pub async fn ping(&self) -> Result<(), McpError> {
-        let ping = ClientRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
+        let ping =
+            ClientRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
         self.bounded("ping", self.service.send_request(ping)).await.map(drop)
     }
 
@@ -1048,7 +1051,10 @@ impl Client {
     /// (requests, notifications, answers to the server's requests), when it
     /// keeps them ([`ClientBuilder::keep_messages`]); empty otherwise.
     pub fn messages_sent(&self) -> Vec<Value> {
-        self.wire.as_ref().map(|wire| wire.lock().unwrap_or_else(PoisonError::into_inner).sent.clone()).unwrap_or_default()
+        self.wire
+            .as_ref()
+            .map(|wire| wire.lock().unwrap_or_else(PoisonError::into_inner).sent.clone())
+            .unwrap_or_default()
     }
 
     /// Every JSON-RPC message the client received so far, as it travelled

@@ -393,7 +393,10 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
         if !self.closed.is_cancelled() {
             let answered = unserved.len() + swept.len();
             if answered > 0 {
-                tracing::info!(requests = answered, "shutting down: answered the requests read at the end with an error");
+                tracing::info!(
+                    requests = answered,
+                    "shutting down: answered the requests read at the end with an error"
+                );
             }
             // Bounded: a client that reads nothing cannot hold the shutdown.
             let written = tokio::time::timeout(SWEEP_TIME, async {
@@ -503,12 +506,8 @@ impl Reader {
         let (tx, incoming) = mpsc::channel(QUEUE);
         let (refusals, queued) = mpsc::channel(QUEUE);
         let writing = tokio::spawn(write_refusals(queued, Arc::clone(&writer), Arc::clone(&sweep), closed.clone()));
-        let reader = Self {
-            refusals,
-            in_flight: Arc::clone(&in_flight),
-            sweep: Arc::clone(&sweep),
-            closed: closed.clone(),
-        };
+        let reader =
+            Self { refusals, in_flight: Arc::clone(&in_flight), sweep: Arc::clone(&sweep), closed: closed.clone() };
         (reader, Parts { tx, incoming, writer, in_flight, refusals: writing, sweep, closed })
     }
 
@@ -548,7 +547,12 @@ impl Reader {
 
 /// Answer the refused lines in order, until the reader stops, the sweep
 /// begins (then what is queued is written, and the task ends) or the client is gone.
-async fn write_refusals(mut queued: mpsc::Receiver<Vec<u8>>, writer: Writer, sweep: Arc<Sweep>, closed: CancellationToken) {
+async fn write_refusals(
+    mut queued: mpsc::Receiver<Vec<u8>>,
+    writer: Writer,
+    sweep: Arc<Sweep>,
+    closed: CancellationToken,
+) {
     let mut sweeping = false;
     loop {
         let line = tokio::select! {
