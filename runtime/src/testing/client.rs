@@ -986,9 +986,9 @@ impl Client {
     /// let call = client.start_call("wait", serde_json::json!({})).await.unwrap();
     /// let id = call.id();
     /// call.cancel().await.unwrap();
-    /// // MCP: a cancelled request gets no answer.
+    /// // MCP: a cancelled request gets no answer, or one that crossed the cancellation.
     /// client.ping().await.unwrap();
-    /// assert!(client.messages_received().iter().all(|message| message["id"] != id));
+    /// assert!(client.messages_received().iter().filter(|message| message["id"] == id).count() <= 1);
     /// # });
     /// ```
     ///
