@@ -524,7 +524,7 @@ pub mod testing {
     pub use mcp_contract_runtime::testing::{__insta, PinPlace};
     pub use mcp_contract_runtime::testing::{
         Cases, Client, ClientBuilder, ContractReport, DEFAULT_CALL_TIMEOUT, Finding, FindingKind, Notification,
-        PINNED_REQUEST_ID, Pin, ServerRequest, assert_contract, check_contract, check_prompt_contract,
+        PINNED_REQUEST_ID, PendingCall, Pin, ServerRequest, assert_contract, check_contract, check_prompt_contract,
         check_resource_contract, check_server_contract, compat,
     };
 }

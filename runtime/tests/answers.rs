@@ -8,12 +8,13 @@
 //! What is owed, by MCP and JSON-RPC: a notification gets nothing; a request
 //! gets one answer; a cancelled request gets at most one (the server may have
 //! answered before the cancellation reached it, and sends nothing after it);
-//! at shutdown every request the server read is answered (a result within the
-//! grace period, else an error), and the requests it had not read yet (the
-//! last ones sent, still in the pipe) are lost with its output, which it
-//! closes; after the client closes its side, whatever comes out is still at
-//! most one answer per request. Never an answer to an id nobody sent, and the
-//! server always ends and closes its output.
+//! at shutdown every request the client wrote before it began is answered (a
+//! result within the grace period, else the -32000 "shutting down", which is
+//! also the answer of the requests still unread in the pipe: the server reads
+//! what was written before it closes its output); after the client closes its
+//! side, whatever comes out is still at most one answer per request. Never an
+//! answer to an id nobody sent, and the server always ends and closes its
+//! output.
 
 mod support;
 
@@ -192,25 +193,24 @@ async fn scenario(steps: Vec<Step>, end: End) -> Result<(), TestCaseError> {
         prop_assert!(sent_ids.contains(id), "an answer to {id}, which nobody sent: {seen:?}");
         prop_assert_eq!(*count, 1, "{} answered {} times: {:?}", id, count, seen);
     }
-    let owed_in_order: Vec<String> = sent.iter().map(Value::to_string).filter(|id| owed.contains(id)).collect();
     match end {
-        End::Drain => {
-            for id in &owed_in_order {
-                prop_assert!(answers.contains_key(id), "{id} not answered: {seen:?}");
+        // Every write of the client completed (into the pipe) before the
+        // shutdown began: what the server had not read yet, it reads before
+        // it closes its output, and answers with the shutdown's error.
+        End::Drain | End::Shutdown => {
+            for id in &owed {
+                prop_assert!(answers.contains_key(id), "{id} not answered after {end:?}: {seen:?}");
             }
         }
-        // A shutdown stops reading: what the server read is answered (a
-        // result, else an error), and what it left unread in the pipe, the
-        // requests after it, is lost with the output it closes.
-        End::Shutdown => {
-            let read = owed_in_order.iter().take_while(|id| answers.contains_key(*id)).count();
-            let unread = &owed_in_order[read..];
-            prop_assert!(
-                unread.iter().all(|id| !answers.contains_key(id)),
-                "answered after a request left unanswered, which it read before: {unread:?} of {seen:?}"
-            );
-        }
         End::Disconnect => {}
+    }
+    if let End::Shutdown = end {
+        // Nothing but a result or the shutdown's error.
+        for answer in &seen {
+            if let Some(code) = answer.get("error").and_then(|error| error.get("code")) {
+                prop_assert_eq!(code, -32000, "an error other than the shutdown's: {}", answer);
+            }
+        }
     }
     Ok(())
 }
@@ -228,5 +228,364 @@ proptest! {
     fn every_request_gets_exactly_one_answer_over_stdio(steps in prop::collection::vec(step(), 1..14), end in end()) {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
         runtime.block_on(scenario(steps, end))?;
+    }
+}
+
+/// A burst of requests written at once, then a shutdown at once: the server
+/// has read few of them when it stops serving. It reads the rest (300 short
+/// lines, about 30 KB, far within the sweep's byte and time caps) and answers each: a
+/// result, or the -32000 of shutdown. Before the sweep, the lines still in
+/// the pipe were lost with the output.
+#[test]
+fn a_burst_written_before_a_shutdown_is_answered_in_full() {
+    const BURST: usize = 300;
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        let shutdown = CancellationToken::new();
+        let options =
+            StdioOptions::default().without_signal_handling().shutdown_grace(GRACE).shutdown_token(shutdown.clone());
+        let (mut client, served) = support::LineClient::serving(support::server(), options).await;
+        let mut burst = Vec::new();
+        for n in 0..BURST {
+            burst.extend(call(json!(n), "echo", json!({"text": "hi"})));
+            burst.push(b'\n');
+        }
+        // One write, whole in the pipe before the shutdown begins.
+        client.send_raw(&burst).await;
+        shutdown.cancel();
+        let mut answers: BTreeMap<String, usize> = BTreeMap::new();
+        let mut shut = 0;
+        while let Some(answer) = client.next_or_end().await {
+            if answer["error"]["code"] == -32000 {
+                shut += 1;
+            } else {
+                assert_eq!(answer["result"]["content"][0]["text"], "hi", "{answer}");
+            }
+            *answers.entry(answer["id"].to_string()).or_default() += 1;
+        }
+        assert!(tokio::time::timeout(BOUND, served).await.is_ok(), "the server ended");
+        let missing: Vec<usize> = (0..BURST).filter(|n| !answers.contains_key(&n.to_string())).collect();
+        assert!(missing.is_empty(), "{} of {BURST} not answered ({shut} with -32000): {missing:?}", missing.len());
+        assert!(answers.values().all(|count| *count == 1), "an id answered twice: {answers:?}");
+        assert_eq!(answers.len(), BURST);
+    });
+}
+
+// ---------------------------------------------------------------- Streamable HTTP
+
+#[derive(Clone, Copy, Debug)]
+enum Mode {
+    /// A session, its calls answered on SSE streams (events kept, resumable).
+    Sse,
+    /// A session, its calls answered with plain JSON bodies.
+    Json,
+    /// No session: each POST stands alone.
+    Stateless,
+}
+
+#[derive(Clone, Debug)]
+enum Post {
+    Echo,
+    Grind(u64),
+    /// Cancel the `n`-th call sent so far (a session's `notifications/cancelled`).
+    Cancel(usize),
+    /// A `grind` whose response the client drops once it began (on SSE,
+    /// after its first event, whose id it keeps to resume from).
+    Dropped(u64),
+    Pause(u64),
+}
+
+#[derive(Clone, Copy, Debug)]
+enum HttpEnd {
+    /// Read every answer (and resume every dropped stream that can be).
+    Drain,
+    /// DELETE the session with calls in flight.
+    Delete,
+    /// Shut the server down with calls in flight.
+    Shutdown,
+}
+
+fn post() -> impl Strategy<Value = Post> {
+    prop_oneof![
+        3 => Just(Post::Echo),
+        3 => (0u64..120).prop_map(Post::Grind),
+        2 => any::<usize>().prop_map(Post::Cancel),
+        2 => (0u64..120).prop_map(Post::Dropped),
+        2 => (0u64..40).prop_map(Post::Pause),
+    ]
+}
+
+fn mode() -> impl Strategy<Value = Mode> {
+    prop_oneof![Just(Mode::Sse), Just(Mode::Json), Just(Mode::Stateless)]
+}
+
+fn http_end() -> impl Strategy<Value = HttpEnd> {
+    prop_oneof![Just(HttpEnd::Drain), Just(HttpEnd::Delete), Just(HttpEnd::Shutdown)]
+}
+
+/// The answers (messages with an id and no method) of `messages`, by id.
+fn answers_of(messages: &[Value]) -> BTreeMap<String, usize> {
+    let mut answers = BTreeMap::new();
+    for message in messages {
+        if message.get("id").is_some() && message.get("method").is_none() {
+            *answers.entry(message["id"].to_string()).or_default() += 1;
+        }
+    }
+    answers
+}
+
+/// A POST written on a connection of its own (`connection: close`), its
+/// response not read yet.
+async fn write_post(
+    addr: std::net::SocketAddr,
+    session: Option<&str>,
+    body: &[u8],
+) -> std::io::Result<tokio::net::TcpStream> {
+    let mut stream = tokio::net::TcpStream::connect(addr).await?;
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\nconnection: close\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(body).await?;
+    Ok(stream)
+}
+
+/// What came back on a POST's connection until the server closed it: the
+/// status and the JSON-RPC messages (the JSON body, or the SSE data events);
+/// `None` when the connection closed (or was reset) before a status line.
+async fn read_post(mut stream: tokio::net::TcpStream) -> Option<(u16, Vec<Value>)> {
+    use tokio::io::AsyncReadExt;
+    let mut bytes = Vec::new();
+    let read = tokio::time::timeout(BOUND, stream.read_to_end(&mut bytes)).await;
+    assert!(read.is_ok(), "the server neither answered nor closed within {BOUND:?}");
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let status = head.split(' ').nth(1)?.parse().ok()?;
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
+        let mut out = String::new();
+        let mut rest = body;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).ok()?;
+            if size == 0 || after.len() < size {
+                break;
+            }
+            out.push_str(&after[..size]);
+            rest = after[size..].strip_prefix("\r\n").unwrap_or(&after[size..]);
+        }
+        out
+    } else {
+        body.to_owned()
+    };
+    let messages = if head.contains("content-type: text/event-stream") {
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).expect("an SSE data event is JSON"))
+            .collect()
+    } else if body.trim().is_empty() {
+        Vec::new()
+    } else {
+        vec![serde_json::from_str(&body).unwrap_or_else(|err| panic!("not JSON ({err}): {body}"))]
+    };
+    Some((status, messages))
+}
+
+/// POST `body` on a connection of its own, read the response's head and,
+/// on SSE, its first event, then drop the connection: the id of that event.
+async fn post_and_drop(addr: std::net::SocketAddr, session: Option<&str>, body: &[u8]) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("the server accepts");
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!("mcp-session-id: {session}\r\nmcp-protocol-version: 2025-06-18\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.expect("the server reads");
+    stream.write_all(body).await.expect("the server reads");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 1024];
+    // The head, and the first event when it is a stream; bounded.
+    let deadline = tokio::time::Instant::now() + BOUND;
+    loop {
+        let text = String::from_utf8_lossy(&seen).into_owned();
+        if let Some((_, rest)) = text.split_once("\r\n\r\n") {
+            if !text.to_ascii_lowercase().contains("text/event-stream") {
+                return None;
+            }
+            if let Some(id) = rest.lines().find_map(|line| line.strip_prefix("id:")) {
+                return Some(id.trim().to_owned());
+            }
+        }
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => seen.extend_from_slice(&buf[..n]),
+            _ => return None,
+        }
+    }
+}
+
+async fn http_scenario(mode: Mode, posts: Vec<Post>, end: HttpEnd) -> Result<(), TestCaseError> {
+    use support::{HttpClient, HttpServer};
+    let mut options = mcp_contract_runtime::server::HttpOptions::default().shutdown_grace(GRACE);
+    options = match mode {
+        Mode::Sse => options,
+        Mode::Json => options.json_response(true),
+        Mode::Stateless => options.stateless(true),
+    };
+    let mut server = HttpServer::serving(support::server(), options).await;
+    let addr = server.addr;
+    let session = match mode {
+        Mode::Stateless => None,
+        Mode::Sse | Mode::Json => HttpClient::session(addr).await.session,
+    };
+    let connect = |session: Option<String>| async move {
+        let mut client = HttpClient::connect(addr).await;
+        client.session = session;
+        client
+    };
+    let mut sent: Vec<Value> = Vec::new();
+    let mut calls = Vec::new();
+    let mut cancelled: BTreeSet<String> = BTreeSet::new();
+    let mut dropped: Vec<(String, Option<String>)> = Vec::new();
+    for (n, step) in posts.iter().enumerate() {
+        let id = json!(format!("h{n}"));
+        let body = match step {
+            Post::Echo => call(id.clone(), "echo", json!({"text": "hi"})),
+            Post::Grind(millis) | Post::Dropped(millis) => call(id.clone(), "grind", json!({"millis": millis})),
+            Post::Cancel(which) => {
+                // A stateless POST has no session to send a cancellation in.
+                if matches!(mode, Mode::Stateless) || sent.is_empty() {
+                    continue;
+                }
+                let target = sent[which % sent.len()].clone();
+                cancelled.insert(target.to_string());
+                let body =
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": target}});
+                let answer = connect(session.clone()).await.post(body.to_string().as_bytes()).await;
+                prop_assert_eq!(answer.status, 202, "a cancellation: {}", answer.text());
+                continue;
+            }
+            Post::Pause(millis) => {
+                tokio::time::sleep(Duration::from_millis(*millis)).await;
+                continue;
+            }
+        };
+        sent.push(id.clone());
+        if let Post::Dropped(_) = step {
+            dropped.push((id.to_string(), post_and_drop(addr, session.as_deref(), &body).await));
+            continue;
+        }
+        // Written before the next step: a request the client sent before the shutdown.
+        let written = write_post(addr, session.as_deref(), &body).await;
+        prop_assert!(written.is_ok(), "the POST of {id} was not written: {written:?}");
+        let Ok(stream) = written else { continue };
+        calls.push((id.to_string(), tokio::spawn(read_post(stream))));
+    }
+    match end {
+        HttpEnd::Drain => {}
+        HttpEnd::Delete => {
+            if session.is_some() {
+                let answer = connect(session.clone()).await.request("DELETE", &[], b"").await;
+                prop_assert!(matches!(answer.status, 200 | 204), "DELETE: {} {}", answer.status, answer.text());
+            }
+        }
+        HttpEnd::Shutdown => server.stop.cancel(),
+    }
+    // Each POST's own stream: one answer, its own, when it got one.
+    let mut unanswered_connections = 0;
+    for (id, task) in calls {
+        let answer = task.await;
+        prop_assert!(answer.is_ok(), "reading the POST of {id} failed: {answer:?}");
+        let Ok(answer) = answer else { continue };
+        let Some((status, messages)) = answer else {
+            // The connection closed before any answer: only a shutdown may
+            // do that, to a request it had not read.
+            prop_assert!(matches!(end, HttpEnd::Shutdown), "the connection of {id} closed unanswered after {end:?}");
+            unanswered_connections += 1;
+            continue;
+        };
+        let answers = answers_of(&messages);
+        prop_assert!(answers.keys().all(|other| *other == id), "{id}'s stream answers another: {messages:?}");
+        let count = answers.get(&id).copied().unwrap_or(0);
+        prop_assert!(count <= 1, "{id} answered {count} times: {messages:?}");
+        let owed = !cancelled.contains(&id) && !matches!(end, HttpEnd::Delete);
+        prop_assert!(!owed || count == 1, "{id} ({status}) not answered after {end:?}: {messages:?}");
+        // Over a shutdown: the result, or the -32000 (the stream carries no other answer).
+        if let HttpEnd::Shutdown = end {
+            for answer in
+                messages.iter().filter(|message| message.get("id").is_some() && message.get("method").is_none())
+            {
+                if let Some(code) = answer.get("error").map(|error| &error["code"]) {
+                    prop_assert_eq!(code, -32000, "an error other than the shutdown's: {}", answer);
+                }
+            }
+        }
+    }
+    // A dropped stream is no cancellation: its events were kept, and a
+    // resumption from the first brings the answer (the result, or the
+    // -32011 of a call whose caller went away), once.
+    // (A cancelled one is not resumed: its resumed stream gets nothing and
+    // stays open, which the guide's operations chapter reports.)
+    if let (HttpEnd::Drain, Mode::Sse) = (end, mode) {
+        for (id, last) in dropped.iter().filter(|(id, _)| !cancelled.contains(id)) {
+            let Some(last) = last else {
+                prop_assert!(false, "the dropped stream of {id} had no event id");
+                continue;
+            };
+            let mut client = connect(session.clone()).await;
+            let resumed = client.request("GET", &[("last-event-id", last)], b"").await;
+            let answers = answers_of(&resumed.messages());
+            prop_assert_eq!(answers.get(id).copied(), Some(1), "{} resumed: {}", id, resumed.text());
+            prop_assert!(
+                answers.keys().all(|other| other == id),
+                "{id}'s resumption answers another: {}",
+                resumed.text()
+            );
+        }
+    }
+    if let HttpEnd::Delete = end
+        && session.is_some()
+    {
+        let answer = connect(session.clone()).await.post(&call(json!("late"), "echo", json!({"text": "hi"}))).await;
+        prop_assert_eq!(answer.status, 404, "a deleted session serves nothing: {}", answer.text());
+    }
+    if unanswered_connections > 0 {
+        eprintln!("shutdown: {unanswered_connections} POST connection(s) closed before an answer");
+    }
+    if let HttpEnd::Shutdown = end {
+        let served = server.served.take().expect("the serving task");
+        prop_assert!(tokio::time::timeout(BOUND, served).await.is_ok(), "the server did not end within {BOUND:?}");
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(),
+        max_shrink_iters: 64,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn every_request_gets_exactly_one_answer_over_streamable_http(
+        mode in mode(),
+        posts in prop::collection::vec(post(), 1..10),
+        end in http_end(),
+    ) {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+        runtime.block_on(http_scenario(mode, posts, end))?;
     }
 }

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use rmcp::model::{CallToolRequest, ClientRequest, PingRequest, ServerResult};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ClientJsonRpcMessage,
     CompleteRequestParams, CompletionInfo, CreateMessageRequestParams, CreateMessageResult, DetailedTask,
@@ -21,7 +22,9 @@ use rmcp::model::{
     Resource as ListedResource, ResourceTemplate, ResourceUpdatedNotificationParam, Skill, Task, TaskPayload,
     Tool as ListedTool, UpdateTaskParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, RunningService, ServiceError};
+use rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RequestHandle, RunningService, ServiceError,
+};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
@@ -32,7 +35,7 @@ use crate::auth::{AuthInfo, ScopePolicy};
 use crate::call::Capability;
 use crate::define::{DynPrompt, DynResource, DynTool, Tool};
 use crate::error::{JsonObject, JsonRpcErrorCode, McpError};
-use crate::server::{PrimitiveKind, Server, ServerError, ToolServer};
+use crate::server::{PrimitiveKind, Server, ServerError, StdioOptions, ToolServer};
 
 /// How long a request of the client waits for its answer unless
 /// [`ClientBuilder::call_timeout`] says otherwise.
@@ -219,6 +222,51 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for AsCaller<T> {
     }
 }
 
+/// The JSON-RPC messages a [`Client`] sent and received, when it keeps them
+/// ([`ClientBuilder::keep_messages`]).
+#[derive(Default)]
+struct Wire {
+    sent: Vec<Value>,
+    received: Vec<Value>,
+}
+
+/// The client side of the pipe, keeping what passes when asked to.
+struct Recorded<T> {
+    inner: T,
+    wire: Option<Arc<Mutex<Wire>>>,
+}
+
+impl<T> Recorded<T> {
+    fn keep(&self, message: &impl serde::Serialize, sent: bool) {
+        let Some(wire) = &self.wire else { return };
+        let message = serde_json::to_value(message).unwrap_or(Value::Null);
+        let mut wire = wire.lock().unwrap_or_else(PoisonError::into_inner);
+        if sent { wire.sent.push(message) } else { wire.received.push(message) }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Recorded<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.keep(&item, true);
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        self.keep(&message, false);
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
 /// How to connect a [`Client`]: who calls, what the client declares, how it
 /// answers the server's requests. [`Client::connect`] takes the defaults.
 #[derive(Debug, Default)]
@@ -230,6 +278,8 @@ pub struct ClientBuilder {
     elicitations: VecDeque<Value>,
     samplings: VecDeque<Value>,
     call_timeout: Option<Duration>,
+    stdio: Option<StdioOptions>,
+    keep_messages: bool,
 }
 
 impl ClientBuilder {
@@ -285,6 +335,28 @@ impl ClientBuilder {
         self
     }
 
+    /// Serve through the stdio transport, as [`ToolServer::serve_io_with`]
+    /// serves a pipe: its line framing, its refusals, and its graceful
+    /// shutdown, which cancelling `options`' [`shutdown_token`](StdioOptions::shutdown_token)
+    /// begins (then [`Client::server_ended`] tells when it is over). Without
+    /// it, the server runs on rmcp's in-memory transport and never shuts down
+    /// but with the client.
+    ///
+    /// A stdio server has no caller: with [`caller`](Self::caller), connecting panics.
+    pub fn over_stdio(mut self, options: StdioOptions) -> Self {
+        self.stdio = Some(options.without_signal_handling());
+        self
+    }
+
+    /// Keep every JSON-RPC message the client sends and receives, as it
+    /// travels, for [`Client::messages_sent`] and [`Client::messages_received`]:
+    /// what a test of the protocol itself checks (one answer per request,
+    /// nothing under an id never sent), which the results of the calls cannot show.
+    pub fn keep_messages(mut self) -> Self {
+        self.keep_messages = true;
+        self
+    }
+
     /// Build `server` (its [`Server::state_with`] factories first, then
     /// linting it and checking its state) and connect to it.
     ///
@@ -301,8 +373,13 @@ impl ClientBuilder {
     /// # Panics
     ///
     /// When the in-memory `initialize` fails, which only a broken build of
-    /// rmcp could cause: a test that cannot connect has nothing to test.
+    /// rmcp could cause: a test that cannot connect has nothing to test. With
+    /// both a [`caller`](Self::caller) and [`over_stdio`](Self::over_stdio).
     pub async fn connect_built(self, server: ToolServer) -> Client {
+        assert!(
+            self.caller.is_none() || self.stdio.is_none(),
+            "a stdio server has no caller: `over_stdio` cannot serve a client with a `caller`"
+        );
         let policy = if self.caller.is_some() { ScopePolicy::Enforced } else { ScopePolicy::Open };
         let parts = self.caller.map(|caller| {
             let (mut parts, ()) = http::Request::new(()).into_parts();
@@ -315,12 +392,26 @@ impl ClientBuilder {
         let prompts = server.prompts().to_vec();
         let (server_io, client_io) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_io);
-        let transport = AsCaller { inner: AsyncRwTransport::new_server(read, write), parts };
-        let served = tokio::spawn(async move {
-            if let Ok(running) = server.serve(transport).await {
-                let _ = running.waiting().await;
+        let ended = tokio_util::sync::CancellationToken::new();
+        let served = match self.stdio {
+            Some(options) => tokio::spawn({
+                let ended = ended.clone();
+                async move {
+                    let _ = server.serve_io_with(read, write, options).await;
+                    ended.cancel();
+                }
+            }),
+            None => {
+                let transport = AsCaller { inner: AsyncRwTransport::new_server(read, write), parts };
+                let ended = ended.clone();
+                tokio::spawn(async move {
+                    if let Ok(running) = server.serve(transport).await {
+                        let _ = running.waiting().await;
+                    }
+                    ended.cancel();
+                })
             }
-        });
+        };
         let mut capabilities = rmcp::model::ClientCapabilities::default();
         for capability in &self.capabilities {
             match capability {
@@ -344,15 +435,15 @@ impl ClientBuilder {
         let inbox = Inbox { elicitations: self.elicitations, samplings: self.samplings, ..Inbox::default() };
         let script = Script { inbox: Arc::new(Mutex::new(inbox)), arrived: Arc::default(), info };
         let (read, write) = tokio::io::split(client_io);
-        let service = script
-            .clone()
-            .serve(AsyncRwTransport::new_client(read, write))
-            .await
-            .expect("the in-memory client initializes with the server");
+        let wire = self.keep_messages.then(Arc::default);
+        let transport = Recorded { inner: AsyncRwTransport::new_client(read, write), wire: wire.clone() };
+        let service = script.clone().serve(transport).await.expect("the in-memory client initializes with the server");
         Client {
             service,
             script,
             served,
+            ended,
+            wire,
             call_timeout: self.call_timeout.unwrap_or(DEFAULT_CALL_TIMEOUT),
             progress: Default::default(),
             tasks: self.tasks,
@@ -404,6 +495,9 @@ pub struct Client {
     service: RunningService<RoleClient, Script>,
     script: Script,
     served: tokio::task::JoinHandle<()>,
+    /// Cancelled once the server stopped serving.
+    ended: tokio_util::sync::CancellationToken,
+    wire: Option<Arc<Mutex<Wire>>>,
     call_timeout: Duration,
     progress: std::sync::atomic::AtomicI64,
     /// Whether the client declared the tasks extension ([`ClientBuilder::tasks`]).
@@ -870,6 +964,109 @@ impl Client {
         self.call_timeout
     }
 
+    /// Send a `tools/call` of the tool named `name` and return at once, with
+    /// the request in flight: its JSON-RPC id, its answer when it comes
+    /// ([`PendingCall::result`]), or its cancellation ([`PendingCall::cancel`]),
+    /// for tests of what happens while calls run (cancellations, shutdown,
+    /// many calls at once).
+    ///
+    /// ```
+    /// use mcp_contract::prelude::*;
+    /// use mcp_contract::testing::Client;
+    ///
+    /// /// Wait until cancelled.
+    /// #[mcp_tool]
+    /// async fn wait(ctx: Ctx) -> Result<String, McpError> {
+    ///     ctx.cancelled().await;
+    ///     Ok("cancelled".to_owned())
+    /// }
+    ///
+    /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+    /// let client = Client::builder().keep_messages().connect(Server::new("museum", "1.0.0").tool(Wait)).await.unwrap();
+    /// let call = client.start_call("wait", serde_json::json!({})).await.unwrap();
+    /// let id = call.id();
+    /// call.cancel().await.unwrap();
+    /// // MCP: a cancelled request gets no answer, or one that crossed the cancellation.
+    /// client.ping().await.unwrap();
+    /// assert!(client.messages_received().iter().filter(|message| message["id"] == id).count() <= 1);
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Arguments that are not a JSON object; a closed connection.
+    pub async fn start_call(&self, name: &str, arguments: Value) -> Result<PendingCall, McpError> {
+        let arguments = match arguments {
+            Value::Object(arguments) => arguments,
+            Value::Null => JsonObject::new(),
+            other => {
+                return Err(McpError::invalid_params(format!("tool arguments are a JSON object, not `{other}`")));
+            }
+        };
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+            CallToolRequestParams::new(name.to_owned()).with_arguments(arguments),
+        ));
+        let handle = self
+            .service
+            .send_cancellable_request(request, PeerRequestOptions::with_timeout(self.call_timeout))
+            .await
+            .map_err(|err| service_error("tools/call", err))?;
+        Ok(PendingCall { handle })
+    }
+
+    /// Send a `ping` and wait for its (empty) answer.
+    ///
+    /// # Errors
+    ///
+    /// A JSON-RPC error, a ping past the client's bound, a closed connection.
+    pub async fn ping(&self) -> Result<(), McpError> {
+        let ping =
+            ClientRequest::PingRequest(PingRequest { method: Default::default(), extensions: Default::default() });
+        self.bounded("ping", self.service.send_request(ping)).await.map(drop)
+    }
+
+    /// Close the client's side of the connection, as a client that goes
+    /// away does, with whatever is in flight; the requests waiting for an
+    /// answer fail with a closed connection. The server sees the end of
+    /// its input: [`server_ended`](Self::server_ended) tells whether it stops.
+    pub fn disconnect(&self) {
+        self.service.cancellation_token().cancel();
+    }
+
+    /// Whether the connection is still open: `false` once either side closed
+    /// it and the client read what the server wrote before (a server that
+    /// shut down closes its output last).
+    pub fn is_connected(&self) -> bool {
+        !self.service.is_transport_closed()
+    }
+
+    /// Whether the server stopped serving within `within`: after
+    /// [`disconnect`](Self::disconnect), or a shutdown begun through
+    /// [`ClientBuilder::over_stdio`]'s token.
+    pub async fn server_ended(&self, within: Duration) -> bool {
+        tokio::time::timeout(within, self.ended.cancelled()).await.is_ok()
+    }
+
+    /// Every JSON-RPC message the client sent so far, as it travelled
+    /// (requests, notifications, answers to the server's requests), when it
+    /// keeps them ([`ClientBuilder::keep_messages`]); empty otherwise.
+    pub fn messages_sent(&self) -> Vec<Value> {
+        self.wire
+            .as_ref()
+            .map(|wire| wire.lock().unwrap_or_else(PoisonError::into_inner).sent.clone())
+            .unwrap_or_default()
+    }
+
+    /// Every JSON-RPC message the client received so far, as it travelled
+    /// (answers, notifications, the server's requests), when it keeps them
+    /// ([`ClientBuilder::keep_messages`]); empty otherwise.
+    pub fn messages_received(&self) -> Vec<Value> {
+        self.wire
+            .as_ref()
+            .map(|wire| wire.lock().unwrap_or_else(PoisonError::into_inner).received.clone())
+            .unwrap_or_default()
+    }
+
     /// The tools of the server this client is connected to.
     pub(super) fn tools(&self) -> &[Arc<dyn DynTool>] {
         &self.tools
@@ -917,6 +1114,51 @@ impl Client {
             ))
             .with_reason("call_timeout")),
         }
+    }
+}
+
+/// A `tools/call` in flight, from [`Client::start_call`].
+#[must_use = "a call in flight is awaited with `result` or stopped with `cancel`"]
+pub struct PendingCall {
+    handle: RequestHandle<RoleClient>,
+}
+
+impl PendingCall {
+    /// The request's JSON-RPC id, as sent.
+    pub fn id(&self) -> Value {
+        serde_json::to_value(&self.handle.id).unwrap_or(Value::Null)
+    }
+
+    /// Wait for the answer (within the client's
+    /// [`call_timeout`](ClientBuilder::call_timeout), past which the call is
+    /// cancelled): the result as received, error results included.
+    ///
+    /// # Errors
+    ///
+    /// A JSON-RPC error, a call past the client's bound, a closed connection.
+    pub async fn result(self) -> Result<CallToolResult, McpError> {
+        match self.handle.await_response().await {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Err(McpError::internal_error("`tools/call` answered with another result than a tool's")),
+            Err(err) => Err(service_error("tools/call", err)),
+        }
+    }
+
+    /// Send `notifications/cancelled` for the call and stop waiting for it:
+    /// the server stops the call and, by MCP, answers nothing (unless the
+    /// answer crossed the cancellation).
+    ///
+    /// # Errors
+    ///
+    /// A closed connection.
+    pub async fn cancel(self) -> Result<(), McpError> {
+        self.handle.cancel(None).await.map_err(|err| service_error("notifications/cancelled", err))
+    }
+}
+
+impl std::fmt::Debug for PendingCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingCall").field("id", &self.handle.id).finish_non_exhaustive()
     }
 }
 

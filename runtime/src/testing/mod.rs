@@ -18,7 +18,7 @@ mod contract;
 mod pins;
 mod strategy;
 
-pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, ServerRequest};
+pub use self::client::{Client, ClientBuilder, DEFAULT_CALL_TIMEOUT, Notification, PendingCall, ServerRequest};
 pub use self::contract::{
     Cases, ContractReport, Finding, FindingKind, assert_contract, check_contract, check_prompt_contract,
     check_resource_contract, check_server_contract,

@@ -345,6 +345,24 @@ impl LineClient {
         self.write.flush().await.expect("the server reads");
     }
 
+    /// Write `bytes` as they are, in one write.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.write.write_all(bytes).await.expect("the server reads");
+        self.write.flush().await.expect("the server reads");
+    }
+
+    /// The next line from the server, parsed; `None` once it closed its
+    /// output. Fails after [`ANSWER_TIMEOUT`].
+    pub async fn next_or_end(&mut self) -> Option<Value> {
+        let mut line = String::new();
+        let read = tokio::time::timeout(ANSWER_TIMEOUT, self.read.read_line(&mut line)).await;
+        let read = read.expect("the server answers or closes in time").expect("the server's output is readable");
+        if read == 0 {
+            return None;
+        }
+        Some(serde_json::from_str(&line).unwrap_or_else(|err| panic!("the server wrote invalid JSON ({err}): {line}")))
+    }
+
     /// Let the next answers quote `message`'s text, fragments that would be
     /// leaks included: the client sent them.
     pub fn allow_echo(&mut self, message: &[u8]) {
@@ -473,6 +491,13 @@ impl HttpClient {
         let answer = client.post(INITIALIZED).await;
         assert_eq!(answer.status, 202, "{}", answer.text());
         client
+    }
+
+    /// [`post`](Self::post) owning the client and the body, for a spawned
+    /// task: the status and the JSON-RPC messages of the answer.
+    pub async fn post_owned(mut self, body: Vec<u8>) -> (u16, Vec<Value>) {
+        let answer = self.post(&body).await;
+        (answer.status, answer.messages())
     }
 
     pub async fn post(&mut self, body: &[u8]) -> Answer {

@@ -11,10 +11,17 @@
 //! sends bad lines without reading the answers is slowed down, not buffered;
 //! and once an answer cannot be written (stdout closed), the transport ends,
 //! since nothing it does can reach the client any more.
+//!
+//! At shutdown, once rmcp has stopped, [`LineTransport::close`] sweeps the
+//! input: what the client had written already (what is readable without
+//! waiting, within a byte and a time cap) is read, each request in it
+//! answered with the retryable -32000 of shutdown, and only then the output
+//! closes. A request in the pipe is then answered rather than lost unread.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -37,6 +44,17 @@ pub(crate) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// How many requests the transport remembers before forgetting the oldest cancelled ones.
 const MAX_REMEMBERED: usize = 4096;
+
+/// The most the shutdown sweep reads of what the client wrote before it (a
+/// line begun under the cap is read to its end, within [`SWEEP_TIME`]).
+pub(crate) const SWEEP_BYTES: u64 = 1024 * 1024;
+/// The longest the shutdown sweep reads; writing the answers it owes has a
+/// bound as long, and so has closing the output.
+pub(crate) const SWEEP_TIME: Duration = Duration::from_millis(500);
+/// The sweep reads what is readable now: a read that waits this long finds
+/// nothing the client had written before, and ends it. Long enough for the
+/// runtime (or the stdin thread) to see data a pipe holds already.
+pub(crate) const SWEEP_SETTLE: Duration = Duration::from_millis(10);
 
 type Writer = Arc<tokio::sync::Mutex<Box<dyn AsyncWrite + Send + Unpin>>>;
 
@@ -82,6 +100,17 @@ impl InFlight {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The shutdown error of `message` when it is a request read and handed
+    /// over that rmcp never took (it had stopped): read, so owed an answer.
+    fn unserved(&self, message: &ClientJsonRpcMessage) -> Option<Vec<u8>> {
+        let ClientJsonRpcMessage::Request(request) = message else { return None };
+        let RequestId::Number(ours) = request.id else { return None };
+        let mut ids = self.lock();
+        let pending = ids.ours.remove(&ours)?;
+        ids.theirs.remove(&pending.client_id);
+        (!pending.cancelled).then(|| jsonrpc::shutting_down(Some(pending.client_id)).to_bytes())
+    }
+
     /// rmcp names a `subscriptions/listen` stream by its request's id (in the
     /// acknowledgement, each notification of the stream and the final result),
     /// and that id is ours here: the client matches them on the id it sent.
@@ -110,6 +139,42 @@ impl InFlight {
     }
 }
 
+/// The shutdown sweep, shared by the transport and its reader.
+#[derive(Default)]
+struct Sweep {
+    /// Shutting down, rmcp stopped: read what the client wrote already,
+    /// refuse its requests, stop.
+    begun: CancellationToken,
+    /// The shutdown errors of the requests read while sweeping, for
+    /// [`LineTransport::close`] to write; `None` once it took them, after
+    /// which nothing read counts.
+    answers: Mutex<Option<Vec<Vec<u8>>>>,
+    /// Lines stdin's thread has read, and whether it waits in `read` now:
+    /// unchanged and waiting for [`SWEEP_SETTLE`], nothing is left to read.
+    lines: AtomicU64,
+    waiting: AtomicBool,
+    /// stdin's thread ended (end of input, a read error).
+    ended: AtomicBool,
+}
+
+impl Sweep {
+    fn answers(&self) -> std::sync::MutexGuard<'_, Option<Vec<Vec<u8>>>> {
+        self.answers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keep `answer` for the sweep's end; dropped once the sweep is over.
+    fn keep(&self, answer: Vec<u8>) {
+        if let Some(answers) = &mut *self.answers() {
+            answers.push(answer);
+        }
+    }
+
+    /// End the sweep: what it kept, and nothing kept after.
+    fn finish(&self) -> Vec<Vec<u8>> {
+        self.answers().take().unwrap_or_default()
+    }
+}
+
 /// A [`rmcp::transport::Transport`] over a byte stream pair, one JSON-RPC message per line.
 pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
@@ -118,6 +183,9 @@ pub(crate) struct LineTransport {
     /// The reader task; `None` for the reader thread of stdin, which ends with
     /// the process (a blocking read cannot be interrupted).
     reader: Option<JoinHandle<()>>,
+    /// The task writing refusals; it ends once the sweep begins and its queue is written.
+    refusals: Option<JoinHandle<()>>,
+    sweep: Arc<Sweep>,
     /// Cancelled when an answer could not be written: the client is gone.
     closed: CancellationToken,
 }
@@ -141,6 +209,8 @@ impl LineTransport {
             writer: parts.writer,
             in_flight: parts.in_flight,
             reader: Some(task),
+            refusals: Some(parts.refusals),
+            sweep: parts.sweep,
             closed: parts.closed,
         }
     }
@@ -164,6 +234,8 @@ impl LineTransport {
             writer: parts.writer,
             in_flight: parts.in_flight,
             reader: None,
+            refusals: Some(parts.refusals),
+            sweep: parts.sweep,
             closed: parts.closed,
         })
     }
@@ -288,12 +360,84 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
         }
     }
 
+    /// rmcp stopped (shutdown, the client's end of input, its output
+    /// closed): sweep the input, answer the requests nobody will serve, and
+    /// close the output, each within [`SWEEP_TIME`] (and a little).
     async fn close(&mut self) -> Result<(), Self::Error> {
-        if let Some(reader) = &self.reader {
-            reader.abort();
-        }
+        // Whatever is read from now on is refused.
+        self.in_flight.draining.store(true, Ordering::Release);
+        self.sweep.begun.cancel();
+        let deadline = tokio::time::Instant::now() + SWEEP_TIME + SWEEP_SETTLE;
+        // Requests the reader handed over that rmcp never took: read, so owed an answer.
         self.incoming.close();
-        self.writer.lock().await.flush().await
+        let mut unserved = Vec::new();
+        while let Ok(message) = self.incoming.try_recv() {
+            unserved.extend(self.in_flight.unserved(&message));
+        }
+        match self.reader.take() {
+            Some(mut reader) => {
+                if tokio::time::timeout_at(deadline, &mut reader).await.is_err() {
+                    reader.abort();
+                }
+            }
+            None => stdin_settled(&self.sweep, deadline).await,
+        }
+        let swept = self.sweep.finish();
+        // The refusals queued before the sweep go first: they answer lines
+        // read before. Their queue is short, so its own bound.
+        if let Some(mut refusals) = self.refusals.take()
+            && tokio::time::timeout(SWEEP_TIME, &mut refusals).await.is_err()
+        {
+            refusals.abort();
+        }
+        if !self.closed.is_cancelled() {
+            let answered = unserved.len() + swept.len();
+            if answered > 0 {
+                tracing::info!(
+                    requests = answered,
+                    "shutting down: answered the requests read at the end with an error"
+                );
+            }
+            // Bounded: a client that reads nothing cannot hold the shutdown.
+            let written = tokio::time::timeout(SWEEP_TIME, async {
+                for line in unserved.iter().chain(&swept) {
+                    if write_or_close(&self.writer, line, &self.closed).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            let _ = written.await;
+        }
+        // The output closes: the client learns that nothing more will come.
+        // Bounded as the rest: a writer stuck on a client that reads nothing
+        // holds the lock.
+        let closed = tokio::time::timeout(SWEEP_TIME, async {
+            let mut writer = self.writer.lock().await;
+            let flushed = writer.flush().await;
+            let _ = writer.shutdown().await;
+            flushed
+        });
+        closed.await.unwrap_or(Ok(()))
+    }
+}
+
+/// stdin's thread read what the client had written: it ended, or it has
+/// waited in `read` for [`SWEEP_SETTLE`] without a line, or `deadline` passed.
+async fn stdin_settled(sweep: &Sweep, deadline: tokio::time::Instant) {
+    let mut seen = sweep.lines.load(Ordering::Acquire);
+    let mut quiet_since = tokio::time::Instant::now();
+    loop {
+        if sweep.ended.load(Ordering::Acquire) || tokio::time::Instant::now() >= deadline {
+            return;
+        }
+        let lines = sweep.lines.load(Ordering::Acquire);
+        if lines != seen || !sweep.waiting.load(Ordering::Acquire) {
+            seen = lines;
+            quiet_since = tokio::time::Instant::now();
+        } else if quiet_since.elapsed() >= SWEEP_SETTLE {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
 }
 
@@ -342,6 +486,7 @@ async fn write_line(writer: &Writer, mut line: Vec<u8>) -> std::io::Result<()> {
 struct Reader {
     refusals: mpsc::Sender<Vec<u8>>,
     in_flight: Arc<InFlight>,
+    sweep: Arc<Sweep>,
     closed: CancellationToken,
 }
 
@@ -351,6 +496,8 @@ struct Parts {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
     writer: Writer,
     in_flight: Arc<InFlight>,
+    refusals: JoinHandle<()>,
+    sweep: Arc<Sweep>,
     closed: CancellationToken,
 }
 
@@ -359,20 +506,68 @@ impl Reader {
     fn start(write: Box<dyn AsyncWrite + Send + Unpin>) -> (Self, Parts) {
         let writer: Writer = Arc::new(tokio::sync::Mutex::new(write));
         let in_flight = Arc::new(InFlight::default());
+        let sweep = Arc::new(Sweep { answers: Mutex::new(Some(Vec::new())), ..Sweep::default() });
         let closed = CancellationToken::new();
         let (tx, incoming) = mpsc::channel(QUEUE);
         let (refusals, queued) = mpsc::channel(QUEUE);
-        tokio::spawn(write_refusals(queued, Arc::clone(&writer), closed.clone()));
-        let reader = Self { refusals, in_flight: Arc::clone(&in_flight), closed: closed.clone() };
-        (reader, Parts { tx, incoming, writer, in_flight, closed })
+        let writing = tokio::spawn(write_refusals(queued, Arc::clone(&writer), Arc::clone(&sweep), closed.clone()));
+        let reader =
+            Self { refusals, in_flight: Arc::clone(&in_flight), sweep: Arc::clone(&sweep), closed: closed.clone() };
+        (reader, Parts { tx, incoming, writer, in_flight, refusals: writing, sweep, closed })
+    }
+
+    /// Queue `answer` for the refusal writer; once the sweep began, keep it
+    /// for the sweep's end instead (the queue closes then).
+    async fn refuse(&self, answer: Vec<u8>) -> Result<(), ()> {
+        if self.sweep.begun.is_cancelled() {
+            self.sweep.keep(answer);
+            return Ok(());
+        }
+        match self.refusals.send(answer).await {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::SendError(answer)) if self.sweep.begun.is_cancelled() => {
+                self.sweep.keep(answer);
+                Ok(())
+            }
+            Err(_) => Err(()),
+        }
+    }
+
+    /// [`Self::refuse`] from stdin's thread.
+    fn refuse_blocking(&self, answer: Vec<u8>) -> Result<(), ()> {
+        if self.sweep.begun.is_cancelled() {
+            self.sweep.keep(answer);
+            return Ok(());
+        }
+        match self.refusals.blocking_send(answer) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::SendError(answer)) if self.sweep.begun.is_cancelled() => {
+                self.sweep.keep(answer);
+                Ok(())
+            }
+            Err(_) => Err(()),
+        }
     }
 }
 
-/// Answer the refused lines in order, until the reader stops or the client is gone.
-async fn write_refusals(mut queued: mpsc::Receiver<Vec<u8>>, writer: Writer, closed: CancellationToken) {
+/// Answer the refused lines in order, until the reader stops, the sweep
+/// begins (then what is queued is written, and the task ends) or the client is gone.
+async fn write_refusals(
+    mut queued: mpsc::Receiver<Vec<u8>>,
+    writer: Writer,
+    sweep: Arc<Sweep>,
+    closed: CancellationToken,
+) {
+    let mut sweeping = false;
     loop {
         let line = tokio::select! {
             line = queued.recv() => line,
+            () = sweep.begun.cancelled(), if !sweeping => {
+                // No more refusals come this way: the reader keeps them for the sweep's end.
+                sweeping = true;
+                queued.close();
+                continue;
+            }
             () = closed.cancelled() => None,
         };
         let Some(line) = line else { return };
@@ -426,19 +621,33 @@ fn line_end(line: &[u8], oversized: bool, eof: bool) -> Line {
     }
 }
 
-/// Read one line into `line` (without its newline).
-async fn read_line(reader: &mut (impl AsyncBufReadExt + Unpin), line: &mut Vec<u8>) -> std::io::Result<Line> {
-    line.clear();
-    let mut oversized = false;
+/// A line being read: what it holds so far survives a read that was
+/// cancelled (the sweep's bounded reads), so no line is read in two halves.
+#[derive(Default)]
+struct Partial {
+    line: Vec<u8>,
+    oversized: bool,
+}
+
+impl Partial {
+    fn clear(&mut self) {
+        self.line.clear();
+        self.oversized = false;
+    }
+}
+
+/// Read the rest of one line into `partial` (without its newline); the
+/// caller clears it once it used the line. Cancel-safe.
+async fn read_line(reader: &mut (impl AsyncBufReadExt + Unpin), partial: &mut Partial) -> std::io::Result<Line> {
     loop {
         let available = reader.fill_buf().await?;
         if available.is_empty() {
-            return Ok(line_end(line, oversized, true));
+            return Ok(line_end(&partial.line, partial.oversized, true));
         }
-        let (used, found) = take_line(available, line, &mut oversized);
+        let (used, found) = take_line(available, &mut partial.line, &mut partial.oversized);
         reader.consume(used);
         if found {
-            return Ok(line_end(line, oversized, false));
+            return Ok(line_end(&partial.line, partial.oversized, false));
         }
     }
 }
@@ -473,37 +682,118 @@ where
     R: AsyncRead + Send + Unpin,
 {
     let mut read = BufReader::with_capacity(64 * 1024, read);
-    let mut line = Vec::new();
+    let mut partial = Partial::default();
     loop {
         let read = tokio::select! {
-            read = read_line(&mut read, &mut line) => read,
+            read = read_line(&mut read, &mut partial) => read,
             () = reader.closed.cancelled() => return,
+            () = reader.sweep.begun.cancelled() => break,
         };
         // A full queue makes the loop wait: the client is slowed down, never buffered.
-        let sent = match step(&reader, read, &line) {
+        let sent = match step(&reader, read, &partial.line) {
             Step::Stop => return,
             Step::Done => Ok(()),
-            Step::Refuse(answer) => reader.refusals.send(answer).await.map_err(drop),
-            Step::Forward(message) => tx.send(*message).await.map_err(drop),
+            Step::Refuse(answer) => reader.refuse(answer).await,
+            Step::Forward(message) => match tx.send(*message).await {
+                Ok(()) => Ok(()),
+                // rmcp stopped before it took the message.
+                Err(mpsc::error::SendError(message)) => {
+                    if let Some(answer) = reader.in_flight.unserved(&message) {
+                        reader.sweep.keep(answer);
+                    }
+                    Err(())
+                }
+            },
         };
+        partial.clear();
         if sent.is_err() {
+            if reader.sweep.begun.is_cancelled() {
+                break;
+            }
             return;
         }
+    }
+    sweep_lines(&mut read, &reader, &mut partial).await;
+}
+
+/// The shutdown sweep of the task's reader: read the lines readable now
+/// (each read waits [`SWEEP_SETTLE`] at most), [`SWEEP_BYTES`] and
+/// [`SWEEP_TIME`] at most, and keep the refusal of each request (the
+/// draining flag makes it the shutdown error); notifications get nothing,
+/// and no request is in flight any more for a cancellation to stop.
+async fn sweep_lines<R>(read: &mut BufReader<R>, reader: &Reader, partial: &mut Partial)
+where
+    R: AsyncRead + Send + Unpin,
+{
+    let deadline = tokio::time::Instant::now() + SWEEP_TIME;
+    let mut bytes = 0u64;
+    while bytes < SWEEP_BYTES && !reader.closed.is_cancelled() {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        let Ok(line) = tokio::time::timeout(SWEEP_SETTLE.min(left), read_line(read, partial)).await else { return };
+        bytes += partial.line.len() as u64 + 1;
+        match step(reader, line, &partial.line) {
+            Step::Stop => return,
+            Step::Refuse(answer) => reader.sweep.keep(answer),
+            Step::Done | Step::Forward(_) => {}
+        }
+        partial.clear();
+    }
+}
+
+/// stdin, telling the shutdown sweep when the thread waits in `read`.
+struct Watched<'a> {
+    stdin: std::io::StdinLock<'static>,
+    sweep: &'a Sweep,
+}
+
+impl std::io::Read for Watched<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.sweep.waiting.store(true, Ordering::Release);
+        let read = self.stdin.read(buf);
+        self.sweep.waiting.store(false, Ordering::Release);
+        read
     }
 }
 
 fn read_stdin(reader: &Reader, tx: &mpsc::Sender<ClientJsonRpcMessage>) {
-    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, std::io::stdin().lock());
+    read_stdin_lines(reader, tx);
+    reader.sweep.ended.store(true, Ordering::Release);
+}
+
+fn read_stdin_lines(reader: &Reader, tx: &mpsc::Sender<ClientJsonRpcMessage>) {
+    let watched = Watched { stdin: std::io::stdin().lock(), sweep: &reader.sweep };
+    let mut stdin = std::io::BufReader::with_capacity(64 * 1024, watched);
     let mut line = Vec::new();
+    let mut swept = 0u64;
     loop {
         let read = read_line_blocking(&mut stdin, &mut line);
+        let sweeping = reader.sweep.begun.is_cancelled();
+        if sweeping {
+            // The shutdown sweep: `close` decides when it ends (see `stdin_settled`).
+            swept += line.len() as u64 + 1;
+            if swept > SWEEP_BYTES {
+                return;
+            }
+        }
         let sent = match step(reader, read, &line) {
             Step::Stop => return,
             Step::Done => Ok(()),
-            Step::Refuse(answer) => reader.refusals.blocking_send(answer).map_err(drop),
-            Step::Forward(message) => tx.blocking_send(*message).map_err(drop),
+            Step::Refuse(answer) => reader.refuse_blocking(answer),
+            // rmcp has stopped: nothing takes a notification any more.
+            Step::Forward(_) if sweeping => Ok(()),
+            Step::Forward(message) => tx.blocking_send(*message).map_err(|mpsc::error::SendError(message)| {
+                // rmcp stopped before it took the message.
+                if let Some(answer) = reader.in_flight.unserved(&message) {
+                    reader.sweep.keep(answer);
+                }
+            }),
         };
-        if sent.is_err() || reader.closed.is_cancelled() {
+        reader.sweep.lines.fetch_add(1, Ordering::AcqRel);
+        // A failed hand-over at shutdown is the sweep's beginning, not the end of reading.
+        if (sent.is_err() && !reader.sweep.begun.is_cancelled()) || reader.closed.is_cancelled() {
             return;
         }
     }
@@ -669,12 +959,14 @@ pub(crate) fn fuzz_lines(bytes: &[u8], cuts: &[usize], capacity: usize) -> Vec<(
     let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
     let mut task = BufReader::with_capacity(capacity, Pieces::new(bytes, cuts));
     let mut lines = Vec::new();
-    let mut line = Vec::new();
+    let mut partial = Partial::default();
     loop {
-        let read = runtime.block_on(read_line(&mut task, &mut line)).expect("reading pieces does not fail");
-        let Some(read) = outcome(&line, read) else { break };
+        let read = runtime.block_on(read_line(&mut task, &mut partial)).expect("reading pieces does not fail");
+        let Some(read) = outcome(&partial.line, read) else { break };
         lines.push(read);
+        partial.clear();
     }
+    let mut line = Vec::new();
     let mut stdin = std::io::BufReader::with_capacity(capacity, Pieces::new(bytes, cuts));
     let mut blocking = Vec::new();
     loop {
