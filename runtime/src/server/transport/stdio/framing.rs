@@ -400,7 +400,7 @@ impl rmcp::transport::Transport<RoleServer> for LineTransport {
             }
             // Bounded: a client that reads nothing cannot hold the shutdown.
             let written = tokio::time::timeout(SWEEP_TIME, async {
-                for line in unserved.iter().chain(&swept) {
+                for line in unserved.into_iter().chain(swept) {
                     if write_or_close(&self.writer, line, &self.closed).await.is_err() {
                         return;
                     }
