@@ -600,14 +600,16 @@ mod tests {
         assert_eq!(store.len(), 1, "events older than the age limit are dropped");
     }
 
-    /// A log message of `text`: its JSON grows with the text, so its cost does.
+    /// A progress notification saying `text`: its JSON grows with the text,
+    /// so its cost does.
     fn log(text: &str) -> ServerSseMessage {
-        let notification = rmcp::model::LoggingMessageNotificationParam::new(
-            rmcp::model::LoggingLevel::Info,
-            serde_json::Value::from(text),
+        let mut progress = rmcp::model::ProgressNotificationParam::new(
+            rmcp::model::ProgressToken(rmcp::model::NumberOrString::Number(1)),
+            1.0,
         );
+        progress.message = Some(text.to_owned());
         ServerSseMessage::from_message(ServerJsonRpcMessage::notification(
-            rmcp::model::ServerNotification::LoggingMessageNotification(rmcp::model::Notification::new(notification)),
+            rmcp::model::ServerNotification::ProgressNotification(rmcp::model::Notification::new(progress)),
         ))
     }
 
