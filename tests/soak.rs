@@ -76,6 +76,9 @@ const UNREPLAYABLE: &str = "sent while the store was down";
 /// The key both replicas sign the `requestState` of input-required rounds with.
 const REQUEST_STATE_KEY: &str = "the soak's replicas share this key, 32 bytes or more";
 
+/// Set, the run's directory is kept, with haproxy's log and the replicas' (`replicas.log`).
+const KEEP: &str = "MCP_CONTRACT_SOAK_KEEP";
+
 /// The one warning a replica logs as it starts, about its configuration: the
 /// soak serves without auth, as the museum does by default.
 const STARTUP_WARNING: &str = "auth mode is `none` on Streamable HTTP";
@@ -183,6 +186,8 @@ struct Event {
 struct Stream {
     response: reqwest::Response,
     buffer: String,
+    /// The replica that answered (haproxy's `X-Replica`), for what is printed of a broken stream.
+    replica: String,
 }
 
 impl Stream {
@@ -237,7 +242,8 @@ async fn send(request: reqwest::RequestBuilder) -> Result<Sent, String> {
     let status = response.status().as_u16();
     let kind = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
     if status == 200 && kind.starts_with("text/event-stream") {
-        return Ok(Sent::Stream(Stream { response, buffer: String::new() }));
+        let replica = response.headers().get("x-replica").and_then(|v| v.to_str().ok()).unwrap_or_default().to_owned();
+        return Ok(Sent::Stream(Stream { response, buffer: String::new(), replica }));
     }
     let text = response.text().await.map_err(|err| format!("transport (body): {err}"))?;
     match serde_json::from_str(&text) {
@@ -359,6 +365,12 @@ async fn call(soak: &Soak, http: &reqwest::Client, url: &str, session: &str, bod
                 break;
             }
             Err(err) => {
+                eprintln!(
+                    "soak: {:7.3}s the stream of {} {id} from {} broke after {events} events (last {last_id:?}): {err}",
+                    soak.now(),
+                    body["method"],
+                    stream.replica
+                );
                 soak.count("stream", format!("broke before its answer: {}", err.chars().take(120).collect::<String>()));
                 break;
             }
@@ -414,6 +426,7 @@ async fn resume(
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+    eprintln!("soak: {:7.3}s no answer to {id} within 30 s of resuming, last {last_id}", soak.now());
     Reply::Lost("no answer within 30 s of resuming".to_owned())
 }
 
@@ -955,7 +968,9 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         self.replicas.lock().unwrap().clear();
         drop(self.proxy.lock().unwrap().take());
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if std::env::var_os(KEEP).is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -1221,6 +1236,11 @@ async fn two_replicas_behind_haproxy_on_redis_hold_their_promises_through_faults
         summary.push_str(&format!("  {count:>5} × {gist}\n"));
     }
     eprintln!("{summary}");
+    if std::env::var_os(KEEP).is_some() {
+        let lines: String = logs.iter().map(|(at, line)| format!("{:8.3} {line}\n", soak.at(*at))).collect();
+        std::fs::write(cluster.dir.join("replicas.log"), lines).unwrap();
+        eprintln!("soak: haproxy.log and replicas.log kept in {}", cluster.dir.display());
+    }
     drop(cluster);
 
     // Each failure is said at once, the first 40 lines of each kind.

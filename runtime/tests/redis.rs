@@ -447,6 +447,32 @@ impl Tool for Count {
     }
 }
 
+/// Closes its stream for SSE polling, then answers whether it did.
+struct Polled;
+static POLLED: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new(
+        "polled",
+        mcp_contract_runtime::schema::input_schema::<mcp_contract_runtime::define::NoArguments>(),
+    )
+    .with_description("Close the stream, then answer.")
+});
+
+impl Tool for Polled {
+    type Input = mcp_contract_runtime::define::NoArguments;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &POLLED
+    }
+    async fn call(&self, _input: Self::Input, ctx: Context) -> Result<String, McpError> {
+        let closed = ctx.close_sse_stream().await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        Ok(format!("closed: {closed}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 /// One replica on a loopback port; stops when dropped.
 struct Replica {
     url: String,
@@ -464,7 +490,14 @@ async fn replica(store: RedisStore) -> Replica {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
     let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
-    let server = Server::new("museum", "1.0.0").tool(Echo).tool(Export).tool(Count).redis_store(store).build().unwrap();
+    let server = Server::new("museum", "1.0.0")
+        .tool(Echo)
+        .tool(Export)
+        .tool(Count)
+        .tool(Polled)
+        .redis_store(store)
+        .build()
+        .unwrap();
     tokio::spawn(server.serve_http_on(listener, options));
     Replica { url, stop }
 }
@@ -765,6 +798,24 @@ async fn redis_stopped_and_restarted_under_load_every_request_is_answered_and_th
     assert!(steady.0 > 0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_begun_while_redis_is_down_is_not_closed_for_polling_and_carries_its_answer() {
+    let Some(mut redis) = Redis::start() else { return };
+    let a = replica(store(&redis, "museum").timeout(Duration::from_millis(300))).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let polled = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "polled"}});
+    // With the store up, the stream closes before the answer, which waits there for a resumption.
+    let closed = post(&http, &a.url, Some(&session), &polled(1)).await.unwrap();
+    assert_eq!((closed.status, &closed.message), (200, &Value::Null), "{closed:?}");
+
+    redis.stop();
+    // Its first event went out under an id no replay accepts: closed, the
+    // stream could never be resumed, and the call would never be answered.
+    let open = post(&http, &a.url, Some(&session), &polled(2)).await.unwrap();
+    assert_eq!(open.message["result"]["content"][0]["text"], "closed: false", "{open:?}");
+}
+
 /// A request of revision 2026-07-28: its version, client and capabilities ride on each request.
 fn stateless_call(id: u64, text: &str) -> Value {
     let meta = json!({
@@ -929,6 +980,32 @@ impl Tool for Slow {
     }
 }
 
+/// Closes its stream for SSE polling, then answers after `millis` with the
+/// replica's name; read-only, so a replica that resumes its stream runs it again.
+struct Gauge;
+static GAUGE: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("gauge", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Read the humidity, slowly, the stream closed meanwhile.")
+        .with_annotations(ToolAnnotations::new().with_read_only_hint(true))
+});
+
+impl Tool for Gauge {
+    type Input = SlowInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &GAUGE
+    }
+    async fn call(&self, input: SlowInput, ctx: Context) -> Result<String, McpError> {
+        ctx.close_sse_stream().await;
+        tokio::time::sleep(Duration::from_millis(input.millis)).await;
+        let replica = ctx.state::<ReplicaName>().map_or("?", |name| name.0);
+        Ok(format!("gauge by {replica}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 /// Six progress notifications over `millis`, then the replica's name;
 /// read-only, so a replica that resumes its stream runs it again.
 struct Tick;
@@ -962,6 +1039,7 @@ fn slow_server(name: &'static str, store: RedisStore) -> mcp_contract_runtime::s
         .tool(Slow(&SURVEY))
         .tool(Slow(&STAMP))
         .tool(Tick)
+        .tool(Gauge)
         .tool(Export)
         .state(ReplicaName(name))
         .redis_store(store)
@@ -1091,6 +1169,26 @@ async fn a_read_only_call_whose_replica_stopped_runs_again_on_the_replica_the_cl
     // The answer is on the call's first stream: a client that lost it again finds it there.
     let again = resume(&b.url, &session, &priming).await;
     assert_eq!(answer_in(&again), answer);
+}
+
+/// Found by the soak: the run of a lost call that closes its stream (SSE
+/// polling) on the replica the client resumed on ended the resumption there
+/// without the answer, which went to the run's own stream, which no client
+/// knows; every later resumption followed the call's first stream in vain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_call_that_closes_its_stream_runs_again_and_its_answer_reaches_the_resuming_client() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let priming = start_and_cut(&http, &a.url, &session, 8, "gauge", 2000).await;
+    a.kill();
+    let events = resume(&b.url, &session, &priming).await;
+    let answer = answer_in(&events);
+    assert_eq!(answer["result"]["content"][0]["text"], "gauge by b", "{events:?}");
+    let again = resume(&b.url, &session, &priming).await;
+    assert_eq!(answer_in(&again), answer, "the answer is on the call's first stream");
 }
 
 /// The `{ms}-{seq}` Redis entry of an event id `{stream}#{ms}-{seq}`, as numbers.

@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 
 use crate::error::McpError;
 use crate::server::store::events::{
-    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer,
+    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer, replayable,
 };
 use crate::server::store::shared::{CallFate, RESUMING, SharedStore};
 
@@ -87,6 +87,76 @@ impl SessionStreams {
         self
     }
 
+    /// A call's stream, as [`SessionManager::create_stream`] makes it;
+    /// `closable` is whether the call may close it (SSE polling, or
+    /// `close_after`): not when this replica reads it itself, for a lost call.
+    async fn open_stream(
+        &self,
+        id: &SessionId,
+        mut message: ClientJsonRpcMessage,
+        closable: bool,
+    ) -> Result<CallEvents, LocalSessionManagerError> {
+        let handle = self
+            .local
+            .sessions
+            .read()
+            .await
+            .get(id)
+            .cloned()
+            .ok_or_else(|| LocalSessionManagerError::SessionNotFound(id.clone()))?;
+        let mut receiver = handle.establish_request_wise_channel().await?;
+        // rmcp queues the stream's priming event before it hands the stream over.
+        let priming = receiver.inner.try_recv().ok();
+        let stored = match (&self.primings, priming.as_ref().and_then(|event| event.event_id.as_deref())) {
+            (Some(primings), Some(event_id)) => {
+                primings.take(event_id).map(|stream| (Arc::clone(&primings.store), stream))
+            }
+            _ => None,
+        };
+        // The requests that run a handler, which may take long enough for its replica to stop meanwhile.
+        if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(request)) =
+            (&self.shared, &stored, &message)
+            && matches!(
+                request.request,
+                ClientRequest::CallToolRequest(_)
+                    | ClientRequest::ReadResourceRequest(_)
+                    | ClientRequest::GetPromptRequest(_)
+                    | ClientRequest::CompleteRequest(_)
+            )
+        {
+            shared.store.keep_call(id, stream_id, &message);
+        }
+        let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
+        let mut call = None;
+        if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
+            let stream = Arc::new(CallStream {
+                handle: handle.clone(),
+                http_request_id,
+                stored,
+                live,
+                retry: self.retry,
+                closable,
+                closed: AtomicBool::new(false),
+                answered: AtomicBool::new(false),
+            });
+            if let Some(after) = self.close_after.filter(|_| closable) {
+                // The server frees the connection of a long call; the timer
+                // holds the stream weakly, so a call that ended is let go.
+                let stream = Arc::downgrade(&stream);
+                tokio::spawn(async move {
+                    tokio::time::sleep(after).await;
+                    if let Some(stream) = stream.upgrade() {
+                        ResponseStream(stream).close().await;
+                    }
+                });
+            }
+            call = Some(Arc::clone(&stream));
+            request.request.extensions_mut().insert(ResponseStream(stream));
+        }
+        handle.push_message(message, receiver.http_request_id).await?;
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
+    }
+
     /// Answer, on the stream `stream_id` and to `client`, the call `request`
     /// whose replica stopped before it answered: run again when safe, and
     /// else an error saying it was lost. Every event is stored on that stream
@@ -118,7 +188,11 @@ impl SessionStreams {
             // The client that came back is the caller: the same session, verified as it was.
             call.request.extensions_mut().insert(parts);
         }
-        let events = match self.create_stream(session, request).await {
+        // Not closable: this replica reads the run's stream itself, into the
+        // call's first stream, which the client follows. Closed for SSE polling,
+        // it would end that forwarding before the answer, which would then go
+        // to a stream of the run's own that no client knows.
+        let events = match self.open_stream(session, request, false).await {
             Ok(events) => events,
             Err(err) => {
                 tracing::warn!(%err, "could not run a lost call again; its stream ends, and the client may resume");
@@ -206,7 +280,10 @@ impl Primings {
 impl EventStore for Primings {
     async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
         let id = self.store.store_event(stream_id, event).await?;
-        if event.message.is_none() {
+        // A priming sent while the store was down is not remembered: its call's
+        // stream then counts as not stored, and is not closed for polling, since
+        // a client resuming after that priming would find nothing, ever.
+        if event.message.is_none() && replayable(&id) {
             let mut recent = self.recent.lock().unwrap_or_else(PoisonError::into_inner);
             if recent.len() >= MAX_PRIMINGS {
                 recent.pop_front();
@@ -233,6 +310,8 @@ struct CallStream {
     stored: Option<(Arc<dyn EventStore>, StreamId)>,
     live: mpsc::Sender<ServerSseMessage>,
     retry: Option<Duration>,
+    /// Whether the call may close it: not when the server reads it itself.
+    closable: bool,
     closed: AtomicBool,
     /// The call's answer went out on the stream: what the call sends after
     /// it (a task's logs) belongs to no stream of its own any more.
@@ -268,9 +347,11 @@ impl ResponseStream {
     /// Close this call's stream after a priming event with the retry hint;
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
-    /// is closed already, or there is no event store to resume from.
+    /// is closed already, or there is no event store to resume from (or its
+    /// first event could not be stored: the store was down).
     pub(crate) async fn close(&self) -> bool {
         if self.0.stored.is_none()
+            || !self.0.closable
             || self.0.answered.load(Ordering::Acquire)
             || self.0.closed.swap(true, Ordering::AcqRel)
         {
@@ -345,66 +426,9 @@ impl SessionManager for SessionStreams {
     async fn create_stream(
         &self,
         id: &SessionId,
-        mut message: ClientJsonRpcMessage,
+        message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let handle = self
-            .local
-            .sessions
-            .read()
-            .await
-            .get(id)
-            .cloned()
-            .ok_or_else(|| LocalSessionManagerError::SessionNotFound(id.clone()))?;
-        let mut receiver = handle.establish_request_wise_channel().await?;
-        // rmcp queues the stream's priming event before it hands the stream over.
-        let priming = receiver.inner.try_recv().ok();
-        let stored = match (&self.primings, priming.as_ref().and_then(|event| event.event_id.as_deref())) {
-            (Some(primings), Some(event_id)) => {
-                primings.take(event_id).map(|stream| (Arc::clone(&primings.store), stream))
-            }
-            _ => None,
-        };
-        // The requests that run a handler, which may take long enough for its replica to stop meanwhile.
-        if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(request)) =
-            (&self.shared, &stored, &message)
-            && matches!(
-                request.request,
-                ClientRequest::CallToolRequest(_)
-                    | ClientRequest::ReadResourceRequest(_)
-                    | ClientRequest::GetPromptRequest(_)
-                    | ClientRequest::CompleteRequest(_)
-            )
-        {
-            shared.store.keep_call(id, stream_id, &message);
-        }
-        let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
-        let mut call = None;
-        if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
-            let stream = Arc::new(CallStream {
-                handle: handle.clone(),
-                http_request_id,
-                stored,
-                live,
-                retry: self.retry,
-                closed: AtomicBool::new(false),
-                answered: AtomicBool::new(false),
-            });
-            if let Some(after) = self.close_after {
-                // The server frees the connection of a long call; the timer
-                // holds the stream weakly, so a call that ended is let go.
-                let stream = Arc::downgrade(&stream);
-                tokio::spawn(async move {
-                    tokio::time::sleep(after).await;
-                    if let Some(stream) = stream.upgrade() {
-                        ResponseStream(stream).close().await;
-                    }
-                });
-            }
-            call = Some(Arc::clone(&stream));
-            request.request.extensions_mut().insert(ResponseStream(stream));
-        }
-        handle.push_message(message, receiver.http_request_id).await?;
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
+        self.open_stream(id, message, true).await
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {

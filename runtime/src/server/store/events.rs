@@ -532,6 +532,18 @@ fn sequence_of(event_id: &str) -> Option<u64> {
     event_id.rsplit_once('-')?.1.parse().ok()
 }
 
+/// What an event id's last part begins with when a store shared by replicas
+/// could not store the event (it was down) and sent it under an id of its
+/// own that no replay accepts: `{stream id}#~...`.
+pub(crate) const UNSTORED_MARK: &str = "#~";
+
+/// Whether `event_id` names an event a replay can find: not one sent while
+/// the store was down (see [`UNSTORED_MARK`]).
+pub(crate) fn replayable(event_id: &str) -> bool {
+    let mark = UNSTORED_MARK.trim_start_matches('#');
+    !event_id.rsplit_once('#').is_some_and(|(_, entry)| entry.starts_with(mark))
+}
+
 /// A JSON-RPC response or error: the last event of a call's stream.
 pub(crate) fn is_answer(event: &ServerSseMessage) -> bool {
     matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))

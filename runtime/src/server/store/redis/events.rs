@@ -9,7 +9,7 @@ use std::time::Instant;
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::{EventId, EventStore, EventStoreError, EventStream};
 
-use crate::server::store::events::{Replay, is_answer};
+use crate::server::store::events::{Replay, UNSTORED_MARK, is_answer};
 use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 
 use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
@@ -50,7 +50,7 @@ impl EventStore for RedisStore {
                 // sent leaves its call without an answer: the event goes out
                 // live, under an id of this process that no replay accepts.
                 let n = self.inner.unstored.fetch_add(1, Ordering::Relaxed);
-                Ok(format!("{stream_id}#~{}-{n}", self.inner.nonce))
+                Ok(format!("{stream_id}{UNSTORED_MARK}{}-{n}", self.inner.nonce))
             }
         }
     }
