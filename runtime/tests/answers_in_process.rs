@@ -190,3 +190,29 @@ proptest! {
         runtime.block_on(scenario(steps, end, stdio))?;
     }
 }
+
+/// rmcp writes each message from a task of its own: a `notifications/cancelled`
+/// sent right after its call could reach the server first, for an id it had
+/// not seen, and the call ran on. The client writes in order, so the call
+/// cancelled at once stops, and a shutdown with a long grace period ends at
+/// once rather than waiting for it.
+#[test]
+fn a_call_cancelled_at_once_is_cancelled_on_the_server() {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        for round in 0..50 {
+            let shutdown = CancellationToken::new();
+            let options =
+                StdioOptions::default().shutdown_grace(Duration::from_secs(120)).shutdown_token(shutdown.clone());
+            let client = Client::builder().over_stdio(options).connect_built(support::server()).await;
+            let call = client.start_call("grind", json!({"millis": 120_000})).await.expect("sent");
+            call.cancel().await.expect("the cancellation was sent");
+            // Answered after the cancellation was read.
+            client.ping().await.expect("a ping");
+            shutdown.cancel();
+            // Far under the grace period: only a call left running would hold it.
+            assert!(client.server_ended(Duration::from_secs(30)).await, "round {round}: the call was not cancelled");
+        }
+    });
+}

@@ -231,9 +231,18 @@ struct Wire {
 }
 
 /// The client side of the pipe, keeping what passes when asked to.
+///
+/// It also writes the messages in the order rmcp hands them over. rmcp
+/// writes each message from a task of its own, so a request and the
+/// `notifications/cancelled` sent right after it race for the pipe, and the
+/// cancellation can arrive first, for an id the server has not seen (which
+/// it ignores, as MCP allows: the call then runs on). A client that writes
+/// one message after the other, as a stdio client does, never does that.
 struct Recorded<T> {
     inner: T,
     wire: Option<Arc<Mutex<Wire>>>,
+    /// Resolves once the message handed over before has been written.
+    written: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl<T> Recorded<T> {
@@ -253,7 +262,19 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Recorded<T> {
         item: rmcp::service::TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         self.keep(&item, true);
-        self.inner.send(item)
+        let send = self.inner.send(item);
+        let before = self.written.take();
+        let (done, written) = tokio::sync::oneshot::channel();
+        self.written = Some(written);
+        async move {
+            if let Some(before) = before {
+                // A message whose write failed, or was dropped, holds nothing back.
+                let _ = before.await;
+            }
+            let sent = send.await;
+            let _ = done.send(());
+            sent
+        }
     }
 
     async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleClient>> {
@@ -436,7 +457,8 @@ impl ClientBuilder {
         let script = Script { inbox: Arc::new(Mutex::new(inbox)), arrived: Arc::default(), info };
         let (read, write) = tokio::io::split(client_io);
         let wire = self.keep_messages.then(Arc::default);
-        let transport = Recorded { inner: AsyncRwTransport::new_client(read, write), wire: wire.clone() };
+        let transport =
+            Recorded { inner: AsyncRwTransport::new_client(read, write), wire: wire.clone(), written: None };
         let service = script.clone().serve(transport).await.expect("the in-memory client initializes with the server");
         Client {
             service,
