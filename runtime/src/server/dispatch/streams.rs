@@ -18,15 +18,18 @@
 //! is safe (a read, or a tool annotated read-only or idempotent), and else
 //! answers that the call was lost, since it may have taken effect.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionHandle, LocalSessionManager, LocalSessionManagerError,
 };
@@ -35,7 +38,8 @@ use tokio::sync::mpsc;
 
 use crate::error::McpError;
 use crate::server::store::events::{
-    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer, replayable,
+    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, end_of_call, is_answer,
+    is_end_of_call, replayable,
 };
 use crate::server::store::shared::{CallFate, RESUMING, SharedStore};
 
@@ -56,7 +60,13 @@ pub(crate) struct SessionStreams {
     close_after: Option<Duration>,
     /// Calls kept in a store shared with other replicas, when there is one.
     shared: Option<SharedCalls>,
+    /// The streams of the calls running, by session and request id: a
+    /// cancellation ends its call's stream in the event store.
+    calls: Arc<Calls>,
 }
+
+/// The streams of the calls running, each removed as its stream is dropped.
+type Calls = Mutex<HashMap<(SessionId, RequestId), Weak<CallStream>>>;
 
 /// The store that keeps each call's request for the other replicas, and the
 /// tools safe to run again (annotated read-only or idempotent) when the
@@ -77,7 +87,7 @@ impl SessionStreams {
         retry: Option<Duration>,
         close_after: Option<Duration>,
     ) -> Self {
-        Self { local, primings, retry, close_after, shared: None }
+        Self { local, primings, retry, close_after, shared: None, calls: Arc::default() }
     }
 
     /// Keep each call's request in `shared`, and answer on this replica the
@@ -129,6 +139,7 @@ impl SessionStreams {
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
         if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
+            let key = (id.clone(), request.id.clone());
             let stream = Arc::new(CallStream {
                 handle: handle.clone(),
                 http_request_id,
@@ -138,7 +149,9 @@ impl SessionStreams {
                 closable,
                 closed: AtomicBool::new(false),
                 answered: AtomicBool::new(false),
+                registered: (Arc::downgrade(&self.calls), key.clone()),
             });
+            self.calls.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(&stream));
             if let Some(after) = self.close_after.filter(|_| closable) {
                 // The server frees the connection of a long call; the timer
                 // holds the stream weakly, so a call that ended is let go.
@@ -313,9 +326,24 @@ struct CallStream {
     /// Whether the call may close it: not when the server reads it itself.
     closable: bool,
     closed: AtomicBool,
-    /// The call's answer went out on the stream: what the call sends after
-    /// it (a task's logs) belongs to no stream of its own any more.
+    /// The call's answer went out on the stream (or the call was cancelled):
+    /// what the call sends after it (a task's logs) belongs to no stream of
+    /// its own any more.
     answered: AtomicBool,
+    /// Where the stream is found by its session and request id, for a cancellation.
+    registered: (Weak<Calls>, (SessionId, RequestId)),
+}
+
+impl Drop for CallStream {
+    fn drop(&mut self) {
+        let (calls, key) = &self.registered;
+        let Some(calls) = calls.upgrade() else { return };
+        let mut calls = calls.lock().unwrap_or_else(PoisonError::into_inner);
+        // Only its own entry: a later call may reuse the request id.
+        if calls.get(key).is_some_and(|stream| std::ptr::eq(stream.as_ptr(), self)) {
+            calls.remove(key);
+        }
+    }
 }
 
 impl ResponseStream {
@@ -342,6 +370,20 @@ impl ResponseStream {
             tracing::debug!("the client did not read its call's stream in time; a message waits in the event store");
         }
         true
+    }
+
+    /// End this call's stream in the event store: its client cancelled it, so
+    /// it will have no answer (rmcp drops it), and a replay that follows the
+    /// stream until its answer would wait for ever. A replay ends at the mark.
+    async fn end_cancelled(&self) {
+        if self.0.answered.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if let Some((store, stream_id)) = &self.0.stored
+            && let Err(err) = store.store_event(stream_id, &end_of_call()).await
+        {
+            tracing::debug!(%err, "could not store the end of a cancelled call's stream");
+        }
     }
 
     /// Close this call's stream after a priming event with the retry hint;
@@ -432,7 +474,22 @@ impl SessionManager for SessionStreams {
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
-        self.local.accept_message(id, message).await
+        let cancelled = match &message {
+            JsonRpcMessage::Notification(notification) => match &notification.notification {
+                ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.clone(),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.local.accept_message(id, message).await?;
+        if let Some(request_id) = cancelled {
+            let call =
+                self.calls.lock().unwrap_or_else(PoisonError::into_inner).get(&(id.clone(), request_id)).cloned();
+            if let Some(call) = call.and_then(|call| call.upgrade()) {
+                ResponseStream(call).end_cancelled().await;
+            }
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(
@@ -447,7 +504,12 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let replay = self.local.resume(id, last_event_id.clone()).await?;
+        // A replay ends at the end of a cancelled call, which it does not send.
+        let replay = self
+            .local
+            .resume(id, last_event_id.clone())
+            .await?
+            .take_while(|event| std::future::ready(!is_end_of_call(event)));
         let Some(shared) = self.shared.as_ref().map(|shared| Arc::clone(&shared.store)) else {
             return Ok(replay.left_stream());
         };

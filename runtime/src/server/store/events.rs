@@ -328,7 +328,7 @@ impl MemoryEventStore {
         let id = format!("{key}-{sequence}");
         let mut event = event.clone();
         event.event_id = Some(id.clone());
-        if is_answer(&event) {
+        if ends_call(&event) {
             stream.finished = true;
         }
         stream.events.push_back((sequence, now, cost, event));
@@ -547,6 +547,27 @@ pub(crate) fn replayable(event_id: &str) -> bool {
 /// A JSON-RPC response or error: the last event of a call's stream.
 pub(crate) fn is_answer(event: &ServerSseMessage) -> bool {
     matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
+}
+
+/// The event stored on a call's stream when the call ends without an answer
+/// (the client cancelled it): no message and no retry hint, which neither a
+/// message nor a priming event is. A replay ends at it and never sends it:
+/// without it, a replay would follow a stream nothing is written to again.
+pub(crate) fn end_of_call() -> ServerSseMessage {
+    let mut event = ServerSseMessage::retry(Duration::ZERO);
+    event.retry = None;
+    event
+}
+
+/// Whether `event` is [`end_of_call`]'s.
+pub(crate) fn is_end_of_call(event: &ServerSseMessage) -> bool {
+    event.message.is_none() && event.retry.is_none()
+}
+
+/// The last event of a call's stream: its answer, or the end of a call that
+/// will have none.
+pub(crate) fn ends_call(event: &ServerSseMessage) -> bool {
+    is_answer(event) || is_end_of_call(event)
 }
 
 /// The events a replay task sends, as the stream rmcp serves.
