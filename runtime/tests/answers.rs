@@ -520,8 +520,19 @@ async fn http_scenario(mode: Mode, posts: Vec<Post>, end: HttpEnd) -> Result<(),
         prop_assert!(answers.keys().all(|other| *other == id), "{id}'s stream answers another: {messages:?}");
         let count = answers.get(&id).copied().unwrap_or(0);
         prop_assert!(count <= 1, "{id} answered {count} times: {messages:?}");
-        let owed = !cancelled.contains(&id) && !matches!(end, HttpEnd::Delete);
+        let owed = !cancelled.contains(&id);
         prop_assert!(!owed || count == 1, "{id} ({status}) not answered after {end:?}: {messages:?}");
+        // Over a DELETE: the result, the -32000 that the session ended, or (a
+        // POST read after the DELETE) the 404 of an unknown session.
+        if let HttpEnd::Delete = end {
+            for answer in
+                messages.iter().filter(|message| message.get("id").is_some() && message.get("method").is_none())
+            {
+                if let Some(code) = answer.get("error").map(|error| &error["code"]) {
+                    prop_assert!(code == -32000 || status == 404, "an error other than the session's end: {answer}");
+                }
+            }
+        }
         // Over a shutdown: the result, or the -32000 (the stream carries no other answer).
         if let HttpEnd::Shutdown = end {
             for answer in
@@ -622,5 +633,42 @@ fn the_resumed_stream_of_a_cancelled_call_ends() {
         let answers = answers_of(&resumed.messages());
         assert!(answers.keys().all(|id| id == "\"long\""), "{}", resumed.text());
         assert!(answers.values().all(|count| *count == 1), "{}", resumed.text());
+    });
+}
+
+/// A POST in flight when its session is deleted gets a well-formed answer:
+/// the -32000 that the session ended (the call has no result to give any
+/// more), on a session answering with JSON as on one answering on SSE.
+/// Before, the JSON-answering session's POST ended with 200 and no body.
+#[test]
+fn a_post_in_flight_at_delete_is_answered_that_the_session_ended() {
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        use support::{HttpClient, HttpServer};
+        for json_response in [false, true] {
+            let options =
+                mcp_contract_runtime::server::HttpOptions::default().shutdown_grace(GRACE).json_response(json_response);
+            let server = HttpServer::serving(support::server(), options).await;
+            let session = HttpClient::session(server.addr).await.session;
+            let body = call(json!("long"), "grind", json!({"millis": 2000}));
+            let stream = write_post(server.addr, session.as_deref(), &body).await.expect("the POST is written");
+            let answer = tokio::spawn(read_post(stream));
+            // The call runs (a grind is on the blocking pool) when the session goes.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let mut client = HttpClient::connect(server.addr).await;
+            client.session.clone_from(&session);
+            let deleted = client.request("DELETE", &[], b"").await;
+            assert!(matches!(deleted.status, 200 | 204), "DELETE: {} {}", deleted.status, deleted.text());
+            let (status, messages) = answer.await.expect("read").expect("a status line");
+            let answers = answers_of(&messages);
+            assert_eq!(
+                answers.get("\"long\"").copied(),
+                Some(1),
+                "json_response {json_response}: {status} {messages:?}"
+            );
+            let answer = messages.iter().find(|message| message["id"] == "long").expect("the answer");
+            assert_eq!(answer["error"]["code"], -32000, "json_response {json_response}: {answer}");
+        }
     });
 }

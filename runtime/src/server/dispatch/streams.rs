@@ -31,7 +31,7 @@ use rmcp::model::{
     ServerJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionHandle, LocalSessionManager, LocalSessionManagerError,
+    LocalSessionHandle, LocalSessionManager, LocalSessionManagerError, SessionError,
 };
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::mpsc;
@@ -167,7 +167,7 @@ impl SessionStreams {
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false })
     }
 
     /// Answer, on the stream `stream_id` and to `client`, the call `request`
@@ -225,6 +225,17 @@ impl SessionStreams {
             }
         }
     }
+}
+
+/// The answer of a call in flight when its session ended: it will not be
+/// finished, and may or may not have taken effect.
+fn session_ended(id: RequestId) -> ServerJsonRpcMessage {
+    let ended = McpError::service_unavailable(
+        "The session ended (deleted, or idle too long) while this call was in flight; the call was not finished and \
+         may or may not have taken effect.",
+    )
+    .with_recovery_hint("Initialize a new session, check whether the call took effect, then call again.");
+    ServerJsonRpcMessage::error(crate::server::wire::envelope(&ended), Some(id))
 }
 
 /// Store `event` on `stream_id`, then send it to the client, if it is still there.
@@ -371,21 +382,22 @@ impl ResponseStream {
         }
         true
     }
+}
 
+impl CallStream {
     /// End this call's stream in the event store: its client cancelled it, so
     /// it will have no answer (rmcp drops it), and a replay that follows the
     /// stream until its answer would wait for ever. A replay ends at the mark.
     async fn end_cancelled(&self) {
-        if self.0.answered.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        if let Some((store, stream_id)) = &self.0.stored
+        if let Some((store, stream_id)) = &self.stored
             && let Err(err) = store.store_event(stream_id, &end_of_call()).await
         {
             tracing::debug!(%err, "could not store the end of a cancelled call's stream");
         }
     }
+}
 
+impl ResponseStream {
     /// Close this call's stream after a priming event with the retry hint;
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
@@ -418,6 +430,8 @@ struct CallEvents {
     rmcp: mpsc::Receiver<ServerSseMessage>,
     /// The call, told when its answer passes.
     call: Option<Arc<CallStream>>,
+    /// rmcp's stream ended.
+    ended: bool,
 }
 
 impl Stream for CallEvents {
@@ -430,14 +444,36 @@ impl Stream for CallEvents {
         if let Poll::Ready(Some(event)) = self.live.poll_recv(cx) {
             return Poll::Ready(Some(event));
         }
-        // The stream ends with rmcp's: after the answer, or when closed.
-        let event = self.rmcp.poll_recv(cx);
-        if let (Poll::Ready(Some(event)), Some(call)) = (&event, &self.call)
-            && is_answer(event)
-        {
-            call.answered.store(true, Ordering::Release);
+        if self.ended {
+            return Poll::Ready(None);
         }
-        event
+        // The stream ends with rmcp's: after the answer, when closed for
+        // polling, when the call was cancelled, or when the session ended.
+        let event = self.rmcp.poll_recv(cx);
+        let ended = match (&event, &self.call) {
+            (Poll::Ready(Some(event)), Some(call)) if is_answer(event) => {
+                call.answered.store(true, Ordering::Release);
+                None
+            }
+            // Neither answered, cancelled nor closed: the session ended
+            // (DELETE, or its idle timeout) with the call in flight, and rmcp
+            // drops its answer. The client is told, rather than get an empty
+            // 200. A shutdown's cut ends the stream the same way, but the
+            // guard's cut answers first (-32000, shutting down).
+            (Poll::Ready(None), Some(call))
+                if !call.answered.swap(true, Ordering::AcqRel) && !call.closed.load(Ordering::Acquire) =>
+            {
+                Some(session_ended(call.registered.1.1.clone()))
+            }
+            _ => None,
+        };
+        if let Poll::Ready(None) = event {
+            self.ended = true;
+        }
+        match ended {
+            Some(ended) => Poll::Ready(Some(ServerSseMessage::from_message(ended))),
+            None => event,
+        }
     }
 }
 
@@ -470,7 +506,28 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.open_stream(id, message, true).await
+        let request_id = match &message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        match (self.open_stream(id, message, true).await, request_id) {
+            // The session ended (DELETE, its idle timeout) after rmcp found it
+            // for this request: the request is answered as the calls that were
+            // in flight then are, rather than with rmcp's 500.
+            (
+                Err(
+                    LocalSessionManagerError::SessionNotFound(_)
+                    | LocalSessionManagerError::SessionError(
+                        SessionError::SessionServiceTerminated | SessionError::ChannelClosed(_),
+                    ),
+                ),
+                Some(request_id),
+            ) => {
+                let ended = ServerSseMessage::from_message(session_ended(request_id));
+                Ok(futures::stream::iter([ended]).right_stream())
+            }
+            (events, _) => events.map(StreamExt::left_stream),
+        }
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
@@ -481,13 +538,17 @@ impl SessionManager for SessionStreams {
             },
             _ => None,
         };
+        // Marked before rmcp sees the cancellation, which ends the call's
+        // stream: that end is then not taken for the session's.
+        let cancelled = cancelled
+            .and_then(|request_id| {
+                self.calls.lock().unwrap_or_else(PoisonError::into_inner).get(&(id.clone(), request_id)).cloned()
+            })
+            .and_then(|call| call.upgrade())
+            .filter(|call| !call.answered.swap(true, Ordering::AcqRel));
         self.local.accept_message(id, message).await?;
-        if let Some(request_id) = cancelled {
-            let call =
-                self.calls.lock().unwrap_or_else(PoisonError::into_inner).get(&(id.clone(), request_id)).cloned();
-            if let Some(call) = call.and_then(|call| call.upgrade()) {
-                ResponseStream(call).end_cancelled().await;
-            }
+        if let Some(call) = cancelled {
+            call.end_cancelled().await;
         }
         Ok(())
     }
