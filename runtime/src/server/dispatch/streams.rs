@@ -459,9 +459,11 @@ impl Stream for CallEvents {
             // (DELETE, or its idle timeout) with the call in flight, and rmcp
             // drops its answer. The client is told, rather than get an empty
             // 200. A shutdown's cut ends the stream the same way, but the
-            // guard's cut answers first (-32000, shutting down).
+            // guard's cut answers first (-32000, shutting down). `closed` is
+            // read first: a closed stream's call runs on, and what it sends
+            // still goes to the store, which `answered` would stop.
             (Poll::Ready(None), Some(call))
-                if !call.answered.swap(true, Ordering::AcqRel) && !call.closed.load(Ordering::Acquire) =>
+                if !call.closed.load(Ordering::Acquire) && !call.answered.swap(true, Ordering::AcqRel) =>
             {
                 Some(session_ended(call.registered.1.1.clone()))
             }
