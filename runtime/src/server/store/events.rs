@@ -609,6 +609,18 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_replay_ends_at_the_end_of_a_cancelled_call_without_sending_it() {
+        let store = Arc::new(MemoryEventStore::default());
+        let priming = store.store_event("s", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+        let mut replay = store.replay_events_after(&priming).await.unwrap();
+        store.store_event("s", &end_of_call()).await.unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), replay.next()).await;
+        assert!(next.expect("the replay ends").is_none(), "nothing after the end, and not the end itself");
+        let again = store.replay_events_after(&priming).await.unwrap();
+        assert!(again.collect::<Vec<_>>().await.is_empty(), "a later replay ends at once");
+    }
+
+    #[tokio::test]
     async fn an_unknown_or_foreign_id_replays_nothing() {
         let store = MemoryEventStore::default();
         store.store_event("s", &answer(1)).await.unwrap();
