@@ -704,7 +704,7 @@ fn posts_written_before_a_shutdown_get_a_status_line() {
         server.stop.cancel();
         let mut statuses = Vec::new();
         for stream in written {
-            statuses.push(read_post(stream).await.map(|(status, messages)| (status, messages)));
+            statuses.push(read_post(stream).await);
         }
         let unanswered = statuses.iter().filter(|status| status.is_none()).count();
         assert_eq!(unanswered, 0, "{unanswered} of {POSTS} POSTs closed with no status line: {statuses:?}");

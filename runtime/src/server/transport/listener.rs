@@ -185,7 +185,7 @@ fn admit(
         };
         Some(slot)
     };
-    let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+    let Ok(permit) = Arc::clone(permits).try_acquire_owned() else {
         tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
         // Best effort and without waiting: the client learns why instead of timing out.
         let _ = stream.try_write(busy_response("The server has too many connections.").as_bytes());
