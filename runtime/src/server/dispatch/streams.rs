@@ -18,24 +18,28 @@
 //! is safe (a read, or a tool annotated read-only or idempotent), and else
 //! answers that the call was lost, since it may have taken effect.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionHandle, LocalSessionManager, LocalSessionManagerError,
+    LocalSessionHandle, LocalSessionManager, LocalSessionManagerError, SessionError,
 };
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::mpsc;
 
 use crate::error::McpError;
 use crate::server::store::events::{
-    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, is_answer, replayable,
+    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, end_of_call, is_answer,
+    is_end_of_call, replayable,
 };
 use crate::server::store::shared::{CallFate, RESUMING, SharedStore};
 
@@ -56,7 +60,13 @@ pub(crate) struct SessionStreams {
     close_after: Option<Duration>,
     /// Calls kept in a store shared with other replicas, when there is one.
     shared: Option<SharedCalls>,
+    /// The streams of the calls running, by session and request id: a
+    /// cancellation ends its call's stream in the event store.
+    calls: Arc<Calls>,
 }
+
+/// The streams of the calls running, each removed as its stream is dropped.
+type Calls = Mutex<HashMap<(SessionId, RequestId), Weak<CallStream>>>;
 
 /// The store that keeps each call's request for the other replicas, and the
 /// tools safe to run again (annotated read-only or idempotent) when the
@@ -77,7 +87,7 @@ impl SessionStreams {
         retry: Option<Duration>,
         close_after: Option<Duration>,
     ) -> Self {
-        Self { local, primings, retry, close_after, shared: None }
+        Self { local, primings, retry, close_after, shared: None, calls: Arc::default() }
     }
 
     /// Keep each call's request in `shared`, and answer on this replica the
@@ -129,6 +139,7 @@ impl SessionStreams {
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
         if let (JsonRpcMessage::Request(request), Some(http_request_id)) = (&mut message, receiver.http_request_id) {
+            let key = (id.clone(), request.id.clone());
             let stream = Arc::new(CallStream {
                 handle: handle.clone(),
                 http_request_id,
@@ -138,7 +149,9 @@ impl SessionStreams {
                 closable,
                 closed: AtomicBool::new(false),
                 answered: AtomicBool::new(false),
+                registered: (Arc::downgrade(&self.calls), key.clone()),
             });
+            self.calls.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(&stream));
             if let Some(after) = self.close_after.filter(|_| closable) {
                 // The server frees the connection of a long call; the timer
                 // holds the stream weakly, so a call that ended is let go.
@@ -154,7 +167,7 @@ impl SessionStreams {
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call })
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false })
     }
 
     /// Answer, on the stream `stream_id` and to `client`, the call `request`
@@ -212,6 +225,17 @@ impl SessionStreams {
             }
         }
     }
+}
+
+/// The answer of a call in flight when its session ended: it will not be
+/// finished, and may or may not have taken effect.
+fn session_ended(id: RequestId) -> ServerJsonRpcMessage {
+    let ended = McpError::service_unavailable(
+        "The session ended (deleted, or idle too long) while this call was in flight; the call was not finished and \
+         may or may not have taken effect.",
+    )
+    .with_recovery_hint("Initialize a new session, check whether the call took effect, then call again.");
+    ServerJsonRpcMessage::error(crate::server::wire::envelope(&ended), Some(id))
 }
 
 /// Store `event` on `stream_id`, then send it to the client, if it is still there.
@@ -313,9 +337,24 @@ struct CallStream {
     /// Whether the call may close it: not when the server reads it itself.
     closable: bool,
     closed: AtomicBool,
-    /// The call's answer went out on the stream: what the call sends after
-    /// it (a task's logs) belongs to no stream of its own any more.
+    /// The call's answer went out on the stream (or the call was cancelled):
+    /// what the call sends after it (a task's logs) belongs to no stream of
+    /// its own any more.
     answered: AtomicBool,
+    /// Where the stream is found by its session and request id, for a cancellation.
+    registered: (Weak<Calls>, (SessionId, RequestId)),
+}
+
+impl Drop for CallStream {
+    fn drop(&mut self) {
+        let (calls, key) = &self.registered;
+        let Some(calls) = calls.upgrade() else { return };
+        let mut calls = calls.lock().unwrap_or_else(PoisonError::into_inner);
+        // Only its own entry: a later call may reuse the request id.
+        if calls.get(key).is_some_and(|stream| std::ptr::eq(stream.as_ptr(), self)) {
+            calls.remove(key);
+        }
+    }
 }
 
 impl ResponseStream {
@@ -343,7 +382,22 @@ impl ResponseStream {
         }
         true
     }
+}
 
+impl CallStream {
+    /// End this call's stream in the event store: its client cancelled it, so
+    /// it will have no answer (rmcp drops it), and a replay that follows the
+    /// stream until its answer would wait for ever. A replay ends at the mark.
+    async fn end_cancelled(&self) {
+        if let Some((store, stream_id)) = &self.stored
+            && let Err(err) = store.store_event(stream_id, &end_of_call()).await
+        {
+            tracing::debug!(%err, "could not store the end of a cancelled call's stream");
+        }
+    }
+}
+
+impl ResponseStream {
     /// Close this call's stream after a priming event with the retry hint;
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
@@ -376,6 +430,8 @@ struct CallEvents {
     rmcp: mpsc::Receiver<ServerSseMessage>,
     /// The call, told when its answer passes.
     call: Option<Arc<CallStream>>,
+    /// rmcp's stream ended.
+    ended: bool,
 }
 
 impl Stream for CallEvents {
@@ -388,14 +444,38 @@ impl Stream for CallEvents {
         if let Poll::Ready(Some(event)) = self.live.poll_recv(cx) {
             return Poll::Ready(Some(event));
         }
-        // The stream ends with rmcp's: after the answer, or when closed.
-        let event = self.rmcp.poll_recv(cx);
-        if let (Poll::Ready(Some(event)), Some(call)) = (&event, &self.call)
-            && is_answer(event)
-        {
-            call.answered.store(true, Ordering::Release);
+        if self.ended {
+            return Poll::Ready(None);
         }
-        event
+        // The stream ends with rmcp's: after the answer, when closed for
+        // polling, when the call was cancelled, or when the session ended.
+        let event = self.rmcp.poll_recv(cx);
+        let ended = match (&event, &self.call) {
+            (Poll::Ready(Some(event)), Some(call)) if is_answer(event) => {
+                call.answered.store(true, Ordering::Release);
+                None
+            }
+            // Neither answered, cancelled nor closed: the session ended
+            // (DELETE, or its idle timeout) with the call in flight, and rmcp
+            // drops its answer. The client is told, rather than get an empty
+            // 200. A shutdown's cut ends the stream the same way, but the
+            // guard's cut answers first (-32000, shutting down). `closed` is
+            // read first: a closed stream's call runs on, and what it sends
+            // still goes to the store, which `answered` would stop.
+            (Poll::Ready(None), Some(call))
+                if !call.closed.load(Ordering::Acquire) && !call.answered.swap(true, Ordering::AcqRel) =>
+            {
+                Some(session_ended(call.registered.1.1.clone()))
+            }
+            _ => None,
+        };
+        if let Poll::Ready(None) = event {
+            self.ended = true;
+        }
+        match ended {
+            Some(ended) => Poll::Ready(Some(ServerSseMessage::from_message(ended))),
+            None => event,
+        }
     }
 }
 
@@ -428,11 +508,51 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        self.open_stream(id, message, true).await
+        let request_id = match &message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        match (self.open_stream(id, message, true).await, request_id) {
+            // The session ended (DELETE, its idle timeout) after rmcp found it
+            // for this request: the request is answered as the calls that were
+            // in flight then are, rather than with rmcp's 500.
+            (
+                Err(
+                    LocalSessionManagerError::SessionNotFound(_)
+                    | LocalSessionManagerError::SessionError(
+                        SessionError::SessionServiceTerminated | SessionError::ChannelClosed(_),
+                    ),
+                ),
+                Some(request_id),
+            ) => {
+                let ended = ServerSseMessage::from_message(session_ended(request_id));
+                Ok(futures::stream::iter([ended]).right_stream())
+            }
+            (events, _) => events.map(StreamExt::left_stream),
+        }
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {
-        self.local.accept_message(id, message).await
+        let cancelled = match &message {
+            JsonRpcMessage::Notification(notification) => match &notification.notification {
+                ClientNotification::CancelledNotification(cancelled) => cancelled.params.request_id.clone(),
+                _ => None,
+            },
+            _ => None,
+        };
+        // Marked before rmcp sees the cancellation, which ends the call's
+        // stream: that end is then not taken for the session's.
+        let cancelled = cancelled
+            .and_then(|request_id| {
+                self.calls.lock().unwrap_or_else(PoisonError::into_inner).get(&(id.clone(), request_id)).cloned()
+            })
+            .and_then(|call| call.upgrade())
+            .filter(|call| !call.answered.swap(true, Ordering::AcqRel));
+        self.local.accept_message(id, message).await?;
+        if let Some(call) = cancelled {
+            call.end_cancelled().await;
+        }
+        Ok(())
     }
 
     async fn create_standalone_stream(
@@ -447,7 +567,12 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let replay = self.local.resume(id, last_event_id.clone()).await?;
+        // A replay ends at the end of a cancelled call, which it does not send.
+        let replay = self
+            .local
+            .resume(id, last_event_id.clone())
+            .await?
+            .take_while(|event| std::future::ready(!is_end_of_call(event)));
         let Some(shared) = self.shared.as_ref().map(|shared| Arc::clone(&shared.store)) else {
             return Ok(replay.left_stream());
         };

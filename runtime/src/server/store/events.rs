@@ -328,7 +328,7 @@ impl MemoryEventStore {
         let id = format!("{key}-{sequence}");
         let mut event = event.clone();
         event.event_id = Some(id.clone());
-        if is_answer(&event) {
+        if ends_call(&event) {
             stream.finished = true;
         }
         stream.events.push_back((sequence, now, cost, event));
@@ -549,6 +549,27 @@ pub(crate) fn is_answer(event: &ServerSseMessage) -> bool {
     matches!(event.message.as_deref(), Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_)))
 }
 
+/// The event stored on a call's stream when the call ends without an answer
+/// (the client cancelled it): no message and no retry hint, which neither a
+/// message nor a priming event is. A replay ends at it and never sends it:
+/// without it, a replay would follow a stream nothing is written to again.
+pub(crate) fn end_of_call() -> ServerSseMessage {
+    let mut event = ServerSseMessage::retry(Duration::ZERO);
+    event.retry = None;
+    event
+}
+
+/// Whether `event` is [`end_of_call`]'s.
+pub(crate) fn is_end_of_call(event: &ServerSseMessage) -> bool {
+    event.message.is_none() && event.retry.is_none()
+}
+
+/// The last event of a call's stream: its answer, or the end of a call that
+/// will have none.
+pub(crate) fn ends_call(event: &ServerSseMessage) -> bool {
+    is_answer(event) || is_end_of_call(event)
+}
+
 /// The events a replay task sends, as the stream rmcp serves.
 pub(crate) struct Replay(pub(crate) mpsc::Receiver<ServerSseMessage>);
 
@@ -585,6 +606,18 @@ mod tests {
         let event = tokio::time::timeout(Duration::from_secs(5), replay.next()).await.unwrap().unwrap();
         assert_eq!(event.event_id, Some(late.await.unwrap()));
         assert!(replay.next().await.is_none(), "the stream ends with its call's answer");
+    }
+
+    #[tokio::test]
+    async fn a_replay_ends_at_the_end_of_a_cancelled_call_without_sending_it() {
+        let store = Arc::new(MemoryEventStore::default());
+        let priming = store.store_event("s", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+        let mut replay = store.replay_events_after(&priming).await.unwrap();
+        store.store_event("s", &end_of_call()).await.unwrap();
+        let next = tokio::time::timeout(Duration::from_secs(5), replay.next()).await;
+        assert!(next.expect("the replay ends").is_none(), "nothing after the end, and not the end itself");
+        let again = store.replay_events_after(&priming).await.unwrap();
+        assert!(again.collect::<Vec<_>>().await.is_empty(), "a later replay ends at once");
     }
 
     #[tokio::test]

@@ -112,55 +112,42 @@ pub(crate) async fn serve(
 ) {
     let (clients, trusted) = clients;
     let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let admit = |(stream, peer): (TcpStream, std::net::SocketAddr)| {
+        admit(stream, peer, (&clients, &trusted), &permits, (&app, limits), (&stop, &cut));
+    };
     loop {
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = stop.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok(accepted) => accepted,
+        match accepted {
+            Ok(accepted) => admit(accepted),
             Err(err) => {
                 // Out of file descriptors and the like: wait a little and go on,
                 // rather than end the server.
                 tracing::warn!(%err, "accepting a connection failed");
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
             }
-        };
-        let (stream, peer) = stream;
-        let client_slot = if trusted.contains(peer.ip()) {
-            None
-        } else {
-            let Some(slot) = clients.take(peer.ip()) else {
-                tracing::warn!(
-                    client = %peer.ip(),
-                    max = clients.max,
-                    "refused a connection: the client holds as many as `max_connections_per_client` allows"
-                );
-                let _ = stream
-                    .try_write(busy_response("The server has too many connections from this address.").as_bytes());
-                continue;
-            };
-            Some(slot)
-        };
-        let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-            tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
-            // Best effort and without waiting: the client learns why instead of timing out.
-            let _ = stream.try_write(busy_response("The server has too many connections.").as_bytes());
-            continue;
-        };
-        if let Err(err) = stream.set_nodelay(true) {
-            tracing::debug!(%err, "could not set TCP_NODELAY");
         }
-        let app = app.clone();
-        let (stop, cut) = (stop.clone(), cut.clone());
-        tokio::spawn(async move {
-            serve_connection(stream, peer.ip(), app, limits, stop, cut).await;
-            drop((permit, client_slot));
-        });
     }
-    // A client connecting now is refused by the system, not left waiting.
-    drop(listener);
+    // The connections the system accepted before the shutdown began, whose
+    // clients may have sent their request whole: served like the others (a
+    // request read is refused with the 503 of shutdown), rather than reset
+    // with the listener. Read from the system's queue directly, without
+    // waiting: the reactor may not have seen them yet.
+    match listener.into_std() {
+        Ok(listener) => {
+            while let Ok((stream, peer)) = listener.accept() {
+                match stream.set_nonblocking(true).and_then(|()| TcpStream::from_std(stream)) {
+                    Ok(stream) => admit((stream, peer)),
+                    Err(err) => tracing::debug!(%err, "could not serve a connection accepted before the shutdown"),
+                }
+            }
+            // A client connecting now is refused by the system, not left waiting.
+            drop(listener);
+        }
+        Err(err) => tracing::debug!(%err, "could not read the connections queued at shutdown"),
+    }
     let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
     let finished = async {
         let _ = permits.acquire_many(all).await;
@@ -172,6 +159,54 @@ pub(crate) async fn serve(
     }
     let _ = tokio::time::timeout(CUT_LINGER, finished).await;
 }
+
+/// Serve one accepted connection, within the connection caps (a connection
+/// over them gets a 503 written without waiting, and is closed).
+fn admit(
+    stream: TcpStream,
+    peer: std::net::SocketAddr,
+    (clients, trusted): (&Arc<ClientSlots>, &Arc<TrustedProxies>),
+    permits: &Arc<Semaphore>,
+    (app, limits): (&axum::Router, ConnectionLimits),
+    (stop, cut): (&CancellationToken, &CancellationToken),
+) {
+    let client_slot = if trusted.contains(peer.ip()) {
+        None
+    } else {
+        let Some(slot) = clients.take(peer.ip()) else {
+            tracing::warn!(
+                client = %peer.ip(),
+                max = clients.max,
+                "refused a connection: the client holds as many as `max_connections_per_client` allows"
+            );
+            let _ =
+                stream.try_write(busy_response("The server has too many connections from this address.").as_bytes());
+            return;
+        };
+        Some(slot)
+    };
+    let Ok(permit) = Arc::clone(permits).try_acquire_owned() else {
+        tracing::warn!(max = limits.max_connections, "refused a connection: at the connection cap");
+        // Best effort and without waiting: the client learns why instead of timing out.
+        let _ = stream.try_write(busy_response("The server has too many connections.").as_bytes());
+        return;
+    };
+    if let Err(err) = stream.set_nodelay(true) {
+        tracing::debug!(%err, "could not set TCP_NODELAY");
+    }
+    let app = app.clone();
+    let (stop, cut) = (stop.clone(), cut.clone());
+    tokio::spawn(async move {
+        serve_connection(stream, peer.ip(), app, limits, stop, cut).await;
+        drop((permit, client_slot));
+    });
+}
+
+/// How long a connection without a request in progress is still read at
+/// shutdown, so a request already sent gets the 503 of shutdown: far more
+/// than reading a request that arrived takes, short enough not to hold the
+/// shutdown. A request that arrives later finds its connection closed unread.
+pub(crate) const SHUTDOWN_SWEEP: Duration = Duration::from_millis(50);
 
 /// How long connections may take to send their last answers once calls are cut.
 const CUT_LINGER: Duration = Duration::from_secs(2);
@@ -218,6 +253,16 @@ async fn serve_connection(
         }
         () = watch.expired(limits) => tracing::debug!("closed a slow or idle connection"),
         () = stop.cancelled() => {
+            // A request the client sent before the shutdown began may still
+            // be unread (in the socket, or on a connection just accepted):
+            // read within the sweep, it is refused with the 503 of shutdown,
+            // rather than the connection closing under it.
+            if watch.busy.load(Ordering::Acquire) == 0 {
+                tokio::select! {
+                    _ = connection.as_mut() => return,
+                    () = tokio::time::sleep(SHUTDOWN_SWEEP) => {}
+                }
+            }
             // Idle connections close; requests in progress finish, until the cut.
             connection.as_mut().graceful_shutdown();
             tokio::select! {

@@ -9,7 +9,7 @@ use std::time::Instant;
 use rmcp::transport::common::server_side_http::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::{EventId, EventStore, EventStoreError, EventStream};
 
-use crate::server::store::events::{Replay, UNSTORED_MARK, is_answer};
+use crate::server::store::events::{Replay, UNSTORED_MARK, ends_call};
 use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 
 use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
@@ -36,7 +36,7 @@ impl EventStore for RedisStore {
         pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
         // Wakes the replays following this stream, on any replica.
         pipe.cmd("PUBLISH").arg(self.key("wake", stream_id)).arg("").ignore();
-        if is_answer(event) {
+        if ends_call(event) {
             // The call is over: no replica is to take it over, and its request goes.
             let call = self.key("call", stream_id);
             pipe.cmd("HSET").arg(&call).arg("answered").arg(1).ignore();
@@ -67,7 +67,7 @@ impl EventStore for RedisStore {
         tokio::spawn(async move {
             // A stream replayed to its answer needs no following. Else subscribed
             // first, then read: an event stored meanwhile is read now, or wakes the wait.
-            let answered = stored.iter().any(|(_, event)| is_answer(event));
+            let answered = stored.iter().any(|(_, event)| ends_call(event));
             let mut wake = if answered { None } else { store.wake_on(&stream_id).await };
             let mut pending = stored;
             if wake.is_some() {
@@ -82,7 +82,7 @@ impl EventStore for RedisStore {
                 let mut answered = false;
                 for (entry, event) in pending.drain(..) {
                     last = entry;
-                    answered |= is_answer(&event);
+                    answered |= ends_call(&event);
                     if sender.send(event).await.is_err() {
                         return;
                     }
