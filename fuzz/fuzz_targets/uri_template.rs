@@ -24,12 +24,18 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
     // Any URI: matched or not, and the values matched expand to a URI that
     // gives the same values back. (Not the same URI: under `+` and `#` a
     // matched `%2B` comes back as `+`, which those operators write as is.)
-    if let Some(captures) = template.match_uri(&input.uri) {
+    //
+    // Matching gives up past its step budget (a documented limit, `Err`
+    // here): a property is checked only where the matcher answered, so that
+    // a legal but costly case does not count as a finding.
+    if let Ok(Some(captures)) = template.try_match_uri(&input.uri) {
         let values: Vec<(String, Value)> = captures.into_iter().collect();
         let again = template.expand(&values);
-        let recaptured: Vec<(String, Value)> =
-            template.match_uri(&again).expect("an expansion matches its template").into_iter().collect();
-        assert_eq!(recaptured, values, "{} on {again}", input.template);
+        if let Ok(recaptured) = template.try_match_uri(&again) {
+            let recaptured: Vec<(String, Value)> =
+                recaptured.expect("an expansion matches its template").into_iter().collect();
+            assert_eq!(recaptured, values, "{} on {again}", input.template);
+        }
     }
     // `+` and `#` may take the text of the expressions after them (rule 3):
     // the crate promises the round trip below for the other operators only.
@@ -79,7 +85,8 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
         })
         .collect();
     let uri = template.expand(&values);
-    let captures = template.match_uri(&uri).unwrap_or_else(|| panic!("{uri:?} does not match {}", input.template));
+    let Ok(captures) = template.try_match_uri(&uri) else { return };
+    let captures = captures.unwrap_or_else(|| panic!("{uri:?} does not match {}", input.template));
     let values: Vec<(String, Value)> = captures.into_iter().collect();
     assert_eq!(template.expand(&values), uri, "{}", input.template);
 });
