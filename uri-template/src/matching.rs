@@ -376,7 +376,10 @@ impl<'t> Matcher<'t, '_> {
     /// An expression that wrote nothing may hold one variable that is an
     /// empty string elsewhere, not two: `{c,d}` writes `,` for two of them.
     fn silent_expressions_hold(&self) -> bool {
-        self.captured.iter().filter(|capture| capture.empty_alike).all(|silent| self.defined_in_silent(silent.part) <= 1)
+        self.captured
+            .iter()
+            .filter(|capture| capture.empty_alike)
+            .all(|silent| self.defined_in_silent(silent.part) <= 1)
     }
 
     /// Whether the parts from `part` on may match from `pos`, by a cheap look:
