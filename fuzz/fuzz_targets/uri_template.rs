@@ -84,6 +84,14 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
             Some((name, value))
         })
         .collect();
+    // Rule 6: an exploded variable of an unnamed operator leaves one piece
+    // for each variable after it, so the text reads back only when those are
+    // defined: `{/list*,path:4}` with `path` undefined does not (found by this
+    // target from the RFC's seed).
+    let exploded = template.variables().any(|variable| variable.is_exploded());
+    if exploded && values.len() < unique.len() {
+        return;
+    }
     let uri = template.expand(&values);
     let Ok(captures) = template.try_match_uri(&uri) else { return };
     let captures = captures.unwrap_or_else(|| panic!("{uri:?} does not match {}", input.template));

@@ -53,6 +53,9 @@
 //!    all remaining pieces (a comma-separated list). An exploded variable whose
 //!    first piece holds `=` is an associative array (a later piece without `=`
 //!    continues the value before it, as `.` can under `{.keys*}`), otherwise a list.
+//!    So the variables after an exploded one read back only when defined:
+//!    `{/list*,path:4}` with `path` undefined reads the last item as `path`
+//!    (or does not match, where that item is longer than 4 characters).
 //! 7. A value of a variable without explode that holds unencoded commas is a list
 //!    (its items decoded one by one), except under `+` and `#`, where a comma
 //!    may be part of a string: there the value is one string.
