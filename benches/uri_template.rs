@@ -33,6 +33,29 @@ fn templates(c: &mut Criterion) {
         b.iter(|| many.iter().filter_map(|template| template.match_uri(black_box(uri))).next())
     });
     group.finish();
+
+    // The costly shapes (issue #35), ten samples each: the last one costs tens
+    // to hundreds of milliseconds an iteration.
+    let mut group = c.benchmark_group("uri_template_costly");
+    group.sample_size(10);
+    // One variable in six adjacent expressions, on the fuzzer's 141-byte URI:
+    // 1,488 s before agreement was checked as each value is read.
+    let repeated = UriTemplate::parse("{U}{+U}{U}{+U}{U}{#U}").unwrap();
+    let fuzzed = format!("{}{}{}#", "h".repeat(6), "V".repeat(95), "h".repeat(39));
+    assert_eq!(repeated.try_match_uri(&fuzzed), Ok(None));
+    group.bench_function("repeated_name_fuzzed", |b| b.iter(|| repeated.try_match_uri(black_box(&fuzzed))));
+    // A quadratic case at the `resources/read` limit: two expressions in a row
+    // on 8 KiB that the second cannot end.
+    let pair = UriTemplate::parse("{a}{b}").unwrap();
+    let long = format!("{}/", "x".repeat(8190));
+    assert_eq!(pair.try_match_uri(&long), Ok(None));
+    group.bench_function("quadratic_8k", |b| b.iter(|| pair.try_match_uri(black_box(&long))));
+    // A cubic search that runs into the step budget: the most matching costs.
+    let triple = UriTemplate::parse("{a}{b}{c}").unwrap();
+    let cubic = format!("{}/", "x".repeat(2000));
+    assert!(triple.try_match_uri(&cubic).is_err());
+    group.bench_function("budget_exhausted", |b| b.iter(|| triple.try_match_uri(black_box(&cubic))));
+    group.finish();
 }
 
 criterion_group!(benches, templates);

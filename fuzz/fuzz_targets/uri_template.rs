@@ -24,12 +24,27 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
     // Any URI: matched or not, and the values matched expand to a URI that
     // gives the same values back. (Not the same URI: under `+` and `#` a
     // matched `%2B` comes back as `+`, which those operators write as is.)
-    if let Some(captures) = template.match_uri(&input.uri) {
+    //
+    // Matching gives up past its step budget (a documented limit, `Err`
+    // here): a property is checked only where the matcher answered, so that
+    // a legal but costly case does not count as a finding.
+    if let Ok(Some(captures)) = template.try_match_uri(&input.uri) {
         let values: Vec<(String, Value)> = captures.into_iter().collect();
         let again = template.expand(&values);
-        let recaptured: Vec<(String, Value)> =
-            template.match_uri(&again).expect("an expansion matches its template").into_iter().collect();
-        assert_eq!(recaptured, values, "{} on {again}", input.template);
+        // Rule 9: a list named twice (`{/path*,path:1}`) is not split back in
+        // two, and does not match its own expansion (documented; found again
+        // by this target from the RFC's seeds).
+        let names: Vec<&str> = template.variables().map(|variable| variable.name()).collect();
+        let repeated = names.iter().enumerate().any(|(i, name)| names[..i].contains(name));
+        let composite = values.iter().any(|(_, value)| !matches!(value, Value::String(_)));
+        if repeated && composite {
+            return;
+        }
+        if let Ok(recaptured) = template.try_match_uri(&again) {
+            let recaptured: Vec<(String, Value)> =
+                recaptured.expect("an expansion matches its template").into_iter().collect();
+            assert_eq!(recaptured, values, "{} on {again}", input.template);
+        }
     }
     // `+` and `#` may take the text of the expressions after them (rule 3):
     // the crate promises the round trip below for the other operators only.
@@ -51,7 +66,10 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
     }
     // `+` and `#` pass a value's `%XX` through as written (RFC 6570 §3.2.3),
     // so it comes back decoded: no `%` in the values (found by this target).
-    let filled = |text: &String| !text.is_empty() && !text.contains('%');
+    // `.` writes a value's `.` as is (unreserved), and splits at it: no `.` in
+    // the values of a template with `{.var}` (found by this target).
+    let label = template.variables().any(|variable| variable.operator() == Operator::Label);
+    let filled = |text: &String| !text.is_empty() && !text.contains('%') && !(label && text.contains('.'));
     // A prefix `{var:n}` takes a string only (RFC 6570 §2.4.1).
     let prefixed = |name: &str| {
         template
@@ -78,8 +96,21 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
             Some((name, value))
         })
         .collect();
+    // Rule 6: unnamed operators fill variables from the left, and an exploded
+    // one leaves a piece for each variable after it, so an undefined variable
+    // beside others reads back only under a named operator: `{/list*,path:4}`
+    // and `{/v:2,x}` with one of them undefined do not (found by this target
+    // from the RFC's seeds).
+    let unnamed_undefined = template.variables().any(|variable| {
+        matches!(variable.operator(), Operator::Simple | Operator::Label | Operator::Path)
+            && !values.iter().any(|(name, _)| name == variable.name())
+    });
+    if unnamed_undefined && template.variables().count() > 1 {
+        return;
+    }
     let uri = template.expand(&values);
-    let captures = template.match_uri(&uri).unwrap_or_else(|| panic!("{uri:?} does not match {}", input.template));
+    let Ok(captures) = template.try_match_uri(&uri) else { return };
+    let captures = captures.unwrap_or_else(|| panic!("{uri:?} does not match {}", input.template));
     let values: Vec<(String, Value)> = captures.into_iter().collect();
     assert_eq!(template.expand(&values), uri, "{}", input.template);
 });

@@ -53,6 +53,9 @@
 //!    all remaining pieces (a comma-separated list). An exploded variable whose
 //!    first piece holds `=` is an associative array (a later piece without `=`
 //!    continues the value before it, as `.` can under `{.keys*}`), otherwise a list.
+//!    So the variables after an exploded one read back only when defined:
+//!    `{/list*,path:4}` with `path` undefined reads the last item as `path`
+//!    (or does not match, where that item is longer than 4 characters).
 //! 7. A value of a variable without explode that holds unencoded commas is a list
 //!    (its items decoded one by one), except under `+` and `#`, where a comma
 //!    may be part of a string: there the value is one string.
@@ -81,6 +84,16 @@
 //! expressions in a row can still cost the square of its length: a server that
 //! matches untrusted URIs bounds their length first, as `mcp-contract`'s
 //! `resources/read` does (8 KiB).
+//!
+//! A variable named in several expressions is checked against its earlier
+//! values as each expression is read, and the matcher remembers the states
+//! that fail together with the values the rest of the template must agree
+//! with; so `{U}{+U}{U}{#U}…` costs a power of the URI's length, not an
+//! exponential. Whatever the template, matching stops after
+//! [`MATCH_STEP_BUDGET`] steps (a span read costs one plus its length) and then
+//! reports no match: [`UriTemplate::try_match_uri`] tells that apart from a URI
+//! no values fit. Three expressions in a row on a long URI none can end, a
+//! cubic search, is the kind of case that reaches it.
 
 #![warn(missing_docs)]
 
@@ -92,7 +105,7 @@ mod parse;
 use std::fmt;
 
 pub use expand::Variables;
-pub use matching::Captures;
+pub use matching::{Captures, MATCH_STEP_BUDGET, MatchBudgetExceeded};
 pub use parse::{ParseError, ParseErrorKind};
 
 /// A parsed URI template.

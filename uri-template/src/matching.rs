@@ -2,6 +2,8 @@
 //! the ambiguity rules described in the crate documentation.
 
 use std::collections::HashSet;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use crate::encoding::{decode_value, is_value_byte};
 use crate::{Behaviour, Expression, Modifier, Part, UriTemplate, Value, Variable};
@@ -59,9 +61,35 @@ struct Capture<'t> {
     part: usize,
 }
 
+/// How much reading [`UriTemplate::match_uri`] may do for one URI: spans read,
+/// each costing one plus its length in bytes. Checking repeated names as each
+/// value is read keeps matching polynomial, but some templates (three
+/// expressions in a row, a literal the URI repeats) still cost the square or the
+/// cube of the URI's length; past this budget matching gives up and reports no
+/// match. A URI of 8 KiB against a template whose cost is quadratic stays well
+/// within it (about 2^25 steps); a few hundred milliseconds of work exceed it.
+pub const MATCH_STEP_BUDGET: u64 = 1 << 27;
+
+/// [`UriTemplate::try_match_uri`] gave up: telling whether any values expand the
+/// template to the URI would have taken more than [`MATCH_STEP_BUDGET`] steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchBudgetExceeded;
+
+impl fmt::Display for MatchBudgetExceeded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "matching the URI against the template took more than {MATCH_STEP_BUDGET} steps")
+    }
+}
+
+impl std::error::Error for MatchBudgetExceeded {}
+
 impl UriTemplate {
     /// The variables that expand this template to `uri`, or `None` when no
     /// values do (see the crate documentation for how ambiguity is resolved).
+    ///
+    /// Also `None` when matching would take more than [`MATCH_STEP_BUDGET`]
+    /// steps, so that no URI makes matching hang; [`UriTemplate::try_match_uri`]
+    /// tells the two apart.
     ///
     /// ```
     /// use mcp_contract_uri_template::{UriTemplate, Value};
@@ -71,16 +99,38 @@ impl UriTemplate {
     /// assert!(template.match_uri("file:///notes/a.md").is_none());
     /// ```
     pub fn match_uri(&self, uri: &str) -> Option<Captures> {
+        self.try_match_uri(uri).ok().flatten()
+    }
+
+    /// [`UriTemplate::match_uri`], with `Err` where it gave up after
+    /// [`MATCH_STEP_BUDGET`] steps rather than found that no values match.
+    ///
+    /// ```
+    /// use mcp_contract_uri_template::UriTemplate;
+    /// let template = UriTemplate::parse("{U}{+U}{U}{#U}").unwrap();
+    /// assert!(template.try_match_uri("abab").unwrap().is_none());
+    /// ```
+    pub fn try_match_uri(&self, uri: &str) -> Result<Option<Captures>, MatchBudgetExceeded> {
+        self.match_within(uri, MATCH_STEP_BUDGET)
+    }
+
+    fn match_within(&self, uri: &str, budget: u64) -> Result<Option<Captures>, MatchBudgetExceeded> {
         let mut matcher = Matcher {
             parts: &self.parts,
             uri: uri.as_bytes(),
             captured: Vec::new(),
-            // Whether a state fails does not depend on how it was reached, unless
-            // a repeated variable must agree with an earlier capture.
-            failed: (!self.repeated_names).then(HashSet::new),
+            failed: HashSet::new(),
+            repeated: self.repeated_names.then(|| Repeated::new(&self.parts)),
+            steps: 0,
+            budget,
+            exhausted: false,
         };
-        if !matcher.match_from(0, 0) {
-            return None;
+        let matched = matcher.match_from(0, 0);
+        if matcher.exhausted {
+            return Err(MatchBudgetExceeded);
+        }
+        if !matched {
+            return Ok(None);
         }
         let mut values: Vec<(String, Value)> = Vec::with_capacity(matcher.captured.len());
         for capture in matcher.captured {
@@ -97,7 +147,74 @@ impl UriTemplate {
                 None => values.push((capture.name.to_owned(), capture.value)),
             }
         }
-        Some(Captures { values })
+        Ok(Some(Captures { values }))
+    }
+}
+
+/// For a template that names a variable more than once: where each name is used
+/// last, which is what decides whether a capture still matters to the parts left.
+struct Repeated<'t> {
+    last_part: Vec<(&'t str, usize)>,
+}
+
+impl<'t> Repeated<'t> {
+    fn new(parts: &'t [Part]) -> Self {
+        let mut last_part: Vec<(&'t str, usize)> = Vec::new();
+        for (index, part) in parts.iter().enumerate() {
+            let Part::Expression(expression) = part else { continue };
+            for variable in &expression.variables {
+                match last_part.iter_mut().find(|(name, _)| *name == variable.name) {
+                    Some((_, last)) => *last = index,
+                    None => last_part.push((&variable.name, index)),
+                }
+            }
+        }
+        Self { last_part }
+    }
+
+    /// Whether `name` is used in part `part` or after it.
+    fn used_from(&self, name: &str, part: usize) -> bool {
+        self.last_part.iter().any(|(used, last)| *used == name && *last >= part)
+    }
+}
+
+/// What the captures made so far tell the parts from some part on: the
+/// captures of the names still to come (deduplicated), and, for each expression
+/// that wrote nothing under an operator without a prefix, how many of its
+/// variables are defined elsewhere so far (rule 9's "one such empty string").
+/// Whether the rest of the template matches from a position depends on nothing
+/// else, so a failure remembered under this key is sound.
+#[derive(PartialEq, Eq)]
+struct State {
+    part: usize,
+    pos: usize,
+    held: Vec<Held>,
+    silent: Vec<(usize, usize)>,
+}
+
+#[derive(PartialEq, Eq)]
+struct Held {
+    name: String,
+    value: Value,
+    prefix: bool,
+    empty_alike: bool,
+}
+
+impl Hash for State {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.part.hash(state);
+        self.pos.hash(state);
+        self.silent.hash(state);
+        for held in &self.held {
+            held.name.hash(state);
+            held.prefix.hash(state);
+            held.empty_alike.hash(state);
+            match &held.value {
+                Value::String(text) => (0u8, text).hash(state),
+                Value::List(items) => (1u8, items).hash(state),
+                Value::Map(pairs) => (2u8, pairs).hash(state),
+            }
+        }
     }
 }
 
@@ -105,8 +222,15 @@ struct Matcher<'t, 'u> {
     parts: &'t [Part],
     uri: &'u [u8],
     captured: Vec<Capture<'t>>,
-    /// States `(part, position)` known to fail, when that knowledge is sound.
-    failed: Option<HashSet<(usize, usize)>>,
+    /// States known to fail.
+    failed: HashSet<State>,
+    /// `Some` when a name repeats: agreement is then checked as each value is
+    /// read, and remembered failures carry what the parts left must agree with.
+    repeated: Option<Repeated<'t>>,
+    steps: u64,
+    budget: u64,
+    /// The step budget ran out: every state fails from then on.
+    exhausted: bool,
 }
 
 impl<'t> Matcher<'t, '_> {
@@ -114,7 +238,7 @@ impl<'t> Matcher<'t, '_> {
         let Some(current) = self.parts.get(part) else {
             return pos == self.uri.len() && self.repeated_variables_agree();
         };
-        if self.failed.as_ref().is_some_and(|failed| failed.contains(&(part, pos))) {
+        if self.exhausted {
             return false;
         }
         match current {
@@ -123,19 +247,53 @@ impl<'t> Matcher<'t, '_> {
                 self.uri[pos..].starts_with(text.as_bytes()) && self.match_from(part + 1, pos + text.len())
             }
             Part::Expression(expression) => {
+                let state = self.state(part, pos);
+                if self.failed.contains(&state) {
+                    return false;
+                }
                 let matched = self.match_expression(expression, part, pos);
-                if !matched && let Some(failed) = &mut self.failed {
-                    failed.insert((part, pos));
+                if !matched && !self.exhausted {
+                    self.failed.insert(state);
                 }
                 matched
             }
         }
     }
 
+    /// The key under which the failure of `(part, pos)` is remembered: the
+    /// position alone when no name repeats.
+    fn state(&self, part: usize, pos: usize) -> State {
+        let mut state = State { part, pos, held: Vec::new(), silent: Vec::new() };
+        let Some(repeated) = &self.repeated else { return state };
+        for capture in &self.captured {
+            if !repeated.used_from(capture.name, part) {
+                continue;
+            }
+            let held = Held {
+                name: capture.name.to_owned(),
+                value: capture.value.clone(),
+                prefix: capture.prefix,
+                empty_alike: capture.empty_alike,
+            };
+            if !state.held.contains(&held) {
+                state.held.push(held);
+            }
+        }
+        state.held.sort_by(|a, b| (&a.name, a.prefix, a.empty_alike).cmp(&(&b.name, b.prefix, b.empty_alike)));
+        for capture in self.captured.iter().filter(|capture| capture.empty_alike) {
+            if !state.silent.iter().any(|(part, _)| *part == capture.part) {
+                state.silent.push((capture.part, self.defined_in_silent(capture.part)));
+            }
+        }
+        state
+    }
+
     /// Try every end of `expression`'s text, longest first (rule 3).
     fn match_expression(&mut self, expression: &'t Expression, part: usize, pos: usize) -> bool {
         let behaviour = expression.operator.behaviour();
         let run = self.uri[pos..].iter().take_while(|&&byte| admissible(byte, &behaviour)).count();
+        let lengths = self.body_lengths(expression, &behaviour);
+        let first = usize::from(behaviour.first.is_some());
         for end in (pos..=pos + run).rev() {
             // Reading a span costs its length: only spans after which the rest
             // of the template can start are read, or a long URI that fits no
@@ -143,18 +301,85 @@ impl<'t> Matcher<'t, '_> {
             if !self.can_continue(part + 1, end) {
                 continue;
             }
+            // A variable already read can only be read again from a text of
+            // about its length: skip the others unread.
+            if end > pos
+                && let Some((shortest, longest)) = lengths
+                && !(shortest..=longest).contains(&(end - pos).saturating_sub(first))
+            {
+                continue;
+            }
+            self.steps += 1 + (end - pos) as u64;
+            if self.steps > self.budget {
+                self.exhausted = true;
+                return false;
+            }
             let mark = self.captured.len();
             if capture(expression, &behaviour, &self.uri[pos..end], &mut self.captured) {
                 for capture in &mut self.captured[mark..] {
                     capture.part = part;
                 }
-                if self.match_from(part + 1, end) {
+                if self.consistent(mark) && self.match_from(part + 1, end) {
                     return true;
                 }
             }
             self.captured.truncate(mark);
+            if self.exhausted {
+                return false;
+            }
         }
         false
+    }
+
+    /// For an expression of one plain variable already read as a whole string:
+    /// the lengths in bytes the text after the operator's prefix can have. A
+    /// value's byte is written as itself or as `%XX`; a prefix `{var:n}` writes
+    /// the beginning of the value only. `None` when anything may do.
+    fn body_lengths(&self, expression: &Expression, behaviour: &Behaviour) -> Option<(usize, usize)> {
+        self.repeated.as_ref()?;
+        let [variable] = &expression.variables[..] else { return None };
+        if behaviour.named || variable.is_exploded() {
+            return None;
+        }
+        let known = self.captured.iter().find_map(|capture| match &capture.value {
+            Value::String(text) if capture.name == variable.name && !capture.prefix => Some(text.len()),
+            _ => None,
+        })?;
+        let shortest = if matches!(variable.modifier, Modifier::Prefix(_)) { 0 } else { known };
+        Some((shortest, known.saturating_mul(3)))
+    }
+
+    /// Whether the captures from `mark` on agree with every capture before them
+    /// (rule 9), checked as they are made: the search then never goes on from a
+    /// value that cannot stand, and a failed state depends only on [`State`].
+    fn consistent(&self, mark: usize) -> bool {
+        if self.repeated.is_none() {
+            return true;
+        }
+        let pairwise = (mark..self.captured.len()).all(|i| {
+            let later = &self.captured[i];
+            self.captured[..i].iter().filter(|earlier| earlier.name == later.name).all(|earlier| agree(earlier, later))
+        });
+        pairwise && self.silent_expressions_hold()
+    }
+
+    /// How many variables of the expression of part `part`, which wrote nothing,
+    /// are defined elsewhere.
+    fn defined_in_silent(&self, part: usize) -> usize {
+        self.captured
+            .iter()
+            .filter(|other| other.part == part && other.empty_alike)
+            .filter(|other| self.captured.iter().any(|c| c.name == other.name && c.value.is_defined()))
+            .count()
+    }
+
+    /// An expression that wrote nothing may hold one variable that is an
+    /// empty string elsewhere, not two: `{c,d}` writes `,` for two of them.
+    fn silent_expressions_hold(&self) -> bool {
+        self.captured
+            .iter()
+            .filter(|capture| capture.empty_alike)
+            .all(|silent| self.defined_in_silent(silent.part) <= 1)
     }
 
     /// Whether the parts from `part` on may match from `pos`, by a cheap look:
@@ -172,18 +397,7 @@ impl<'t> Matcher<'t, '_> {
         let pairwise = self.captured.iter().enumerate().all(|(i, later)| {
             self.captured[..i].iter().filter(|earlier| earlier.name == later.name).all(|earlier| agree(earlier, later))
         });
-        // An expression that wrote nothing may hold one variable that is an
-        // empty string elsewhere, not two: `{c,d}` writes `,` for two of them.
-        pairwise
-            && self.captured.iter().filter(|capture| capture.empty_alike).all(|silent| {
-                let empties = self
-                    .captured
-                    .iter()
-                    .filter(|other| other.part == silent.part && other.empty_alike)
-                    .filter(|other| self.captured.iter().any(|c| c.name == other.name && c.value.is_defined()))
-                    .count();
-                empties <= 1
-            })
+        pairwise && self.silent_expressions_hold()
     }
 }
 
@@ -420,4 +634,22 @@ fn push_exploded<'t>(
     };
     out.push(Capture { name: &variable.name, value, prefix: false, empty_alike: false, part: 0 });
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three expressions in a row on a URI none can end cost the cube of its
+    /// length: matching stops at the budget (a small one here, so that the
+    /// test stays fast unoptimised) and says it gave up.
+    #[test]
+    fn a_cubic_search_stops_at_the_budget() {
+        let template = UriTemplate::parse("{a}{b}{c}").unwrap();
+        let uri = format!("{}/", "x".repeat(2000));
+        assert_eq!(template.match_within(&uri, 1 << 20), Err(MatchBudgetExceeded));
+        // The same budget finds what fits, and refuses what cannot fit cheaply.
+        assert!(template.match_within(&"x".repeat(2000), 1 << 20).unwrap().is_some());
+        assert_eq!(template.match_within(&"x/".repeat(1000), 1 << 20), Ok(None));
+    }
 }
