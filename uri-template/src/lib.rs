@@ -61,9 +61,10 @@
 //!    may be part of a string: there the value is one string.
 //! 8. Values are percent-decoded and must be UTF-8; a malformed `%` means no match.
 //! 9. A variable named twice must get the same value both times (a prefix
-//!    `{var:n}` occurrence only has to be a prefix of the other). A variable
-//!    an expression's text leaves out (`b` in `{c,d,b}` on `,`) is undefined
-//!    there; an undefined occurrence agrees with an empty string only where
+//!    `{var:n}` occurrence must be the first `n` characters of the other, and
+//!    the value kept is the longest). An occurrence an expression's text leaves
+//!    out (`b` in `{c,d,b}` on `,`, the second `b` in `{dc,b,b}` on `,`) is
+//!    undefined there; an undefined occurrence agrees with an empty string only where
 //!    the whole expression wrote nothing under an operator without a prefix
 //!    (simple or `+`), and with one such empty string, not two (`{c,d}` writes
 //!    `,` for two). Rule 6 fills variables from the left, so a list named

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-use crate::encoding::{decode_value, is_value_byte};
+use crate::encoding::{decode_value, is_value_byte, prefix};
 use crate::{Behaviour, Expression, Modifier, Part, UriTemplate, Value, Variable};
 
 /// The variables a URI gave a template, in template order, percent-decoded.
@@ -47,11 +47,12 @@ impl IntoIterator for Captures {
 }
 
 /// One variable's value as one expression gave it; `prefix` when it came from
-/// a `{var:n}` occurrence, which may hold only the beginning of the value.
+/// a `{var:n}` occurrence as a string, which may hold only the beginning of the
+/// value.
 struct Capture<'t> {
     name: &'t str,
     value: Value,
-    prefix: bool,
+    prefix: Option<Prefix>,
     /// For an undefined occurrence: whether an empty string would have written
     /// the same text, which holds only where the whole expression wrote nothing
     /// under an operator without a prefix (rule 4). Elsewhere an empty string
@@ -59,6 +60,14 @@ struct Capture<'t> {
     empty_alike: bool,
     /// The template part whose text gave this capture.
     part: usize,
+}
+
+/// The `n` of a `{var:n}` occurrence, and whether its operator counts a `%XX`
+/// as one character (`+` and `#`), as expansion does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Prefix {
+    max: usize,
+    allow_reserved: bool,
 }
 
 /// How much reading [`UriTemplate::match_uri`] may do for one URI: spans read,
@@ -133,18 +142,29 @@ impl UriTemplate {
             return Ok(None);
         }
         let mut values: Vec<(String, Value)> = Vec::with_capacity(matcher.captured.len());
+        let mut longest: Vec<Option<Prefix>> = Vec::with_capacity(matcher.captured.len());
         for capture in matcher.captured {
             if !capture.value.is_defined() {
                 continue;
             }
-            match values.iter_mut().find(|(name, _)| name == capture.name) {
-                // Agreement was checked; keep the whole value over a prefix of it.
-                Some((_, value)) => {
-                    if !capture.prefix {
-                        *value = capture.value;
+            match values.iter().position(|(name, _)| name == capture.name) {
+                // Agreement was checked; keep the whole value over a prefix of
+                // it, and a longer prefix over a shorter one.
+                Some(at) => {
+                    let longer = match (longest[at], capture.prefix) {
+                        (None, _) => false,
+                        (Some(_), None) => true,
+                        (Some(kept), Some(new)) => new.max > kept.max,
+                    };
+                    if longer {
+                        values[at].1 = capture.value;
+                        longest[at] = capture.prefix;
                     }
                 }
-                None => values.push((capture.name.to_owned(), capture.value)),
+                None => {
+                    values.push((capture.name.to_owned(), capture.value));
+                    longest.push(capture.prefix);
+                }
             }
         }
         Ok(Some(Captures { values }))
@@ -196,7 +216,7 @@ struct State {
 struct Held {
     name: String,
     value: Value,
-    prefix: bool,
+    prefix: Option<Prefix>,
     empty_alike: bool,
 }
 
@@ -342,7 +362,7 @@ impl<'t> Matcher<'t, '_> {
             return None;
         }
         let known = self.captured.iter().find_map(|capture| match &capture.value {
-            Value::String(text) if capture.name == variable.name && !capture.prefix => Some(text.len()),
+            Value::String(text) if capture.name == variable.name && capture.prefix.is_none() => Some(text.len()),
             _ => None,
         })?;
         let shortest = if matches!(variable.modifier, Modifier::Prefix(_)) { 0 } else { known };
@@ -409,8 +429,18 @@ fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
         (false, true) => a.empty_alike && empty(b),
         (true, false) => b.empty_alike && empty(a),
         (true, true) => match (&a.value, &b.value) {
+            // A prefix occurrence holds exactly the first `n` characters of
+            // the value: `{x:1,x}` on `,x` is not `x = "x"`, which writes `x,x`
+            // (found by a table test of repeated names). Two prefixes agree
+            // when the shorter is the beginning of the longer, cut at its `n`.
             (Value::String(x), Value::String(y)) => {
-                x == y || a.prefix && y.starts_with(x.as_str()) || b.prefix && x.starts_with(y.as_str())
+                let shorter = match (a.prefix, b.prefix) {
+                    (None, None) => return x == y,
+                    (Some(limit), None) | (None, Some(limit)) => limit,
+                    (Some(p), Some(q)) => p.min(q),
+                };
+                let cut = |text: &'_ str| prefix(text, shorter.max, shorter.allow_reserved).to_owned();
+                cut(x) == cut(y)
             }
             (x, y) => x == y,
         },
@@ -453,18 +483,25 @@ fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], o
     // The variables the text left out are undefined here, and a variable named
     // again must be undefined there too: `{c,d,b}` on `,` gives `b` nothing, and
     // `b = ""` would have written `,,` (found by the fuzz target `uri_template`).
-    let missing: Vec<&'t Variable> = expression
-        .variables
-        .iter()
-        .filter(|variable| !out[mark..].iter().any(|capture| capture.name == variable.name))
-        .collect();
+    // Counted by occurrence, not by name: in `{dc,b,b}` on `,` the text gives the
+    // first `b` an empty string and leaves out the second, which `b = ""` would
+    // have written as one more `,` (found again by the same target).
+    let mut missing: Vec<&'t Variable> = Vec::new();
+    for (index, variable) in expression.variables.iter().enumerate() {
+        let named = |other: &&Variable| other.name == variable.name;
+        let occurrence = expression.variables[..index].iter().filter(named).count();
+        let read = out[mark..].iter().filter(|capture| capture.name == variable.name).count();
+        if occurrence >= read {
+            missing.push(variable);
+        }
+    }
     out.extend(missing.into_iter().map(|variable| undefined(variable, false)));
     captured
 }
 
 /// An occurrence of `variable` that the text leaves undefined.
 fn undefined(variable: &Variable, empty_alike: bool) -> Capture<'_> {
-    Capture { name: &variable.name, value: Value::List(Vec::new()), prefix: false, empty_alike, part: 0 }
+    Capture { name: &variable.name, value: Value::List(Vec::new()), prefix: None, empty_alike, part: 0 }
 }
 
 /// Rule 6: operators without names (simple, `+`, `#`, `.`, `/`).
@@ -501,7 +538,7 @@ fn capture_unnamed<'t>(
             out.push(Capture {
                 name: &variable.name,
                 value: Value::List(items),
-                prefix: false,
+                prefix: None,
                 empty_alike: false,
                 part: 0,
             });
@@ -569,7 +606,7 @@ fn flush<'t>(exploding: Option<(&'t Variable, Vec<(String, String)>)>, out: &mut
     } else {
         Value::Map(pairs)
     };
-    out.push(Capture { name: &variable.name, value, prefix: false, empty_alike: false, part: 0 });
+    out.push(Capture { name: &variable.name, value, prefix: None, empty_alike: false, part: 0 });
 }
 
 /// A variable without explode (rule 7), or any single variable under `+`/`#`.
@@ -588,13 +625,11 @@ fn push_plain<'t>(variable: &'t Variable, raw: &[u8], allow_reserved: bool, out:
         }
         Value::String(text)
     };
-    out.push(Capture {
-        name: &variable.name,
-        value,
-        prefix: matches!(variable.modifier, Modifier::Prefix(_)),
-        empty_alike: false,
-        part: 0,
-    });
+    let prefix = match (&value, variable.modifier) {
+        (Value::String(_), Modifier::Prefix(max)) => Some(Prefix { max: usize::from(max), allow_reserved }),
+        _ => None,
+    };
+    out.push(Capture { name: &variable.name, value, prefix, empty_alike: false, part: 0 });
     true
 }
 
@@ -632,7 +667,7 @@ fn push_exploded<'t>(
         let Some(items) = items else { return false };
         Value::List(items)
     };
-    out.push(Capture { name: &variable.name, value, prefix: false, empty_alike: false, part: 0 });
+    out.push(Capture { name: &variable.name, value, prefix: None, empty_alike: false, part: 0 });
     true
 }
 
