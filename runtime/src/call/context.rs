@@ -127,6 +127,7 @@ pub struct Context {
     /// What a test context records of the call ([`Context::for_unit_test`]).
     captured: Option<Captured>,
     /// The request's trace context and protocol revision, for the call's span.
+    #[cfg(feature = "rmcp")]
     trace: Option<Arc<super::CallTrace>>,
 }
 
@@ -152,6 +153,7 @@ impl Context {
             round: None,
             input_key: None,
             captured: None,
+            #[cfg(feature = "rmcp")]
             trace: None,
         }
     }
@@ -191,12 +193,14 @@ impl Context {
     }
 
     /// The request's trace context and protocol revision, as the server sets them.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn with_trace(mut self, trace: Arc<super::CallTrace>) -> Self {
         self.trace = Some(trace);
         self
     }
 
     /// The request's trace context and protocol revision: `None` outside a server.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn trace(&self) -> Option<&Arc<super::CallTrace>> {
         self.trace.as_ref()
     }

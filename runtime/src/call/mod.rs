@@ -11,6 +11,7 @@ mod elicit;
 mod enrichment;
 mod round;
 mod state;
+#[cfg(feature = "rmcp")]
 mod trace;
 
 use std::future::Future;
@@ -30,6 +31,7 @@ pub(crate) use self::state::StateMap;
 pub use self::state::{SharedState, State, StateType};
 #[cfg(feature = "otel")]
 pub(crate) use self::trace::TRACE_CONTEXT_KEYS;
+#[cfg(feature = "rmcp")]
 pub(crate) use self::trace::{CallTrace, Failure};
 
 /// A boxed future, as the object-safe traits ([`DynTool`](crate::define::DynTool),

@@ -13,6 +13,9 @@ mod kind;
 mod landing;
 mod mismatch;
 mod prompt;
+// Argument repair runs where calls are served (the feature `rmcp`); without
+// it only `InputAlias`, which definitions name, is used.
+#[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
 pub(crate) mod repair;
 mod resource;
 mod skills;
@@ -31,6 +34,7 @@ pub use self::prompt::{
     DynPrompt, Prompt, PromptArgument, PromptContent, PromptDefinition, PromptMessage, Role, prompt_arguments,
 };
 pub use self::repair::InputAlias;
+#[cfg(feature = "rmcp")]
 pub(crate) use self::repair::{Repair, aliases_beside_fields, repair, with_rewrites};
 pub use self::resource::{DynResource, ReadResourceResult, Resource, ResourceContent, ResourceDefinition, TextOrBlob};
 pub use self::skills::EmbeddedSkills;

@@ -411,6 +411,7 @@ impl McpError {
 
     /// [`with_contract_entry`](Self::with_contract_entry) with the entry of
     /// `contract` that names this error's reason; the error as it is without one.
+    #[cfg(feature = "rmcp")]
     pub(crate) fn with_contract(self, contract: &[ErrorContract]) -> Self {
         match self.reason().and_then(|reason| contract.iter().find(|entry| entry.reason == reason)) {
             Some(entry) => self.with_contract_entry(entry),
@@ -420,6 +421,7 @@ impl McpError {
 
     /// The id of the request this error answers, as `data.requestId`; the
     /// caller's own `requestId`, if any, gives way (the reference's since 0.13.10).
+    #[cfg(feature = "rmcp")]
     pub(crate) fn with_request_id(self, id: &str) -> Self {
         self.with_data_field("requestId", id)
     }

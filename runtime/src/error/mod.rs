@@ -16,6 +16,8 @@ mod mcp_error;
 #[cfg(feature = "pacer")]
 pub mod pacer;
 pub mod render;
+// Request ids are given where requests are served.
+#[cfg(feature = "rmcp")]
 mod request_id;
 pub mod retry;
 pub mod sanitize;
@@ -27,6 +29,7 @@ pub use self::contract::{ContractDeclared, ErrorContract, ErrorSeverity, NoContr
 pub use self::mcp_error::{Cause, JsonObject, McpError};
 #[cfg(feature = "pacer")]
 pub use self::pacer::{Pacer, PacerOptions, PacerStats, ShedKind};
+#[cfg(feature = "rmcp")]
 pub(crate) use self::request_id::new_request_id;
 pub use self::retry::{RETRY_DEADLINE_EXCEEDED, RetryPolicy, with_retry};
 pub use self::try_catch::{TryCatch, try_catch, try_catch_sync};
