@@ -149,7 +149,8 @@ impl SessionStreams {
                 closable,
                 closed: AtomicBool::new(false),
                 answered: AtomicBool::new(false),
-                registered: (Arc::downgrade(&self.calls), key.clone()),
+                calls: Arc::downgrade(&self.calls),
+                key: key.clone(),
             });
             self.calls.lock().unwrap_or_else(PoisonError::into_inner).insert(key, Arc::downgrade(&stream));
             if let Some(after) = self.close_after.filter(|_| closable) {
@@ -341,14 +342,29 @@ struct CallStream {
     /// what the call sends after it (a task's logs) belongs to no stream of
     /// its own any more.
     answered: AtomicBool,
-    /// Where the stream is found by its session and request id, for a cancellation.
-    registered: (Weak<Calls>, (SessionId, RequestId)),
+    /// Where the stream is found, for a cancellation: the server's calls,
+    /// under its session and request id.
+    calls: Weak<Calls>,
+    key: (SessionId, RequestId),
+}
+
+impl CallStream {
+    /// End this call's stream in the event store: its client cancelled it, so
+    /// it will have no answer (rmcp drops it), and a replay that follows the
+    /// stream until its answer would wait for ever. A replay ends at the mark.
+    async fn end_cancelled(&self) {
+        if let Some((store, stream_id)) = &self.stored
+            && let Err(err) = store.store_event(stream_id, &end_of_call()).await
+        {
+            tracing::debug!(%err, "could not store the end of a cancelled call's stream");
+        }
+    }
 }
 
 impl Drop for CallStream {
     fn drop(&mut self) {
-        let (calls, key) = &self.registered;
-        let Some(calls) = calls.upgrade() else { return };
+        let Some(calls) = self.calls.upgrade() else { return };
+        let key = &self.key;
         let mut calls = calls.lock().unwrap_or_else(PoisonError::into_inner);
         // Only its own entry: a later call may reuse the request id.
         if calls.get(key).is_some_and(|stream| std::ptr::eq(stream.as_ptr(), self)) {
@@ -382,22 +398,7 @@ impl ResponseStream {
         }
         true
     }
-}
 
-impl CallStream {
-    /// End this call's stream in the event store: its client cancelled it, so
-    /// it will have no answer (rmcp drops it), and a replay that follows the
-    /// stream until its answer would wait for ever. A replay ends at the mark.
-    async fn end_cancelled(&self) {
-        if let Some((store, stream_id)) = &self.stored
-            && let Err(err) = store.store_event(stream_id, &end_of_call()).await
-        {
-            tracing::debug!(%err, "could not store the end of a cancelled call's stream");
-        }
-    }
-}
-
-impl ResponseStream {
     /// Close this call's stream after a priming event with the retry hint;
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
@@ -465,7 +466,7 @@ impl Stream for CallEvents {
             (Poll::Ready(None), Some(call))
                 if !call.closed.load(Ordering::Acquire) && !call.answered.swap(true, Ordering::AcqRel) =>
             {
-                Some(session_ended(call.registered.1.1.clone()))
+                Some(session_ended(call.key.1.clone()))
             }
             _ => None,
         };
