@@ -770,6 +770,14 @@ async fn elicitor(soak: Arc<Soak>) {
                                         "result": {"action": "accept", "content": {"confirm": true}}});
                                     match post(&http, &soak.sticky, Some(&session), &answer).send().await {
                                         Ok(response) if response.status() == 202 => {}
+                                        // The session's replica restarted, and the other one
+                                        // had it only in memory: Redis lost its keys since the
+                                        // session opened (seen at 71.5 s of a 300 s run, the
+                                        // session opened at 0.1 s, Redis restarted at 8 s).
+                                        Ok(response) if response.status() == 404 => {
+                                            reply = Reply::UnknownSession;
+                                            break;
+                                        }
                                         Ok(response) => {
                                             let status = response.status().as_u16();
                                             let text = response.text().await.unwrap_or_default();
