@@ -295,6 +295,8 @@ struct Watch {
     phase_start: AtomicU64,
     /// Whether bytes of a new request arrived since the connection became idle.
     reading_head: AtomicBool,
+    /// Whether the socket's last write took nothing: hyper holds bytes it could not write yet.
+    writing: AtomicBool,
     idle: Notify,
 }
 
@@ -306,6 +308,7 @@ impl Watch {
             phase_start: AtomicU64::new(0),
             // A new connection owes its first request's head at once.
             reading_head: AtomicBool::new(true),
+            writing: AtomicBool::new(false),
             idle: Notify::new(),
         }
     }
@@ -330,12 +333,34 @@ impl Watch {
         }
     }
 
+    /// A write to the socket returned: `blocked` when the socket took none
+    /// of it. `Busy` ends when hyper takes the body's last frame, while
+    /// hyper may still hold up to its whole write buffer (a `Full` body: all
+    /// of it) for a client that reads slowly; the connection is not idle
+    /// while those bytes wait, and the idle phase begins once the last of
+    /// them is written.
+    fn on_write(&self, blocked: bool) {
+        if blocked {
+            self.writing.store(true, Ordering::Release);
+        } else if self.writing.swap(false, Ordering::AcqRel) {
+            if self.busy.load(Ordering::Acquire) == 0 {
+                self.phase_start.store(self.now(), Ordering::Release);
+            }
+            self.idle.notify_one();
+        }
+    }
+
+    /// Whether a request is in progress, or an answer's bytes wait to be written.
+    fn in_progress(&self) -> bool {
+        self.busy.load(Ordering::Acquire) > 0 || self.writing.load(Ordering::Acquire)
+    }
+
     /// Resolves when the client took too long for a request's head, or left the connection idle too long.
     async fn expired(&self, limits: ConnectionLimits) {
         loop {
-            if self.busy.load(Ordering::Acquire) > 0 {
+            if self.in_progress() {
                 let idle = self.idle.notified();
-                if self.busy.load(Ordering::Acquire) > 0 {
+                if self.in_progress() {
                     idle.await;
                 }
                 continue;
@@ -402,7 +427,9 @@ impl AsyncRead for WatchedIo {
 
 impl AsyncWrite for WatchedIo {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.watch.on_write(polled.is_pending());
+        polled
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -418,7 +445,9 @@ impl AsyncWrite for WatchedIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.watch.on_write(polled.is_pending());
+        polled
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -520,5 +549,66 @@ impl<G: Unpin> http_body::Body for Guarded<G> {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// A client that reads a large answer steadily but more slowly than the
+    /// server writes it gets it whole: hyper takes the body's last frame (and
+    /// the guard's `Busy` goes) long before its bytes are written, and the
+    /// idle timer must not cut the connection while they still go out.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_slow_reader_gets_a_large_answer_whole() {
+        const SIZE: usize = 8 << 20;
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { vec![b'x'; SIZE] }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let limits = ConnectionLimits {
+            max_connections: 8,
+            header_read_timeout: Duration::from_millis(200),
+            idle_timeout: Duration::from_millis(200),
+            request_read_timeout: Duration::from_secs(5),
+        };
+        let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
+        let clients = (ClientSlots::new(8), Arc::new(TrustedProxies::default()));
+        let server = tokio::spawn(serve(listener, app, limits, clients, stop.clone(), cut.clone()));
+
+        // A small receive buffer, fixed (no autotuning), so most of the
+        // answer waits on the server's side for the client to read.
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(64 << 10).unwrap();
+        let mut client = socket.connect(address).await.unwrap();
+        client.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+        let mut received = Vec::new();
+        let mut chunk = vec![0; 32 << 10];
+        let began = Instant::now();
+        loop {
+            // Each pause well within the idle timeout: the client never stalls.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            match client.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&chunk[..n]),
+            }
+            let head = received.windows(4).position(|w| w == b"\r\n\r\n").map(|at| at + 4);
+            if head.is_some_and(|head| received.len() >= head + SIZE) {
+                break;
+            }
+        }
+        let head_end = received.windows(4).position(|w| w == b"\r\n\r\n").map_or(0, |at| at + 4);
+        let body = received.len() - head_end;
+        let took = began.elapsed();
+        // Reading took several idle timeouts, or the test proves nothing.
+        assert!(took > limits.idle_timeout * 3, "the client read the answer in {took:?}");
+        assert_eq!(body, SIZE, "the client got {body} of {SIZE} bytes in {took:?}");
+        stop.cancel();
+        cut.cancel();
+        server.await.unwrap();
     }
 }
