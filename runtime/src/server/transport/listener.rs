@@ -295,8 +295,6 @@ struct Watch {
     phase_start: AtomicU64,
     /// Whether bytes of a new request arrived since the connection became idle.
     reading_head: AtomicBool,
-    /// Whether the socket's last write took nothing: hyper holds bytes it could not write yet.
-    writing: AtomicBool,
     idle: Notify,
 }
 
@@ -308,7 +306,6 @@ impl Watch {
             phase_start: AtomicU64::new(0),
             // A new connection owes its first request's head at once.
             reading_head: AtomicBool::new(true),
-            writing: AtomicBool::new(false),
             idle: Notify::new(),
         }
     }
@@ -333,34 +330,24 @@ impl Watch {
         }
     }
 
-    /// A write to the socket returned: `blocked` when the socket took none
-    /// of it. `Busy` ends when hyper takes the body's last frame, while
-    /// hyper may still hold up to its whole write buffer (a `Full` body: all
-    /// of it) for a client that reads slowly; the connection is not idle
-    /// while those bytes wait, and the idle phase begins once the last of
-    /// them is written.
-    fn on_write(&self, blocked: bool) {
-        if blocked {
-            self.writing.store(true, Ordering::Release);
-        } else if self.writing.swap(false, Ordering::AcqRel) {
-            if self.busy.load(Ordering::Acquire) == 0 {
-                self.phase_start.store(self.now(), Ordering::Release);
-            }
-            self.idle.notify_one();
+    /// The socket took bytes of an answer. `Busy` ends when hyper takes the
+    /// body's last frame, while hyper may still hold up to its whole write
+    /// buffer (a `Full` body: all of it) for a client that reads slowly: each
+    /// write that makes progress begins the idle spell again, so a client that
+    /// reads steadily gets its answer whole, and one that stops reading is
+    /// closed an idle timeout after the last byte it took.
+    fn on_write(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 {
+            self.phase_start.store(self.now(), Ordering::Release);
         }
-    }
-
-    /// Whether a request is in progress, or an answer's bytes wait to be written.
-    fn in_progress(&self) -> bool {
-        self.busy.load(Ordering::Acquire) > 0 || self.writing.load(Ordering::Acquire)
     }
 
     /// Resolves when the client took too long for a request's head, or left the connection idle too long.
     async fn expired(&self, limits: ConnectionLimits) {
         loop {
-            if self.in_progress() {
+            if self.busy.load(Ordering::Acquire) > 0 {
                 let idle = self.idle.notified();
-                if self.in_progress() {
+                if self.busy.load(Ordering::Acquire) > 0 {
                     idle.await;
                 }
                 continue;
@@ -428,7 +415,9 @@ impl AsyncRead for WatchedIo {
 impl AsyncWrite for WatchedIo {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
-        self.watch.on_write(polled.is_pending());
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.watch.on_write();
+        }
         polled
     }
 
@@ -446,7 +435,9 @@ impl AsyncWrite for WatchedIo {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        self.watch.on_write(polled.is_pending());
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.watch.on_write();
+        }
         polled
     }
 
@@ -560,34 +551,51 @@ mod tests {
 
     use super::*;
 
+    // The kernel's send buffer (up to 4 MiB on Linux) takes the first part of
+    // the answer at once and wakes hyper to write more only once half of it
+    // is free: the idle timeout is longer than a steady reader takes to read
+    // that half (2 MiB at 6 MiB/s, or at a quarter of that speed on a busy
+    // machine), and the answer many times the buffer.
+    const SIZE: usize = 32 << 20;
+    const IDLE: Duration = Duration::from_millis(1500);
+
+    /// A server of one 32 MiB answer, with a short idle timeout; a client of
+    /// it with a small receive buffer, fixed (no autotuning), so most of the
+    /// answer waits on the server's side for the client to read; the request sent.
+    async fn large_answer() -> (tokio::net::TcpStream, CancellationToken, tokio::task::JoinHandle<()>) {
+        let app = axum::Router::new().route("/", axum::routing::get(|| async { vec![b'x'; SIZE] }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let limits = ConnectionLimits {
+            max_connections: 8,
+            header_read_timeout: IDLE,
+            idle_timeout: IDLE,
+            request_read_timeout: Duration::from_secs(5),
+        };
+        let stop = CancellationToken::new();
+        let clients = (ClientSlots::new(8), Arc::new(TrustedProxies::default()));
+        let server = tokio::spawn(serve(listener, app, limits, clients, stop.clone(), stop.clone()));
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(64 << 10).unwrap();
+        let mut client = socket.connect(address).await.unwrap();
+        client.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+        (client, stop, server)
+    }
+
+    fn body_length(received: &[u8]) -> Option<usize> {
+        let head = received.windows(4).position(|w| w == b"\r\n\r\n")?;
+        Some(received.len() - head - 4)
+    }
+
     /// A client that reads a large answer steadily but more slowly than the
     /// server writes it gets it whole: hyper takes the body's last frame (and
     /// the guard's `Busy` goes) long before its bytes are written, and the
     /// idle timer must not cut the connection while they still go out.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_slow_reader_gets_a_large_answer_whole() {
-        const SIZE: usize = 8 << 20;
-        let app = axum::Router::new().route("/", axum::routing::get(|| async { vec![b'x'; SIZE] }));
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let limits = ConnectionLimits {
-            max_connections: 8,
-            header_read_timeout: Duration::from_millis(200),
-            idle_timeout: Duration::from_millis(200),
-            request_read_timeout: Duration::from_secs(5),
-        };
-        let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
-        let clients = (ClientSlots::new(8), Arc::new(TrustedProxies::default()));
-        let server = tokio::spawn(serve(listener, app, limits, clients, stop.clone(), cut.clone()));
-
-        // A small receive buffer, fixed (no autotuning), so most of the
-        // answer waits on the server's side for the client to read.
-        let socket = tokio::net::TcpSocket::new_v4().unwrap();
-        socket.set_recv_buffer_size(64 << 10).unwrap();
-        let mut client = socket.connect(address).await.unwrap();
-        client.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
+        let (mut client, stop, server) = large_answer().await;
         let mut received = Vec::new();
-        let mut chunk = vec![0; 32 << 10];
+        let mut chunk = vec![0; 64 << 10];
         let began = Instant::now();
         loop {
             // Each pause well within the idle timeout: the client never stalls.
@@ -596,19 +604,43 @@ mod tests {
                 Ok(0) | Err(_) => break,
                 Ok(n) => received.extend_from_slice(&chunk[..n]),
             }
-            let head = received.windows(4).position(|w| w == b"\r\n\r\n").map(|at| at + 4);
-            if head.is_some_and(|head| received.len() >= head + SIZE) {
+            if received.len() >= SIZE && body_length(&received).is_some_and(|body| body >= SIZE) {
                 break;
             }
         }
-        let head_end = received.windows(4).position(|w| w == b"\r\n\r\n").map_or(0, |at| at + 4);
-        let body = received.len() - head_end;
+        let body = body_length(&received).unwrap_or(0);
         let took = began.elapsed();
-        // Reading took several idle timeouts, or the test proves nothing.
-        assert!(took > limits.idle_timeout * 3, "the client read the answer in {took:?}");
         assert_eq!(body, SIZE, "the client got {body} of {SIZE} bytes in {took:?}");
+        // Reading took longer than an idle timeout after the body's end, or the test proves nothing.
+        assert!(took > IDLE * 2, "the client read the answer in {took:?}");
         stop.cancel();
-        cut.cancel();
+        server.await.unwrap();
+    }
+
+    /// A client that stops reading an answer is closed an idle timeout after
+    /// the last byte it took: a stalled reader holds no connection slot for
+    /// ever, though the server still holds bytes for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reader_that_stalls_is_closed() {
+        let (mut client, stop, server) = large_answer().await;
+        // Many idle timeouts without reading a byte.
+        tokio::time::sleep(IDLE * 4).await;
+        let mut received = Vec::new();
+        let mut chunk = vec![0; 256 << 10];
+        let drained = tokio::time::timeout(Duration::from_secs(30), async {
+            loop {
+                match client.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => received.extend_from_slice(&chunk[..n]),
+                }
+            }
+        })
+        .await;
+        let body = body_length(&received).unwrap_or(0);
+        // Closed: the read ends (what the kernels held arrives first), short of the answer.
+        assert!(drained.is_ok(), "the stalled connection is still open after 30 s ({body} bytes read)");
+        assert!(body < SIZE, "the stalled client got the whole answer: the test proves nothing");
+        stop.cancel();
         server.await.unwrap();
     }
 }

@@ -337,7 +337,8 @@ impl HttpOptions {
 
     /// How long a keep-alive connection may stay idle between requests; 60 s by default.
     /// The idle spell begins once the last byte of the previous answer is
-    /// written, however slowly the client reads it.
+    /// written, however slowly the client reads it; a client that stops
+    /// reading an answer is closed this long after the last bytes it took.
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self
