@@ -613,6 +613,9 @@ async fn tasker(soak: Arc<Soak>, records: usize) {
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 let get =
                     json!({"jsonrpc": "2.0", "id": soak.id(), "method": "tasks/get", "params": {"taskId": task_id}});
+                // A poll is judged by when it was sent: one its replica's kill
+                // broke is found lost only after the resumption's 30 s.
+                let sent = soak.now();
                 let reply = call(&soak, &http, &soak.round_robin, &session, &get, Reading::Whole).await;
                 let in_kill = soak.within(FaultKind::Replica, since);
                 match reply {
@@ -653,11 +656,11 @@ async fn tasker(soak: Arc<Soak>, records: usize) {
                         continue 'session;
                     }
                     Reply::Refused(503, text)
-                        if text.contains("does not answer") && soak.within(FaultKind::Redis, soak.now()) =>
+                        if text.contains("does not answer") && soak.within(FaultKind::Redis, sent) =>
                     {
                         soak.count("task", "a poll refused: store unavailable (503)");
                     }
-                    Reply::Refused(502..=504, _) | Reply::Lost(_) if soak.within(FaultKind::Replica, soak.now()) => {
+                    Reply::Refused(502..=504, _) | Reply::Lost(_) if soak.within(FaultKind::Replica, sent) => {
                         soak.count("task", "a poll lost with its replica");
                     }
                     reply => {
@@ -926,8 +929,11 @@ async fn exporter(soak: Arc<Soak>, kind: &'static str, records: usize) {
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 // The server goes on serving the session.
                 let ping = json!({"jsonrpc": "2.0", "id": soak.id(), "method": "ping"});
+                // Judged by when it was sent: a ping its replica's kill broke
+                // is found lost only after the resumption's 30 s.
+                let sent = soak.now();
                 let reply = call(&soak, &http, &soak.round_robin, &session, &ping, Reading::Whole).await;
-                let (_, reopen) = judge(&soak, kind, "ping", soak.now(), born, reply, |_| true);
+                let (_, reopen) = judge(&soak, kind, "ping", sent, born, reply, |_| true);
                 if reopen {
                     continue 'session;
                 }
