@@ -529,7 +529,9 @@ pub(crate) async fn run_tool_call(
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
-    let call = AbortOnDrop(tokio::spawn(
+    // Boxed: tokio moves a spawned future as it stores it (into the task's
+    // cell, then its stage); a pointer moves cheaper than the handler's state.
+    let call = AbortOnDrop(tokio::spawn(Box::pin(
         async move {
             let handler = async move {
                 before.await?;
@@ -541,7 +543,7 @@ pub(crate) async fn run_tool_call(
             }
         }
         .instrument(span.clone()),
-    ));
+    )));
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => return Err(Cancelled(log.cancelled(&span, started))),
