@@ -330,14 +330,15 @@ impl Watch {
         }
     }
 
-    /// The socket took bytes of an answer. `Busy` ends when hyper takes the
-    /// body's last frame, while hyper may still hold up to its whole write
-    /// buffer (a `Full` body: all of it) for a client that reads slowly: each
-    /// write that makes progress begins the idle spell again, so a client that
-    /// reads steadily gets its answer whole, and one that stops reading is
-    /// closed an idle timeout after the last byte it took.
-    fn on_write(&self) {
-        if self.busy.load(Ordering::Acquire) == 0 {
+    /// A write to the socket returned `polled`: progress when it took bytes.
+    /// `Busy` ends when hyper takes the body's last frame, while hyper may
+    /// still hold up to its whole write buffer (a `Full` body: all of it) for
+    /// a client that reads slowly: each write that makes progress begins the
+    /// idle spell again, so a client that reads steadily gets its answer
+    /// whole, and one that stops reading is closed an idle timeout after the
+    /// last byte it took.
+    fn on_write(&self, polled: &Poll<io::Result<usize>>) {
+        if matches!(polled, Poll::Ready(Ok(n)) if *n > 0) && self.busy.load(Ordering::Acquire) == 0 {
             self.phase_start.store(self.now(), Ordering::Release);
         }
     }
@@ -415,9 +416,7 @@ impl AsyncRead for WatchedIo {
 impl AsyncWrite for WatchedIo {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.watch.on_write();
-        }
+        self.watch.on_write(&polled);
         polled
     }
 
@@ -435,9 +434,7 @@ impl AsyncWrite for WatchedIo {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
-        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
-            self.watch.on_write();
-        }
+        self.watch.on_write(&polled);
         polled
     }
 
