@@ -1,5 +1,5 @@
-//! The plumbing of one request: the handler runs on a task of its own, is
-//! aborted when the client cancels, and a panic becomes an InternalError
+//! The plumbing of one request: the handler runs in the request's task, is
+//! dropped when the client cancels, and a panic becomes an InternalError
 //! without its message (which may hold internals) while the server serves on.
 
 use std::panic::AssertUnwindSafe;
@@ -471,9 +471,10 @@ pub(crate) fn check_tool_arguments(
 /// without its panic message (which may hold internals), and the server keeps
 /// serving.
 ///
-/// The call runs on a task of its own, so that a handler that holds its worker
-/// thread for a while delays no other call on the connection, and a cancelled
-/// call is aborted at its next `.await`. (A plain `fn` handler runs on the
+/// The call runs in its request's task (rmcp spawns one for each request, a
+/// task runs in one of its own), so that a handler that holds its worker
+/// thread for a while delays no other call on the connection; a cancelled
+/// call is dropped at its next `.await`. (A plain `fn` handler runs on the
 /// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
 /// it checks [`Context::is_cancelled`] itself.)
 pub(crate) async fn run_tool(
@@ -529,9 +530,11 @@ pub(crate) async fn run_tool_call(
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
-    // Boxed: tokio moves a spawned future as it stores it (into the task's
-    // cell, then its stage); a pointer moves cheaper than the handler's state.
-    let call = AbortOnDrop(tokio::spawn(Box::pin(
+    // The call runs in the request's own task (rmcp spawns one per request,
+    // so a handler that holds its thread delays no other request), caught
+    // if it panics. Boxed: that task's future then holds a pointer, not the
+    // handler's state, which every move of it (as tokio stores it) copies.
+    let call = AssertUnwindSafe(Box::pin(
         async move {
             let handler = async move {
                 before.await?;
@@ -543,7 +546,8 @@ pub(crate) async fn run_tool_call(
             }
         }
         .instrument(span.clone()),
-    )));
+    ))
+    .catch_unwind();
     let outcome = tokio::select! {
         biased;
         () = cancellation.cancelled() => return Err(Cancelled(log.cancelled(&span, started))),
@@ -574,13 +578,9 @@ pub(crate) async fn run_tool_call(
             }
             error_result(&answer)
         }
-        Err(failure) => {
+        Err(panic) => {
             let _entered = span.enter();
-            let message = if failure.is_panic() {
-                panic_message(failure.into_panic().as_ref()).to_owned()
-            } else {
-                "the task running the call was stopped".to_owned()
-            };
+            let message = panic_message(panic.as_ref()).to_owned();
             log.ended(&span, started, Outcome::Panic);
             tracing::error!(tool = name, panic = message, request_id = &*log.request_id, "tool handler panicked");
             error_result(&log.answer(&McpError::internal_error(format!(
@@ -589,24 +589,6 @@ pub(crate) async fn run_tool_call(
             ))))
         }
     }))
-}
-
-/// A spawned call, aborted when the request that started it goes away
-/// (cancelled, or its session closed).
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Future for AbortOnDrop<T> {
-    type Output = Result<T, tokio::task::JoinError>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(cx)
-    }
-}
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
