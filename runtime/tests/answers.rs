@@ -360,7 +360,12 @@ async fn write_post(
 /// What came back on a POST's connection until the server closed it: the
 /// status and the JSON-RPC messages (the JSON body, or the SSE data events);
 /// `None` when the connection closed (or was reset) before a status line.
-async fn read_post(mut stream: tokio::net::TcpStream) -> Option<(u16, Vec<Value>)> {
+async fn read_post(stream: tokio::net::TcpStream) -> Option<(u16, Vec<Value>)> {
+    read_post_with_head(stream).await.map(|(status, _, messages)| (status, messages))
+}
+
+/// [`read_post`], with the response's head (lowercased) too.
+async fn read_post_with_head(mut stream: tokio::net::TcpStream) -> Option<(u16, String, Vec<Value>)> {
     use tokio::io::AsyncReadExt;
     let mut bytes = Vec::new();
     let read = tokio::time::timeout(BOUND, stream.read_to_end(&mut bytes)).await;
@@ -396,7 +401,7 @@ async fn read_post(mut stream: tokio::net::TcpStream) -> Option<(u16, Vec<Value>
     } else {
         vec![serde_json::from_str(&body).unwrap_or_else(|err| panic!("not JSON ({err}): {body}"))]
     };
-    Some((status, messages))
+    Some((status, head, messages))
 }
 
 /// POST `body` on a connection of its own, read the response's head and,
@@ -704,15 +709,23 @@ fn posts_written_before_a_shutdown_get_a_status_line() {
         server.stop.cancel();
         let mut statuses = Vec::new();
         for stream in written {
-            statuses.push(read_post(stream).await);
+            statuses.push(read_post_with_head(stream).await);
         }
         let unanswered = statuses.iter().filter(|status| status.is_none()).count();
         assert_eq!(unanswered, 0, "{unanswered} of {POSTS} POSTs closed with no status line: {statuses:?}");
-        for (status, messages) in statuses.into_iter().flatten() {
+        for (status, head, messages) in statuses.into_iter().flatten() {
             assert_eq!(messages.len(), 1, "{status}: {messages:?}");
             match status {
                 200 => assert_eq!(messages[0]["result"]["content"][0]["text"], "hi", "{messages:?}"),
-                503 => assert_eq!(messages[0]["error"]["code"], -32000, "{messages:?}"),
+                503 => {
+                    assert_eq!(messages[0]["error"]["code"], -32000, "{messages:?}");
+                    // The client is told when to come back (a restarted
+                    // server, or another replica behind the balancer).
+                    assert!(
+                        head.lines().any(|line| line.starts_with("retry-after: ")),
+                        "503 without Retry-After: {head}"
+                    );
+                }
                 other => panic!("{other}: {messages:?}"),
             }
         }

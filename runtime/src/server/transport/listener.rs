@@ -558,8 +558,18 @@ mod tests {
 
     /// A server of one 32 MiB answer, with a short idle timeout; a client of
     /// it with a small receive buffer, fixed (no autotuning), so most of the
-    /// answer waits on the server's side for the client to read; the request sent.
+    /// answer waits on the server's side for the client to read; the request
+    /// sent. The shutdown's `stop` and `cut` are one token.
     async fn large_answer() -> (tokio::net::TcpStream, CancellationToken, tokio::task::JoinHandle<()>) {
+        let stop = CancellationToken::new();
+        let (client, server) = large_answer_until(stop.clone(), stop.clone()).await;
+        (client, stop, server)
+    }
+
+    async fn large_answer_until(
+        stop: CancellationToken,
+        cut: CancellationToken,
+    ) -> (tokio::net::TcpStream, tokio::task::JoinHandle<()>) {
         let app = axum::Router::new().route("/", axum::routing::get(|| async { vec![b'x'; SIZE] }));
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
@@ -569,14 +579,40 @@ mod tests {
             idle_timeout: IDLE,
             request_read_timeout: Duration::from_secs(5),
         };
-        let stop = CancellationToken::new();
         let clients = (ClientSlots::new(8), Arc::new(TrustedProxies::default()));
-        let server = tokio::spawn(serve(listener, app, limits, clients, stop.clone(), stop.clone()));
+        let server = tokio::spawn(serve(listener, app, limits, clients, stop, cut));
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(64 << 10).unwrap();
         let mut client = socket.connect(address).await.unwrap();
         client.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").await.unwrap();
-        (client, stop, server)
+        (client, server)
+    }
+
+    /// Read steadily, 64 KiB every 10 ms, until the answer's body is whole
+    /// or the connection ends; then `stop` once `stop_after` bytes are read.
+    async fn read_steadily(
+        client: &mut tokio::net::TcpStream,
+        stop_after: Option<(usize, &CancellationToken)>,
+    ) -> Vec<u8> {
+        let mut received = Vec::new();
+        let mut chunk = vec![0; 64 << 10];
+        loop {
+            // Each pause well within the idle timeout: the client never stalls.
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            match client.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => received.extend_from_slice(&chunk[..n]),
+            }
+            if let Some((after, stop)) = stop_after
+                && received.len() >= after
+            {
+                stop.cancel();
+            }
+            if received.len() >= SIZE && body_length(&received).is_some_and(|body| body >= SIZE) {
+                break;
+            }
+        }
+        received
     }
 
     fn body_length(received: &[u8]) -> Option<usize> {
@@ -591,20 +627,8 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_slow_reader_gets_a_large_answer_whole() {
         let (mut client, stop, server) = large_answer().await;
-        let mut received = Vec::new();
-        let mut chunk = vec![0; 64 << 10];
         let began = Instant::now();
-        loop {
-            // Each pause well within the idle timeout: the client never stalls.
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            match client.read(&mut chunk).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => received.extend_from_slice(&chunk[..n]),
-            }
-            if received.len() >= SIZE && body_length(&received).is_some_and(|body| body >= SIZE) {
-                break;
-            }
-        }
+        let received = read_steadily(&mut client, None).await;
         let body = body_length(&received).unwrap_or(0);
         let took = began.elapsed();
         assert_eq!(body, SIZE, "the client got {body} of {SIZE} bytes in {took:?}");
@@ -639,5 +663,25 @@ mod tests {
         assert!(body < SIZE, "the stalled client got the whole answer: the test proves nothing");
         stop.cancel();
         server.await.unwrap();
+    }
+
+    /// An answer whose last bytes are still being written when a shutdown
+    /// begins goes out whole within the grace period: the connection closes
+    /// after it (keep-alive off), not under it, and the server then ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_answer_being_written_at_shutdown_goes_out_whole() {
+        let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
+        let (mut client, server) = large_answer_until(stop.clone(), cut.clone()).await;
+        // The shutdown begins a few MiB in, with most of the answer still to write.
+        let received = read_steadily(&mut client, Some((4 << 20, &stop))).await;
+        assert!(stop.is_cancelled(), "the shutdown never began: {} bytes read", received.len());
+        let body = body_length(&received).unwrap_or(0);
+        assert_eq!(body, SIZE, "the client got {body} of {SIZE} bytes across the shutdown");
+        // Nothing more on the connection: it closes, and the server ends without the cut.
+        let mut rest = [0; 16];
+        let closed = tokio::time::timeout(Duration::from_secs(10), client.read(&mut rest)).await;
+        assert!(matches!(closed, Ok(Ok(0) | Err(_))), "the connection stayed open after the answer: {closed:?}");
+        tokio::time::timeout(Duration::from_secs(10), server).await.expect("the server ended").unwrap();
+        drop(cut);
     }
 }
