@@ -530,10 +530,9 @@ pub(crate) async fn run_tool_call(
     let started = std::time::Instant::now();
     let _in_flight = observe.started();
     let before = log.before();
-    // The call runs in the request's own task (rmcp spawns one per request,
-    // so a handler that holds its thread delays no other request), caught
-    // if it panics. Boxed: that task's future then holds a pointer, not the
-    // handler's state, which every move of it (as tokio stores it) copies.
+    // In the request's own task (see above), caught if it panics. Boxed: that
+    // task's future then holds a pointer, not the handler's state, which
+    // every move of it (as tokio stores it) copies.
     let call = AssertUnwindSafe(Box::pin(
         async move {
             let handler = async move {
