@@ -671,7 +671,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn an_answer_being_written_at_shutdown_goes_out_whole() {
         let (stop, cut) = (CancellationToken::new(), CancellationToken::new());
-        let (mut client, server) = large_answer_until(stop.clone(), cut.clone()).await;
+        let (mut client, server) = large_answer_until(stop.clone(), cut).await;
         // The shutdown begins a few MiB in, with most of the answer still to write.
         let received = read_steadily(&mut client, Some((4 << 20, &stop))).await;
         assert!(stop.is_cancelled(), "the shutdown never began: {} bytes read", received.len());
@@ -682,6 +682,5 @@ mod tests {
         let closed = tokio::time::timeout(Duration::from_secs(10), client.read(&mut rest)).await;
         assert!(matches!(closed, Ok(Ok(0) | Err(_))), "the connection stayed open after the answer: {closed:?}");
         tokio::time::timeout(Duration::from_secs(10), server).await.expect("the server ended").unwrap();
-        drop(cut);
     }
 }
