@@ -617,6 +617,36 @@ async fn http_caps_sessions_by_closing_the_one_idle_longest_or_with_503() {
     }
 }
 
+/// Sessions that hibernate between any two requests, and wake on the next,
+/// at every interval around the sweep's: each request waits for a session
+/// falling asleep, and is answered on its own stream, never lost or crossed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_a_session_that_hibernates_between_requests_answers_every_one() {
+    let options = HttpOptions::default().session_hibernate_after(Duration::from_millis(5));
+    let server = HttpServer::start(options).await;
+    let clients = (0..3).map(|n| {
+        let addr = server.addr;
+        tokio::spawn(async move {
+            let mut client = HttpClient::session(addr).await;
+            for i in 0..40_u64 {
+                // 0 to 120 ms apart: before, around and after the 50 ms sweep.
+                tokio::time::sleep(Duration::from_millis((i * 7 + n * 13) % 121)).await;
+                let text = format!("{n}-{i}");
+                let answer = client.post(&call(i, "echo", json!({"text": text}))).await;
+                assert_eq!(answer.status, 200, "{}", answer.text());
+                let message = answer.message();
+                assert_eq!(message["id"], i, "{message}");
+                assert_eq!(message["result"]["content"][0]["text"], text.as_str(), "{message}");
+            }
+            assert!(client.request("DELETE", &[], b"").await.status < 300);
+            assert_eq!(client.post(&call(99, "echo", json!({"text": "x"}))).await.status, 404);
+        })
+    });
+    for client in clients.collect::<Vec<_>>() {
+        client.await.expect("every request answered");
+    }
+}
+
 /// Regression: on SIGTERM, calls in flight were answered 200 with an SSE
 /// stream holding only the priming event (sessions) or an empty body
 /// (stateless), 0.4 s after the signal.

@@ -178,6 +178,99 @@ async fn a_session_that_ends_is_counted_in_the_session_duration_histogram() {
     assert_eq!(count_below(f64::INFINITY), Some(1.0), "{buckets:?}");
 }
 
+/// The session duration histogram's buckets, from a scrape.
+fn session_durations(scrape: &Scrape) -> Vec<prometheus_parse::HistogramCount> {
+    let sample = scrape.samples.iter().find(|sample| sample.metric == "mcp_server_session_duration_seconds");
+    match sample.map(|sample| &sample.value) {
+        Some(Value::Histogram(buckets)) => buckets.clone(),
+        other => panic!("no mcp_server_session_duration_seconds histogram: {other:?}"),
+    }
+}
+
+fn ended_sessions(scrape: &Scrape) -> f64 {
+    session_durations(scrape).iter().find(|bucket| bucket.less_than == f64::INFINITY).map_or(0.0, |b| b.count)
+}
+
+/// Scrape until `done` holds, for at most 10 s.
+async fn scrape_until(addr: std::net::SocketAddr, what: &str, done: impl Fn(&Scrape) -> bool) -> Scrape {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let scraped = scrape(addr).await;
+        if done(&scraped) {
+            return scraped;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: {:?}", scraped.samples);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sessions_hibernate_wake_unchanged_on_their_next_request_and_count_their_time_once() {
+    let options =
+        HttpOptions::default().metrics_path("/metrics").session_hibernate_after(std::time::Duration::from_millis(150));
+    let served = HttpServer::serving(server(), options).await;
+    let opened = std::time::Instant::now();
+    let mut woken = HttpClient::session(served.addr).await;
+    let mut deleted = HttpClient::session(served.addr).await;
+    // A session with a log level of its own keeps its worker.
+    let mut pinned = HttpClient::session(served.addr).await;
+    let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}});
+    assert_eq!(pinned.post(level.to_string().as_bytes()).await.status, 200);
+
+    let hibernating = |scrape: &Scrape| value(scrape, "mcp_server_sessions_hibernating", &[]);
+    let asleep = scrape_until(served.addr, "two idle sessions hibernate", |s| hibernating(s) == Some(2.0)).await;
+    assert_eq!(value(&asleep, "mcp_server_sessions", &[]), Some(3.0), "hibernating sessions are open sessions");
+    assert_eq!(ended_sessions(&asleep), 0.0, "hibernating ends no session");
+
+    // Its next request restores the session: answered as any call.
+    let answer = woken.post(&call(2, "fine", json!({}))).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.message()["result"]["content"][0]["text"], "fine");
+    assert_eq!(hibernating(&scrape(served.addr).await), Some(1.0));
+    let answer = pinned.post(&call(3, "fine", json!({}))).await;
+    assert_eq!(answer.message()["result"]["content"][0]["text"], "fine");
+
+    // Deleted while asleep: its time is counted from its start, once.
+    let answer = deleted.request("DELETE", &[], b"").await;
+    assert!(answer.status < 300, "{} {}", answer.status, answer.text());
+    let since_opened = opened.elapsed().as_secs_f64();
+    let once = scrape_until(served.addr, "the deleted session is counted", |s| ended_sessions(s) == 1.0).await;
+    let below = |bound: f64| session_durations(&once).iter().find(|b| b.less_than == bound).map(|b| b.count);
+    assert!(since_opened >= 0.2, "{since_opened}");
+    assert_eq!(below(0.2), Some(0.0), "the session's time runs from its start, asleep too: {:?}", once.samples);
+    assert_eq!(deleted.post(&call(4, "fine", json!({}))).await.status, 404, "a deleted session is gone");
+
+    // The woken session ends once: its hibernation recorded nothing.
+    assert!(woken.request("DELETE", &[], b"").await.status < 300);
+    scrape_until(served.addr, "the woken session is counted", |s| ended_sessions(s) == 2.0).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(ended_sessions(&scrape(served.addr).await), 2.0, "each session counted once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hibernating_session_ends_at_the_idle_timeout_and_counts_against_the_session_cap() {
+    let options = HttpOptions::default()
+        .metrics_path("/metrics")
+        .max_sessions(2)
+        .session_idle_timeout(std::time::Duration::from_millis(900))
+        .session_hibernate_after(std::time::Duration::from_millis(100));
+    let served = HttpServer::serving(server(), options).await;
+    let mut oldest = HttpClient::session(served.addr).await;
+    let mut expiring = HttpClient::session(served.addr).await;
+    let hibernating = |scrape: &Scrape| value(scrape, "mcp_server_sessions_hibernating", &[]);
+    scrape_until(served.addr, "both sessions hibernate", |s| hibernating(s) == Some(2.0)).await;
+    // Two sessions held, asleep: a third closes the idlest.
+    let mut third = HttpClient::session(served.addr).await;
+    assert_eq!(oldest.post(&call(1, "fine", json!({}))).await.status, 404, "the idlest session made room");
+    assert_eq!(third.post(&call(2, "fine", json!({}))).await.status, 200);
+    // Idle past the timeout while asleep: gone, and counted as ended.
+    let gone =
+        scrape_until(served.addr, "the idle session ends", |s| value(s, "mcp_server_sessions", &[]) == Some(1.0));
+    let gone = gone.await;
+    assert_eq!(ended_sessions(&gone), 2.0, "the closed and the expired session: {:?}", gone.samples);
+    assert_eq!(expiring.post(&call(3, "fine", json!({}))).await.status, 404, "an expired session is gone");
+}
+
 #[tokio::test]
 async fn without_a_metrics_path_there_is_no_endpoint() {
     let served = HttpServer::serving(server(), HttpOptions::default()).await;

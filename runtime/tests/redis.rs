@@ -486,10 +486,14 @@ impl Drop for Replica {
 }
 
 async fn replica(store: RedisStore) -> Replica {
+    replica_with(store, HttpOptions::default()).await
+}
+
+async fn replica_with(store: RedisStore, options: HttpOptions) -> Replica {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
-    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    let options = options.shutdown_token(stop.clone()).without_signal_handling();
     let server = Server::new("museum", "1.0.0")
         .tool(Echo)
         .tool(Export)
@@ -568,6 +572,26 @@ async fn open_session(http: &reqwest::Client, url: &str, tasks: bool) -> String 
 
 fn echo_call(id: u64, text: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}})
+}
+
+/// With the sessions in Redis, a hibernating session keeps nothing on its
+/// replica but its clock: its next request, on that replica or the other,
+/// restores it from the shared store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_hibernating_with_its_initialize_in_redis_wakes_on_either_replica() {
+    let Some(redis) = Redis::start() else { return };
+    let options = || HttpOptions::default().session_hibernate_after(Duration::from_millis(100));
+    let first = replica_with(store(&redis, "hibernate"), options()).await;
+    let second = replica_with(store(&redis, "hibernate"), options()).await;
+    let http = client();
+    let session = open_session(&http, &first.url, false).await;
+    for (id, url) in [(1, &first.url), (2, &second.url), (3, &first.url), (4, &second.url)] {
+        // Past the delay and the sweep after it: the session sleeps on both replicas.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let answer = post(&http, url, Some(&session), &echo_call(id, "awake")).await.unwrap();
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(answer.message["result"]["content"][0]["text"], "awake", "{answer:?}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,12 +14,14 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::SessionRestoreMarker;
 use rmcp::{RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
+use super::hibernation::Hibernation;
 use super::invoke::{Cancelled, Finished, ToolCall, admit_tool, check_tool_arguments, run_tool, run_tool_call};
 use super::observe::{Observe, SessionClock};
 use super::rounds::{Binding, RequestStates};
@@ -76,6 +78,9 @@ pub struct ToolServer {
     lifecycle: Arc<super::lifecycle::Lifecycle>,
     /// This copy's session's time, for `mcp.server.session.duration`.
     session: SessionClock,
+    /// Where a session's clock waits while the session hibernates (over
+    /// Streamable HTTP with `session_hibernate_after`); shared by every copy.
+    hibernation: Option<Arc<Hibernation>>,
 }
 
 struct Shared {
@@ -134,6 +139,7 @@ impl ToolServer {
             request_states,
             lifecycle: Arc::default(),
             session: SessionClock::default(),
+            hibernation: None,
         }
     }
 
@@ -314,7 +320,14 @@ impl ToolServer {
             request_states: self.request_states.clone(),
             lifecycle: Arc::clone(&self.lifecycle),
             session: SessionClock::default(),
+            hibernation: self.hibernation.clone(),
         }
+    }
+
+    /// Let this server's sessions (the copies made from it after) hibernate.
+    pub(crate) fn with_hibernation(mut self, hibernation: Arc<Hibernation>) -> Self {
+        self.hibernation = Some(hibernation);
+        self
     }
 
     /// The clock of this copy's session, for a transport that sees the session end.
@@ -843,8 +856,19 @@ impl ServerHandler for ToolServer {
         // stateless server's `initialize` begins none).
         let parts = context.extensions.get::<http::request::Parts>();
         if parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id")) {
+            // A session that hibernated wakes with the clock it began with.
+            let woken = context.extensions.get::<SessionRestoreMarker>().map(|restored| restored.id.as_ref());
+            if let (Some(hibernation), Some(id)) = (&self.hibernation, woken)
+                && hibernation.wake(id, &self.session)
+            {
+                return;
+            }
             let version = context.peer.peer_info().map(|info| info.protocol_version.as_str().to_owned());
             self.session.start(&self.observe, version, if parts.is_some() { "tcp" } else { "pipe" });
+            let id = parts.and_then(|parts| parts.headers.get("mcp-session-id")?.to_str().ok());
+            if let (Some(hibernation), Some(id)) = (&self.hibernation, id) {
+                hibernation.watch(id, &self.session);
+            }
         }
     }
 

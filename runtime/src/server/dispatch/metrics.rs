@@ -75,6 +75,7 @@ pub(crate) struct Metrics {
     duration: Family<NameLabels, Histogram, fn() -> Histogram>,
     pub(crate) in_flight: Gauge,
     sessions: Gauge,
+    hibernating: Gauge,
     session_duration: Histogram,
 }
 
@@ -96,7 +97,7 @@ impl Metrics {
         let repairs = Family::<RepairLabels, Counter>::default();
         let rejections = Family::<ToolLabels, Counter>::default();
         let duration = Family::<NameLabels, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
-        let (in_flight, sessions) = (Gauge::default(), Gauge::default());
+        let (in_flight, sessions, hibernating) = (Gauge::default(), Gauge::default(), Gauge::default());
         // The names of the OpenTelemetry semantic conventions for MCP (semconv
         // 1.42.0: `mcp.server.operation.duration`, ..) as the exposition
         // format spells them: dots as underscores, the unit as a suffix.
@@ -129,6 +130,11 @@ impl Metrics {
         );
         registry.register("mcp_server_operations_in_flight", "Calls running now", in_flight.clone());
         registry.register("mcp_server_sessions", "Open Streamable HTTP sessions", sessions.clone());
+        registry.register(
+            "mcp_server_sessions_hibernating",
+            "Open Streamable HTTP sessions hibernating: idle, only their initialize kept",
+            hibernating.clone(),
+        );
         // The conventions' `mcp.server.session.duration`, with their buckets.
         let session_duration = Histogram::new(SESSION_BUCKETS);
         registry.register_with_unit(
@@ -137,7 +143,18 @@ impl Metrics {
             prometheus_client::registry::Unit::Seconds,
             session_duration.clone(),
         );
-        Self { registry, calls, errors, repairs, rejections, duration, in_flight, sessions, session_duration }
+        Self {
+            registry,
+            calls,
+            errors,
+            repairs,
+            rejections,
+            duration,
+            in_flight,
+            sessions,
+            hibernating,
+            session_duration,
+        }
     }
 
     /// Count the memory event store's evictions and bytes at each scrape.
@@ -185,9 +202,10 @@ impl Metrics {
     }
 
     /// The exposition text (OpenMetrics, which Prometheus scrapes), with
-    /// the open sessions counted now.
-    pub(crate) fn render(&self, sessions: usize) -> String {
+    /// the open sessions counted now, and of them the hibernating.
+    pub(crate) fn render(&self, sessions: usize, hibernating: usize) -> String {
         self.sessions.set(i64::try_from(sessions).unwrap_or(i64::MAX));
+        self.hibernating.set(i64::try_from(hibernating).unwrap_or(i64::MAX));
         let mut text = String::new();
         // Writing to a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);

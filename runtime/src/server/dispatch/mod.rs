@@ -4,12 +4,14 @@
 //! around every call (observe: masking and the call's span; metrics;
 //! rate_limit; hook), multi-round-trip requests (rounds), skills (SEP-2640),
 //! tasks, the requests a handler sends its client (channel), resource
-//! subscriptions (changes) and the response stream of each call (streams).
+//! subscriptions (changes), the response stream of each call (streams) and
+//! the clocks of sessions that hibernate (hibernation).
 
 pub(crate) mod catalog;
 pub(crate) mod changes;
 pub(crate) mod channel;
 pub(crate) mod handler;
+pub(crate) mod hibernation;
 pub(crate) mod hook;
 pub(crate) mod invoke;
 pub(crate) mod lifecycle;

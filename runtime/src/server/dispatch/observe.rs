@@ -128,7 +128,15 @@ impl Observe {
 /// the last copy goes (the Streamable HTTP transport drops a session's
 /// handler as the session ends).
 #[derive(Clone, Default)]
-pub(crate) struct SessionClock(Arc<std::sync::OnceLock<SessionStarted>>);
+pub(crate) struct SessionClock(Arc<std::sync::OnceLock<Arc<SessionStarted>>>);
+
+/// A [`SessionClock`] that does not keep its session's time going: it
+/// records when the session's last handler goes, as an unwatched clock does.
+pub(crate) struct WatchedClock(std::sync::Weak<std::sync::OnceLock<Arc<SessionStarted>>>);
+
+/// A session's time, kept going while the session hibernates (its handler
+/// gone): recorded when this is dropped, unless a restored handler took it.
+pub(crate) struct HeldClock(Arc<SessionStarted>);
 
 struct SessionStarted {
     observe: Arc<Observe>,
@@ -143,13 +151,24 @@ struct SessionStarted {
 impl SessionClock {
     /// The session began (its first start counts; a session initializes once).
     pub(crate) fn start(&self, observe: &Arc<Observe>, protocol_version: Option<String>, transport: &'static str) {
-        let _ = self.0.set(SessionStarted {
+        let _ = self.0.set(Arc::new(SessionStarted {
             observe: Arc::clone(observe),
             at: std::time::Instant::now(),
             protocol_version,
             transport,
             ended: std::sync::atomic::AtomicBool::new(false),
-        });
+        }));
+    }
+
+    /// A handle to this clock that leaves its recording to the handler's end.
+    pub(crate) fn watch(&self) -> WatchedClock {
+        WatchedClock(Arc::downgrade(&self.0))
+    }
+
+    /// Take the time of a session that hibernated: this restored handler's
+    /// session is the same one, begun then.
+    pub(crate) fn resume(&self, held: HeldClock) {
+        let _ = self.0.set(held.0);
     }
 
     /// The session ended: its duration recorded, unless it never began or was recorded already.
@@ -157,6 +176,19 @@ impl SessionClock {
         if let Some(started) = self.0.get() {
             started.end();
         }
+    }
+}
+
+impl WatchedClock {
+    /// Keep the session's time going past its handler's end (it hibernates);
+    /// `None` when the handler is gone already or the session never began.
+    pub(crate) fn hold(&self) -> Option<HeldClock> {
+        self.0.upgrade()?.get().map(|started| HeldClock(Arc::clone(started)))
+    }
+
+    /// Whether the handler that owns the clock is still there.
+    pub(crate) fn is_live(&self) -> bool {
+        self.0.strong_count() > 0
     }
 }
 

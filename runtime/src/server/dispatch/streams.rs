@@ -36,6 +36,7 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
 use tokio::sync::mpsc;
 
+use super::hibernation::Hibernation;
 use crate::error::McpError;
 use crate::server::store::events::{
     EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, end_of_call, is_answer,
@@ -63,6 +64,8 @@ pub(crate) struct SessionStreams {
     /// The streams of the calls running, by session and request id: a
     /// cancellation ends its call's stream in the event store.
     calls: Arc<Calls>,
+    /// Told when a session closes, for sessions that hibernate.
+    hibernation: Option<Arc<Hibernation>>,
 }
 
 /// The streams of the calls running, each removed as its stream is dropped.
@@ -87,7 +90,13 @@ impl SessionStreams {
         retry: Option<Duration>,
         close_after: Option<Duration>,
     ) -> Self {
-        Self { local, primings, retry, close_after, shared: None, calls: Arc::default() }
+        Self { local, primings, retry, close_after, shared: None, calls: Arc::default(), hibernation: None }
+    }
+
+    /// Tell `hibernation` when a session closes.
+    pub(crate) fn with_hibernation(mut self, hibernation: Arc<Hibernation>) -> Self {
+        self.hibernation = Some(hibernation);
+        self
     }
 
     /// Keep each call's request in `shared`, and answer on this replica the
@@ -501,7 +510,11 @@ impl SessionManager for SessionStreams {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
-        self.local.close_session(id).await
+        let closed = self.local.close_session(id).await;
+        if let Some(hibernation) = &self.hibernation {
+            hibernation.closed(id);
+        }
+        closed
     }
 
     async fn create_stream(

@@ -35,6 +35,7 @@ pub(crate) use origin::check_origin;
 #[cfg(fuzzing)]
 pub(crate) use origin::fuzz_origin_and_host;
 use origin::{host_allowed, normalize_origin};
+pub(crate) use sessions::Hibernate;
 use sessions::{InFlight, Sessions};
 
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -67,18 +68,32 @@ impl Guard {
         allowed_origins: &[String],
         max_body_bytes: usize,
         allowed_hosts: Vec<String>,
-        sessions: Option<(Arc<LocalSessionManager>, usize)>,
+        sessions: Option<(Arc<LocalSessionManager>, usize, Option<Hibernate>)>,
         drain: Arc<Drain>,
         shared: Option<Arc<dyn SharedStore>>,
     ) -> Self {
+        let sessions = sessions.map(|(manager, max, hibernate)| {
+            let sessions = Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()), hibernate });
+            Sessions::watch(&sessions);
+            sessions
+        });
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
             allowed_hosts,
-            sessions: sessions
-                .map(|(manager, max)| Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()) })),
+            sessions,
             drain,
             shared,
+        }
+    }
+
+    /// The sessions held and of them the hibernating, for the metrics;
+    /// `None` in stateless mode.
+    #[cfg(feature = "metrics")]
+    pub(crate) async fn session_count(&self) -> Option<(usize, usize)> {
+        match &self.sessions {
+            Some(sessions) => Some((sessions.count().await, sessions.hibernating())),
+            None => None,
         }
     }
 
@@ -103,12 +118,16 @@ impl Guard {
         if let (Some(sessions), Some(session)) = (&self.sessions, &session) {
             // The MCP transport spec: a session id is bound to its user. To
             // another caller the session does not exist, as an unknown id.
-            if !sessions.touch(session, caller_of(request.extensions()).as_deref()) {
+            if !sessions.touch(session, caller_of(request.extensions()).as_deref()).await {
                 tracing::warn!("refused a request for a session another caller opened");
                 return session_not_found();
             }
             if let Some(shared) = &self.shared {
                 shared.touch_session(session);
+            }
+            // A GET stream lives in the session's worker.
+            if *request.method() == Method::GET {
+                sessions.pin(session);
             }
         }
         match *request.method() {
@@ -182,11 +201,12 @@ impl Guard {
             return next.run(request).await;
         };
         // With a shared store, the session was found there (or refused) already.
-        if self.shared.is_none() && !sessions.manager.sessions.read().await.contains_key(session.as_str()) {
+        if self.shared.is_none() && !sessions.holds(&session).await {
             return session_not_found();
         }
         let mut response = next.run(request).await;
         sessions.lock().remove(&session);
+        sessions.ended(&session);
         // rmcp answers an ended session 202 Accepted, with no body; the
         // Python SDK takes only 200 or 204 for done, and logs a failure.
         if response.status() == StatusCode::ACCEPTED {
@@ -329,6 +349,9 @@ impl Guard {
         let ClientJsonRpcMessage::Request(call) = message else { return next.run(request).await };
         match session {
             Some(session) => {
+                if keeps_state(&call.request) {
+                    sessions.pin(&session);
+                }
                 match sessions.begin(&session, &call.id) {
                     Some(true) => {}
                     Some(false) => {
@@ -364,12 +387,27 @@ impl Guard {
                         return store_unavailable(Some(call.id.clone()));
                     }
                     sessions.touch_new(id, caller);
+                    if keeps_state(&call.request) {
+                        sessions.pin(id);
+                    }
                     sessions.prune().await;
                 }
                 response
             }
             None => next.run(request).await,
         }
+    }
+}
+
+/// Whether a request leaves state in its session's worker that a restored
+/// worker would not have: a log level, subscriptions; or, in `initialize`,
+/// the tasks extension, whose tasks report through the session. Such a
+/// session does not hibernate.
+fn keeps_state(request: &ClientRequest) -> bool {
+    match request {
+        ClientRequest::SetLevelRequest(_) | ClientRequest::SubscribeRequest(_) => true,
+        ClientRequest::InitializeRequest(initialize) => initialize.params.capabilities.supports_tasks(),
+        _ => false,
     }
 }
 

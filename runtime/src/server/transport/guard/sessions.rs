@@ -1,10 +1,11 @@
 //! The sessions this replica holds: one request per id and session, the
-//! session cap (the idlest session closed to make room), and the caller
-//! that opened each session (with auth on, no one else may use it).
+//! session cap (the idlest session closed to make room), the caller that
+//! opened each session (with auth on, no one else may use it), and the
+//! hibernation of idle sessions (`HttpOptions::session_hibernate_after`).
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use http::header::{self, HeaderValue};
@@ -13,14 +14,36 @@ use rmcp::model::RequestId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use crate::server::dispatch::hibernation::Hibernation;
+use crate::server::store::sessions::MemorySessions;
 use crate::server::transport::jsonrpc::Rejection;
 
 use super::error_response;
+
+/// How long a request for a session waits for the session's worker to close
+/// as it hibernates, and the hibernation for rmcp's own close of it.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(super) struct Sessions {
     pub(super) manager: Arc<LocalSessionManager>,
     pub(super) max: usize,
     pub(super) uses: Mutex<HashMap<String, SessionUse>>,
+    /// How idle sessions hibernate, when they do.
+    pub(super) hibernate: Option<Hibernate>,
+}
+
+/// What idle sessions hibernating takes.
+pub(crate) struct Hibernate {
+    /// How long a session is idle before it hibernates.
+    pub(crate) after: Duration,
+    /// How long a session lives without a request (hibernating or not).
+    pub(crate) idle_timeout: Duration,
+    /// The sessions' `initialize`, rmcp's store for a single server (with
+    /// replicas, the shared store keeps it, and expires it itself).
+    pub(crate) memory: Option<Arc<MemorySessions>>,
+    pub(crate) clocks: Arc<Hibernation>,
+    /// Woken as each hibernating session's worker has closed.
+    pub(crate) settled: tokio::sync::Notify,
 }
 
 pub(super) struct SessionUse {
@@ -28,6 +51,25 @@ pub(super) struct SessionUse {
     in_flight: HashSet<RequestId>,
     /// Who opened the session (with auth on): no one else may use it.
     caller: Option<String>,
+    /// The session keeps something of its own in its worker (a GET stream, a
+    /// log level, subscriptions, tasks): it never hibernates.
+    pinned: bool,
+    sleep: Sleep,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sleep {
+    Awake,
+    /// Its worker is closing: requests for it wait until it has.
+    Falling,
+    /// Only its `initialize` is kept: its next request restores it.
+    Asleep,
+}
+
+impl SessionUse {
+    fn new(caller: Option<String>) -> Self {
+        Self { last_seen: Instant::now(), in_flight: HashSet::new(), caller, pinned: false, sleep: Sleep::Awake }
+    }
 }
 
 impl Sessions {
@@ -40,20 +82,53 @@ impl Sessions {
         self.lock().contains_key(session)
     }
 
-    /// Note a request of `caller` in `session`; `false` when another caller opened it.
-    pub(super) fn touch(&self, session: &str, caller: Option<&str>) -> bool {
+    /// Whether `session` is held here: by rmcp, or with hibernation by this
+    /// table (rmcp restores a hibernating session; the sweep ends those rmcp closed).
+    pub(super) async fn holds(&self, session: &str) -> bool {
+        match self.hibernate {
+            Some(_) => self.knows(session),
+            None => self.manager.sessions.read().await.contains_key(session),
+        }
+    }
+
+    /// Note a request of `caller` in `session`; `false` when another caller
+    /// opened it. A request for a session falling asleep waits until it is
+    /// (rmcp then restores it).
+    pub(super) async fn touch(&self, session: &str, caller: Option<&str>) -> bool {
+        if let Some(hibernate) = &self.hibernate {
+            let deadline = tokio::time::Instant::now() + SETTLE_TIMEOUT;
+            loop {
+                let settled = hibernate.settled.notified();
+                if self.lock().get(session).is_none_or(|used| used.sleep != Sleep::Falling) {
+                    break;
+                }
+                if tokio::time::timeout_at(deadline, settled).await.is_err() {
+                    break;
+                }
+            }
+        }
         let mut uses = self.lock();
         let Some(used) = uses.get_mut(session) else { return true };
         if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
             return false;
         }
         used.last_seen = Instant::now();
+        // This request restores it.
+        if used.sleep == Sleep::Asleep {
+            used.sleep = Sleep::Awake;
+        }
         true
     }
 
     pub(super) fn touch_new(&self, session: &str, caller: Option<String>) {
-        let used = SessionUse { last_seen: Instant::now(), in_flight: HashSet::new(), caller };
-        self.lock().insert(session.to_owned(), used);
+        self.lock().insert(session.to_owned(), SessionUse::new(caller));
+    }
+
+    /// `session` keeps state in its worker from now on: it does not hibernate.
+    pub(super) fn pin(&self, session: &str) {
+        if let Some(used) = self.lock().get_mut(session) {
+            used.pinned = true;
+        }
     }
 
     /// Mark `id` in flight in `session`: `Some(false)` when it already is,
@@ -63,8 +138,9 @@ impl Sessions {
     }
 
     /// Forget sessions rmcp closed (idle too long) once they could add up.
+    /// With hibernation, [`Self::sweep`] does.
     pub(super) async fn prune(&self) {
-        if self.lock().len() <= 2 * self.max {
+        if self.hibernate.is_some() || self.lock().len() <= 2 * self.max {
             return;
         }
         let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
@@ -74,17 +150,44 @@ impl Sessions {
     pub(super) fn end(&self, session: &str, id: &RequestId) {
         if let Some(used) = self.lock().get_mut(session) {
             used.in_flight.remove(id);
+            // Idle from its last answer on, not from its last request.
+            used.last_seen = Instant::now();
         }
+    }
+
+    /// The sessions held: live ones, and with hibernation the hibernating.
+    pub(super) async fn count(&self) -> usize {
+        match self.hibernate {
+            Some(_) => self.lock().len(),
+            None => self.manager.sessions.read().await.len(),
+        }
+    }
+
+    /// The sessions hibernating now.
+    #[cfg(feature = "metrics")]
+    pub(super) fn hibernating(&self) -> usize {
+        self.lock().values().filter(|used| used.sleep == Sleep::Asleep).count()
     }
 
     /// Below the cap, or made so by closing the session idle the longest (no
     /// request in flight); with every session busy, 503 and `Retry-After`.
     pub(super) async fn make_room(&self) -> Result<(), Box<Response<Body>>> {
-        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
-        if live.len() < self.max {
+        // Counted before the ids are copied: below the cap (nearly always), a
+        // new session costs no pass over the others.
+        if self.count().await < self.max {
             return Ok(());
         }
-        let victim = {
+        let victim = if self.hibernate.is_some() {
+            let uses = self.lock();
+            uses.iter()
+                .filter(|(_, used)| used.in_flight.is_empty() && used.sleep != Sleep::Falling)
+                .min_by_key(|(_, used)| used.last_seen)
+                .map(|(id, _)| id.clone())
+        } else {
+            let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
+            if live.len() < self.max {
+                return Ok(());
+            }
             let mut uses = self.lock();
             uses.retain(|id, _| live.contains(id));
             live.iter()
@@ -102,9 +205,92 @@ impl Sessions {
             return Err(Box::new(busy));
         };
         tracing::info!(session = victim, max = self.max, "closed the session idle the longest to make room");
-        let _ = self.manager.close_session(&victim.as_str().into()).await;
         self.lock().remove(&victim);
+        self.close(&victim).await;
         Ok(())
+    }
+
+    /// Close `session` for good (the guard forgot it already): its worker if
+    /// it has one, and with hibernation what is kept of it.
+    pub(super) async fn close(&self, session: &str) {
+        let _ = self.manager.close_session(&session.into()).await;
+        self.ended(session);
+    }
+
+    /// `session` ended (rmcp closed it, or the guard did): with hibernation,
+    /// forget its `initialize` and record its time if it was asleep.
+    pub(super) fn ended(&self, session: &str) {
+        if let Some(hibernate) = &self.hibernate {
+            if let Some(memory) = &hibernate.memory {
+                memory.remove(session);
+            }
+            hibernate.clocks.end(session);
+        }
+    }
+
+    /// One pass of hibernation: sessions idle long enough hibernate, and
+    /// sessions idle past the idle timeout (or closed by rmcp) end.
+    async fn sweep(&self) {
+        let Some(hibernate) = &self.hibernate else { return };
+        let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
+        let now = Instant::now();
+        let (mut falling, mut ending) = (Vec::new(), Vec::new());
+        {
+            let mut uses = self.lock();
+            uses.retain(|id, used| {
+                if !used.in_flight.is_empty() || used.sleep == Sleep::Falling {
+                    return true;
+                }
+                let idle = now.saturating_duration_since(used.last_seen);
+                // A pinned session lives as long as rmcp keeps its worker.
+                let over = if used.pinned { !live.contains(id) } else { idle >= hibernate.idle_timeout };
+                if over {
+                    ending.push(id.clone());
+                    return false;
+                }
+                if !used.pinned && used.sleep == Sleep::Awake && idle >= hibernate.after && live.contains(id) {
+                    used.sleep = Sleep::Falling;
+                    falling.push(id.clone());
+                }
+                true
+            });
+        }
+        for id in ending {
+            tracing::debug!(session = id, "a session ended: idle past the session idle timeout");
+            self.close(&id).await;
+        }
+        for id in falling {
+            let parted = hibernate.clocks.parting(&id);
+            hibernate.clocks.hold(&id);
+            let _ = self.manager.close_session(&id.as_str().into()).await;
+            // rmcp closes the session again as the worker ends: only then
+            // may a request restore it (see `Hibernation::parting`).
+            let _ = tokio::time::timeout(SETTLE_TIMEOUT, parted).await;
+            if let Some(used) = self.lock().get_mut(&id) {
+                used.sleep = Sleep::Asleep;
+            }
+            hibernate.settled.notify_waiters();
+            tracing::debug!(session = id, "an idle session hibernates");
+        }
+    }
+
+    /// Hibernate and expire sessions until the sessions are gone (the
+    /// server's application dropped).
+    pub(super) fn watch(sessions: &Arc<Self>) {
+        let Some(hibernate) = &sessions.hibernate else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        // Often enough that a session sleeps within half its delay of it.
+        let period = (hibernate.after / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
+        let sessions: Weak<Self> = Arc::downgrade(sessions);
+        runtime.spawn(async move {
+            let mut ticks = tokio::time::interval(period);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let Some(sessions) = sessions.upgrade() else { return };
+                sessions.sweep().await;
+            }
+        });
     }
 }
 

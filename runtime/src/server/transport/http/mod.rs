@@ -7,6 +7,7 @@ mod options;
 use std::sync::Arc;
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::store::SessionStore;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 
@@ -16,6 +17,7 @@ use crate::server::dispatch::lifecycle::Serving;
 use crate::server::dispatch::streams::{Primings, SessionStreams};
 use crate::server::error::ServerError;
 use crate::server::store::events::EventStore;
+use crate::server::store::sessions::MemorySessions;
 use crate::server::transport::guard::{self, Guard};
 use crate::server::transport::listener::{self, ClientSlots, ConnectionLimits};
 use crate::server::transport::proxy::Proxying;
@@ -129,6 +131,28 @@ impl ToolServer {
             manager = manager.with_event_store(Arc::clone(primings) as Arc<dyn EventStore>);
         }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
+        // Idle sessions hibernate: rmcp restores one from its `initialize`,
+        // kept in the shared store or else in memory.
+        let hibernate = match options.session_hibernate_after {
+            Some(after) if !options.stateless => {
+                let memory = shared.is_none().then(|| Arc::new(MemorySessions::default()));
+                if let Some(memory) = &memory {
+                    config.session_store = Some(Arc::clone(memory) as Arc<dyn SessionStore>);
+                }
+                // The guard ends an idle session first: a worker closed by
+                // rmcp's own timer could be restored from what is kept.
+                manager.session_config.keep_alive = Some(options.session_idle_timeout.saturating_add(after));
+                Some(guard::Hibernate {
+                    after,
+                    idle_timeout: options.session_idle_timeout,
+                    memory,
+                    clocks: Arc::default(),
+                    settled: tokio::sync::Notify::new(),
+                })
+            }
+            _ => None,
+        };
+        let clocks = hibernate.as_ref().map(|hibernate| Arc::clone(&hibernate.clocks));
         manager.session_config.sse_retry = Some(options.sse_retry);
         let manager = Arc::new(manager);
         #[cfg(feature = "metrics")]
@@ -165,7 +189,11 @@ impl ToolServer {
             None => server,
         };
         let (template, auth) = super::auth::prepare(server, &options.path)?;
-        let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions));
+        let template = match &clocks {
+            Some(clocks) => template.with_hibernation(Arc::clone(clocks)),
+            None => template,
+        };
+        let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions, hibernate));
         let shared_for_streams = shared.clone().filter(|_| !options.stateless);
         let guard = Arc::new(Guard::new(
             &options.allowed_origins,
@@ -187,6 +215,9 @@ impl ToolServer {
         if let Some(shared) = shared_for_streams {
             streams = streams.with_shared_store(shared, template.rerunnable_tools());
         }
+        if let Some(clocks) = clocks {
+            streams = streams.with_hibernation(clocks);
+        }
         let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
@@ -199,7 +230,7 @@ impl ToolServer {
         let router = health_routes(router, options.readiness.clone(), Arc::clone(drain));
         #[cfg(feature = "metrics")]
         let router = match metrics {
-            Some((path, metrics)) => metrics_route(router, &path, metrics, (!options.stateless).then_some(manager)),
+            Some((path, metrics)) => metrics_route(router, &path, metrics, Arc::clone(&guard)),
             None => router,
         };
         let mounted = super::landing::mount(router, landing, &auth_config);
@@ -261,16 +292,14 @@ fn metrics_route(
     router: axum::Router,
     path: &str,
     metrics: Arc<crate::server::dispatch::metrics::Metrics>,
-    sessions: Option<Arc<LocalSessionManager>>,
+    guard: Arc<guard::Guard>,
 ) -> axum::Router {
     let scrape = move || {
-        let (metrics, sessions) = (Arc::clone(&metrics), sessions.clone());
+        let (metrics, guard) = (Arc::clone(&metrics), Arc::clone(&guard));
         async move {
-            let open = match &sessions {
-                Some(manager) => manager.sessions.read().await.len(),
-                None => 0,
-            };
-            let mut response = axum::response::Response::new(axum::body::Body::from(metrics.render(open)));
+            let (open, hibernating) = guard.session_count().await.unwrap_or_default();
+            let body = metrics.render(open, hibernating);
+            let mut response = axum::response::Response::new(axum::body::Body::from(body));
             let headers = response.headers_mut();
             let kind = http::HeaderValue::from_static(crate::server::dispatch::metrics::CONTENT_TYPE);
             headers.insert(http::header::CONTENT_TYPE, kind);

@@ -41,6 +41,7 @@ pub struct HttpOptions {
     pub(super) request_read_timeout: Duration,
     pub(super) max_sessions: usize,
     pub(super) session_idle_timeout: Duration,
+    pub(super) session_hibernate_after: Option<Duration>,
     pub(super) max_body_bytes: usize,
     pub(super) shutdown: CancellationToken,
     pub(super) handle_signals: bool,
@@ -92,6 +93,7 @@ impl Default for HttpOptions {
             request_read_timeout: Duration::from_secs(30),
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(300),
+            session_hibernate_after: None,
             max_body_bytes: 4 * 1024 * 1024,
             shutdown: CancellationToken::new(),
             handle_signals: true,
@@ -364,6 +366,32 @@ impl HttpOptions {
     /// How long a session lives without a request; 5 minutes by default.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Let a session idle this long hibernate: its rmcp worker (about 90 KB
+    /// of channels and tasks) is closed, and only the client's `initialize`
+    /// (a few hundred bytes) is kept, from which the session's next request
+    /// restores it, as a replica restores a session another opened. The
+    /// client sees nothing of it, and the session keeps its id, its owner
+    /// and its `mcp.server.session.duration`. Off by default.
+    ///
+    /// A session that keeps something in its worker never hibernates: one
+    /// that opened a GET stream, set a log level (`logging/setLevel`),
+    /// subscribed to a resource, or declared the tasks extension. Its first
+    /// request after it hibernated pays for the restore: the `initialize`
+    /// replayed to a new worker (see the guide's Performance chapter). The
+    /// sessions counted against [`max_sessions`](Self::max_sessions) include
+    /// the hibernating ones.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp_contract::server::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().max_sessions(10_000).session_hibernate_after(Duration::from_secs(30));
+    /// ```
+    pub fn session_hibernate_after(mut self, idle: Duration) -> Self {
+        self.session_hibernate_after = Some(idle);
         self
     }
 
