@@ -6,11 +6,14 @@
 //!
 //! `CALLS_SERVER=ours|rmcp CALLS_TRANSPORT=stdio|http`: stdio serves stdin
 //! until it ends; http serves on a loopback port, which it prints to stderr
-//! as `listening on <port>`, until its stdin ends. Run without them (as
-//! `cargo bench` does), it says where it is used and returns.
+//! as `listening on <port>`, until its stdin ends (`CALLS_MAX_SESSIONS` raises
+//! this crate's session cap and `CALLS_HIBERNATE_AFTER_MS` lets its idle
+//! sessions hibernate, for `benches/sessions_memory.py`). Run without them
+//! (as `cargo bench` does), it says where it is used and returns.
 
 use std::sync::Arc;
 
+use axum::serve::ListenerExt;
 use mcp_contract::prelude::*;
 use mcp_contract::server::{HttpOptions, StdioOptions};
 use rmcp::handler::server::wrapper::{Json, Parameters};
@@ -114,7 +117,14 @@ async fn serve(server: &str, transport: &str) {
             let _ = running.waiting().await;
         }
         ("ours", "http") => {
-            let options = HttpOptions::default().without_signal_handling().shutdown_token(stdin_closed());
+            let mut options = HttpOptions::default().without_signal_handling().shutdown_token(stdin_closed());
+            // benches/sessions_memory.py holds more sessions than the default cap of 1,024.
+            if let Some(max) = std::env::var("CALLS_MAX_SESSIONS").ok().and_then(|max| max.parse().ok()) {
+                options = options.max_sessions(max).session_idle_timeout(std::time::Duration::from_secs(3600));
+            }
+            if let Some(after) = std::env::var("CALLS_HIBERNATE_AFTER_MS").ok().and_then(|ms| ms.parse().ok()) {
+                options = options.session_hibernate_after(std::time::Duration::from_millis(after));
+            }
             ours().serve_http_on(listen().await, options).await.expect("served");
         }
         ("rmcp", "http") => {
@@ -123,7 +133,12 @@ async fn serve(server: &str, transport: &str) {
             let service =
                 StreamableHttpService::new(|| Ok(PlainRmcp), Arc::new(LocalSessionManager::default()), config);
             let router = axum::Router::new().nest_service("/mcp", service);
-            axum::serve(listen().await, router)
+            // As this crate serves its sockets: without it, Nagle's algorithm
+            // holds each SSE answer for the client's delayed ACK (about 40 ms).
+            let listener = listen().await.tap_io(|socket| {
+                let _ = socket.set_nodelay(true);
+            });
+            axum::serve(listener, router)
                 .with_graceful_shutdown(async move { stop.cancelled().await })
                 .await
                 .expect("served");

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Memory per idle Streamable HTTP session, and a call's latency while they are
+held: this crate, rmcp's own Streamable HTTP server and the TypeScript
+reference framework, side by side in one run.
+
+Each server serves the one `lookup` tool of `benches/calls.rs` (input
+`{id, limit?}`, output `{name, count}`, the same body): this crate's (as
+`ours`, with the default options, and as `hibernating`, with
+`HttpOptions::session_hibernate_after` of `--hibernate-after-ms`) and rmcp's
+`#[tool]` are that
+bench binary (release); the reference's is
+`benches/reference/server.mjs` on `@cyanheads/mcp-ts-core` 0.10.17 (the
+version the registry serves) under Node 22, which this script installs with
+npm into `target/reference/` on its first run.
+
+For each server, this script is the client (Python, standard library only):
+
+1. it starts the server and opens `--warm` sessions (initialize, then
+   notifications/initialized, each session on a fresh connection that it then
+   closes), waits `--settle` seconds (hibernating sessions fall asleep
+   meanwhile), then reads the server's resident memory (VmRSS, /proc);
+2. it opens sessions up to `--sessions` and reads it again; memory per
+   session is the difference over the sessions opened in between, which takes
+   out what the server and its first sessions cost once;
+3. while they are all held, it makes `--calls` `tools/call`, one after
+   another on one keep-alive connection, each on a session picked at random
+   among them: p50, p99 and max latency, every answer checked (a hibernating
+   session's call includes its restore);
+4. it reads the memory a last time, closes nothing, and stops the server.
+
+Resident memory is what the allocator took and kept: a hibernating server's
+figure is its sessions' kept state plus what the workers of the sessions
+awake at once took at most, which glibc keeps for reuse. Sessions opened at
+hundreds a second and hibernating after 1 s leave over a thousand workers
+awake at once; `--hibernate-after-ms` shows the difference.
+
+Each server's session cap and idle timeout are raised above what the run
+needs (this crate: `max_sessions`; rmcp has no cap; the reference caps at
+10,000). The figures are resident memory as the kernel counts it, so they
+include the allocator's slack: read the spread of a few runs.
+
+    benches/sessions_memory.py [--sessions 10000] [--warm 200] [--calls 1000] [--settle 3]
+                               [--hibernate-after-ms 100] [--server ours|hibernating|rmcp|reference ...]
+                               [--binary PATH]   # a `calls` executable built before
+"""
+
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFERENCE = os.path.join(ROOT, "benches", "reference")
+PROTOCOL = "2025-06-18"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+def bench_binary():
+    """Build the `calls` bench (release) and return its executable."""
+    built = subprocess.run(
+        ["cargo", "bench", "--bench", "calls", "--features", "rmcp", "--no-run", "--message-format=json"],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in built.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "calls":
+            if message.get("executable"):
+                return message["executable"]
+    sys.exit("cargo built no `calls` bench executable")
+
+
+def reference_install():
+    """The reference server's directory, with its packages installed (once)."""
+    target = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "reference")
+    node = os.path.join(target, "node_modules", ".bin", "node")
+    if not os.path.exists(node):
+        if shutil.which("npm") is None:
+            sys.exit("the reference server needs npm (Node's package manager) to install it")
+        os.makedirs(target, exist_ok=True)
+        for name in ("package.json", "package-lock.json", "server.mjs"):
+            shutil.copy(os.path.join(REFERENCE, name), target)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target, check=True)
+    shutil.copy(os.path.join(REFERENCE, "server.mjs"), target)
+    return target, node
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start(server, binary, args):
+    """Start a server; returns the process and its port."""
+    if server == "reference":
+        directory, node = reference_install()
+        port = free_port()
+        env = dict(
+            os.environ,
+            MCP_TRANSPORT_TYPE="http",
+            MCP_HTTP_PORT=str(port),
+            MCP_HTTP_HOST="127.0.0.1",
+            MCP_LOG_LEVEL="error",
+            MCP_STATEFUL_SESSION_STALE_TIMEOUT_MS=str(3_600_000),
+        )
+        process = subprocess.Popen([node, "server.mjs"], cwd=directory, env=env, stdin=subprocess.PIPE,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+                return process, port
+            except OSError:
+                if process.poll() is not None:
+                    sys.exit(f"the reference server ended with {process.returncode} before it listened")
+                time.sleep(0.2)
+        process.kill()
+        sys.exit("the reference server did not listen within 60 s")
+    env = dict(os.environ, CALLS_SERVER="rmcp" if server == "rmcp" else "ours", CALLS_TRANSPORT="http",
+               CALLS_MAX_SESSIONS=str(args.sessions + 16), RUST_LOG="off")
+    if server == "hibernating":
+        env["CALLS_HIBERNATE_AFTER_MS"] = str(args.hibernate_after_ms)
+    process = subprocess.Popen([binary], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    for line in process.stderr:
+        found = re.match(r"listening on (\d+)", line)
+        if found:
+            return process, int(found.group(1))
+    process.kill()
+    sys.exit(f"{server} did not listen")
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    sys.exit(f"no VmRSS for process {pid}")
+
+
+def answer_of(response):
+    """The JSON-RPC message of an answer: the body, or the SSE event that holds one."""
+    body = response.read().decode()
+    if response.getheader("content-type", "").startswith("text/event-stream"):
+        for event in body.split("\n\n"):
+            data = "\n".join(line[5:].lstrip() for line in event.splitlines() if line.startswith("data:"))
+            if data.strip():
+                return json.loads(data)
+        return None
+    return json.loads(body) if body.strip() else None
+
+
+def post(connection, message, headers):
+    connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
+    response = connection.getresponse()
+    answer = answer_of(response)
+    if response.status >= 300:
+        sys.exit(f"POST {message.get('method')} was answered {response.status}: {answer}")
+    return response, answer
+
+
+def open_session(port):
+    """A new session on a connection of its own, which is then closed."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    response, answer = post(connection, INITIALIZE, HEADERS)
+    session = response.getheader("mcp-session-id")
+    if not session or not answer or "result" not in answer:
+        sys.exit(f"initialize opened no session: {answer}")
+    headers = dict(HEADERS, **{"mcp-session-id": session, "mcp-protocol-version": PROTOCOL})
+    post(connection, INITIALIZED, headers)
+    connection.close()
+    return session
+
+
+def calls_while_held(port, sessions, calls):
+    """Latencies (ms) of `calls` tools/call, each on a random held session."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    latencies = []
+    for i in range(1, calls + 1):
+        session = random.choice(sessions)
+        headers = dict(HEADERS, **{"mcp-session-id": session, "mcp-protocol-version": PROTOCOL})
+        message = {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
+        }
+        began = time.perf_counter()
+        _, answer = post(connection, message, headers)
+        latencies.append((time.perf_counter() - began) * 1000)
+        result = (answer or {}).get("result") or {}
+        if answer.get("id") != i or result.get("structuredContent") != {"name": f"item a{i % 97}", "count": 5}:
+            sys.exit(f"call {i} was not answered with the tool's result: {answer}")
+    connection.close()
+    return latencies
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p))]
+
+
+def measure(server, binary, args):
+    process, port = start(server, binary, args)
+    try:
+        sessions = [open_session(port) for _ in range(args.warm)]
+        time.sleep(args.settle)
+        warm = rss_kib(process.pid)
+        began = time.monotonic()
+        sessions += [open_session(port) for _ in range(args.sessions - args.warm)]
+        opening = time.monotonic() - began
+        time.sleep(args.settle)
+        held = rss_kib(process.pid)
+        latencies = calls_while_held(port, sessions, args.calls)
+        after = rss_kib(process.pid)
+        if process.poll() is not None:
+            sys.exit(f"{server} ended during the run")
+    finally:
+        process.kill()
+        process.wait()
+    per_session = (held - warm) * 1024 / (args.sessions - args.warm)
+    return {
+        "server": server,
+        "warm_mib": warm / 1024,
+        "held_mib": held / 1024,
+        "per_session_kib": per_session / 1024,
+        "opened_per_s": (args.sessions - args.warm) / opening,
+        "p50": statistics.median(latencies),
+        "p99": percentile(latencies, 0.99),
+        "max": max(latencies),
+        "after_mib": after / 1024,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10_000, help="sessions held at once")
+    parser.add_argument("--warm", type=int, default=200, help="sessions opened before the first reading")
+    parser.add_argument("--calls", type=int, default=1000, help="tools/call made while the sessions are held")
+    parser.add_argument("--settle", type=float, default=3.0,
+                        help="seconds waited before each reading (hibernating sessions fall asleep meanwhile)")
+    parser.add_argument("--hibernate-after-ms", type=int, default=100,
+                        help="the `hibernating` server's `session_hibernate_after`, in milliseconds")
+    parser.add_argument("--server", choices=["ours", "hibernating", "rmcp", "reference"], action="append")
+    parser.add_argument("--binary", help="a `calls` executable built already")
+    args = parser.parse_args()
+    if not 0 < args.warm < args.sessions:
+        sys.exit("--warm is at least 1 and below --sessions")
+    servers = args.server or ["ours", "hibernating", "rmcp", "reference"]
+    binary = args.binary or (bench_binary() if set(servers) - {"reference"} else None)
+    print(f"{args.sessions} idle Streamable HTTP sessions; memory per session over the last "
+          f"{args.sessions - args.warm}; {args.calls} tools/call while they are held "
+          f"(hibernating after {args.hibernate_after_ms} ms)")
+    print(f"{'server':<12} {'RSS warm':>9} {'RSS held':>9} {'per session':>12} {'opened/s':>9} "
+          f"{'call p50':>9} {'p99':>8} {'max':>8} {'RSS after':>10}")
+    for server in servers:
+        row = measure(server, binary, args)
+        print(f"{row['server']:<12} {row['warm_mib']:>7.1f}Mi {row['held_mib']:>7.1f}Mi "
+              f"{row['per_session_kib']:>9.1f}KiB {row['opened_per_s']:>9.0f} {row['p50']:>7.2f}ms "
+              f"{row['p99']:>6.2f}ms {row['max']:>6.2f}ms {row['after_mib']:>8.1f}Mi", flush=True)
+
+
+if __name__ == "__main__":
+    main()
