@@ -594,6 +594,24 @@ async fn a_session_hibernating_with_its_initialize_in_redis_wakes_on_either_repl
     }
 }
 
+/// A Redis that lost its keys (restarted without persistence) loses no
+/// session this replica put to sleep: its own copy of the `initialize`
+/// restores it, as its worker would have served it awake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_hibernating_here_wakes_after_redis_lost_every_key() {
+    let Some(redis) = Redis::start() else { return };
+    let options = HttpOptions::default().session_hibernate_after(Duration::from_millis(100));
+    let replica = replica_with(store(&redis, "hibernate-flushed"), options).await;
+    let http = client();
+    let session = open_session(&http, &replica.url, false).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let flushed = Command::new("redis-cli").args(["-p", &redis.port.to_string(), "FLUSHALL"]).status().unwrap();
+    assert!(flushed.success());
+    let answer = post(&http, &replica.url, Some(&session), &echo_call(1, "kept")).await.unwrap();
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.message["result"]["content"][0]["text"], "kept", "{answer:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_opened_on_one_replica_is_served_by_the_other_and_a_task_is_read_there() {
     let Some(redis) = Redis::start() else { return };

@@ -91,6 +91,10 @@ pub struct ServeArgs {
     /// [env: MCP_RATE_LIMIT]
     #[arg(long, value_name = "N/s|N/min|N/h[,burst=B]")]
     pub rate_limit: Option<String>,
+    /// With --http: a session idle this many seconds hibernates, only its initialize kept, until
+    /// its next request [env: MCP_SESSION_HIBERNATE_AFTER]
+    #[arg(long, value_name = "SECONDS")]
+    pub session_hibernate_after: Option<String>,
     /// What to do instead of serving.
     #[command(subcommand)]
     pub command: Option<ServeCommand>,
@@ -168,6 +172,7 @@ pub(crate) struct Deployment {
     metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
     rate_limit: Option<super::RateLimit>,
+    session_hibernate_after: Option<std::time::Duration>,
 }
 
 impl Deployment {
@@ -192,6 +197,9 @@ impl Deployment {
         if let Some(limit) = self.rate_limit {
             options = options.rate_limit(limit);
         }
+        if let Some(idle) = self.session_hibernate_after {
+            options = options.session_hibernate_after(idle);
+        }
         options
     }
 }
@@ -204,6 +212,18 @@ const ENV_ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
 const ENV_TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
 const ENV_METRICS_PATH: &str = "MCP_METRICS_PATH";
 const ENV_RATE_LIMIT: &str = "MCP_RATE_LIMIT";
+const ENV_SESSION_HIBERNATE_AFTER: &str = "MCP_SESSION_HIBERNATE_AFTER";
+
+/// Seconds, whole or not (`30`, `0.5`), as a duration.
+fn seconds(source: &str, value: &str) -> Result<std::time::Duration, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
+        .filter(|idle| !idle.is_zero())
+        .ok_or_else(|| format!("{source}: `{value}` is no number of seconds above 0, e.g. `30` or `0.5`"))
+}
 
 /// A comma-separated list, blanks dropped.
 fn list(value: &str) -> Vec<String> {
@@ -236,8 +256,12 @@ impl ServeArgs {
             metrics_path: None,
             #[cfg(feature = "rate-limit")]
             rate_limit: None,
+            session_hibernate_after: None,
         };
-        let flagged = deployment != Deployment::default() || self.metrics_path.is_some() || self.rate_limit.is_some();
+        let flagged = deployment != Deployment::default()
+            || self.metrics_path.is_some()
+            || self.rate_limit.is_some()
+            || self.session_hibernate_after.is_some();
         let serving = self.http.is_some() || self.stateless || flagged;
         match self.command {
             Some(_) if serving => {
@@ -281,6 +305,11 @@ impl ServeArgs {
         if let Some((source, _)) = rate_limit {
             return Err(format!("`{source}` needs the crate's `rate-limit` feature"));
         }
+        deployment.session_hibernate_after = match (self.session_hibernate_after, env(ENV_SESSION_HIBERNATE_AFTER)) {
+            (Some(flag), _) => Some(seconds("--session-hibernate-after", &flag)?),
+            (None, Some(value)) => Some(seconds(ENV_SESSION_HIBERNATE_AFTER, &value)?),
+            (None, None) => None,
+        };
         match self.http.or_else(|| env(ENV_HTTP_ADDR)) {
             Some(addr) => Ok(Command::Http { addr, stateless: self.stateless, deployment }),
             None if self.stateless || flagged => {
@@ -429,6 +458,25 @@ mod tests {
                 .apply(HttpOptions::default())
         );
         assert!(options.contains("\"10.0.0.1\""), "{options}");
+    }
+
+    #[test]
+    fn the_session_hibernation_comes_from_its_flag_or_its_environment_in_seconds() {
+        let after = |seconds: f64| Deployment {
+            session_hibernate_after: Some(std::time::Duration::from_secs_f64(seconds)),
+            ..Deployment::default()
+        };
+        assert_eq!(args("--http 0.0.0.0:1 --session-hibernate-after 30"), http("0.0.0.0:1", false, after(30.0)));
+        let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), ("MCP_SESSION_HIBERNATE_AFTER", "0.5")];
+        assert_eq!(with_env("", &env), http("0.0.0.0:2", false, after(0.5)));
+        assert_eq!(with_env("--session-hibernate-after 2", &env), http("0.0.0.0:2", false, after(2.0)));
+        for bad in ["0", "-1", "soon", "NaN"] {
+            let err = args(&format!("--http 0.0.0.0:1 --session-hibernate-after={bad}")).unwrap_err();
+            assert!(err.contains("is no number of seconds above 0"), "{err}");
+        }
+        assert!(args("--session-hibernate-after 30").unwrap_err().contains("belong to `--http ADDR`"));
+        let options = format!("{:?}", after(30.0).apply(HttpOptions::default()));
+        assert!(options.contains("session_hibernate_after: Some(30s)"), "{options}");
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! What a single server keeps of its sessions for rmcp to restore one: the
-//! client's `initialize`, by session id. A hibernating session is only this
-//! (see `dispatch::hibernation`); with replicas, the shared store keeps it
-//! instead.
+//! What a server keeps of its sessions for rmcp to restore one: the client's
+//! `initialize`, by session id. A hibernating session is only this (see
+//! `dispatch::hibernation`). With replicas, the shared store keeps it too,
+//! and this replica's copy still restores the sessions it put to sleep when
+//! the shared store lost them (a Redis restarted without persistence) or
+//! cannot be reached, as it would have served them awake.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::transport::streamable_http_server::session::store::{SessionState, SessionStore, SessionStoreError};
 
@@ -42,6 +44,37 @@ impl SessionStore for MemorySessions {
     }
 }
 
+/// This replica's copies before the shared store's.
+pub(crate) struct LayeredSessions {
+    pub(crate) local: Arc<MemorySessions>,
+    pub(crate) shared: Arc<dyn SessionStore>,
+}
+
+#[async_trait::async_trait]
+impl SessionStore for LayeredSessions {
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        if let Some(state) = self.local.load(session_id).await? {
+            return Ok(Some(state));
+        }
+        let state = self.shared.load(session_id).await?;
+        // A session another replica opened, restored here: it may sleep here too.
+        if let Some(state) = &state {
+            self.local.store(session_id, state).await?;
+        }
+        Ok(state)
+    }
+
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        self.local.store(session_id, state).await?;
+        self.shared.store(session_id, state).await
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        self.local.remove(session_id);
+        self.shared.delete(session_id).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
@@ -58,5 +91,21 @@ mod tests {
         assert!(store.load("t").await.unwrap().is_none());
         store.delete("s").await.unwrap();
         assert!(store.load("s").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_layered_store_keeps_a_copy_that_outlives_the_shared_one() {
+        let shared = Arc::new(MemorySessions::default());
+        let store = LayeredSessions { local: Arc::default(), shared: Arc::clone(&shared) as Arc<dyn SessionStore> };
+        let params = InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("client", "1"));
+        store.store("mine", &SessionState::new(params.clone())).await.unwrap();
+        shared.remove("mine");
+        assert!(store.load("mine").await.unwrap().is_some(), "the shared store lost it, this replica did not");
+        shared.store("theirs", &SessionState::new(params)).await.unwrap();
+        assert!(store.load("theirs").await.unwrap().is_some());
+        shared.remove("theirs");
+        assert!(store.load("theirs").await.unwrap().is_some(), "restored here once, kept here");
+        store.delete("theirs").await.unwrap();
+        assert!(store.load("theirs").await.unwrap().is_none());
     }
 }

@@ -38,9 +38,9 @@ pub(crate) struct Hibernate {
     pub(crate) after: Duration,
     /// How long a session lives without a request (hibernating or not).
     pub(crate) idle_timeout: Duration,
-    /// The sessions' `initialize`, rmcp's store for a single server (with
-    /// replicas, the shared store keeps it, and expires it itself).
-    pub(crate) memory: Option<Arc<MemorySessions>>,
+    /// The sessions' `initialize` (with replicas, the shared store keeps it
+    /// too, and expires its own copy).
+    pub(crate) memory: Arc<MemorySessions>,
     pub(crate) clocks: Arc<Hibernation>,
     /// Woken as each hibernating session's worker has closed.
     pub(crate) settled: tokio::sync::Notify,
@@ -221,9 +221,7 @@ impl Sessions {
     /// forget its `initialize` and record its time if it was asleep.
     pub(super) fn ended(&self, session: &str) {
         if let Some(hibernate) = &self.hibernate {
-            if let Some(memory) = &hibernate.memory {
-                memory.remove(session);
-            }
+            hibernate.memory.remove(session);
             hibernate.clocks.end(session);
         }
     }

@@ -17,7 +17,7 @@ use crate::server::dispatch::lifecycle::Serving;
 use crate::server::dispatch::streams::{Primings, SessionStreams};
 use crate::server::error::ServerError;
 use crate::server::store::events::EventStore;
-use crate::server::store::sessions::MemorySessions;
+use crate::server::store::sessions::{LayeredSessions, MemorySessions};
 use crate::server::transport::guard::{self, Guard};
 use crate::server::transport::listener::{self, ClientSlots, ConnectionLimits};
 use crate::server::transport::proxy::Proxying;
@@ -132,13 +132,14 @@ impl ToolServer {
         }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
         // Idle sessions hibernate: rmcp restores one from its `initialize`,
-        // kept in the shared store or else in memory.
+        // kept in memory (and in the shared store, when there is one).
         let hibernate = match options.session_hibernate_after {
             Some(after) if !options.stateless => {
-                let memory = shared.is_none().then(|| Arc::new(MemorySessions::default()));
-                if let Some(memory) = &memory {
-                    config.session_store = Some(Arc::clone(memory) as Arc<dyn SessionStore>);
-                }
+                let memory = Arc::new(MemorySessions::default());
+                config.session_store = Some(match config.session_store.take() {
+                    Some(shared) => Arc::new(LayeredSessions { local: Arc::clone(&memory), shared }),
+                    None => Arc::clone(&memory) as Arc<dyn SessionStore>,
+                });
                 // The guard ends an idle session first: a worker closed by
                 // rmcp's own timer could be restored from what is kept.
                 manager.session_config.keep_alive = Some(options.session_idle_timeout.saturating_add(after));

@@ -372,9 +372,11 @@ impl HttpOptions {
     /// Let a session idle this long hibernate: its rmcp worker (about 90 KB
     /// of channels and tasks) is closed, and only the client's `initialize`
     /// (a few hundred bytes) is kept, from which the session's next request
-    /// restores it, as a replica restores a session another opened. The
-    /// client sees nothing of it, and the session keeps its id, its owner
-    /// and its `mcp.server.session.duration`. Off by default.
+    /// restores it, as a replica restores a session another opened (with a
+    /// shared store, any replica; the one that put it to sleep also keeps a
+    /// copy of its own). The client sees nothing of it, and the session keeps
+    /// its id, its owner and its `mcp.server.session.duration`. Off by
+    /// default; `--session-hibernate-after` on the command line.
     ///
     /// A session that keeps something in its worker never hibernates: one
     /// that opened a GET stream, set a log level (`logging/setLevel`),
