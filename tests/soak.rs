@@ -21,6 +21,9 @@
 //! - `cut`: an export's stream dropped in the middle of its second event, resumed
 //!   with `Last-Event-ID` (the first) through the round robin.
 //!
+//! Both replicas let sessions idle a second hibernate
+//! (`MCP_SESSION_HIBERNATE_AFTER=1`), so sessions sleep and wake throughout.
+//!
 //! Faults: `redis-server` stopped and started again on its port (without
 //! persistence: every key is lost), and replica 0 killed (SIGKILL) and started
 //! again, in turn. Replica 1 is never killed, so one process lives the whole run.
@@ -974,7 +977,10 @@ struct Cluster {
 
 impl Cluster {
     fn replica(&self, n: usize) -> Process {
-        museum_logged(self.ports[n], &self.redis_url, &[("REQUEST_STATE_KEY", REQUEST_STATE_KEY)], &self.logs)
+        // Sessions idle a second hibernate, so the traffic's pauses put them
+        // to sleep and wake them all along, through every fault.
+        let env = [("REQUEST_STATE_KEY", REQUEST_STATE_KEY), ("MCP_SESSION_HIBERNATE_AFTER", "1")];
+        museum_logged(self.ports[n], &self.redis_url, &env, &self.logs)
     }
 }
 

@@ -279,6 +279,25 @@ async fn the_server_closes_the_stream_of_a_long_call_and_the_client_resumes_it()
     assert_eq!(result_text(&resumed).as_deref(), Some("slow done"), "{}", resumed.text());
 }
 
+/// A call whose stream closed runs on: its session does not hibernate under
+/// it (which would cancel it), and the client that resumes after the session
+/// went to sleep gets the answer from the event store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_stream_closed_keeps_its_session_awake_until_it_ends() {
+    let options = HttpOptions::default()
+        .close_call_streams_after(Duration::from_millis(100))
+        .session_hibernate_after(Duration::from_millis(20));
+    let server = HttpServer::serving(server(), options).await;
+    let mut client = HttpClient::session(server.addr).await;
+    // The 400 ms call outlives its stream by 300 ms, six sweeps.
+    let answer = client.post(&call(1, "slow", json!({}))).await;
+    assert_eq!(result_text(&answer), None, "the stream ends before the answer: {}", answer.text());
+    let last = last_event_id(&answer).expect("event ids");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let resumed = client.request("GET", &[("last-event-id", &last)], b"").await;
+    assert_eq!(result_text(&resumed).as_deref(), Some("slow done"), "{}", resumed.text());
+}
+
 /// Reads the session's standalone GET stream until `needle` shows, or `timeout` passes.
 async fn standalone_stream_shows(addr: std::net::SocketAddr, session: &str, needle: &str, timeout: Duration) -> bool {
     let mut stream = tokio::net::TcpStream::connect(addr).await.expect("the server accepts");

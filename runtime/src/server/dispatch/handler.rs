@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::hibernation::Hibernation;
+use super::hibernation::{Hibernation, Work, Working};
 use super::invoke::{Cancelled, Finished, ToolCall, admit_tool, check_tool_arguments, run_tool, run_tool_call};
 use super::observe::{Observe, SessionClock};
 use super::rounds::{Binding, RequestStates};
@@ -81,6 +81,9 @@ pub struct ToolServer {
     /// Where a session's clock waits while the session hibernates (over
     /// Streamable HTTP with `session_hibernate_after`); shared by every copy.
     hibernation: Option<Arc<Hibernation>>,
+    /// The requests this copy's session is running, with hibernation: a
+    /// session at work does not hibernate.
+    work: Option<Work>,
 }
 
 struct Shared {
@@ -140,6 +143,7 @@ impl ToolServer {
             lifecycle: Arc::default(),
             session: SessionClock::default(),
             hibernation: None,
+            work: None,
         }
     }
 
@@ -321,7 +325,17 @@ impl ToolServer {
             lifecycle: Arc::clone(&self.lifecycle),
             session: SessionClock::default(),
             hibernation: self.hibernation.clone(),
+            work: self.hibernation.as_ref().map(|_| Work::default()),
         }
+    }
+
+    /// With hibernation, a request of this copy's session at work: the
+    /// session does not hibernate while it runs.
+    fn begin_work(&self, context: &RequestContext<RoleServer>) -> Option<Working> {
+        let (hibernation, work) = (self.hibernation.as_ref()?, self.work.as_ref()?);
+        let parts = context.extensions.get::<http::request::Parts>()?;
+        let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
+        Some(hibernation.begin(id, work))
     }
 
     /// Let this server's sessions (the copies made from it after) hibernate.
@@ -516,6 +530,7 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _working = self.begin_work(&context);
         answered(
             async move {
                 let Some(tool) = self.tool(&request.name) else {
@@ -617,7 +632,10 @@ impl ServerHandler for ToolServer {
                     // A session hears of the task's status changes; a stateless request polls.
                     let tasks =
                         if is_stateless(&context) { tasks.clone() } else { tasks.notifying(context.peer.clone()) };
-                    let task = tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe).await?;
+                    // The task is the session's work until it ends: the session does not hibernate under it.
+                    let working = self.begin_work(&context);
+                    let task =
+                        tasks.start(Arc::clone(tool), arguments, answers, ctx, cancellation, observe, working).await?;
                     return Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task)));
                 }
                 let call = ToolCall::new(tool.as_ref(), &ctx, &self.observe);
@@ -706,6 +724,7 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _working = self.begin_work(&context);
         answered(
             async move {
                 if let Some(result) = self.shared.skills.as_ref().and_then(|skills| skills.read(&request.uri)) {
@@ -791,6 +810,7 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let _working = self.begin_work(&context);
         answered(
             async move {
                 let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
@@ -823,6 +843,7 @@ impl ServerHandler for ToolServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let _working = self.begin_work(&context);
         answered(
             async move {
                 let make = |name, errors| self.request_context(name, errors, &context);
@@ -858,16 +879,20 @@ impl ServerHandler for ToolServer {
         if parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id")) {
             // A session that hibernated wakes with the clock it began with.
             let woken = context.extensions.get::<SessionRestoreMarker>().map(|restored| restored.id.as_ref());
-            if let (Some(hibernation), Some(id)) = (&self.hibernation, woken)
-                && hibernation.wake(id, &self.session)
+            if let (Some(hibernation), Some(work), Some(id)) = (&self.hibernation, &self.work, woken)
+                && hibernation.wake(id, &self.session, work)
             {
                 return;
             }
             let version = context.peer.peer_info().map(|info| info.protocol_version.as_str().to_owned());
             self.session.start(&self.observe, version, if parts.is_some() { "tcp" } else { "pipe" });
             let id = parts.and_then(|parts| parts.headers.get("mcp-session-id")?.to_str().ok());
-            if let (Some(hibernation), Some(id)) = (&self.hibernation, id) {
-                hibernation.watch(id, &self.session);
+            if let (Some(hibernation), Some(work), Some(id)) = (&self.hibernation, &self.work, id) {
+                // A client with tasks keeps its session awake: its tasks run
+                // past their call and report through the session. (Seen here,
+                // not only in the guard, for a session another replica opened.)
+                let tasks = context.peer.peer_info().is_some_and(|info| info.capabilities.supports_tasks());
+                hibernation.watch(id, &self.session, work, tasks);
             }
         }
     }

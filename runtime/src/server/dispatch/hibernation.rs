@@ -12,18 +12,59 @@
 //! to the restored handler.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use tokio::sync::oneshot;
 
 use super::observe::{HeldClock, SessionClock, WatchedClock};
 
+/// The requests a session's handler is running: a call whose client went
+/// away still runs (and its answer is kept for a client that resumes), so
+/// the guard's count of open requests is not enough to put a session to sleep.
+#[derive(Clone, Default)]
+pub(crate) struct Work(Arc<AtomicUsize>);
+
+/// One request at work, counted until dropped.
+pub(crate) struct Working(Arc<AtomicUsize>);
+
+impl Work {
+    pub(crate) fn begin(&self) -> Working {
+        self.0.fetch_add(1, Ordering::AcqRel);
+        Working(Arc::clone(&self.0))
+    }
+}
+
+impl Drop for Working {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A live session's handler, watched: its clock (once the client's
+/// `notifications/initialized` reached this replica) and its work.
+#[derive(Default)]
+struct Live {
+    clock: Option<WatchedClock>,
+    work: Weak<AtomicUsize>,
+    /// Its client declared the tasks extension: its tasks run past their
+    /// call, and report through the session.
+    pinned: bool,
+}
+
+impl Live {
+    fn is_live(&self) -> bool {
+        self.clock.as_ref().is_some_and(WatchedClock::is_live) || self.work.strong_count() > 0
+    }
+}
+
 /// The clocks of one server's sessions, by session id, and the workers
 /// winding down as their session hibernates.
 #[derive(Default)]
 pub(crate) struct Hibernation {
-    /// Live sessions' clocks, watched: the session's handler still owns each.
-    live: Mutex<HashMap<String, WatchedClock>>,
+    /// Live sessions' handlers: their clocks, watched (the handler owns
+    /// each), and their work.
+    live: Mutex<HashMap<String, Live>>,
     /// Hibernating sessions' clocks, held until the session wakes or ends.
     held: Mutex<HashMap<String, HeldClock>>,
     /// Sessions whose worker was told to close, told in turn once it has.
@@ -48,21 +89,53 @@ impl Hibernation {
         }
     }
 
-    /// The session `id` began (or woke) with this clock.
-    pub(crate) fn watch(&self, id: &str, clock: &SessionClock) {
+    /// The session `id` began (or woke) with this clock and this work;
+    /// `pinned`, it never hibernates.
+    pub(crate) fn watch(&self, id: &str, clock: &SessionClock, work: &Work, pinned: bool) {
+        self.with_live(id, |live| {
+            live.clock = Some(clock.watch());
+            live.work = Arc::downgrade(&work.0);
+            live.pinned |= pinned;
+        });
+    }
+
+    /// A request of session `id` begins on the handler with this work. The
+    /// client's `notifications/initialized` may have gone to another replica
+    /// (behind a round robin): the work is known from the first request.
+    pub(crate) fn begin(&self, id: &str, work: &Work) -> Working {
+        let working = work.begin();
+        let known = {
+            let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+            live.get(id).is_some_and(|live| std::ptr::eq(live.work.as_ptr(), Arc::as_ptr(&work.0)))
+        };
+        if !known {
+            self.with_live(id, |live| live.work = Arc::downgrade(&work.0));
+        }
+        working
+    }
+
+    fn with_live(&self, id: &str, change: impl FnOnce(&mut Live)) {
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
         // Sessions that ended without hibernating (their handler gone) leave
         // a dead entry: swept once they could add up.
         if live.len() >= 64 && live.len().is_power_of_two() {
-            live.retain(|_, clock| clock.is_live());
+            live.retain(|_, live| live.is_live());
         }
-        live.insert(id.to_owned(), clock.watch());
+        change(live.entry(id.to_owned()).or_default());
+    }
+
+    /// Whether the handler of session `id` must stay: it is running a
+    /// request, or its session is pinned.
+    pub(crate) fn keeps_awake(&self, id: &str) -> bool {
+        let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.get(id)
+            .is_some_and(|live| live.pinned || live.work.upgrade().is_some_and(|work| work.load(Ordering::Acquire) > 0))
     }
 
     /// The session `id` is about to hibernate: its time goes on without its handler.
     pub(crate) fn hold(&self, id: &str) {
         let watched = self.live.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
-        if let Some(held) = watched.and_then(|clock| clock.hold()) {
+        if let Some(held) = watched.and_then(|live| live.clock?.hold()) {
             self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(id.to_owned(), held);
         }
     }
@@ -70,11 +143,12 @@ impl Hibernation {
     /// The restored handler of session `id` takes the clock it had before it
     /// hibernated: `false` when it did not hibernate here (a session another
     /// replica opened), and the handler starts a clock of its own.
-    pub(crate) fn wake(&self, id: &str, clock: &SessionClock) -> bool {
+    pub(crate) fn wake(&self, id: &str, clock: &SessionClock, work: &Work) -> bool {
         let held = self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
         let Some(held) = held else { return false };
         clock.resume(held);
-        self.watch(id, clock);
+        // Only an unpinned session hibernated.
+        self.watch(id, clock, work, false);
         true
     }
 
@@ -95,20 +169,32 @@ mod tests {
     use crate::server::dispatch::observe::Observe;
 
     #[test]
-    fn a_held_clock_passes_to_the_restored_handler_and_a_dropped_one_leaves_nothing_behind() {
+    fn a_held_clock_passes_to_the_restored_handler_and_work_is_seen_while_it_runs() {
         let hibernation = Hibernation::default();
         let observe = Arc::new(Observe::default());
         let first = SessionClock::default();
         first.start(&observe, Some("2025-06-18".to_owned()), "tcp");
-        hibernation.watch("a", &first);
+        let work = Work::default();
+        hibernation.watch("a", &first, &work, false);
+        let working = hibernation.begin("a", &work);
+        assert!(hibernation.keeps_awake("a"));
+        drop(working);
+        assert!(!hibernation.keeps_awake("a"));
+        // A request on a handler whose session began on another replica.
+        let elsewhere = Work::default();
+        let working = hibernation.begin("c", &elsewhere);
+        assert!(hibernation.keeps_awake("c"), "its work is known from its first request");
+        drop(working);
+        assert!(!hibernation.keeps_awake("c"));
         hibernation.hold("a");
         drop(first);
         assert_eq!(hibernation.held.lock().unwrap().len(), 1, "the clock outlives the handler while held");
         let restored = SessionClock::default();
-        assert!(hibernation.wake("a", &restored));
+        assert!(hibernation.wake("a", &restored, &Work::default()));
         assert!(hibernation.held.lock().unwrap().is_empty());
-        assert!(!hibernation.wake("a", &SessionClock::default()), "a clock wakes once");
+        assert!(!hibernation.wake("a", &SessionClock::default(), &Work::default()), "a clock wakes once");
         hibernation.end("a");
+        hibernation.end("c");
         assert!(hibernation.live.lock().unwrap().is_empty());
     }
 
@@ -116,9 +202,10 @@ mod tests {
     fn a_session_that_never_began_holds_no_clock() {
         let hibernation = Hibernation::default();
         let clock = SessionClock::default();
-        hibernation.watch("b", &clock);
+        hibernation.watch("b", &clock, &Work::default(), true);
+        assert!(hibernation.keeps_awake("b"), "a pinned session stays awake");
         hibernation.hold("b");
         assert!(hibernation.held.lock().unwrap().is_empty());
-        assert!(!hibernation.wake("b", &SessionClock::default()));
+        assert!(!hibernation.wake("b", &SessionClock::default(), &Work::default()));
     }
 }

@@ -17,6 +17,7 @@ use rmcp::model::{
 use rmcp::{Peer, RoleServer};
 use tokio_util::sync::CancellationToken;
 
+use super::hibernation::Working;
 use super::invoke::{Cancelled, Finished, ToolCall, run_tool_call};
 use super::observe::Observe;
 use super::rounds::wire_requests;
@@ -78,7 +79,9 @@ impl Tasks {
     /// Start `tool` on `arguments` as a task and return its first state,
     /// which the store holds before the call is answered (a `tasks/get` right
     /// after finds it). The handler's asks find `answers` (those its request
-    /// gathered before it became a task) and wait for the others.
+    /// gathered before it became a task) and wait for the others. `working`,
+    /// held until the task ends, keeps its session from hibernating under it.
+    #[allow(clippy::too_many_arguments, reason = "one call, in call_tool, which names every part")]
     pub(crate) async fn start(
         &self,
         tool: Arc<dyn DynTool>,
@@ -87,6 +90,7 @@ impl Tasks {
         ctx: Context,
         cancellation: CancellationToken,
         observe: Arc<Observe>,
+        working: Option<Working>,
     ) -> Result<Task, ErrorData> {
         if lock(&self.running).len() >= DEFAULT_MAX_TASKS {
             // A store that keeps more (or forgets a task past its time to live
@@ -123,6 +127,8 @@ impl Tasks {
         let tasks = self.clone();
         let seed = task.clone();
         tokio::spawn(async move {
+            // Held until the task ends: its session's work.
+            let _working = working;
             // The handler's asks wait in the task's live round; while one
             // waits, tasks/get shows the task `input_required` with it.
             let run = run_tool_call(call, tool, arguments, ctx, &cancellation, &observe, None);

@@ -243,18 +243,25 @@ impl Sessions {
                 // A pinned session lives as long as rmcp keeps its worker.
                 let over = if used.pinned { !live.contains(id) } else { idle >= hibernate.idle_timeout };
                 if over {
-                    ending.push(id.clone());
+                    ending.push((id.clone(), used.pinned));
                     return false;
                 }
-                if !used.pinned && used.sleep == Sleep::Awake && idle >= hibernate.after && live.contains(id) {
+                // A call whose client went away may still run, for a client that resumes.
+                if !used.pinned
+                    && used.sleep == Sleep::Awake
+                    && idle >= hibernate.after
+                    && live.contains(id)
+                    && !hibernate.clocks.keeps_awake(id)
+                {
                     used.sleep = Sleep::Falling;
                     falling.push(id.clone());
                 }
                 true
             });
         }
-        for id in ending {
-            tracing::debug!(session = id, "a session ended: idle past the session idle timeout");
+        for (id, pinned) in ending {
+            let why = if pinned { "its worker closed" } else { "idle past the session idle timeout" };
+            tracing::debug!(session = id, why, "a session ended");
             self.close(&id).await;
         }
         for id in falling {
