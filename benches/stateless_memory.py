@@ -23,14 +23,18 @@ For each server, this script is the client (Python, standard library only):
    again, and their growth is measured from the reading after round 1.
 
 This crate fails the run when any reading after the warm-up is more than
-`--bound-mib` above the warm-up's: its memory is meant to stay flat once
-the first round has sized the allocator's arenas and the server's bounded
-stores. rmcp's figures are shown beside it, not judged. The figures are
-resident memory as the kernel counts it, so they include the allocator's
-slack: read the spread of a few runs.
+`--bound-mib` (4 MiB) above the warm-up's: its memory is meant to stay flat
+once the first round has filled the server's bounded stores. rmcp's figures
+are shown beside it, not judged. The figures are resident memory as the
+kernel counts it, so they include the allocator's slack, and that slack
+moves: on the shared 2-core machine (load average 2 to 6), rmcp's own
+server, which keeps nothing between stateless requests, grew by 0.3 to
+3.7 MiB over the same 10 rounds; the bound sits just above that. A growth the
+allocator does not explain shows in a heap profile (`heaptrack`: the heap
+kept after round 2 against after round 11), see guide/src/performance.md.
 
     benches/stateless_memory.py [--rounds 10] [--clients 64] [--calls 100]
-                                [--settle 2] [--bound-mib 1.0]
+                                [--settle 2] [--bound-mib 4]
                                 [--server ours|rmcp ...]
                                 [--binary PATH]   # a `calls` executable built before
 """
@@ -185,7 +189,7 @@ def main():
     parser.add_argument("--clients", type=int, default=64, help="clients at once in a round")
     parser.add_argument("--calls", type=int, default=100, help="tools/call per client in a round")
     parser.add_argument("--settle", type=float, default=2.0, help="seconds between a round and its reading")
-    parser.add_argument("--bound-mib", type=float, default=1.0,
+    parser.add_argument("--bound-mib", type=float, default=4.0,
                         help="this crate's largest allowed growth after the warm-up round (MiB)")
     parser.add_argument("--server", choices=["ours", "rmcp"], action="append")
     parser.add_argument("--binary", help="a `calls` executable built already")
