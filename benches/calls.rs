@@ -2,7 +2,9 @@
 //! (input `{id, limit?}`, output `{name, count}`), written with this crate (in
 //! its default configuration: argument repair on, telemetry off, a two-reason
 //! error contract) or with rmcp's `#[tool]`, the same body, served over stdio
-//! or Streamable HTTP.
+//! or Streamable HTTP. `CALLS_STATELESS=1` makes either HTTP server stateless
+//! (no sessions: this crate's `HttpOptions::stateless`, rmcp's
+//! `legacy_session_mode` off), for `benches/stateless_memory.py`.
 //!
 //! `CALLS_SERVER=ours|rmcp CALLS_TRANSPORT=stdio|http`: stdio serves stdin
 //! until it ends; http serves on a loopback port, which it prints to stderr
@@ -101,6 +103,11 @@ fn stdin_closed() -> CancellationToken {
     token
 }
 
+/// `CALLS_STATELESS=1`: serve HTTP without sessions.
+fn stateless() -> bool {
+    std::env::var("CALLS_STATELESS").is_ok_and(|value| value == "1")
+}
+
 async fn listen() -> TcpListener {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     eprintln!("listening on {}", listener.local_addr().expect("bound").port());
@@ -116,6 +123,10 @@ async fn serve(server: &str, transport: &str) {
             let running = PlainRmcp.serve(rmcp::transport::stdio()).await.expect("initialized");
             let _ = running.waiting().await;
         }
+        ("ours", "http") if stateless() => {
+            let options = HttpOptions::default().without_signal_handling().shutdown_token(stdin_closed());
+            ours().serve_http_on(listen().await, options.stateless(true)).await.expect("served");
+        }
         ("ours", "http") => {
             let mut options = HttpOptions::default().without_signal_handling().shutdown_token(stdin_closed());
             // benches/sessions_memory.py holds more sessions than the default cap of 1,024.
@@ -129,7 +140,9 @@ async fn serve(server: &str, transport: &str) {
         }
         ("rmcp", "http") => {
             let stop = stdin_closed();
-            let config = StreamableHttpServerConfig::default().with_cancellation_token(stop.clone());
+            let config = StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(!stateless())
+                .with_cancellation_token(stop.clone());
             let service =
                 StreamableHttpService::new(|| Ok(PlainRmcp), Arc::new(LocalSessionManager::default()), config);
             let router = axum::Router::new().nest_service("/mcp", service);

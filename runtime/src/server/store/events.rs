@@ -36,8 +36,8 @@ pub const DEFAULT_EVENT_MAX_AGE: Duration = Duration::from_secs(5 * 60);
 /// over all its streams (64 MiB); past it the oldest events go first.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
-/// What an event costs besides its message's JSON: its id, its slots in the
-/// stream's queue and in the store's age order, the `Arc` of its message.
+/// What an event costs besides its message's JSON: its slots in the stream's
+/// queue and in the store's age order, its JSON's allocation.
 const EVENT_OVERHEAD: usize = 160;
 
 /// What a stream costs besides its events: its key (twice, in two maps),
@@ -118,12 +118,15 @@ struct Streams {
     /// What the events and streams kept cost, as [`EVENT_OVERHEAD`] and
     /// [`STREAM_OVERHEAD`] count.
     bytes: usize,
+    /// The store has held its `max_streams` once, and its maps are sized for
+    /// what they hold from then on (see [`Streams::size_for_churn`]).
+    sized: bool,
 }
 
 struct Stored {
     stream_id: StreamId,
     /// Each event with its sequence number, when it was stored, and its cost.
-    events: VecDeque<(u64, Instant, usize, ServerSseMessage)>,
+    events: VecDeque<(u64, Instant, usize, Kept)>,
     next: u64,
     last_write: Instant,
     /// The stream carried its call's answer: nothing comes after it.
@@ -147,6 +150,40 @@ impl Streams {
         self.events -= 1;
         self.bytes -= cost;
         Some(sequence)
+    }
+
+    /// Sizes the maps, once the store holds `max_streams`, for what they hold
+    /// from then on: a stream dropped for each one made. Under that churn std's
+    /// `HashMap` fills with tombstones and, at some later write, doubles its
+    /// table to twice its items, once; reserving that now makes the store reach
+    /// the memory it keeps when it first fills, not rounds later (issue #36).
+    fn size_for_churn(&mut self, max_streams: usize) {
+        if !self.sized && self.by_key.len() >= max_streams {
+            self.sized = true;
+            self.by_key.reserve(max_streams);
+            self.keys.reserve(max_streams);
+        }
+    }
+
+    /// Makes room for one more entry in `recency` and `order` without growing
+    /// them when at least half their entries are stale: a list grows only when
+    /// dropping its stale entries would not free half of it. Each list then
+    /// stays under four times the most the store has kept, and stops growing
+    /// once the store is full, instead of doubling at some later write.
+    fn compact_lists(&mut self) {
+        if self.recency.len() == self.recency.capacity() && self.recency.len() >= 2 * self.by_key.len() {
+            // One entry per stream, in write order, rebuilt in the list's own buffer.
+            let Streams { recency, by_key, .. } = self;
+            recency.clear();
+            recency.extend(by_key.iter().map(|(key, stream)| (stream.last_write, Arc::clone(key))));
+            recency.make_contiguous().sort_unstable();
+        }
+        if self.order.len() == self.order.capacity() && self.order.len() >= 2 * self.events {
+            let Streams { order, by_key, .. } = self;
+            order.retain(|(key, sequence)| {
+                by_key.get(key).is_some_and(|stream| (stream.first_kept()..stream.next).contains(sequence))
+            });
+        }
     }
 
     /// Drops `key`'s stream with its events.
@@ -186,36 +223,45 @@ impl Streams {
     }
 }
 
-/// A `Write` that only counts: an event's JSON size, without keeping it.
-struct Counting(usize);
+/// An event as the store keeps it: its message's JSON, one allocation, in
+/// place of the message's tree of them (a call's answer holds dozens, made
+/// while the call ran, among the call's short-lived ones; kept for minutes,
+/// they left the allocator's heap in holes that grew the memory for rounds
+/// after the store was full, issue #36). `None` for an event without a
+/// message (a priming event, the end of a call), which a replay never sends.
+/// Its id is its stream's key and its sequence number.
+struct Kept(Option<Box<str>>);
 
-impl std::io::Write for Counting {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+impl Kept {
+    /// `event` as kept, and what it costs: its JSON's size plus [`EVENT_OVERHEAD`].
+    fn of(event: &ServerSseMessage) -> (Self, usize) {
+        // A message that does not serialize could not be sent either; it is kept as none.
+        let json = event.message.as_deref().and_then(|message| serde_json::to_string(message).ok());
+        let json = json.map(String::into_boxed_str);
+        let cost = json.as_ref().map_or(0, |json| json.len()) + EVENT_OVERHEAD;
+        (Self(json), cost)
     }
 }
 
-/// What `event` costs kept: its message's JSON size (close to, and below,
-/// the heap the message holds) plus [`EVENT_OVERHEAD`].
+/// The event kept as `json`, under its id, for a replay.
+fn replayed(key: &str, sequence: u64, json: &str) -> Option<ServerSseMessage> {
+    let message = serde_json::from_str::<ServerJsonRpcMessage>(json).ok()?;
+    Some(ServerSseMessage::new(format!("{key}-{sequence}"), message))
+}
+
+/// What `event` costs kept.
+#[cfg(test)]
 fn cost_of(event: &ServerSseMessage) -> usize {
-    let mut counting = Counting(0);
-    if let Some(message) = &event.message {
-        // Counting cannot fail; a message that does not serialize costs its overhead.
-        let _ = serde_json::to_writer(&mut counting, message.as_ref());
-    }
-    counting.0 + EVENT_OVERHEAD
+    Kept::of(event).1
 }
 
 /// What a replay finds after a `Last-Event-ID`.
 enum After {
-    /// The stored events after it, whether the stream is finished, and a
-    /// receiver that wakes when the stream is written to.
-    Events(Vec<ServerSseMessage>, bool, watch::Receiver<u64>),
+    /// The stored events after it that a replay sends (their sequence
+    /// numbers and JSON), the sequence number of the last one stored, whether
+    /// the stream is finished, and a receiver that wakes when the stream is
+    /// written to.
+    Events(Vec<(u64, Box<str>)>, u64, bool, watch::Receiver<u64>),
     /// Events after it were dropped (budget, count or age): replaying the
     /// rest would hide the hole.
     Dropped,
@@ -290,7 +336,7 @@ impl MemoryEventStore {
 
     fn store_now(&self, stream_id: &str, event: &ServerSseMessage, now: Instant) -> EventId {
         // Outside the lock: serializing is the costly part of a store.
-        let cost = cost_of(event);
+        let (kept, cost) = Kept::of(event);
         let mut streams = self.lock();
         self.sweep(&mut streams, now);
         let key = match streams.keys.get(stream_id) {
@@ -317,6 +363,7 @@ impl MemoryEventStore {
                     },
                 );
                 streams.bytes += STREAM_OVERHEAD;
+                streams.size_for_churn(self.max_streams);
                 key
             }
         };
@@ -326,12 +373,10 @@ impl MemoryEventStore {
         stream.next += 1;
         stream.last_write = now;
         let id = format!("{key}-{sequence}");
-        let mut event = event.clone();
-        event.event_id = Some(id.clone());
-        if ends_call(&event) {
+        if ends_call(event) {
             stream.finished = true;
         }
-        stream.events.push_back((sequence, now, cost, event));
+        stream.events.push_back((sequence, now, cost, kept));
         let over = stream.events.len() > max_events;
         stream.written.send_replace(sequence);
         streams.events += 1;
@@ -339,6 +384,7 @@ impl MemoryEventStore {
         if over {
             streams.pop_event(&key);
         }
+        streams.compact_lists();
         streams.order.push_back((Arc::clone(&key), sequence));
         streams.recency.push_back((now, key));
         let mut evicted = 0;
@@ -346,20 +392,6 @@ impl MemoryEventStore {
         // nothing would answer no resumption at all.
         while streams.bytes > self.max_bytes && streams.events > 1 && streams.evict_oldest() {
             evicted += 1;
-        }
-        // Every write adds an entry to both lists; past about twice what is
-        // kept, the stale ones go, so the lists stay as bounded as the store.
-        if streams.recency.len() > 2 * streams.by_key.len() + 64 {
-            let mut current: Vec<(Instant, Arc<str>)> =
-                streams.by_key.iter().map(|(key, stream)| (stream.last_write, Arc::clone(key))).collect();
-            current.sort();
-            streams.recency = current.into();
-        }
-        if streams.order.len() > 2 * streams.events + 64 {
-            let Streams { order, by_key, .. } = &mut *streams;
-            order.retain(|(key, sequence)| {
-                by_key.get(key).is_some_and(|stream| (stream.first_kept()..stream.next).contains(sequence))
-            });
         }
         drop(streams);
         if evicted > 0 {
@@ -417,9 +449,14 @@ impl MemoryEventStore {
         if stream.first_kept() > after.saturating_add(1) {
             return After::Dropped;
         }
-        let events =
-            stream.events.iter().filter(|(sequence, ..)| *sequence > after).map(|(.., event)| event.clone()).collect();
-        After::Events(events, stream.finished, stream.written.subscribe())
+        let events = stream
+            .events
+            .iter()
+            .filter(|(sequence, ..)| *sequence > after)
+            .filter_map(|(sequence, .., Kept(json))| Some((*sequence, json.clone()?)))
+            .collect();
+        let last = stream.events.back().map_or(after, |(sequence, ..)| *sequence).max(after);
+        After::Events(events, last, stream.finished, stream.written.subscribe())
     }
 }
 
@@ -485,8 +522,8 @@ impl EventStore for MemoryEventStore {
     async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
         let (key, sequence) = last_event_id.rsplit_once('-').ok_or(UnknownEventId)?;
         let sequence: u64 = sequence.parse().map_err(|_| UnknownEventId)?;
-        let (events, finished, mut written) = match Self::after(&self.lock(), key, sequence) {
-            After::Events(events, finished, written) => (events, finished, written),
+        let (events, mut last, finished, mut written) = match Self::after(&self.lock(), key, sequence) {
+            After::Events(events, last, finished, written) => (events, last, finished, written),
             After::Dropped => return Err(DroppedEvents.into()),
             After::Gone => return Err(UnknownEventId.into()),
         };
@@ -497,16 +534,18 @@ impl EventStore for MemoryEventStore {
         // this replay has not sent), or the client goes away (the receiver
         // is dropped with its HTTP response).
         tokio::spawn(async move {
-            let mut last = sequence;
             let mut pending = events;
             let mut finished = finished;
             loop {
-                for event in pending.drain(..) {
-                    if let Some(sequence) = event.event_id.as_deref().and_then(sequence_of) {
-                        last = sequence;
-                    }
-                    // A priming event (no message) says nothing to a client that is already back.
-                    if event.message.is_some() && sender.send(event).await.is_err() {
+                // A priming event (no message) says nothing to a client that is
+                // already back: `After` leaves it out.
+                for (sequence, json) in pending.drain(..) {
+                    // A message kept that does not read back ends the replay: no stream with a hole.
+                    let Some(event) = replayed(&key, sequence, &json) else {
+                        tracing::warn!(sequence, "a kept SSE event did not read back as a message; the replay ends");
+                        return;
+                    };
+                    if sender.send(event).await.is_err() {
                         return;
                     }
                 }
@@ -518,18 +557,17 @@ impl EventStore for MemoryEventStore {
                     () = sender.closed() => return,
                 }
                 let streams = inner.lock().unwrap_or_else(PoisonError::into_inner);
-                let After::Events(events, now_finished, _) = Self::after(&streams, &key, last) else { return };
+                let After::Events(events, now_last, now_finished, _) = Self::after(&streams, &key, last) else {
+                    return;
+                };
                 drop(streams);
                 pending = events;
+                last = now_last;
                 finished = now_finished;
             }
         });
         Ok(Box::pin(Replay(receiver)))
     }
-}
-
-fn sequence_of(event_id: &str) -> Option<u64> {
-    event_id.rsplit_once('-')?.1.parse().ok()
 }
 
 /// What an event id's last part begins with when a store shared by replicas
@@ -606,6 +644,27 @@ mod tests {
         let event = tokio::time::timeout(Duration::from_secs(5), replay.next()).await.unwrap().unwrap();
         assert_eq!(event.event_id, Some(late.await.unwrap()));
         assert!(replay.next().await.is_none(), "the stream ends with its call's answer");
+    }
+
+    /// The store keeps a message as its JSON: the replay sends the same message.
+    #[tokio::test]
+    async fn a_replayed_answer_is_the_message_stored() {
+        let store = MemoryEventStore::default();
+        let priming = store.store_event("s", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+        let mut result = rmcp::model::CallToolResult::structured(serde_json::json!({"name": "item a", "count": 5}));
+        result.is_error = Some(false);
+        let response = JsonRpcResponse {
+            jsonrpc: Default::default(),
+            id: RequestId::String("call-1".into()),
+            result: ServerResult::CallToolResult(result),
+        };
+        let sent = ServerSseMessage::from_message(ServerJsonRpcMessage::Response(response));
+        let id = store.store_event("s", &sent).await.unwrap();
+        let replay: Vec<_> = store.replay_events_after(&priming).await.unwrap().collect().await;
+        assert_eq!(replay.len(), 1, "the answer, not the priming event");
+        assert_eq!(replay[0].event_id.as_deref(), Some(id.as_str()));
+        let json = |event: &ServerSseMessage| serde_json::to_value(event.message.as_deref().unwrap()).unwrap();
+        assert_eq!(json(&replay[0]), json(&sent));
     }
 
     #[tokio::test]
@@ -708,23 +767,26 @@ mod tests {
         let budget = 256 * 1024;
         let store = MemoryEventStore::default().max_bytes(budget);
         let now = Instant::now();
+        let (mut most_events, mut most_streams) = (0, 0);
         for n in 0..20_000u64 {
             let stream = format!("stream-{}", n % 300);
             store.store_now(&stream, &log(&"y".repeat((n % 500) as usize)), now);
             if n % 7 == 0 {
                 store.store_now(&stream, &answer(n as i64), now);
             }
+            let streams = store.lock();
+            most_events = most_events.max(streams.events);
+            most_streams = most_streams.max(streams.by_key.len());
         }
         assert!(store.bytes() <= budget, "{} bytes kept", store.bytes());
         assert!(store.evicted() > 10_000, "{store:?}");
         let streams = store.lock();
         assert!(
-            streams.order.len() <= 2 * streams.events + 64,
-            "{} entries for {} events",
-            streams.order.len(),
-            streams.events
+            streams.order.capacity() < 4 * most_events,
+            "room for {} entries, {most_events} events kept at most",
+            streams.order.capacity(),
         );
-        assert!(streams.recency.len() <= 2 * streams.by_key.len() + 64);
+        assert!(streams.recency.capacity() < 4 * most_streams, "{} for {most_streams}", streams.recency.capacity());
         let counted: usize = streams.by_key.values().map(|stream| stream.events.len()).sum();
         assert_eq!(counted, streams.events);
         let cost: usize = streams
@@ -733,5 +795,40 @@ mod tests {
             .map(|stream| STREAM_OVERHEAD + stream.events.iter().map(|(_, _, cost, _)| cost).sum::<usize>())
             .sum();
         assert_eq!(cost, streams.bytes, "the running count is the sum of what is kept");
+    }
+
+    /// Issue #36: in stateless mode every call is a stream of its own (a
+    /// priming event, then the answer), so a full store drops a stream for
+    /// each it makes; its memory grew for rounds after it first filled.
+    #[tokio::test]
+    async fn a_full_store_stops_growing_once_it_is_full() {
+        const STREAMS: usize = 512;
+        let store = MemoryEventStore::new(DEFAULT_MAX_EVENTS_PER_STREAM, STREAMS, Duration::from_secs(60));
+        let now = Instant::now();
+        let call = |n: usize| {
+            let stream = format!("call-{n}");
+            store.store_now(&stream, &ServerSseMessage::retry(Duration::from_secs(3)), now);
+            store.store_now(&stream, &answer(n as i64), now);
+        };
+        let room = |store: &MemoryEventStore| {
+            let streams = store.lock();
+            [streams.by_key.capacity(), streams.keys.capacity(), streams.order.capacity(), streams.recency.capacity()]
+        };
+        // The warm-up: the store fills, then drops a stream for each call.
+        for n in 0..2 * STREAMS {
+            call(n);
+        }
+        let warm = room(&store);
+        for n in 2 * STREAMS..40 * STREAMS {
+            call(n);
+            let now = room(&store);
+            // A map's capacity is what it can hold before its table grows:
+            // tombstones lower it between rehashes, a growth would raise it.
+            assert!(
+                now.iter().zip(&warm).all(|(now, warm)| now <= warm),
+                "call {n}: {now:?}, after the warm-up {warm:?}"
+            );
+        }
+        assert_eq!(store.lock().by_key.len(), STREAMS);
     }
 }
