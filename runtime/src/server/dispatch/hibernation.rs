@@ -9,7 +9,9 @@
 //! What a session's handler keeps that must outlive its worker is its clock
 //! (`mcp.server.session.duration` counts the session, not each of its
 //! workers): [`Hibernation`] holds it while the session sleeps, and gives it
-//! to the restored handler.
+//! to the restored handler. It also tells the guard which sessions must stay
+//! awake: those whose handler is at work (a call, a task) and those whose
+//! client declared tasks.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,7 +31,7 @@ pub(crate) struct Work(Arc<AtomicUsize>);
 pub(crate) struct Working(Arc<AtomicUsize>);
 
 impl Work {
-    pub(crate) fn begin(&self) -> Working {
+    fn begin(&self) -> Working {
         self.0.fetch_add(1, Ordering::AcqRel);
         Working(Arc::clone(&self.0))
     }

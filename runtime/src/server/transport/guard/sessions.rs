@@ -21,7 +21,8 @@ use crate::server::transport::jsonrpc::Rejection;
 use super::error_response;
 
 /// How long a request for a session waits for the session's worker to close
-/// as it hibernates, and the hibernation for rmcp's own close of it.
+/// as it hibernates, the hibernation for rmcp's own close of it, and a
+/// pinned session without a worker for rmcp to restore it.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub(super) struct Sessions {
@@ -240,8 +241,13 @@ impl Sessions {
                     return true;
                 }
                 let idle = now.saturating_duration_since(used.last_seen);
-                // A pinned session lives as long as rmcp keeps its worker.
-                let over = if used.pinned { !live.contains(id) } else { idle >= hibernate.idle_timeout };
+                // A pinned session lives as long as rmcp keeps its worker
+                // (given time to restore it, for a request that just woke it).
+                let over = if used.pinned {
+                    !live.contains(id) && idle >= SETTLE_TIMEOUT
+                } else {
+                    idle >= hibernate.idle_timeout
+                };
                 if over {
                     ending.push((id.clone(), used.pinned));
                     return false;
