@@ -35,7 +35,8 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import bench  # noqa: E402  (benches/support/bench.py)
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -53,22 +54,6 @@ def call(i):
         "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
     }
 
-
-def bench_binary():
-    """Build the bench (release) and return its executable."""
-    built = subprocess.run(
-        ["cargo", "bench", "--bench", "calls", "--features", "rmcp", "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "calls":
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit("cargo built no `calls` bench executable")
 
 
 def total(out):
@@ -113,17 +98,6 @@ def run_stdio(binary, server, calls, out, scratch):
         check_answer(answer, i)
 
 
-def sse_or_json(response):
-    """The JSON-RPC message of an answer: the body, or the SSE event that holds one."""
-    body = response.read().decode()
-    if response.getheader("content-type", "").startswith("text/event-stream"):
-        for event in body.split("\n\n"):
-            data = "\n".join(line[5:].lstrip() for line in event.splitlines() if line.startswith("data:"))
-            if data.strip():
-                return json.loads(data)
-        return None
-    return json.loads(body) if body.strip() else None
-
 
 def run_http(binary, server, calls, out):
     command, env = valgrind(binary, server, "http", out)
@@ -144,7 +118,7 @@ def run_http(binary, server, calls, out):
     def post(message):
         connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
         response = connection.getresponse()
-        answer = sse_or_json(response)
+        answer = bench.answer_of(response)
         if response.status >= 300:
             sys.exit(f"{server} over http answered {response.status}: {answer}")
         return response, answer
@@ -194,7 +168,7 @@ def main():
     parser.add_argument("--keep", help="a directory to keep the callgrind files in")
     parser.add_argument("--binary", help="a `calls` executable built already (an earlier build, to compare)")
     args = parser.parse_args()
-    binary = args.binary or bench_binary()
+    binary = args.binary or bench.executable("calls", "rmcp")
     n = args.calls
     servers = args.server or ["ours", "rmcp"]
     print(f"callgrind, server instructions per tools/call: (I({2 * n} calls) - I({n} calls)) / {n}")

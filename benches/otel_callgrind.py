@@ -19,7 +19,6 @@ fraction of a percent from run to run, on a loaded machine too.
 
 import argparse
 import http.server
-import json
 import os
 import re
 import subprocess
@@ -27,7 +26,8 @@ import sys
 import tempfile
 import threading
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import bench  # noqa: E402  (benches/support/bench.py)
 MODES = ["off", "sampled_out", "exported"]
 
 
@@ -48,22 +48,6 @@ class Collector(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-
-def bench_binary():
-    """Build the bench (release, feature `otel`) and return its executable."""
-    built = subprocess.run(
-        ["cargo", "bench", "--bench", "otel", "--features", "otel", "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "otel":
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit("cargo built no `otel` bench executable")
 
 
 def instructions(binary, mode, calls, collector):
@@ -99,7 +83,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=1000, help="N: the runs make N and 2N calls")
     args = parser.parse_args()
-    binary = bench_binary()
+    binary = bench.executable("otel", "otel")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Collector)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     collector = f"127.0.0.1:{server.server_address[1]}"

@@ -49,15 +49,16 @@ import http.client
 import json
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REFERENCE = os.path.join(ROOT, "benches", "reference")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import bench  # noqa: E402  (benches/support/bench.py)
+
+REFERENCE = os.path.join(bench.ROOT, "benches", "reference")
 PROTOCOL = "2025-06-18"
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -69,26 +70,10 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-def bench_binary():
-    """Build the `calls` bench (release) and return its executable."""
-    built = subprocess.run(
-        ["cargo", "bench", "--bench", "calls", "--features", "rmcp", "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "calls":
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit("cargo built no `calls` bench executable")
-
 
 def reference_install():
     """The reference server's directory, with its packages installed (once)."""
-    target = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "reference")
+    target = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(bench.ROOT, "target")), "reference")
     node = os.path.join(target, "node_modules", ".bin", "node")
     if not os.path.exists(node):
         if shutil.which("npm") is None:
@@ -139,40 +124,15 @@ def start(server, binary, args):
                CALLS_MAX_SESSIONS=str(args.sessions + 16), RUST_LOG="off")
     if server == "hibernating":
         env["CALLS_HIBERNATE_AFTER_MS"] = str(args.hibernate_after_ms)
-    process = subprocess.Popen([binary], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    for line in process.stderr:
-        found = re.match(r"listening on (\d+)", line)
-        if found:
-            return process, int(found.group(1))
-    process.kill()
-    sys.exit(f"{server} did not listen")
+    return bench.listen([binary], env, server)
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    sys.exit(f"no VmRSS for process {pid}")
-
-
-def answer_of(response):
-    """The JSON-RPC message of an answer: the body, or the SSE event that holds one."""
-    body = response.read().decode()
-    if response.getheader("content-type", "").startswith("text/event-stream"):
-        for event in body.split("\n\n"):
-            data = "\n".join(line[5:].lstrip() for line in event.splitlines() if line.startswith("data:"))
-            if data.strip():
-                return json.loads(data)
-        return None
-    return json.loads(body) if body.strip() else None
 
 
 def post(connection, message, headers):
     connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
     response = connection.getresponse()
-    answer = answer_of(response)
+    answer = bench.answer_of(response)
     if response.status >= 300:
         sys.exit(f"POST {message.get('method')} was answered {response.status}: {answer}")
     return response, answer
@@ -224,14 +184,14 @@ def measure(server, binary, args):
     try:
         sessions = [open_session(port) for _ in range(args.warm)]
         time.sleep(args.settle)
-        warm = rss_kib(process.pid)
+        warm = bench.rss_kib(process.pid)
         began = time.monotonic()
         sessions += [open_session(port) for _ in range(args.sessions - args.warm)]
         opening = time.monotonic() - began
         time.sleep(args.settle)
-        held = rss_kib(process.pid)
+        held = bench.rss_kib(process.pid)
         latencies = calls_while_held(port, sessions, args.calls)
-        after = rss_kib(process.pid)
+        after = bench.rss_kib(process.pid)
         if process.poll() is not None:
             sys.exit(f"{server} ended during the run")
     finally:
@@ -266,7 +226,7 @@ def main():
     if not 0 < args.warm < args.sessions:
         sys.exit("--warm is at least 1 and below --sessions")
     servers = args.server or ["ours", "hibernating", "rmcp", "reference"]
-    binary = args.binary or (bench_binary() if set(servers) - {"reference"} else None)
+    binary = args.binary or (bench.executable("calls", "rmcp") if set(servers) - {"reference"} else None)
     print(f"{args.sessions} idle Streamable HTTP sessions; memory per session over the last "
           f"{args.sessions - args.warm}; {args.calls} tools/call while they are held "
           f"(hibernating after {args.hibernate_after_ms} ms)")

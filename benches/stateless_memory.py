@@ -43,13 +43,14 @@ import argparse
 import http.client
 import json
 import os
-import re
 import subprocess
 import sys
 import threading
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import bench  # noqa: E402  (benches/support/bench.py)
+
 PROTOCOL = "2025-06-18"
 HEADERS = {
     "content-type": "application/json",
@@ -58,56 +59,13 @@ HEADERS = {
 }
 
 
-def bench_binary():
-    """Build the `calls` bench (release) and return its executable."""
-    built = subprocess.run(
-        ["cargo", "bench", "--bench", "calls", "--features", "rmcp", "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == "calls":
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit("cargo built no `calls` bench executable")
-
 
 def start(server, binary):
     """Start a stateless server; returns the process and its port."""
     env = dict(os.environ, CALLS_SERVER=server, CALLS_TRANSPORT="http", CALLS_STATELESS="1", RUST_LOG="off")
-    process = subprocess.Popen([binary], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    for line in process.stderr:
-        found = re.match(r"listening on (\d+)", line)
-        if found:
-            # Keep reading its stderr, so a server that logs never blocks on a full pipe.
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, int(found.group(1))
-    process.kill()
-    sys.exit(f"{server} did not listen")
+    return bench.listen([binary], env, server)
 
 
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    sys.exit(f"no VmRSS for process {pid}")
-
-
-def answer_of(response):
-    """The JSON-RPC message of an answer: the body, or the SSE event that holds one."""
-    body = response.read().decode()
-    if response.getheader("content-type", "").startswith("text/event-stream"):
-        for event in body.split("\n\n"):
-            data = "\n".join(line[5:].lstrip() for line in event.splitlines() if line.startswith("data:"))
-            if data.strip():
-                return json.loads(data)
-        return None
-    return json.loads(body) if body.strip() else None
 
 
 def client(port, client_id, calls, failures):
@@ -125,7 +83,7 @@ def client(port, client_id, calls, failures):
             }
             connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=HEADERS)
             response = connection.getresponse()
-            answer = answer_of(response) or {}
+            answer = bench.answer_of(response) or {}
             result = answer.get("result") or {}
             if (response.status != 200 or answer.get("id") != request_id
                     or result.get("structuredContent") != {"name": f"item {item}", "count": 5}):
@@ -156,14 +114,14 @@ def measure(server, binary, args):
     process, port = start(server, binary)
     try:
         time.sleep(args.settle)
-        readings = [rss_kib(process.pid)]
+        readings = [bench.rss_kib(process.pid)]
         seconds = []
         for _ in range(args.rounds + 1):
             seconds.append(round_of(port, args.clients, args.calls))
             time.sleep(args.settle)
             if process.poll() is not None:
                 sys.exit(f"{server} ended during the run")
-            readings.append(rss_kib(process.pid))
+            readings.append(bench.rss_kib(process.pid))
     finally:
         process.stdin.close()
         try:
@@ -197,7 +155,7 @@ def main():
     if args.rounds < 1 or args.clients < 1 or args.calls < 1:
         sys.exit("--rounds, --clients and --calls are at least 1")
     servers = args.server or ["ours", "rmcp"]
-    binary = args.binary or bench_binary()
+    binary = args.binary or bench.executable("calls", "rmcp")
     calls_per_round = args.clients * args.calls
     load = os.getloadavg()
     print(f"stateless Streamable HTTP: a warm-up round, then {args.rounds} identical rounds of "
