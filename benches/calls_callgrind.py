@@ -116,12 +116,7 @@ def run_http(binary, server, calls, out):
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
     def post(message):
-        connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
-        response = connection.getresponse()
-        answer = bench.answer_of(response)
-        if response.status >= 300:
-            sys.exit(f"{server} over http answered {response.status}: {answer}")
-        return response, answer
+        return bench.post(connection, message, headers, f"{server} over http")
 
     response, _ = post(INITIALIZE)
     session = response.getheader("mcp-session-id")

@@ -46,7 +46,6 @@ include the allocator's slack: read the spread of a few runs.
 
 import argparse
 import http.client
-import json
 import os
 import random
 import shutil
@@ -68,7 +67,6 @@ INITIALIZE = {
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
-
 
 
 def reference_install():
@@ -127,26 +125,15 @@ def start(server, binary, args):
     return bench.listen([binary], env, server)
 
 
-
-
-def post(connection, message, headers):
-    connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
-    response = connection.getresponse()
-    answer = bench.answer_of(response)
-    if response.status >= 300:
-        sys.exit(f"POST {message.get('method')} was answered {response.status}: {answer}")
-    return response, answer
-
-
 def open_session(port):
     """A new session on a connection of its own, which is then closed."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    response, answer = post(connection, INITIALIZE, HEADERS)
+    response, answer = bench.post(connection, INITIALIZE, HEADERS, "sessions")
     session = response.getheader("mcp-session-id")
     if not session or not answer or "result" not in answer:
         sys.exit(f"initialize opened no session: {answer}")
     headers = dict(HEADERS, **{"mcp-session-id": session, "mcp-protocol-version": PROTOCOL})
-    post(connection, INITIALIZED, headers)
+    bench.post(connection, INITIALIZED, headers, "sessions")
     connection.close()
     return session
 
@@ -165,7 +152,7 @@ def calls_while_held(port, sessions, calls):
             "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
         }
         began = time.perf_counter()
-        _, answer = post(connection, message, headers)
+        _, answer = bench.post(connection, message, headers, "calls")
         latencies.append((time.perf_counter() - began) * 1000)
         result = (answer or {}).get("result") or {}
         if answer.get("id") != i or result.get("structuredContent") != {"name": f"item a{i % 97}", "count": 5}:

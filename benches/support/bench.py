@@ -1,6 +1,6 @@
 """What the benchmark scripts of `benches/` share (python3, standard library
 only): the bench executable cargo builds, a server started on a loopback
-port, its resident memory, and the JSON-RPC message of an HTTP answer.
+port, its resident memory, and a JSON-RPC POST and its answer.
 
 The scripts import it as `bench`, from `benches/support/` on their path.
 """
@@ -66,3 +66,14 @@ def answer_of(response):
                 return json.loads(data)
         return None
     return json.loads(body) if body.strip() else None
+
+
+def post(connection, message, headers, name):
+    """POST `message` to `/mcp` on `connection`: the response and its JSON-RPC
+    message; a status of 300 or more ends the run, naming `name`."""
+    connection.request("POST", "/mcp", body=json.dumps(message, separators=(",", ":")), headers=headers)
+    response = connection.getresponse()
+    answer = answer_of(response)
+    if response.status >= 300:
+        sys.exit(f"{name}: POST {message.get('method')} was answered {response.status}: {answer}")
+    return response, answer
