@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::catalog::Catalog;
 use super::changes::{self, Changes, SessionChanges};
 use super::channel::{self, PeerChannel};
-use super::hibernation::{Hibernation, Work, Working};
+use super::hibernation::{Hibernation, SessionHibernation, Working};
 use super::invoke::{Cancelled, Finished, ToolCall, admit_tool, check_tool_arguments, run_tool, run_tool_call};
 use super::observe::{Observe, SessionClock};
 use super::rounds::{Binding, RequestStates};
@@ -78,12 +78,10 @@ pub struct ToolServer {
     lifecycle: Arc<super::lifecycle::Lifecycle>,
     /// This copy's session's time, for `mcp.server.session.duration`.
     session: SessionClock,
-    /// Where a session's clock waits while the session hibernates (over
-    /// Streamable HTTP with `session_hibernate_after`); shared by every copy.
-    hibernation: Option<Arc<Hibernation>>,
-    /// The requests this copy's session is running, with hibernation: a
-    /// session at work does not hibernate.
-    work: Option<Work>,
+    /// With hibernation (Streamable HTTP's `session_hibernate_after`): where
+    /// a session's clock waits while it sleeps, and this copy's work, which
+    /// keeps its session awake.
+    hibernation: Option<SessionHibernation>,
 }
 
 struct Shared {
@@ -143,7 +141,6 @@ impl ToolServer {
             lifecycle: Arc::default(),
             session: SessionClock::default(),
             hibernation: None,
-            work: None,
         }
     }
 
@@ -324,23 +321,21 @@ impl ToolServer {
             request_states: self.request_states.clone(),
             lifecycle: Arc::clone(&self.lifecycle),
             session: SessionClock::default(),
-            hibernation: self.hibernation.clone(),
-            work: self.hibernation.as_ref().map(|_| Work::default()),
+            hibernation: self.hibernation.as_ref().map(SessionHibernation::for_new_session),
         }
     }
 
     /// With hibernation, a request of this copy's session at work: the
     /// session does not hibernate while it runs.
     fn begin_work(&self, context: &RequestContext<RoleServer>) -> Option<Working> {
-        let (hibernation, work) = (self.hibernation.as_ref()?, self.work.as_ref()?);
+        let hibernation = self.hibernation.as_ref()?;
         let parts = context.extensions.get::<http::request::Parts>()?;
-        let id = parts.headers.get("mcp-session-id")?.to_str().ok()?;
-        Some(hibernation.begin(id, work))
+        Some(hibernation.begin(parts.headers.get("mcp-session-id")?.to_str().ok()?))
     }
 
     /// Let this server's sessions (the copies made from it after) hibernate.
     pub(crate) fn with_hibernation(mut self, hibernation: Arc<Hibernation>) -> Self {
-        self.hibernation = Some(hibernation);
+        self.hibernation = Some(SessionHibernation::new(hibernation));
         self
     }
 
@@ -879,20 +874,16 @@ impl ServerHandler for ToolServer {
         if parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id")) {
             // A session that hibernated wakes with the clock it began with.
             let woken = context.extensions.get::<SessionRestoreMarker>().map(|restored| restored.id.as_ref());
-            if let (Some(hibernation), Some(work), Some(id)) = (&self.hibernation, &self.work, woken)
-                && hibernation.wake(id, &self.session, work)
+            if let (Some(hibernation), Some(id)) = (&self.hibernation, woken)
+                && hibernation.wake(id, &self.session)
             {
                 return;
             }
             let version = context.peer.peer_info().map(|info| info.protocol_version.as_str().to_owned());
             self.session.start(&self.observe, version, if parts.is_some() { "tcp" } else { "pipe" });
             let id = parts.and_then(|parts| parts.headers.get("mcp-session-id")?.to_str().ok());
-            if let (Some(hibernation), Some(work), Some(id)) = (&self.hibernation, &self.work, id) {
-                // A client with tasks keeps its session awake: its tasks run
-                // past their call and report through the session. (Seen here,
-                // not only in the guard, for a session another replica opened.)
-                let tasks = context.peer.peer_info().is_some_and(|info| info.capabilities.supports_tasks());
-                hibernation.watch(id, &self.session, work, tasks);
+            if let (Some(hibernation), Some(id)) = (&self.hibernation, id) {
+                hibernation.watch(id, &self.session);
             }
         }
     }

@@ -10,8 +10,7 @@
 //! (`mcp.server.session.duration` counts the session, not each of its
 //! workers): [`Hibernation`] holds it while the session sleeps, and gives it
 //! to the restored handler. It also tells the guard which sessions must stay
-//! awake: those whose handler is at work (a call, a task) and those whose
-//! client declared tasks.
+//! awake: those whose handler is at work (a call, a task).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,15 +42,47 @@ impl Drop for Working {
     }
 }
 
+/// What one session's handler (one copy of the server) has of hibernation:
+/// the server's registry, and its own work.
+#[derive(Clone)]
+pub(crate) struct SessionHibernation {
+    registry: Arc<Hibernation>,
+    work: Work,
+}
+
+impl SessionHibernation {
+    /// The handle of the copies made for new sessions.
+    pub(crate) fn new(registry: Arc<Hibernation>) -> Self {
+        Self { registry, work: Work::default() }
+    }
+
+    /// The handle of a copy for a new session: the same registry, work of its own.
+    pub(crate) fn for_new_session(&self) -> Self {
+        Self::new(Arc::clone(&self.registry))
+    }
+
+    /// A request of session `id` at work (see [`Hibernation::begin`]).
+    pub(crate) fn begin(&self, id: &str) -> Working {
+        self.registry.begin(id, &self.work)
+    }
+
+    /// The session `id` began here, on this clock.
+    pub(crate) fn watch(&self, id: &str, clock: &SessionClock) {
+        self.registry.watch(id, clock, &self.work);
+    }
+
+    /// The session `id` restored here takes back its clock (see [`Hibernation::wake`]).
+    pub(crate) fn wake(&self, id: &str, clock: &SessionClock) -> bool {
+        self.registry.wake(id, clock, &self.work)
+    }
+}
+
 /// A live session's handler, watched: its clock (once the client's
 /// `notifications/initialized` reached this replica) and its work.
 #[derive(Default)]
 struct Live {
     clock: Option<WatchedClock>,
     work: Weak<AtomicUsize>,
-    /// Its client declared the tasks extension: its tasks run past their
-    /// call, and report through the session.
-    pinned: bool,
 }
 
 impl Live {
@@ -91,20 +122,18 @@ impl Hibernation {
         }
     }
 
-    /// The session `id` began (or woke) with this clock and this work;
-    /// `pinned`, it never hibernates.
-    pub(crate) fn watch(&self, id: &str, clock: &SessionClock, work: &Work, pinned: bool) {
+    /// The session `id` began (or woke) with this clock and this work.
+    fn watch(&self, id: &str, clock: &SessionClock, work: &Work) {
         self.with_live(id, |live| {
             live.clock = Some(clock.watch());
             live.work = Arc::downgrade(&work.0);
-            live.pinned |= pinned;
         });
     }
 
     /// A request of session `id` begins on the handler with this work. The
     /// client's `notifications/initialized` may have gone to another replica
     /// (behind a round robin): the work is known from the first request.
-    pub(crate) fn begin(&self, id: &str, work: &Work) -> Working {
+    fn begin(&self, id: &str, work: &Work) -> Working {
         let working = work.begin();
         let known = {
             let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
@@ -126,12 +155,11 @@ impl Hibernation {
         change(live.entry(id.to_owned()).or_default());
     }
 
-    /// Whether the handler of session `id` must stay: it is running a
-    /// request, or its session is pinned.
-    pub(crate) fn keeps_awake(&self, id: &str) -> bool {
+    /// Whether the handler of session `id` is at work: a request running,
+    /// or a task it started.
+    pub(crate) fn is_working(&self, id: &str) -> bool {
         let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.get(id)
-            .is_some_and(|live| live.pinned || live.work.upgrade().is_some_and(|work| work.load(Ordering::Acquire) > 0))
+        live.get(id).and_then(|live| live.work.upgrade()).is_some_and(|work| work.load(Ordering::Acquire) > 0)
     }
 
     /// The session `id` is about to hibernate: its time goes on without its handler.
@@ -145,12 +173,11 @@ impl Hibernation {
     /// The restored handler of session `id` takes the clock it had before it
     /// hibernated: `false` when it did not hibernate here (a session another
     /// replica opened), and the handler starts a clock of its own.
-    pub(crate) fn wake(&self, id: &str, clock: &SessionClock, work: &Work) -> bool {
+    fn wake(&self, id: &str, clock: &SessionClock, work: &Work) -> bool {
         let held = self.held.lock().unwrap_or_else(PoisonError::into_inner).remove(id);
         let Some(held) = held else { return false };
         clock.resume(held);
-        // Only an unpinned session hibernated.
-        self.watch(id, clock, work, false);
+        self.watch(id, clock, work);
         true
     }
 
@@ -177,17 +204,17 @@ mod tests {
         let first = SessionClock::default();
         first.start(&observe, Some("2025-06-18".to_owned()), "tcp");
         let work = Work::default();
-        hibernation.watch("a", &first, &work, false);
+        hibernation.watch("a", &first, &work);
         let working = hibernation.begin("a", &work);
-        assert!(hibernation.keeps_awake("a"));
+        assert!(hibernation.is_working("a"));
         drop(working);
-        assert!(!hibernation.keeps_awake("a"));
+        assert!(!hibernation.is_working("a"));
         // A request on a handler whose session began on another replica.
         let elsewhere = Work::default();
         let working = hibernation.begin("c", &elsewhere);
-        assert!(hibernation.keeps_awake("c"), "its work is known from its first request");
+        assert!(hibernation.is_working("c"), "its work is known from its first request");
         drop(working);
-        assert!(!hibernation.keeps_awake("c"));
+        assert!(!hibernation.is_working("c"));
         hibernation.hold("a");
         drop(first);
         assert_eq!(hibernation.held.lock().unwrap().len(), 1, "the clock outlives the handler while held");
@@ -204,8 +231,7 @@ mod tests {
     fn a_session_that_never_began_holds_no_clock() {
         let hibernation = Hibernation::default();
         let clock = SessionClock::default();
-        hibernation.watch("b", &clock, &Work::default(), true);
-        assert!(hibernation.keeps_awake("b"), "a pinned session stays awake");
+        hibernation.watch("b", &clock, &Work::default());
         hibernation.hold("b");
         assert!(hibernation.held.lock().unwrap().is_empty());
         assert!(!hibernation.wake("b", &SessionClock::default(), &Work::default()));

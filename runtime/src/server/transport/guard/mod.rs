@@ -387,9 +387,6 @@ impl Guard {
                         return store_unavailable(Some(call.id.clone()));
                     }
                     sessions.touch_new(id, caller);
-                    if keeps_state(&call.request) {
-                        sessions.pin(id);
-                    }
                     sessions.prune().await;
                 }
                 response
@@ -400,15 +397,11 @@ impl Guard {
 }
 
 /// Whether a request leaves state in its session's worker that a restored
-/// worker would not have: a log level, subscriptions; or, in `initialize`,
-/// the tasks extension, whose tasks report through the session. Such a
-/// session does not hibernate.
+/// worker would not have: a log level, subscriptions. Such a session does
+/// not hibernate. (A task is the session's work while it runs: see
+/// `dispatch::hibernation`.)
 fn keeps_state(request: &ClientRequest) -> bool {
-    match request {
-        ClientRequest::SetLevelRequest(_) | ClientRequest::SubscribeRequest(_) => true,
-        ClientRequest::InitializeRequest(initialize) => initialize.params.capabilities.supports_tasks(),
-        _ => false,
-    }
+    matches!(request, ClientRequest::SetLevelRequest(_) | ClientRequest::SubscribeRequest(_))
 }
 
 /// The longest refusal of rmcp's read to give it its request id; its own are

@@ -53,7 +53,7 @@ pub(super) struct SessionUse {
     /// Who opened the session (with auth on): no one else may use it.
     caller: Option<String>,
     /// The session keeps something of its own in its worker (a GET stream, a
-    /// log level, subscriptions, tasks): it never hibernates.
+    /// log level, subscriptions): it never hibernates.
     pinned: bool,
     sleep: Sleep,
 }
@@ -257,7 +257,7 @@ impl Sessions {
                     && used.sleep == Sleep::Awake
                     && idle >= hibernate.after
                     && live.contains(id)
-                    && !hibernate.clocks.keeps_awake(id)
+                    && !hibernate.clocks.is_working(id)
                 {
                     used.sleep = Sleep::Falling;
                     falling.push(id.clone());

@@ -378,9 +378,10 @@ impl HttpOptions {
     /// its id, its owner and its `mcp.server.session.duration`. Off by
     /// default; `--session-hibernate-after` on the command line.
     ///
-    /// A session that keeps something in its worker never hibernates: one
-    /// that opened a GET stream, set a log level (`logging/setLevel`),
-    /// subscribed to a resource, or declared the tasks extension. Its first
+    /// A session at work does not hibernate (a call running, even one whose
+    /// client went away; a task it started), and a session that keeps
+    /// something in its worker never does: one that opened a GET stream, set
+    /// a log level (`logging/setLevel`) or subscribed to a resource. Its first
     /// request after it hibernated pays for the restore: the `initialize`
     /// replayed to a new worker (see the guide's Performance chapter). The
     /// sessions counted against [`max_sessions`](Self::max_sessions) include
