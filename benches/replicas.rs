@@ -5,6 +5,9 @@
 //! The client writes HTTP/1.1 by hand: benches/support/http.rs, which the
 //! other HTTP benchmarks share.
 //!
+//! Before timing, it counts what one call asks of Redis: `INFO commandstats`
+//! before and after 1,000 sequential calls on one replica, printed per call.
+//!
 //! It starts its own `redis-server` and `haproxy` on free loopback ports.
 //! `cargo bench --features redis --bench replicas`; the guide's "Performance"
 //! section quotes it.
@@ -93,6 +96,49 @@ fn haproxy(replicas: &[SocketAddr]) -> (Process, SocketAddr) {
     (proxy, SocketAddr::from(([127, 0, 0, 1], port)))
 }
 
+/// Redis's `INFO commandstats`: how many times each command ran.
+fn command_calls(url: &str) -> std::collections::BTreeMap<String, u64> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
+    let mut redis = std::net::TcpStream::connect(addr).expect("redis-server listens");
+    redis.write_all(b"*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n").unwrap();
+    let mut reader = BufReader::new(redis);
+    let mut header = String::new();
+    reader.read_line(&mut header).unwrap();
+    let length: usize = header.trim_start_matches('$').trim().parse().expect("a bulk string");
+    let mut body = vec![0; length + 2];
+    reader.read_exact(&mut body).unwrap();
+    String::from_utf8_lossy(&body)
+        .lines()
+        .filter_map(|line| {
+            let (name, stats) = line.strip_prefix("cmdstat_")?.split_once(':')?;
+            let calls = stats.split(',').find_map(|stat| stat.strip_prefix("calls="))?;
+            Some((name.to_owned(), calls.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Print what `calls` sequential calls asked of Redis, per call: every
+/// command, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
+fn count_commands(runtime: &tokio::runtime::Runtime, url: &str, connection: &mut Connection, calls: u64) {
+    // Settle the session's first requests (its background writes) first.
+    http::time_calls(runtime, connection, 10);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = command_calls(url);
+    http::time_calls(runtime, connection, calls);
+    std::thread::sleep(Duration::from_millis(200));
+    let after = command_calls(url);
+    let per_call: Vec<String> = after
+        .iter()
+        .filter_map(|(name, &n)| {
+            let ran = n - before.get(name).copied().unwrap_or(0);
+            // `info` is this count itself.
+            (ran > 0 && name != "info").then(|| format!("{name} {:.2}", ran as f64 / calls as f64))
+        })
+        .collect();
+    println!("Redis commands per sequential call, one replica ({calls} calls): {}", per_call.join(", "));
+}
+
 fn replicas(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (_redis, url) = redis();
@@ -100,6 +146,7 @@ fn replicas(c: &mut Criterion) {
         (replica(None).await, replica(Some(&url)).await, [replica(Some(&url)).await, replica(Some(&url)).await])
     });
     let (_proxy, proxied) = haproxy(&two);
+    count_commands(&runtime, &url, &mut runtime.block_on(Connection::open(one, true)), 1_000);
     let setups = [("memory_one_replica", memory), ("redis_one_replica", one), ("redis_two_replicas_haproxy", proxied)];
 
     let mut sequential = c.benchmark_group("http_session_tools_call_sequential");

@@ -265,7 +265,7 @@ async fn event_ids_are_unique_across_replicas_and_a_replay_is_the_later_events_o
     assert!(other.is_empty(), "namespaces are apart");
     // An id this store never gave is refused, not read as another stream's.
     assert!(a.replay_events_after("no-such-id").await.is_err());
-    // A priming event (a retry hint, no message) comes back as one.
+    // A priming event (a retry hint, no message) is not written: a replay after it is its stream from the start.
     let priming = a.store_event("three", &ServerSseMessage::retry(Duration::from_millis(1500))).await.unwrap();
     let first = a.store_event("three", &event(42)).await.unwrap();
     let replayed: Vec<_> = a.replay_events_after(&priming).await.unwrap().collect().await;
@@ -1048,6 +1048,34 @@ impl Tool for Gauge {
     }
 }
 
+/// A progress notification, the stream closed for polling, a second
+/// progress notification `millis` later, then the replica's name.
+struct Meter;
+static METER: LazyLock<ToolDefinition> = LazyLock::new(|| {
+    ToolDefinition::new("meter", mcp_contract_runtime::schema::input_schema::<SlowInput>())
+        .with_description("Meter twice, the stream closed between.")
+        .with_annotations(ToolAnnotations::new().with_read_only_hint(true))
+});
+
+impl Tool for Meter {
+    type Input = SlowInput;
+    type Output = String;
+    fn definition(&self) -> &'static ToolDefinition {
+        &METER
+    }
+    async fn call(&self, input: SlowInput, ctx: Context) -> Result<String, McpError> {
+        ctx.progress(1.0, Some(2.0), None).await;
+        ctx.close_sse_stream().await;
+        tokio::time::sleep(Duration::from_millis(input.millis)).await;
+        ctx.progress(2.0, Some(2.0), None).await;
+        let replica = ctx.state::<ReplicaName>().map_or("?", |name| name.0);
+        Ok(format!("metered by {replica}"))
+    }
+    fn render(&self, output: String) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::text(output))
+    }
+}
+
 /// Six progress notifications over `millis`, then the replica's name;
 /// read-only, so a replica that resumes its stream runs it again.
 struct Tick;
@@ -1082,6 +1110,7 @@ fn slow_server(name: &'static str, store: RedisStore) -> mcp_contract_runtime::s
         .tool(Slow(&STAMP))
         .tool(Tick)
         .tool(Gauge)
+        .tool(Meter)
         .tool(Export)
         .state(ReplicaName(name))
         .redis_store(store)
@@ -1231,6 +1260,39 @@ async fn a_lost_call_that_closes_its_stream_runs_again_and_its_answer_reaches_th
     assert_eq!(answer["result"]["content"][0]["text"], "gauge by b", "{events:?}");
     let again = resume(&b.url, &session, &priming).await;
     assert_eq!(answer_in(&again), answer, "the answer is on the call's first stream");
+}
+
+/// A call's priming event is not written to Redis (it has the id
+/// `{stream}#0-{ms}`, before every entry), and the event that ends a stream
+/// closed for polling carries the id of the last event the client got: a
+/// client resuming on the other replica after it gets what followed, each
+/// event once; resuming after the priming, the whole stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_closed_for_polling_resumes_on_the_other_replica_after_what_the_client_got() {
+    let Some(redis) = Redis::start() else { return };
+    let a = serve_slow("a", store(&redis, "museum")).await;
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let call = json!({"jsonrpc": "2.0", "id": 12, "method": "tools/call",
+        "params": {"name": "meter", "arguments": {"millis": 300}, "_meta": {"progressToken": "m"}}});
+    let response = post_request(&http, &a.url, Some(&session), &call).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    // The stream ends when the call closes it: the priming, the first progress, the close.
+    let read = sse_events(&response.text().await.unwrap());
+    assert_eq!(read.len(), 3, "{read:?}");
+    let ids: Vec<&str> = read.iter().map(|(id, _)| id.as_deref().expect("each event has an id")).collect();
+    assert_eq!(entry_of(ids[0]).0, 0, "the priming is before every entry: {ids:?}");
+    assert_eq!(read[1].1.as_ref().unwrap()["params"]["progress"], 1.0, "{read:?}");
+    assert!(read[2].1.is_none(), "the close carries no message: {read:?}");
+    assert_eq!(ids[2], ids[1], "the close names the last event the client got");
+    let resumed = resume(&b.url, &session, ids[2]).await;
+    assert_eq!(resumed.len(), 2, "the second progress and the answer, nothing twice: {resumed:?}");
+    assert_eq!(resumed[0].1.as_ref().unwrap()["params"]["progress"], 2.0, "{resumed:?}");
+    assert_eq!(answer_in(&resumed)["result"]["content"][0]["text"], "metered by a", "{resumed:?}");
+    let whole = resume(&b.url, &session, ids[0]).await;
+    assert_eq!(whole[0], read[1], "after the priming, the stream from its start: {whole:?}");
+    assert_eq!(whole[1..], resumed[..], "{whole:?}");
 }
 
 /// The `{ms}-{seq}` Redis entry of an event id `{stream}#{ms}-{seq}`, as numbers.

@@ -575,8 +575,9 @@ impl Context {
     /// event store (see [`HttpOptions::event_store`](crate::server::HttpOptions::event_store)).
     /// The call goes on. `false` when there is no stream to close: stdio, a
     /// JSON answer, a server without an event store, or closed already; and
-    /// when the store shared by replicas was down as the stream began, so a
-    /// client could not resume it: the stream stays open, and the answer rides it.
+    /// when the event store was down as the stream began, or the store shared
+    /// by replicas does not answer as it is closed, so a client could not
+    /// resume it: the stream stays open, and the answer rides it.
     ///
     /// ```no_run
     /// # async fn long_job(ctx: &mcp_contract::Context) {

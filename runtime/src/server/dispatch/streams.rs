@@ -153,6 +153,7 @@ impl SessionStreams {
                 handle: handle.clone(),
                 http_request_id,
                 stored,
+                shared: self.shared.as_ref().map(|shared| Arc::clone(&shared.store)),
                 live,
                 retry: self.retry,
                 closable,
@@ -177,7 +178,7 @@ impl SessionStreams {
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false })
+        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
     }
 
     /// Answer, on the stream `stream_id` and to `client`, the call `request`
@@ -342,6 +343,8 @@ struct CallStream {
     http_request_id: u64,
     /// The store and rmcp's name of this stream in it, when events are stored.
     stored: Option<(Arc<dyn EventStore>, StreamId)>,
+    /// The store shared with other replicas, when the events are kept there.
+    shared: Option<Arc<dyn SharedStore>>,
     live: mpsc::Sender<ServerSseMessage>,
     retry: Option<Duration>,
     /// Whether the call may close it: not when the server reads it itself.
@@ -411,14 +414,21 @@ impl ResponseStream {
     /// Close this call's stream after a priming event with the retry hint;
     /// the call goes on, and what it sends meanwhile waits in the event store
     /// for the client's `GET` with `Last-Event-ID`. `false` when the stream
-    /// is closed already, or there is no event store to resume from (or its
-    /// first event could not be stored: the store was down).
+    /// is closed already, or there is no event store to resume from: none,
+    /// its first event could not be stored, or the shared store does not
+    /// answer now.
     pub(crate) async fn close(&self) -> bool {
-        if self.0.stored.is_none()
-            || !self.0.closable
-            || self.0.answered.load(Ordering::Acquire)
-            || self.0.closed.swap(true, Ordering::AcqRel)
+        if self.0.stored.is_none() || !self.0.closable || self.0.answered.load(Ordering::Acquire) {
+            return false;
+        }
+        // A shared store is asked now: its client resumes from it, and the
+        // stream's first event, not written there, proved nothing.
+        if let Some(shared) = &self.0.shared
+            && !shared.answers().await
         {
+            return false;
+        }
+        if self.0.closed.swap(true, Ordering::AcqRel) {
             return false;
         }
         match self.0.handle.close_sse_stream(self.0.http_request_id, self.0.retry).await {
@@ -442,12 +452,35 @@ struct CallEvents {
     call: Option<Arc<CallStream>>,
     /// rmcp's stream ended.
     ended: bool,
+    /// The id of the last event given to the client.
+    last_id: Option<EventId>,
 }
 
 impl Stream for CallEvents {
     type Item = ServerSseMessage;
 
+    /// The events, each with the id the client resumes after. A stream closed
+    /// for polling ends with a `retry` hint and no message; a store need not
+    /// place it among the stream's events (the Redis store does not write
+    /// it), so it carries the id of the last event the client got: what the
+    /// client resumes after is then what it has seen.
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut next = self.as_mut().next_event(cx);
+        if let Poll::Ready(Some(event)) = &mut next {
+            if event.message.is_some() || self.last_id.is_none() {
+                if event.event_id.is_some() {
+                    self.last_id.clone_from(&event.event_id);
+                }
+            } else {
+                event.event_id.clone_from(&self.last_id);
+            }
+        }
+        next
+    }
+}
+
+impl CallEvents {
+    fn next_event(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ServerSseMessage>> {
         if let Some(priming) = self.priming.take() {
             return Poll::Ready(Some(priming));
         }

@@ -65,6 +65,10 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     /// refused at once instead of waiting for it again.
     fn unavailable(&self) -> bool;
 
+    /// Whether the store answers now (one round trip): a call's stream is
+    /// closed for polling only then, since its client resumes from the store.
+    fn answers(&self) -> BoxFuture<'_, bool>;
+
     /// Whether the store keeps `session`, and who opened it.
     fn session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<StoredSession, Unavailable>>;
 

@@ -22,9 +22,25 @@ use super::{RedisStore, millis, now_millis, records};
 /// `{stream id}#{Redis entry id}`: Redis makes entry ids unique within a key,
 /// and stream ids are unique (rmcp draws them at random, or from the session
 /// id), so event ids are unique across replicas, and say which stream to replay.
+///
+/// A call's priming event (a `retry` hint and no message, the first event of
+/// the stream rmcp opens for each request) is not written: it gets the id
+/// `{stream id}#0-{unix ms}`, which no entry has (Redis's are above `0-0`),
+/// and a replay after it reads the stream from its start. That takes one of
+/// a call's two round trips to Redis off its path. A stream closed for
+/// polling ends with another such event; the session streams give it the id
+/// of the last event the client got, which is where it resumes.
 #[async_trait::async_trait]
 impl EventStore for RedisStore {
     async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
+        // Not a session's standalone stream: it outlives its worker, and a
+        // replica that restores the session writes on after what another wrote.
+        if event.message.is_none() && event.retry.is_some() && !stream_id.ends_with(":common") {
+            if self.failed_recently() {
+                return Ok(self.unstored(stream_id));
+            }
+            return Ok(format!("{stream_id}#0-{}", now_millis()));
+        }
         let mut pipe = redis::pipe();
         let key = self.key("events", stream_id);
         pipe.atomic().cmd("XADD").arg(&key).arg("MAXLEN").arg(self.inner.settings.events_per_stream).arg("*");
@@ -45,13 +61,9 @@ impl EventStore for RedisStore {
         }
         match self.query::<(String,)>(&pipe).await {
             Ok((entry,)) => Ok(format!("{stream_id}#{entry}")),
-            Err(Unavailable) => {
-                // rmcp sends no event whose store failed, and a response never
-                // sent leaves its call without an answer: the event goes out
-                // live, under an id of this process that no replay accepts.
-                let n = self.inner.unstored.fetch_add(1, Ordering::Relaxed);
-                Ok(format!("{stream_id}{UNSTORED_MARK}{}-{n}", self.inner.nonce))
-            }
+            // rmcp sends no event whose store failed, and a response never
+            // sent leaves its call without an answer: the event goes out live.
+            Err(Unavailable) => Ok(self.unstored(stream_id)),
         }
     }
 
@@ -63,7 +75,8 @@ impl EventStore for RedisStore {
         let (stream_id, entry) = records::event_id(last_event_id)?;
         let stored = self.events_after(stream_id, entry).await.map_err(|_| UNAVAILABLE)?;
         let (sender, receiver) = tokio::sync::mpsc::channel(16);
-        let (store, stream_id, mut last) = (self.clone(), stream_id.to_owned(), entry.to_owned());
+        let (store, stream_id, entry) = (self.clone(), stream_id.to_owned(), entry.to_owned());
+        let mut last = entry.clone();
         tokio::spawn(async move {
             // A stream replayed to its answer needs no following. Else subscribed
             // first, then read: an event stored meanwhile is read now, or wakes the wait.
@@ -92,7 +105,7 @@ impl EventStore for RedisStore {
                 }
                 if checked.is_none_or(|at| at.elapsed() >= HEARTBEAT_EVERY) {
                     checked = Some(Instant::now());
-                    if !store.call_runs(&stream_id).await.unwrap_or(false) {
+                    if !store.call_runs(&stream_id, &entry).await.unwrap_or(false) {
                         // What came before the answer (or the stop) was seen.
                         for (_, event) in store.events_after(&stream_id, &last).await.unwrap_or_default() {
                             if sender.send(event).await.is_err() {
@@ -127,6 +140,13 @@ impl EventStore for RedisStore {
 }
 
 impl RedisStore {
+    /// The id of an event of `stream_id` sent without being stored: one of
+    /// this process that no replay accepts.
+    fn unstored(&self, stream_id: &str) -> EventId {
+        let n = self.inner.unstored.fetch_add(1, Ordering::Relaxed);
+        format!("{stream_id}{UNSTORED_MARK}{}-{n}", self.inner.nonce)
+    }
+
     /// The events of `stream_id` after the Redis entry `entry`, younger than
     /// the age limit, with their entry ids.
     async fn events_after(&self, stream_id: &str, entry: &str) -> Result<Vec<(String, ServerSseMessage)>, Unavailable> {

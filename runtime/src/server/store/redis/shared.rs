@@ -12,7 +12,7 @@ use crate::call::BoxFuture;
 use crate::server::store::shared::{CallFate, SharedStore, StoredSession, Unavailable};
 use crate::server::store::tasks::TaskStore;
 
-use super::{RedisStore, lock, millis, records};
+use super::{RedisStore, lock, millis, now_millis, records};
 
 /// How long a call's record outlives its answer: long enough that its
 /// record, written in the background as the call starts, cannot land after
@@ -31,14 +31,15 @@ return 1
 
 /// Whether to go on following a stream: 1 when its call's replica's key is
 /// there, 0 when that replica stopped, 2 when the call is answered, -1 when
-/// the stream has no call kept (a session's standalone stream), -2 when the
-/// stream is gone. KEYS: the events, the call; ARGV: the prefix of replica keys.
+/// the stream has no call kept (a session's standalone stream, or a request
+/// that runs no handler), -2 when the stream has no event (gone, or none
+/// written yet). KEYS: the events, the call; ARGV: the prefix of replica keys.
 const CALL_RUNS: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
 local call = redis.call('HMGET', KEYS[2], 'owner', 'answered')
 if call[2] then return 2 end
-if not call[1] then return -1 end
-return redis.call('EXISTS', ARGV[1] .. call[1])
+if call[1] then return redis.call('EXISTS', ARGV[1] .. call[1]) end
+if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+return -1
 ";
 
 /// Take over a call whose replica stopped before its answer: the request,
@@ -56,8 +57,9 @@ return call[2]
 
 impl RedisStore {
     /// Whether the call of `stream_id` may still be answered by the replica
-    /// running it (or the stream has no call: a standalone stream).
-    pub(super) async fn call_runs(&self, stream_id: &str) -> Result<bool, Unavailable> {
+    /// running it (or the stream has no call: a standalone stream), for a
+    /// replay that began after the Redis entry `resumed`.
+    pub(super) async fn call_runs(&self, stream_id: &str, resumed: &str) -> Result<bool, Unavailable> {
         let mut pipe = redis::pipe();
         pipe.cmd("EVAL")
             .arg(CALL_RUNS)
@@ -66,13 +68,28 @@ impl RedisStore {
             .arg(self.key("call", stream_id))
             .arg(self.key("replica", ""));
         let (runs,): (i64,) = self.query(&pipe).await?;
-        Ok(runs == 1 || runs == -1)
+        // After a priming, which is not written (`{ms}` of `0-{ms}` is when it
+        // was sent), a stream with no event yet is one whose call has written
+        // none: followed as long as a written priming would have been kept.
+        let unwritten_priming = resumed
+            .strip_prefix("0-")
+            .and_then(|sent| sent.parse::<u64>().ok())
+            .is_some_and(|sent| now_millis().saturating_sub(sent) < millis(self.inner.settings.event_age));
+        Ok(runs == 1 || runs == -1 || (runs == -2 && unwritten_priming))
     }
 }
 
 impl SharedStore for RedisStore {
     fn unavailable(&self) -> bool {
         self.failed_recently()
+    }
+
+    fn answers(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("PING");
+            self.query::<(String,)>(&pipe).await.is_ok()
+        })
     }
 
     fn session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<StoredSession, Unavailable>> {
