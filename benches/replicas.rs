@@ -5,8 +5,10 @@
 //! The client writes HTTP/1.1 by hand: benches/support/http.rs, which the
 //! other HTTP benchmarks share.
 //!
-//! Before timing, it counts what one call asks of Redis: `INFO commandstats`
-//! before and after 1,000 sequential calls on one replica, printed per call.
+//! Before timing, it prints what one sequential call costs, over 5,000 calls
+//! on one replica, in memory and with Redis: CPU time (`/proc/*/schedstat`)
+//! of this process and of `redis-server`, and the Redis commands it ran
+//! (`INFO commandstats` before and after).
 //!
 //! It starts its own `redis-server` and `haproxy` on free loopback ports.
 //! `cargo bench --features redis --bench replicas`; the guide's "Performance"
@@ -118,35 +120,64 @@ fn command_calls(url: &str) -> std::collections::BTreeMap<String, u64> {
         .collect()
 }
 
-/// Print what `calls` sequential calls asked of Redis, per call: every
-/// command, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
-fn count_commands(runtime: &tokio::runtime::Runtime, url: &str, connection: &mut Connection, calls: u64) {
+/// The CPU time process `pid` has run, every thread, in nanoseconds
+/// (`/proc/{pid}/task/*/schedstat`): unlike wall time, it hardly moves with
+/// what else the machine runs.
+fn cpu_nanos(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("Linux's /proc");
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Print what `calls` sequential calls cost, per call: the CPU time of this
+/// process (client and server) and of `redis-server`, and, with Redis, every
+/// command it ran, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
+fn count_per_call(
+    runtime: &tokio::runtime::Runtime,
+    name: &str,
+    addr: SocketAddr,
+    redis: (u32, &str),
+    calls: u64,
+) {
+    let mut connection = runtime.block_on(Connection::open(addr, true));
     // Settle the session's first requests (its background writes) first.
-    http::time_calls(runtime, connection, 10);
+    http::time_calls(runtime, &mut connection, 10);
     std::thread::sleep(Duration::from_millis(200));
-    let before = command_calls(url);
-    http::time_calls(runtime, connection, calls);
+    let before = (command_calls(redis.1), cpu_nanos(std::process::id()), cpu_nanos(redis.0));
+    http::time_calls(runtime, &mut connection, calls);
     std::thread::sleep(Duration::from_millis(200));
-    let after = command_calls(url);
-    let per_call: Vec<String> = after
+    let after = (command_calls(redis.1), cpu_nanos(std::process::id()), cpu_nanos(redis.0));
+    let per_call = |before: u64, after: u64| (after - before) as f64 / calls as f64 / 1000.0;
+    let commands: Vec<String> = after
+        .0
         .iter()
-        .filter_map(|(name, &n)| {
-            let ran = n - before.get(name).copied().unwrap_or(0);
+        .filter_map(|(command, &n)| {
+            let ran = n - before.0.get(command).copied().unwrap_or(0);
             // `info` is this count itself.
-            (ran > 0 && name != "info").then(|| format!("{name} {:.2}", ran as f64 / calls as f64))
+            (ran > 0 && command != "info").then(|| format!("{command} {:.2}", ran as f64 / calls as f64))
         })
         .collect();
-    println!("Redis commands per sequential call, one replica ({calls} calls): {}", per_call.join(", "));
+    println!(
+        "{name}, {calls} sequential calls, per call: CPU {:.1} µs here (client and server), {:.1} µs redis-server; \
+         Redis commands: {}",
+        per_call(before.1, after.1),
+        per_call(before.2, after.2),
+        if commands.is_empty() { "none".to_owned() } else { commands.join(", ") }
+    );
 }
 
 fn replicas(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let (_redis, url) = redis();
+    let (redis_server, url) = redis();
     let (memory, one, two) = runtime.block_on(async {
         (replica(None).await, replica(Some(&url)).await, [replica(Some(&url)).await, replica(Some(&url)).await])
     });
     let (_proxy, proxied) = haproxy(&two);
-    count_commands(&runtime, &url, &mut runtime.block_on(Connection::open(one, true)), 1_000);
+    for (name, addr) in [("memory_one_replica", memory), ("redis_one_replica", one)] {
+        count_per_call(&runtime, name, addr, (redis_server.0.id(), &url), 5_000);
+    }
     let setups = [("memory_one_replica", memory), ("redis_one_replica", one), ("redis_two_replicas_haproxy", proxied)];
 
     let mut sequential = c.benchmark_group("http_session_tools_call_sequential");
