@@ -307,8 +307,16 @@ pub(crate) fn resolve<'a>(root: &'a JsonObject, mut schema: &'a JsonObject) -> &
 
 /// The branches of a union (`anyOf`, `oneOf`), resolved.
 pub(crate) fn branches<'a>(root: &'a JsonObject, schema: &'a JsonObject) -> Option<Vec<&'a JsonObject>> {
+    union_branches(root, schema).map(Iterator::collect)
+}
+
+/// [`branches`], without collecting them (argument repair reads them on every call).
+pub(crate) fn union_branches<'a>(
+    root: &'a JsonObject,
+    schema: &'a JsonObject,
+) -> Option<impl Iterator<Item = &'a JsonObject>> {
     let list = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
-    Some(list.iter().filter_map(Value::as_object).map(|branch| resolve(root, branch)).collect())
+    Some(list.iter().filter_map(Value::as_object).map(move |branch| resolve(root, branch)))
 }
 
 /// The part of `schema` that speaks for `value`: a union's first branch of
@@ -365,11 +373,17 @@ pub(crate) fn property_names(root: &JsonObject, schema: &JsonObject) -> Vec<Stri
 
 /// The JSON types a schema names in `type` (a string or a list).
 pub(crate) fn types(schema: &JsonObject) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(name)) => vec![name.as_str()],
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
+    type_names(schema).collect()
+}
+
+/// [`types`], without collecting them (argument repair reads them on every call).
+pub(crate) fn type_names(schema: &JsonObject) -> impl Iterator<Item = &str> {
+    let (one, list) = match schema.get("type") {
+        Some(Value::String(name)) => (Some(name.as_str()), None),
+        Some(Value::Array(names)) => (None, Some(names.iter().filter_map(Value::as_str))),
+        _ => (None, None),
+    };
+    one.into_iter().chain(list.into_iter().flatten())
 }
 
 pub(crate) fn admits_type(schema: &JsonObject, kind: &str) -> bool {

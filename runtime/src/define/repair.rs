@@ -13,7 +13,7 @@
 use serde_json::{Value, json};
 
 use super::arguments::INVALID_ARGUMENTS;
-use super::mismatch::{admits_type, branches, resolve, types};
+use super::mismatch::{admits_type, resolve, type_names, union_branches};
 use crate::error::{JsonObject, McpError};
 use crate::schema::json_type;
 
@@ -107,8 +107,30 @@ pub(crate) fn repair(arguments: &mut JsonObject, schema: &JsonObject, aliases: &
     let mut repairs = Vec::new();
     let root = resolve(schema, schema);
     repair_keys(arguments, root, aliases, &mut repairs);
-    repair_fields(arguments, schema, root, "", 0, &mut repairs);
+    repair_fields(arguments, schema, root, Path::Root, 0, &mut repairs);
     repairs
+}
+
+/// Where a value sits in the arguments, written out (`a.b[2]`) only for a
+/// repair: most calls need none, and each field would cost a string.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Item(&'a Path<'a>, usize),
+}
+
+impl Path<'_> {
+    fn render(self) -> String {
+        match self {
+            Self::Root => String::new(),
+            Self::Field(parent, key) => {
+                let at = parent.render();
+                if at.is_empty() { key.to_owned() } else { format!("{at}.{key}") }
+            }
+            Self::Item(parent, index) => format!("{}[{index}]", parent.render()),
+        }
+    }
 }
 
 /// The key repairs, at the root only (where aliases are declared, and where
@@ -155,7 +177,7 @@ fn repair_fields(
     object: &mut JsonObject,
     root: &JsonObject,
     schema: &JsonObject,
-    at: &str,
+    at: Path<'_>,
     depth: usize,
     repairs: &mut Vec<Repair>,
 ) {
@@ -163,23 +185,30 @@ fn repair_fields(
         return;
     }
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
-    let required: Vec<&str> =
-        schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    let keys: Vec<String> = object.keys().cloned().collect();
-    for key in keys {
-        let Some(field) = properties.get(&key).and_then(Value::as_object) else { continue };
-        let path = if at.is_empty() { key.clone() } else { format!("{at}.{key}") };
+    let required = |key: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|names| names.iter().any(|name| name.as_str() == Some(key)))
+    };
+    // The nulls taken as absent are removed once the walk is over; the
+    // repairs stay in the order of the keys.
+    let mut absent = Vec::new();
+    for (key, value) in object.iter_mut() {
+        let Some(field) = properties.get(key).and_then(Value::as_object) else { continue };
         let Some(shape) = shape(root, field) else { continue };
-        if object.get(&key) == Some(&Value::Null) {
-            if !shape.nullable && !required.contains(&key.as_str()) {
-                object.remove(&key);
-                repairs.push(Repair { kind: RepairKind::NullAsAbsent, path, target: None });
+        let path = Path::Field(&at, key);
+        if value.is_null() {
+            if !shape.nullable && !required(key) {
+                absent.push(key.clone());
+                repairs.push(Repair { kind: RepairKind::NullAsAbsent, path: path.render(), target: None });
             }
             continue;
         }
-        if let Some(value) = object.get_mut(&key) {
-            repair_value(value, root, shape, &path, depth + 1, repairs);
-        }
+        repair_value(value, root, shape, path, depth + 1, repairs);
+    }
+    for key in absent {
+        object.remove(&key);
     }
 }
 
@@ -195,33 +224,62 @@ struct Shape<'a> {
 /// The one type `schema` states, if it states exactly one besides null.
 fn shape<'a>(root: &'a JsonObject, schema: &'a JsonObject) -> Option<Shape<'a>> {
     let schema = resolve(root, schema);
-    if let Some(branches) = branches(root, schema) {
-        let nullable = branches.iter().any(|branch| types(branch) == ["null"]);
-        let mut others = branches.into_iter().filter(|branch| types(branch) != ["null"]);
-        let (Some(one), None) = (others.next(), others.next()) else { return None };
+    if let Some(branches) = union_branches(root, schema) {
+        let (mut nullable, mut others) = (false, Others::None);
+        for branch in branches {
+            let mut names = type_names(branch);
+            if names.next() == Some("null") && names.next().is_none() {
+                nullable = true;
+            } else {
+                others = others.and(branch);
+            }
+        }
+        let Others::One(one) = others else { return None };
         return shape(root, one).map(|shape| Shape { nullable: shape.nullable || nullable, ..shape });
     }
     // `const` and `enum` without a `type`: the values say it, and a repair
     // toward one of them would be a guess at which.
-    let named = types(schema);
-    let nullable = named.contains(&"null");
-    let mut others = named.into_iter().filter(|kind| *kind != "null");
-    let (Some(kind), None) = (others.next(), others.next()) else { return None };
+    let (mut nullable, mut others) = (false, Others::None);
+    for kind in type_names(schema) {
+        if kind == "null" {
+            nullable = true;
+        } else {
+            others = others.and(kind);
+        }
+    }
+    let Others::One(kind) = others else { return None };
     Some(Shape { kind, nullable, schema })
+}
+
+/// What a union holds besides null: nothing, one thing, or more than one.
+#[derive(Clone, Copy)]
+enum Others<T> {
+    None,
+    One(T),
+    Several,
+}
+
+impl<T> Others<T> {
+    fn and(self, other: T) -> Self {
+        match self {
+            Self::None => Self::One(other),
+            Self::One(_) | Self::Several => Self::Several,
+        }
+    }
 }
 
 fn repair_value(
     value: &mut Value,
     root: &JsonObject,
     shape: Shape<'_>,
-    path: &str,
+    path: Path<'_>,
     depth: usize,
     repairs: &mut Vec<Repair>,
 ) {
     if depth >= MAX_DEPTH {
         return;
     }
-    let mut note = |kind| repairs.push(Repair { kind, path: path.to_owned(), target: None });
+    let mut note = |kind| repairs.push(Repair { kind, path: path.render(), target: None });
     match (shape.kind, &*value) {
         ("integer" | "number", Value::String(text)) => {
             if let Some(number) = parse_number(text, shape.kind == "integer") {
@@ -287,7 +345,7 @@ fn repair_value(
         Value::Array(items) if shape.kind == "array" => {
             let Some(item) = shape_of_items(root, shape.schema) else { return };
             for (index, element) in items.iter_mut().enumerate() {
-                repair_value(element, root, item, &format!("{path}[{index}]"), depth + 1, repairs);
+                repair_value(element, root, item, Path::Item(&path, index), depth + 1, repairs);
             }
         }
         _ => {}

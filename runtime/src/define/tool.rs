@@ -395,7 +395,10 @@ impl ToolOutput {
         })?;
         let content = match content {
             Some(content) => content,
-            None => vec![Content::text(value.to_string())],
+            // Written straight into the text's bytes: `Value::to_string` goes through `fmt`.
+            None => vec![Content::text(serde_json::to_string(&value).map_err(|err| {
+                McpError::serialization_error("The tool's result could not be serialized.").with_cause(err)
+            })?)],
         };
         Ok(Self { content, structured: Some(value) })
     }

@@ -145,19 +145,21 @@ impl ToolServer {
     }
 
     /// The round of a stateless request (2026-07-28), whose handler's asks
-    /// end it with an input-required result; `None` on a session, where
-    /// they are requests to the client.
+    /// end it with an input-required result, and what its `requestState` is
+    /// bound to (`bind`, made only then); `None` on a session, where they
+    /// are requests to the client.
     fn round(
         &self,
         context: &RequestContext<RoleServer>,
-        binding: &Binding,
+        bind: impl FnOnce() -> Binding,
         state: Option<&str>,
         responses: Option<rmcp::model::InputResponses>,
-    ) -> Result<Option<Arc<crate::call::InputRound>>, ErrorData> {
+    ) -> Result<Option<(Arc<crate::call::InputRound>, Binding)>, ErrorData> {
         if !is_stateless(context) {
             return Ok(None);
         }
-        self.request_states.open(binding, state, responses).map(Some)
+        let binding = bind();
+        self.request_states.open(&binding, state, responses).map(|round| Some((round, binding)))
     }
 
     /// Whether an auto-classified failure of the server's side reaches the
@@ -549,11 +551,11 @@ impl ServerHandler for ToolServer {
                     );
                     return missing_capability(definition.name, missing, is_stateless(&context));
                 }
-                let binding = Binding::new("tools/call", definition.name, request.arguments.as_ref());
                 let carries_answers =
                     request.request_state.is_some() || request.input_responses.as_ref().is_some_and(|r| !r.is_empty());
-                let round =
-                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+                let bind = || Binding::new("tools/call", definition.name, request.arguments.as_ref());
+                let (round, binding) =
+                    self.round(&context, bind, request.request_state.as_deref(), request.input_responses)?.unzip();
                 let channel = self.channel(definition.name, &context);
                 let ctx = self
                     .call_context(definition.name, definition.errors, &context)
@@ -603,7 +605,7 @@ impl ServerHandler for ToolServer {
                                 Ok(Finished::Ended(end)) => {
                                     return self
                                         .request_states
-                                        .end(&binding, end, None)
+                                        .end(binding.as_ref(), end, None)
                                         .map(CallToolResponse::InputRequired);
                                 }
                                 Ok(finished) => tasks.settled(finished).await?,
@@ -639,7 +641,9 @@ impl ServerHandler for ToolServer {
                 #[cfg(feature = "otel")]
                 let trace = {
                     let first = match request.request_state.as_deref() {
-                        Some(state) if round.is_some() => self.request_states.first_round(&binding, state),
+                        Some(state) => {
+                            binding.as_ref().and_then(|binding| self.request_states.first_round(binding, state))
+                        }
                         _ => None,
                     };
                     if let Some(first) = &first {
@@ -654,7 +658,7 @@ impl ServerHandler for ToolServer {
                     Ok(Finished::Complete(result)) => Ok(CallToolResponse::Complete(result)),
                     Ok(Finished::Failed(error)) => Err(error),
                     Ok(Finished::Ended(end)) => {
-                        self.request_states.end(&binding, end, trace).map(CallToolResponse::InputRequired)
+                        self.request_states.end(binding.as_ref(), end, trace).map(CallToolResponse::InputRequired)
                     }
                     Err(Cancelled(answer)) => Err(envelope(&answer)),
                 }
@@ -725,9 +729,9 @@ impl ServerHandler for ToolServer {
                 if let Some(result) = self.shared.skills.as_ref().and_then(|skills| skills.read(&request.uri)) {
                     return Ok(ReadResourceResponse::Complete(result));
                 }
-                let binding = Binding::new("resources/read", &request.uri, None);
-                let round =
-                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses)?;
+                let bind = || Binding::new("resources/read", &request.uri, None);
+                let (round, binding) =
+                    self.round(&context, bind, request.request_state.as_deref(), request.input_responses)?.unzip();
                 let make = |name, errors| {
                     let ctx = self.request_context(name, errors, &context);
                     match &round {
@@ -743,7 +747,9 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(ReadResourceResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end, None).map(ReadResourceResponse::InputRequired),
+                    Err(end) => {
+                        self.request_states.end(binding.as_ref(), end, None).map(ReadResourceResponse::InputRequired)
+                    }
                 }
             }
             .await,
@@ -808,9 +814,9 @@ impl ServerHandler for ToolServer {
         let _working = self.begin_work(&context);
         answered(
             async move {
-                let binding = Binding::new("prompts/get", &request.name, request.arguments.as_ref());
-                let round =
-                    self.round(&context, &binding, request.request_state.as_deref(), request.input_responses.clone())?;
+                let bind = || Binding::new("prompts/get", &request.name, request.arguments.as_ref());
+                let state = request.request_state.as_deref();
+                let (round, binding) = self.round(&context, bind, state, request.input_responses.clone())?.unzip();
                 let make = |name, errors| {
                     let ctx = self.request_context(name, errors, &context);
                     match &round {
@@ -826,7 +832,9 @@ impl ServerHandler for ToolServer {
                     .await?
                 {
                     Ok(result) => Ok(GetPromptResponse::Complete(result)),
-                    Err(end) => self.request_states.end(&binding, end, None).map(GetPromptResponse::InputRequired),
+                    Err(end) => {
+                        self.request_states.end(binding.as_ref(), end, None).map(GetPromptResponse::InputRequired)
+                    }
                 }
             }
             .await,

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use rmcp::model::{ErrorData, InputRequest, InputRequests, InputRequiredResult, InputResponses};
 use rmcp::model::{RequestStateCodec, SealOptions};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::call::{InputRound, RoundEnd};
 use crate::error::JsonObject;
@@ -95,10 +95,14 @@ impl RequestStates {
     /// `trace`, the first round's `traceparent`, kept for the next round's span.
     pub(crate) fn end(
         &self,
-        binding: &Binding,
+        binding: Option<&Binding>,
         end: RoundEnd,
         trace: Option<String>,
     ) -> Result<InputRequiredResult, ErrorData> {
+        // Only a stateless request has a round to end, and [`Binding`] with it.
+        let Some(binding) = binding else {
+            return Err(ErrorData::internal_error("A request without a round ended one.", None));
+        };
         let (requests, answers) = match end {
             RoundEnd::Invalid { key, detail } => {
                 let key = crate::define::cap_quoted(&key);
@@ -158,9 +162,38 @@ pub(crate) struct Binding(Vec<u8>);
 impl Binding {
     /// `method` on `name` (a tool, a prompt, a resource URI) with `arguments`.
     pub(crate) fn new(method: &str, name: &str, arguments: Option<&JsonObject>) -> Self {
-        // serde_json's maps are sorted by key: the same arguments, the same bytes.
-        let arguments =
-            arguments.map_or_else(|| "{}".to_owned(), |arguments| Value::Object(arguments.clone()).to_string());
-        Self(format!("{method}\n{name}\n{arguments}").into_bytes())
+        let mut bytes = Vec::with_capacity(method.len() + name.len() + 128);
+        bytes.extend_from_slice(method.as_bytes());
+        bytes.push(b'\n');
+        bytes.extend_from_slice(name.as_bytes());
+        bytes.push(b'\n');
+        match arguments {
+            // serde_json's maps are sorted by key: the same arguments, the
+            // same bytes (those of `Value::to_string`, written in place
+            // rather than through a copy of the map and `fmt`).
+            Some(arguments) => {
+                serde_json::to_writer(&mut bytes, arguments).expect("a JSON object serializes into memory")
+            }
+            None => bytes.extend_from_slice(b"{}"),
+        }
+        Self(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Binding;
+
+    /// A replica of another version opens the states this one sealed: the
+    /// bytes stay those of the arguments' `Value::to_string`.
+    #[test]
+    fn a_binding_is_the_method_the_name_and_the_arguments_as_compact_json() {
+        let arguments = json!({"b": [1, "two", null], "a": {"é": "\"quoted\"\n"}, "c": 1.5});
+        let Value::Object(arguments) = arguments else { unreachable!() };
+        let expected = format!("tools/call\nexport\n{}", Value::Object(arguments.clone()));
+        assert_eq!(Binding::new("tools/call", "export", Some(&arguments)).0, expected.into_bytes());
+        assert_eq!(Binding::new("resources/read", "file:///a", None).0, b"resources/read\nfile:///a\n{}");
     }
 }
