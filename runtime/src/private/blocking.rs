@@ -40,7 +40,9 @@ where
     match answered.await {
         Ok(Ok(result)) => result,
         Ok(Err(panic)) => std::panic::resume_unwind(panic),
-        Err(_) => Err(McpError::internal_error("The tool call could not start: the server has no thread to run it on.")),
+        Err(_) => {
+            Err(McpError::internal_error("The tool call could not start: the server has no thread to run it on."))
+        }
     }
 }
 
