@@ -235,17 +235,12 @@ const MAX_REMEMBERED: usize = 1 << 22;
 
 /// What looking up whether a state failed before costs, in steps (see
 /// [`MATCH_STEP_BUDGET`]): it copies a reference to each value the rest must
-/// agree with, and hashes it.
+/// agree with, and hashes it. Only the failures of an expression followed by
+/// another are looked up and remembered: after the last expression come
+/// literals only, which either match at once or not, so retrying it costs a
+/// span read (charged), and remembering it would keep each value read before
+/// it alive.
 pub(crate) const STATE_STEPS: u64 = 32;
-
-/// For each part, whether its failures are worth remembering: an expression
-/// followed by another. After the last expression come literals only, which
-/// either match at once or not: retrying it costs a span read, charged to the
-/// budget, and remembering it would keep each value read before it alive.
-fn remembers(parts: &[Part]) -> Vec<bool> {
-    let last = parts.iter().rposition(|part| matches!(part, Part::Expression(_)));
-    (0..parts.len()).map(|part| last.is_some_and(|last| part < last)).collect()
-}
 
 /// Where the longest end of `uri` that the last part, an expression, may
 /// read begins: the last part is not remembered, so it is tried once for each
@@ -307,8 +302,8 @@ impl UriTemplate {
             captured: Vec::new(),
             failed: HashSet::new(),
             remembered: 0,
-            remembers: remembers(&self.parts),
-            admissible_tail: admissible_tail(&self.parts, uri.as_bytes()),
+            last_expression: self.parts.iter().rposition(|part| matches!(part, Part::Expression(_))),
+            admissible_tail: None,
             repeated: self.repeated_names.then(|| Repeated::new(&self.parts)),
             steps: 0,
             budget,
@@ -438,10 +433,12 @@ struct Matcher<'t, 'u> {
     /// How much the failures remembered keep alive (the sizes of the values
     /// they hold): past [`MAX_REMEMBERED`], failures are no longer remembered.
     remembered: usize,
-    /// For each part, whether its failures are worth remembering (see [`remembers`]).
-    remembers: Vec<bool>,
-    /// Where the end of the URI the last part may read begins (see [`admissible_tail`]).
-    admissible_tail: usize,
+    /// The last expression's part: the failures of the expressions before it
+    /// are worth remembering, not its own (see [`STATE_STEPS`]).
+    last_expression: Option<usize>,
+    /// Where the end of the URI the last part may read begins (see
+    /// [`admissible_tail`]), once the last part was reached.
+    admissible_tail: Option<usize>,
     /// `Some` when a name repeats: agreement is then checked as each value is
     /// read, and remembered failures carry what the parts left must agree with.
     repeated: Option<Repeated<'t>>,
@@ -464,7 +461,9 @@ impl<'t> Matcher<'t, '_> {
             Part::Literal(text) => {
                 self.uri[pos..].starts_with(text.as_bytes()) && self.match_from(part + 1, pos + text.len())
             }
-            Part::Expression(expression) if !self.remembers[part] => self.match_expression(expression, part, pos),
+            Part::Expression(expression) if self.last_expression.is_none_or(|last| part >= last) => {
+                self.match_expression(expression, part, pos)
+            }
             Part::Expression(expression) => {
                 // Building and looking up the state costs about as much as
                 // reading a short span, whatever the span read next.
@@ -520,7 +519,8 @@ impl<'t> Matcher<'t, '_> {
         let (shortest, longest) = if part + 1 == self.parts.len() {
             // The last part ends with the URI: only that end is worth a look,
             // if the text up to it is admissible (found once for the URI).
-            if pos < self.admissible_tail {
+            let tail = *self.admissible_tail.get_or_insert_with(|| admissible_tail(self.parts, self.uri));
+            if pos < tail {
                 return false;
             }
             (self.uri.len(), self.uri.len())
