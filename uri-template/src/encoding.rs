@@ -112,24 +112,36 @@ pub(crate) fn prefix(value: &str, max: usize, allow_reserved: bool) -> &str {
 /// triplet, or the decoded bytes are not UTF-8.
 pub(crate) fn decode_value(raw: &[u8], allow_reserved: bool) -> Option<String> {
     let mut out = Vec::with_capacity(raw.len());
+    if !decode_into(raw, allow_reserved, &mut out) {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Percent-decode `raw` onto the end of `out`, without checking that the
+/// bytes are UTF-8 (the caller checks the whole value once); `false` when a
+/// byte is not allowed in a value or a `%` does not start a triplet.
+#[inline]
+pub(crate) fn decode_into(raw: &[u8], allow_reserved: bool, out: &mut Vec<u8>) -> bool {
+    out.reserve(raw.len());
     let mut i = 0;
     while i < raw.len() {
         let byte = raw[i];
         if byte == b'%' {
             if !is_pct_triplet(raw, i) {
-                return None;
+                return false;
             }
             out.push(hex_value(raw[i + 1]) << 4 | hex_value(raw[i + 2]));
             i += 3;
             continue;
         }
         if !is_value_byte(byte, allow_reserved) {
-            return None;
+            return false;
         }
         out.push(byte);
         i += 1;
     }
-    String::from_utf8(out).ok()
+    true
 }
 
 /// A byte that an expanded value may hold unencoded: unreserved, reserved for

@@ -1,11 +1,13 @@
 //! Matching a concrete URI against a template: expansion run backwards, with
 //! the ambiguity rules described in the crate documentation.
 
+use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::fmt;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
 
-use crate::encoding::{decode_value, is_value_byte, prefix};
+use crate::encoding::{decode_into, decode_value, is_value_byte, prefix};
 use crate::{Behaviour, Expression, Modifier, Part, UriTemplate, Value, Variable};
 
 /// The variables a URI gave a template, in template order, percent-decoded.
@@ -51,7 +53,7 @@ impl IntoIterator for Captures {
 /// value.
 struct Capture<'t> {
     name: &'t str,
-    value: Value,
+    value: Rc<Read>,
     prefix: Option<Prefix>,
     /// For an undefined occurrence: whether an empty string would have written
     /// the same text, which holds only where the whole expression wrote nothing
@@ -70,17 +72,184 @@ struct Prefix {
     allow_reserved: bool,
 }
 
+/// A value as matching reads it: every string of it decoded into one buffer,
+/// so that reading a list of many short items costs two allocations, not one
+/// per item; made a [`Value`] once the URI matched.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Val {
+    kind: Kind,
+    text: String,
+    /// Where each item of a list ends in `text`; for an associative array,
+    /// its keys and values in turn. Empty for a string.
+    ends: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Kind {
+    String,
+    List,
+    Map,
+}
+
+impl Val {
+    fn string(text: String) -> Self {
+        Self { kind: Kind::String, text, ends: Vec::new() }
+    }
+
+    /// What an undefined occurrence holds: an empty list.
+    fn undefined() -> Self {
+        Self { kind: Kind::List, text: String::new(), ends: Vec::new() }
+    }
+
+    fn is_defined(&self) -> bool {
+        self.kind == Kind::String || !self.ends.is_empty()
+    }
+
+    fn as_string(&self) -> Option<&str> {
+        (self.kind == Kind::String).then_some(self.text.as_str())
+    }
+
+    fn items(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let item = &self.text[start..end];
+            start = end;
+            item
+        })
+    }
+
+    fn into_value(self) -> Value {
+        match self.kind {
+            Kind::String => Value::String(self.text),
+            Kind::List => Value::List(self.items().map(str::to_owned).collect()),
+            Kind::Map => {
+                let mut items = self.items();
+                let mut pairs = Vec::with_capacity(self.ends.len() / 2);
+                while let (Some(key), Some(value)) = (items.next(), items.next()) {
+                    pairs.push((key.to_owned(), value.to_owned()));
+                }
+                Value::Map(pairs)
+            }
+        }
+    }
+}
+
+/// The items of a list or an associative array as they are read, decoded
+/// into one buffer.
+#[derive(Default)]
+struct Items {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Items {
+    /// Decode `raw` as the next item; `false` when it is no value's text.
+    fn push(&mut self, raw: &[u8], allow_reserved: bool) -> bool {
+        self.push_joined(&[raw], 0, allow_reserved)
+    }
+
+    /// Decode `pieces` joined by `separator` as the next item: the separator
+    /// was part of the value (see [`push_exploded`]), so it must be a byte a
+    /// value may hold.
+    fn push_joined(&mut self, pieces: &[&[u8]], separator: u8, allow_reserved: bool) -> bool {
+        let start = self.bytes.len();
+        for (index, piece) in pieces.iter().enumerate() {
+            if index > 0 {
+                if !is_value_byte(separator, allow_reserved) {
+                    return false;
+                }
+                self.bytes.push(separator);
+            }
+            if !decode_into(piece, allow_reserved, &mut self.bytes) {
+                return false;
+            }
+        }
+        // Each item on its own: two halves of a character in two items are no value.
+        let item = &self.bytes[start..];
+        if !item.is_ascii() && std::str::from_utf8(item).is_err() {
+            return false;
+        }
+        self.ends.push(self.bytes.len());
+        true
+    }
+
+    fn finish(self, kind: Kind) -> Val {
+        // Each item was checked to be UTF-8, so the whole is.
+        let text = String::from_utf8(self.bytes).unwrap_or_default();
+        Val { kind, text, ends: self.ends }
+    }
+}
+
+/// A value read, shared by the captures and the remembered failures that
+/// hold it; its hash is computed once, when a remembered state first needs it.
+#[derive(Debug)]
+struct Read {
+    value: Val,
+    hash: OnceCell<u64>,
+}
+
+impl Read {
+    fn new(value: Val) -> Rc<Self> {
+        Rc::new(Self { value, hash: OnceCell::new() })
+    }
+
+    fn hash(&self) -> u64 {
+        *self.hash.get_or_init(|| BuildHasherDefault::<DefaultHasher>::default().hash_one(&self.value))
+    }
+
+    /// How much remembering a failure that holds this value keeps alive.
+    fn weight(&self) -> usize {
+        self.value.text.len() + self.value.ends.len()
+    }
+}
+
 /// How much reading [`UriTemplate::match_uri`] may do for one URI: spans read,
 /// each costing one plus its length in bytes. Checking repeated names as each
 /// value is read keeps matching polynomial, but some templates (three
 /// expressions in a row, a literal the URI repeats) still cost the square or the
 /// cube of the URI's length; past this budget matching gives up and reports no
 /// match. A URI of 8 KiB against a template whose cost is quadratic stays well
-/// within it (about 2^25 steps). The budget bounds the search, not its time:
-/// it counts bytes read, so lists of many short items cost more per step
-/// (`{a,b,c,d,e,f,g,h}{a,b,c,d,e,f,g,h}` on 8 KiB of `x,` took 3 to 5 s in a
-/// release build on a loaded 2-core machine, most of it allocating the items).
+/// within it (about 2^25 steps).
+///
+/// The budget bounds time as well as the search: a step costs an amount of
+/// work bounded by the template's size, whatever the shape of the values. The items of a list or an
+/// associative array are decoded into one buffer (two allocations a value, not
+/// one an item), a failure remembered shares the values it holds rather than
+/// copying them, and the failures of the last expression (after which only
+/// literals come) are not remembered, so memory stays within tens of MiB.
+/// Looking up whether a state failed before is charged too (32 steps).
+/// Measured in a release build on a loaded 2-core machine
+/// (`benches/uri_template.rs`): spending the whole budget on plain strings
+/// (`{a}{b}{c}` on 2 KB, `budget_exhausted`) takes about 0.2 s;
+/// `{a,b,c,d,e,f,g,h}{a,b,c,d,e,f,g,h}` on 8 KiB of `x,` (`long_list_8k`,
+/// about 2^25 steps, and a match) about 0.2 s of CPU, against 2.3 s and
+/// 690 MB when each item was a `String` and each remembered failure a copy;
+/// the slowest inputs found, four expressions in a row on 8 KiB of one-byte
+/// items (`{a}{b}{c}{a}`), spend the whole budget in about 1.5 s of CPU.
 pub const MATCH_STEP_BUDGET: u64 = 1 << 27;
+
+/// The most the remembered failures may keep alive, in bytes and items of
+/// the values they hold (a few tens of MiB at most): past it, a failure is
+/// not remembered, and the step budget alone bounds the search.
+const MAX_REMEMBERED: usize = 1 << 22;
+
+/// What looking up whether a state failed before costs, in steps (see
+/// [`MATCH_STEP_BUDGET`]): it copies a reference to each value the rest must
+/// agree with, and hashes it. Only the failures of an expression followed by
+/// another are looked up and remembered: after the last expression come
+/// literals only, which either match at once or not, so retrying it costs a
+/// span read (charged), and remembering it would keep each value read before
+/// it alive.
+pub(crate) const STATE_STEPS: u64 = 32;
+
+/// Where the longest end of `uri` that the last part, an expression, may
+/// read begins: the last part is not remembered, so it is tried once for each
+/// way the parts before it end, and this tells at once whether it can.
+fn admissible_tail(parts: &[Part], uri: &[u8]) -> usize {
+    let Some(Part::Expression(expression)) = parts.last() else { return uri.len() };
+    let behaviour = expression.operator.behaviour();
+    uri.iter().rposition(|&byte| !admissible(byte, &behaviour)).map_or(0, |at| at + 1)
+}
 
 /// [`UriTemplate::try_match_uri`] gave up: telling whether any values expand the
 /// template to the URI would have taken more than [`MATCH_STEP_BUDGET`] steps.
@@ -132,6 +301,9 @@ impl UriTemplate {
             uri: uri.as_bytes(),
             captured: Vec::new(),
             failed: HashSet::new(),
+            remembered: 0,
+            last_expression: self.parts.iter().rposition(|part| matches!(part, Part::Expression(_))),
+            admissible_tail: None,
             repeated: self.repeated_names.then(|| Repeated::new(&self.parts)),
             steps: 0,
             budget,
@@ -144,12 +316,16 @@ impl UriTemplate {
         if !matched {
             return Ok(None);
         }
+        // The remembered failures share the values read: let them go first.
+        drop(matcher.failed);
         let mut values: Vec<(String, Value)> = Vec::with_capacity(matcher.captured.len());
         let mut longest: Vec<Option<Prefix>> = Vec::with_capacity(matcher.captured.len());
         for capture in matcher.captured {
-            if !capture.value.is_defined() {
+            if !capture.value.value.is_defined() {
                 continue;
             }
+            let value = Rc::try_unwrap(capture.value).map_or_else(|read| read.value.clone(), |read| read.value);
+            let value = value.into_value();
             match values.iter().position(|(name, _)| name == capture.name) {
                 // Agreement was checked; keep the whole value over a prefix of
                 // it, and a longer prefix over a shorter one.
@@ -160,12 +336,12 @@ impl UriTemplate {
                         (Some(kept), Some(new)) => new.max > kept.max,
                     };
                     if longer {
-                        values[at].1 = capture.value;
+                        values[at].1 = value;
                         longest[at] = capture.prefix;
                     }
                 }
                 None => {
-                    values.push((capture.name.to_owned(), capture.value));
+                    values.push((capture.name.to_owned(), value));
                     longest.push(capture.prefix);
                 }
             }
@@ -208,22 +384,33 @@ impl<'t> Repeated<'t> {
 /// Whether the rest of the template matches from a position depends on nothing
 /// else, so a failure remembered under this key is sound.
 #[derive(PartialEq, Eq)]
-struct State {
+struct State<'t> {
     part: usize,
     pos: usize,
-    held: Vec<Held>,
+    held: Vec<Held<'t>>,
     silent: Vec<(usize, usize)>,
 }
 
-#[derive(PartialEq, Eq)]
-struct Held {
-    name: String,
-    value: Value,
+/// A capture the parts left must agree with; its value shared, not copied.
+struct Held<'t> {
+    name: &'t str,
+    value: Rc<Read>,
     prefix: Option<Prefix>,
     empty_alike: bool,
 }
 
-impl Hash for State {
+impl PartialEq for Held<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.prefix == other.prefix
+            && self.empty_alike == other.empty_alike
+            && (Rc::ptr_eq(&self.value, &other.value) || self.value.value == other.value.value)
+    }
+}
+
+impl Eq for Held<'_> {}
+
+impl Hash for State<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.part.hash(state);
         self.pos.hash(state);
@@ -232,11 +419,7 @@ impl Hash for State {
             held.name.hash(state);
             held.prefix.hash(state);
             held.empty_alike.hash(state);
-            match &held.value {
-                Value::String(text) => (0u8, text).hash(state),
-                Value::List(items) => (1u8, items).hash(state),
-                Value::Map(pairs) => (2u8, pairs).hash(state),
-            }
+            held.value.hash().hash(state);
         }
     }
 }
@@ -246,7 +429,16 @@ struct Matcher<'t, 'u> {
     uri: &'u [u8],
     captured: Vec<Capture<'t>>,
     /// States known to fail.
-    failed: HashSet<State>,
+    failed: HashSet<State<'t>>,
+    /// How much the failures remembered keep alive (the sizes of the values
+    /// they hold): past [`MAX_REMEMBERED`], failures are no longer remembered.
+    remembered: usize,
+    /// The last expression's part: the failures of the expressions before it
+    /// are worth remembering, not its own (see [`STATE_STEPS`]).
+    last_expression: Option<usize>,
+    /// Where the end of the URI the last part may read begins (see
+    /// [`admissible_tail`]), once the last part was reached.
+    admissible_tail: Option<usize>,
     /// `Some` when a name repeats: agreement is then checked as each value is
     /// read, and remembered failures carry what the parts left must agree with.
     repeated: Option<Repeated<'t>>,
@@ -269,14 +461,24 @@ impl<'t> Matcher<'t, '_> {
             Part::Literal(text) => {
                 self.uri[pos..].starts_with(text.as_bytes()) && self.match_from(part + 1, pos + text.len())
             }
+            Part::Expression(expression) if self.last_expression.is_none_or(|last| part >= last) => {
+                self.match_expression(expression, part, pos)
+            }
             Part::Expression(expression) => {
+                // Building and looking up the state costs about as much as
+                // reading a short span, whatever the span read next.
+                self.steps += STATE_STEPS;
                 let state = self.state(part, pos);
                 if self.failed.contains(&state) {
                     return false;
                 }
                 let matched = self.match_expression(expression, part, pos);
                 if !matched && !self.exhausted {
-                    self.failed.insert(state);
+                    let weight = 1 + state.held.iter().map(|held| held.value.weight()).sum::<usize>();
+                    if self.remembered + weight <= MAX_REMEMBERED {
+                        self.remembered += weight;
+                        self.failed.insert(state);
+                    }
                 }
                 matched
             }
@@ -285,7 +487,7 @@ impl<'t> Matcher<'t, '_> {
 
     /// The key under which the failure of `(part, pos)` is remembered: the
     /// position alone when no name repeats.
-    fn state(&self, part: usize, pos: usize) -> State {
+    fn state(&self, part: usize, pos: usize) -> State<'t> {
         let mut state = State { part, pos, held: Vec::new(), silent: Vec::new() };
         let Some(repeated) = &self.repeated else { return state };
         for capture in &self.captured {
@@ -293,8 +495,8 @@ impl<'t> Matcher<'t, '_> {
                 continue;
             }
             let held = Held {
-                name: capture.name.to_owned(),
-                value: capture.value.clone(),
+                name: capture.name,
+                value: Rc::clone(&capture.value),
                 prefix: capture.prefix,
                 empty_alike: capture.empty_alike,
             };
@@ -302,7 +504,7 @@ impl<'t> Matcher<'t, '_> {
                 state.held.push(held);
             }
         }
-        state.held.sort_by(|a, b| (&a.name, a.prefix, a.empty_alike).cmp(&(&b.name, b.prefix, b.empty_alike)));
+        state.held.sort_by(|a, b| (a.name, a.prefix, a.empty_alike).cmp(&(b.name, b.prefix, b.empty_alike)));
         for capture in self.captured.iter().filter(|capture| capture.empty_alike) {
             if !state.silent.iter().any(|(part, _)| *part == capture.part) {
                 state.silent.push((capture.part, self.defined_in_silent(capture.part)));
@@ -314,10 +516,21 @@ impl<'t> Matcher<'t, '_> {
     /// Try every end of `expression`'s text, longest first (rule 3).
     fn match_expression(&mut self, expression: &'t Expression, part: usize, pos: usize) -> bool {
         let behaviour = expression.operator.behaviour();
-        let run = self.uri[pos..].iter().take_while(|&&byte| admissible(byte, &behaviour)).count();
+        let (shortest, longest) = if part + 1 == self.parts.len() {
+            // The last part ends with the URI: only that end is worth a look,
+            // if the text up to it is admissible (found once for the URI).
+            let tail = *self.admissible_tail.get_or_insert_with(|| admissible_tail(self.parts, self.uri));
+            if pos < tail {
+                return false;
+            }
+            (self.uri.len(), self.uri.len())
+        } else {
+            let run = self.uri[pos..].iter().take_while(|&&byte| admissible(byte, &behaviour)).count();
+            (pos, pos + run)
+        };
         let lengths = self.body_lengths(expression, &behaviour);
         let first = usize::from(behaviour.first.is_some());
-        for end in (pos..=pos + run).rev() {
+        for end in (shortest..=longest).rev() {
             // Reading a span costs its length: only spans after which the rest
             // of the template can start are read, or a long URI that fits no
             // template would cost the square of its length.
@@ -364,8 +577,8 @@ impl<'t> Matcher<'t, '_> {
         if behaviour.named || variable.is_exploded() {
             return None;
         }
-        let known = self.captured.iter().find_map(|capture| match &capture.value {
-            Value::String(text) if capture.name == variable.name && capture.prefix.is_none() => Some(text.len()),
+        let known = self.captured.iter().find_map(|capture| match capture.value.value.as_string() {
+            Some(text) if capture.name == variable.name && capture.prefix.is_none() => Some(text.len()),
             _ => None,
         })?;
         let shortest = if matches!(variable.modifier, Modifier::Prefix(_)) { 0 } else { known };
@@ -392,7 +605,7 @@ impl<'t> Matcher<'t, '_> {
         self.captured
             .iter()
             .filter(|other| other.part == part && other.empty_alike)
-            .filter(|other| self.captured.iter().any(|c| c.name == other.name && c.value.is_defined()))
+            .filter(|other| self.captured.iter().any(|c| c.name == other.name && c.value.value.is_defined()))
             .count()
     }
 
@@ -425,18 +638,18 @@ impl<'t> Matcher<'t, '_> {
 }
 
 fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
-    let empty = |capture: &Capture<'_>| matches!(&capture.value, Value::String(text) if text.is_empty());
-    match (a.value.is_defined(), b.value.is_defined()) {
+    let empty = |capture: &Capture<'_>| capture.value.value.as_string().is_some_and(str::is_empty);
+    match (a.value.value.is_defined(), b.value.value.is_defined()) {
         (false, false) => true,
         // Undefined where an empty string would have written the same nothing.
         (false, true) => a.empty_alike && empty(b),
         (true, false) => b.empty_alike && empty(a),
-        (true, true) => match (&a.value, &b.value) {
+        (true, true) => match (a.value.value.as_string(), b.value.value.as_string()) {
             // A prefix occurrence holds exactly the first `n` characters of
             // the value: `{x:1,x}` on `,x` is not `x = "x"`, which writes `x,x`
             // (found by a table test of repeated names). Two prefixes agree
             // when the shorter is the beginning of the longer, cut at its `n`.
-            (Value::String(x), Value::String(y)) => {
+            (Some(x), Some(y)) => {
                 let shorter = match (a.prefix, b.prefix) {
                     (None, None) => return x == y,
                     (Some(limit), None) | (None, Some(limit)) => limit,
@@ -445,7 +658,7 @@ fn agree(a: &Capture<'_>, b: &Capture<'_>) -> bool {
                 let cut = |text: &'_ str| prefix(text, shorter.max, shorter.allow_reserved).to_owned();
                 cut(x) == cut(y)
             }
-            (x, y) => x == y,
+            _ => Rc::ptr_eq(&a.value, &b.value) || a.value.value == b.value.value,
         },
     }
 }
@@ -504,7 +717,12 @@ fn capture<'t>(expression: &'t Expression, behaviour: &Behaviour, span: &[u8], o
 
 /// An occurrence of `variable` that the text leaves undefined.
 fn undefined(variable: &Variable, empty_alike: bool) -> Capture<'_> {
-    Capture { name: &variable.name, value: Value::List(Vec::new()), prefix: None, empty_alike, part: 0 }
+    Capture { name: &variable.name, value: Read::new(Val::undefined()), prefix: None, empty_alike, part: 0 }
+}
+
+/// A defined value `variable` read whole (not as a prefix).
+fn whole(variable: &Variable, value: Val) -> Capture<'_> {
+    Capture { name: &variable.name, value: Read::new(value), prefix: None, empty_alike: false, part: 0 }
 }
 
 /// Rule 6: operators without names (simple, `+`, `#`, `.`, `/`).
@@ -536,15 +754,11 @@ fn capture_unnamed<'t>(
             }
             next += take;
         } else if later == 0 && behaviour.separator == b',' && remaining > 1 {
-            let items: Option<Vec<String>> = pieces[next..].iter().map(|piece| decode_value(piece, allow)).collect();
-            let Some(items) = items else { return false };
-            out.push(Capture {
-                name: &variable.name,
-                value: Value::List(items),
-                prefix: None,
-                empty_alike: false,
-                part: 0,
-            });
+            let mut items = Items::default();
+            if !pieces[next..].iter().all(|piece| items.push(piece, allow)) {
+                return false;
+            }
+            out.push(whole(variable, items.finish(Kind::List)));
             next = pieces.len();
         } else {
             if !push_plain(variable, pieces[next], allow, out) {
@@ -565,7 +779,8 @@ fn capture_named<'t>(
 ) -> bool {
     let variables = &expression.variables;
     let mut next_variable = 0;
-    let mut exploding: Option<(&'t Variable, Vec<(String, String)>)> = None;
+    // The exploded variable being read, and its keys and values so far.
+    let mut exploding: Option<(&'t Variable, Items)> = None;
     for piece in body.split(|&byte| byte == behaviour.separator) {
         let (raw_name, raw_value) = match piece.iter().position(|&byte| byte == b'=') {
             Some(at) => (&piece[..at], &piece[at + 1..]),
@@ -577,22 +792,30 @@ fn capture_named<'t>(
             next_variable = index + 1;
             let variable = &variables[index];
             if variable.is_exploded() {
-                let Some(value) = decode_value(raw_value, false) else { return false };
-                exploding = Some((variable, vec![(variable.name.clone(), value)]));
+                // Keyed by the variable's name as written (a name may hold `%XX`).
+                let mut pairs = Items::default();
+                pairs.bytes.extend_from_slice(variable.name.as_bytes());
+                pairs.ends.push(pairs.bytes.len());
+                if !pairs.push(raw_value, false) {
+                    return false;
+                }
+                exploding = Some((variable, pairs));
             } else if !push_plain(variable, raw_value, false, out) {
                 return false;
             }
             continue;
         }
-        let (Some(key), Some(value)) = (decode_value(raw_name, false), decode_value(raw_value, false)) else {
-            return false;
+        let pairs = match &mut exploding {
+            Some((_, pairs)) => pairs,
+            None => {
+                let Some(index) = (next_variable..variables.len()).find(|&i| variables[i].is_exploded()) else {
+                    return false;
+                };
+                next_variable = index + 1;
+                &mut exploding.insert((&variables[index], Items::default())).1
+            }
         };
-        if let Some((_, pairs)) = &mut exploding {
-            pairs.push((key, value));
-        } else if let Some(index) = (next_variable..variables.len()).find(|&i| variables[i].is_exploded()) {
-            next_variable = index + 1;
-            exploding = Some((&variables[index], vec![(key, value)]));
-        } else {
+        if !(pairs.push(raw_name, false) && pairs.push(raw_value, false)) {
             return false;
         }
     }
@@ -602,23 +825,33 @@ fn capture_named<'t>(
 
 /// An exploded variable of a named operator: a list when every pair carries its
 /// own name, an associative array otherwise.
-fn flush<'t>(exploding: Option<(&'t Variable, Vec<(String, String)>)>, out: &mut Vec<Capture<'t>>) {
+fn flush<'t>(exploding: Option<(&'t Variable, Items)>, out: &mut Vec<Capture<'t>>) {
     let Some((variable, pairs)) = exploding else { return };
-    let value = if pairs.iter().all(|(key, _)| *key == variable.name) {
-        Value::List(pairs.into_iter().map(|(_, value)| value).collect())
-    } else {
-        Value::Map(pairs)
-    };
-    out.push(Capture { name: &variable.name, value, prefix: None, empty_alike: false, part: 0 });
+    let pairs = pairs.finish(Kind::Map);
+    let mut values = Items::default();
+    let mut items = pairs.items();
+    let mut list = true;
+    while let (Some(key), Some(value)) = (items.next(), items.next()) {
+        if key != variable.name {
+            list = false;
+            break;
+        }
+        values.bytes.extend_from_slice(value.as_bytes());
+        values.ends.push(values.bytes.len());
+    }
+    drop(items);
+    let value = if list { values.finish(Kind::List) } else { pairs };
+    out.push(whole(variable, value));
 }
 
 /// A variable without explode (rule 7), or any single variable under `+`/`#`.
 fn push_plain<'t>(variable: &'t Variable, raw: &[u8], allow_reserved: bool, out: &mut Vec<Capture<'t>>) -> bool {
     let value = if !allow_reserved && raw.contains(&b',') {
-        let items: Option<Vec<String>> =
-            raw.split(|&byte| byte == b',').map(|item| decode_value(item, false)).collect();
-        let Some(items) = items else { return false };
-        Value::List(items)
+        let mut items = Items::default();
+        if !raw.split(|&byte| byte == b',').all(|item| items.push(item, false)) {
+            return false;
+        }
+        items.finish(Kind::List)
     } else {
         let Some(text) = decode_value(raw, allow_reserved) else { return false };
         if let Modifier::Prefix(max) = variable.modifier
@@ -626,13 +859,13 @@ fn push_plain<'t>(variable: &'t Variable, raw: &[u8], allow_reserved: bool, out:
         {
             return false;
         }
-        Value::String(text)
+        Val::string(text)
     };
-    let prefix = match (&value, variable.modifier) {
-        (Value::String(_), Modifier::Prefix(max)) => Some(Prefix { max: usize::from(max), allow_reserved }),
+    let prefix = match (value.kind, variable.modifier) {
+        (Kind::String, Modifier::Prefix(max)) => Some(Prefix { max: usize::from(max), allow_reserved }),
         _ => None,
     };
-    out.push(Capture { name: &variable.name, value, prefix, empty_alike: false, part: 0 });
+    out.push(Capture { name: &variable.name, value: Read::new(value), prefix, empty_alike: false, part: 0 });
     true
 }
 
@@ -647,30 +880,30 @@ fn push_exploded<'t>(
     out: &mut Vec<Capture<'t>>,
 ) -> bool {
     let allow = behaviour.allow_reserved;
+    let mut items = Items::default();
     let value = if pieces.first().is_some_and(|piece| piece.contains(&b'=')) {
-        let mut raw_pairs: Vec<(&[u8], Vec<u8>)> = Vec::with_capacity(pieces.len());
-        for piece in pieces {
-            match piece.iter().position(|&byte| byte == b'=') {
-                Some(at) => raw_pairs.push((&piece[..at], piece[at + 1..].to_vec())),
-                None => {
-                    let Some((_, value)) = raw_pairs.last_mut() else { return false };
-                    value.push(behaviour.separator);
-                    value.extend_from_slice(piece);
-                }
+        let mut at = 0;
+        while at < pieces.len() {
+            let piece = pieces[at];
+            let Some(equals) = piece.iter().position(|&byte| byte == b'=') else { return false };
+            // The pieces without `=` after this one continue its value.
+            let more = pieces[at + 1..].iter().take_while(|piece| !piece.contains(&b'=')).count();
+            let mut value: Vec<&[u8]> = Vec::with_capacity(1 + more);
+            value.push(&piece[equals + 1..]);
+            value.extend_from_slice(&pieces[at + 1..at + 1 + more]);
+            if !(items.push(&piece[..equals], allow) && items.push_joined(&value, behaviour.separator, allow)) {
+                return false;
             }
+            at += 1 + more;
         }
-        let pairs: Option<Vec<(String, String)>> = raw_pairs
-            .iter()
-            .map(|(key, value)| Some((decode_value(key, allow)?, decode_value(value, allow)?)))
-            .collect();
-        let Some(pairs) = pairs else { return false };
-        Value::Map(pairs)
+        items.finish(Kind::Map)
     } else {
-        let items: Option<Vec<String>> = pieces.iter().map(|piece| decode_value(piece, allow)).collect();
-        let Some(items) = items else { return false };
-        Value::List(items)
+        if !pieces.iter().all(|piece| items.push(piece, allow)) {
+            return false;
+        }
+        items.finish(Kind::List)
     };
-    out.push(Capture { name: &variable.name, value, prefix: None, empty_alike: false, part: 0 });
+    out.push(whole(variable, value));
     true
 }
 

@@ -51,3 +51,52 @@ fn alternating_operators_and_a_repeated_literal() {
     let captures = template.try_match_uri(&repeat("abab/", 10)).unwrap().unwrap();
     assert_eq!(captures.get("U"), Some(&Value::from("ab")));
 }
+
+/// A long list of short items, its variables named again by the next
+/// expression: 1 KiB of `x,` is what `a`..`g` = `x` and `h` = 249 `x` and an
+/// empty item write twice. Each end the first expression may have is read,
+/// each a list of hundreds of items; at 8 KiB (`benches/uri_template.rs`,
+/// `long_list_8k`) that took 2.3 s and 690 MB before the items of a value
+/// shared one buffer and the last expression's failures were no longer
+/// remembered, each with the values read before it.
+#[test]
+fn a_long_list_of_short_items_named_twice_is_found() {
+    let template = UriTemplate::parse("{a,b,c,d,e,f,g,h}{a,b,c,d,e,f,g,h}").unwrap();
+    let captures = template.try_match_uri(&repeat("x,", 512)).unwrap().expect("the values that write it twice");
+    assert_eq!(captures.get("a"), Some(&Value::from("x")));
+    let mut h = vec!["x".to_owned(); 249];
+    h.push(String::new());
+    assert_eq!(captures.get("h"), Some(&Value::List(h)));
+    // One item fewer in the second half: no values write it.
+    let uri = format!("{}{}", repeat("x,", 256), repeat("x,", 255));
+    assert_eq!(template.try_match_uri(&uri), Ok(None));
+}
+
+/// Lists and associative arrays read back whole, under each operator that
+/// reads them: the items of one value share a buffer while matching.
+#[test]
+fn composite_values_read_back_item_by_item() {
+    let list = Value::List(vec!["a b".into(), String::new(), "ü".into()]);
+    let map = Value::Map(vec![("k".into(), "v".into()), ("x.y".into(), "1,2".into())]);
+    for (source, value) in [
+        ("{l}", &list),
+        ("{/l*}", &list),
+        ("{?l*}", &list),
+        ("{;l*}", &list),
+        ("{?l}", &list),
+        ("{/m*}", &map),
+        ("{?m*}", &map),
+        ("{;m*}", &map),
+        ("{&m*}", &map),
+    ] {
+        let template = UriTemplate::parse(source).unwrap();
+        let name = template.variable_names()[0].to_owned();
+        let uri = template.expand(&[(name.clone(), value.clone())]);
+        let captures = template.try_match_uri(&uri).unwrap().unwrap_or_else(|| panic!("{source} on {uri}"));
+        assert_eq!(captures.get(&name), Some(value), "{source} on {uri}");
+    }
+    // `.` continues a value of `{.m*}`: it was written inside it.
+    let template = UriTemplate::parse("{.m*}").unwrap();
+    let captures = template.try_match_uri(".k=v.w").unwrap().unwrap();
+    assert_eq!(captures.get("m"), Some(&Value::Map(vec![("k".into(), "v.w".into())])));
+}

@@ -474,8 +474,8 @@ pub(crate) fn check_tool_arguments(
 /// The call runs in its request's task (rmcp spawns one for each request, a
 /// task runs in one of its own), so that a handler that holds its worker
 /// thread for a while delays no other call on the connection; a cancelled
-/// call is dropped at its next `.await`. (A plain `fn` handler runs on the
-/// blocking pool, see [`crate::contract::run_blocking`], and is not aborted:
+/// call is dropped at its next `.await`. (A plain `fn` handler runs on a
+/// thread of its own, see [`crate::contract::run_blocking`], and is not aborted:
 /// it checks [`Context::is_cancelled`] itself.)
 pub(crate) async fn run_tool(
     tool: Arc<dyn DynTool>,
