@@ -134,13 +134,7 @@ fn cpu_nanos(pid: u32) -> u64 {
 /// Print what `calls` sequential calls cost, per call: the CPU time of this
 /// process (client and server) and of `redis-server`, and, with Redis, every
 /// command it ran, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
-fn count_per_call(
-    runtime: &tokio::runtime::Runtime,
-    name: &str,
-    addr: SocketAddr,
-    redis: (u32, &str),
-    calls: u64,
-) {
+fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAddr, redis: (u32, &str), calls: u64) {
     let mut connection = runtime.block_on(Connection::open(addr, true));
     // Settle the session's first requests (its background writes) first.
     http::time_calls(runtime, &mut connection, 10);
