@@ -9,75 +9,32 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
+
+#[path = "support/stdio.rs"]
+mod stdio;
+use stdio::{INITIALIZED, Killed, StdioMuseum, call, initialize, museum};
 
 /// How long the slow call computes; the cheap one must come back well before.
 const SLOW_MILLIS: u64 = 3000;
 const CHEAP_WITHIN: Duration = Duration::from_millis(1500);
 
-fn museum() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary has a path");
-    let profile = exe.parent().and_then(Path::parent).expect("target/<profile>/deps");
-    let path = profile.join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} is missing: run `cargo build --example museum` first", path.display());
-    path
-}
-
-struct Museum(Child);
-
-impl Drop for Museum {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn call(id: &str, tool: &str, arguments: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-        .to_string()
-}
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hol","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-
 #[test]
 fn over_stdio_a_computing_call_delays_no_cheap_one() {
     for slow in ["debug_busy", "debug_spin"] {
-        let mut child = Command::new(museum())
-            .env("MUSEUM_TEST_TOOLS", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the museum starts");
-        let mut stdin = child.stdin.take().expect("piped");
-        let stdout = BufReader::new(child.stdout.take().expect("piped"));
-        let _museum = Museum(child);
-        let (tx, answers) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in stdout.lines() {
-                let Ok(line) = line else { return };
-                let _ = tx.send(serde_json::from_str::<Value>(&line).expect("the server writes JSON"));
-            }
-        });
-        let mut send = |line: &str| writeln!(stdin, "{line}").expect("the server reads");
-        send(INITIALIZE);
-        assert_eq!(answers.recv_timeout(Duration::from_secs(10)).expect("initialized")["id"], "init");
-        send(INITIALIZED);
+        let mut museum = StdioMuseum::initialized("hol");
 
         let started = Instant::now();
-        send(&call("slow", slow, json!({"millis": SLOW_MILLIS})));
+        museum.send(&call("slow", slow, json!({"millis": SLOW_MILLIS})));
         std::thread::sleep(Duration::from_millis(200));
-        send(&call("cheap", "get_object", json!({"object_id": 100019})));
-        let first = answers.recv_timeout(Duration::from_secs(20)).expect("an answer");
+        museum.send(&call("cheap", "get_object", json!({"object_id": 100019})));
+        let first = museum.answers.recv_timeout(Duration::from_secs(20)).expect("an answer");
         assert_eq!(first["id"], "cheap", "{slow}: the cheap call came second: {first}");
         assert!(started.elapsed() < CHEAP_WITHIN, "{slow}: the cheap call took {:?}", started.elapsed());
-        let second = answers.recv_timeout(Duration::from_secs(20)).expect("the slow answer");
+        let second = museum.answers.recv_timeout(Duration::from_secs(20)).expect("the slow answer");
         assert_eq!(second["id"], "slow", "{second}");
     }
 }
@@ -115,7 +72,7 @@ fn over_http_a_computing_call_delays_no_cheap_one() {
         .spawn()
         .expect("the museum starts");
     let mut stderr = BufReader::new(child.stderr.take().expect("piped"));
-    let _museum = Museum(child);
+    let _museum = Killed(child);
     let mut line = String::new();
     let addr = loop {
         line.clear();
@@ -125,7 +82,7 @@ fn over_http_a_computing_call_delays_no_cheap_one() {
         }
     };
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    let (_, session) = post(&addr, None, INITIALIZE);
+    let (_, session) = post(&addr, None, &initialize("hol"));
     assert!(!session.is_empty(), "a session");
     post(&addr, Some(&session), INITIALIZED);
 

@@ -10,16 +10,14 @@
 #![cfg(all(feature = "rmcp", unix))]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 mod support;
-use support::{profile_dir, run};
+use support::run;
+use support::stdio::{StdioMuseum, call};
 
 /// The museum's grace period: `serve_stdio`'s default.
 const GRACE: Duration = Duration::from_secs(10);
@@ -32,30 +30,6 @@ const OUTLASTS_MILLIS: u64 = 40_000;
 const EXITS_WITHIN: Duration = Duration::from_secs(14);
 /// The JSON-RPC error of a request refused or cut at shutdown.
 const SHUTTING_DOWN: i64 = -32000;
-
-fn museum() -> PathBuf {
-    let path = profile_dir().join("examples").join(format!("museum{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} is missing: run `cargo build --example museum` first", path.display());
-    path
-}
-
-/// Killed when dropped, so a failed assertion leaves no process behind.
-struct Museum(Child);
-
-impl Drop for Museum {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn call(id: &str, tool: &str, arguments: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-        .to_string()
-}
-
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"shutdown","version":"1"}}}"#;
-const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 /// What the docs promise an answer is: JSON-RPC 2.0 under the request's id,
 /// and either a result or an error with an integer code and a message.
@@ -81,31 +55,7 @@ fn assert_well_formed(answer: &Value) {
 /// until the cut calls had computed to their end (40 s after SIGTERM here).
 #[test]
 fn sigterm_with_stdin_open_answers_every_call_once_and_exits_after_the_grace_period() {
-    let mut child = Command::new(museum())
-        .env("MUSEUM_TEST_TOOLS", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the museum starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    let stdout = BufReader::new(child.stdout.take().expect("piped"));
-    let mut museum = Museum(child);
-    let (tx, answers) = mpsc::channel::<Value>();
-    // Ends with the server's output: the channel then disconnects.
-    std::thread::spawn(move || {
-        for line in stdout.lines() {
-            let Ok(line) = line else { return };
-            let answer = serde_json::from_str(&line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
-            if tx.send(answer).is_err() {
-                return;
-            }
-        }
-    });
-    let mut send = |line: &str| writeln!(stdin, "{line}").expect("the server reads");
-    send(INITIALIZE);
-    assert_eq!(answers.recv_timeout(Duration::from_secs(20)).expect("initialized")["id"], "init");
-    send(INITIALIZED);
+    let mut museum = StdioMuseum::initialized("shutdown");
 
     // What each id is owed: `true` for a result, `false` for the -32000.
     let mut owed: BTreeMap<String, bool> = BTreeMap::new();
@@ -131,41 +81,40 @@ fn sigterm_with_stdin_open_answers_every_call_once_and_exits_after_the_grace_per
         owed.insert(id, result);
     }
     // One write: the burst is in the pipe at once.
-    send(burst.trim_end());
+    museum.send(burst.trim_end());
 
     let mut seen: Vec<Value> = Vec::new();
     let cheap = owed.keys().filter(|id| id.starts_with("cheap")).count();
     while seen.iter().filter(|answer| answer["id"].as_str().is_some_and(|id| id.starts_with("cheap"))).count() < cheap {
-        seen.push(answers.recv_timeout(Duration::from_secs(20)).expect("the cheap calls are answered"));
+        seen.push(museum.answers.recv_timeout(Duration::from_secs(20)).expect("the cheap calls are answered"));
     }
     // Nothing left to read: stdin's thread waits in `read`.
     std::thread::sleep(Duration::from_millis(200));
     let signalled = Instant::now();
-    run(Command::new("kill").args(["-TERM", &museum.0.id().to_string()]), "kill -TERM");
+    run(Command::new("kill").args(["-TERM", &museum.process.0.id().to_string()]), "kill -TERM");
     // Shutdown has begun (the handler runs within milliseconds), and the
     // long calls run: these are read, and refused.
     std::thread::sleep(Duration::from_millis(300));
     for n in 0..3 {
         let id = format!("late{n}");
-        send(&call(&id, "get_object", json!({"object_id": 100019})));
+        museum.send(&call(&id, "get_object", json!({"object_id": 100019})));
         owed.insert(id, false);
     }
 
     let status = loop {
-        if let Some(status) = museum.0.try_wait().expect("the child can be waited on") {
+        if let Some(status) = museum.process.0.try_wait().expect("the child can be waited on") {
             break status;
         }
         assert!(
             signalled.elapsed() < EXITS_WITHIN,
             "the museum did not exit within {EXITS_WITHIN:?} of SIGTERM (grace {GRACE:?}); answered so far: {}",
-            seen.len() + answers.try_iter().count()
+            seen.len() + museum.answers.try_iter().count()
         );
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "the museum did not exit cleanly on SIGTERM: {status}");
     // Its output closed: the reader's channel ends once it read the rest.
-    seen.extend(answers.iter());
-    drop(stdin);
+    seen.extend(museum.answers.iter());
 
     let mut answered: BTreeMap<String, usize> = BTreeMap::new();
     for answer in &seen {

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 pub(crate) mod needs;
 
 pub(crate) mod cluster;
+pub(crate) mod stdio;
 
 pub(crate) fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
