@@ -39,7 +39,7 @@ impl EventStore for RedisStore {
             if self.failed_recently() {
                 return Ok(self.unstored(stream_id));
             }
-            return Ok(format!("{stream_id}#0-{}", now_millis()));
+            return Ok(records::priming_id(stream_id, now_millis()));
         }
         let mut pipe = redis::pipe();
         let key = self.key("events", stream_id);

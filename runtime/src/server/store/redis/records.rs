@@ -28,6 +28,18 @@ pub(crate) fn event_id(last_event_id: &str) -> Result<(&str, &str), EventStoreEr
     Ok((stream_id, entry))
 }
 
+/// The id of a priming event, which is not written: the entry `0-{sent}`
+/// (`sent` in Unix milliseconds) sorts before every entry Redis makes.
+pub(crate) fn priming_id(stream_id: &str, sent: u64) -> String {
+    format!("{stream_id}#0-{sent}")
+}
+
+/// When the priming event whose entry is `entry` was sent (Unix
+/// milliseconds); `None` for an entry Redis made.
+pub(crate) fn priming_sent(entry: &str) -> Option<u64> {
+    entry.strip_prefix("0-")?.parse().ok()
+}
+
 /// The milliseconds of a Redis stream entry id (`{ms}-{seq}`), `None` for
 /// anything else.
 pub(crate) fn entry_millis(entry: &str) -> Option<u64> {

@@ -68,12 +68,10 @@ impl RedisStore {
             .arg(self.key("call", stream_id))
             .arg(self.key("replica", ""));
         let (runs,): (i64,) = self.query(&pipe).await?;
-        // After a priming, which is not written (`{ms}` of `0-{ms}` is when it
-        // was sent), a stream with no event yet is one whose call has written
-        // none: followed as long as a written priming would have been kept.
-        let unwritten_priming = resumed
-            .strip_prefix("0-")
-            .and_then(|sent| sent.parse::<u64>().ok())
+        // After a priming, which is not written, a stream with no event yet is
+        // one whose call has written none: followed as long as a written
+        // priming would have been kept.
+        let unwritten_priming = records::priming_sent(resumed)
             .is_some_and(|sent| now_millis().saturating_sub(sent) < millis(self.inner.settings.event_age));
         Ok(runs == 1 || runs == -1 || (runs == -2 && unwritten_priming))
     }
