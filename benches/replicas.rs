@@ -153,7 +153,7 @@ fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAdd
             (ran > 0 && command != "info").then(|| format!("{command} {:.2}", ran as f64 / calls as f64))
         })
         .collect();
-    println!(
+    eprintln!(
         "{name}, {calls} sequential calls, per call: CPU {:.1} µs here (client and server), {:.1} µs redis-server; \
          Redis commands: {}",
         per_call(before.1, after.1),
