@@ -120,17 +120,6 @@ fn command_calls(url: &str) -> std::collections::BTreeMap<String, u64> {
         .collect()
 }
 
-/// The CPU time process `pid` has run, every thread, in nanoseconds
-/// (`/proc/{pid}/task/*/schedstat`): unlike wall time, it hardly moves with
-/// what else the machine runs.
-fn cpu_nanos(pid: u32) -> u64 {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("Linux's /proc");
-    tasks
-        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// Print what `calls` sequential calls cost, per call: the CPU time of this
 /// process (client and server) and of `redis-server`, and, with Redis, every
 /// command it ran, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
@@ -139,10 +128,10 @@ fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAdd
     // Settle the session's first requests (its background writes) first.
     http::time_calls(runtime, &mut connection, 10);
     std::thread::sleep(Duration::from_millis(200));
-    let before = (command_calls(redis.1), cpu_nanos(std::process::id()), cpu_nanos(redis.0));
+    let before = (command_calls(redis.1), http::cpu_nanos(std::process::id()), http::cpu_nanos(redis.0));
     http::time_calls(runtime, &mut connection, calls);
     std::thread::sleep(Duration::from_millis(200));
-    let after = (command_calls(redis.1), cpu_nanos(std::process::id()), cpu_nanos(redis.0));
+    let after = (command_calls(redis.1), http::cpu_nanos(std::process::id()), http::cpu_nanos(redis.0));
     let per_call = |before: u64, after: u64| (after - before) as f64 / calls as f64 / 1000.0;
     let commands: Vec<String> = after
         .0

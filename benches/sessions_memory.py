@@ -48,16 +48,13 @@ import argparse
 import http.client
 import os
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import bench  # noqa: E402  (benches/support/bench.py)
 
-REFERENCE = os.path.join(bench.ROOT, "benches", "reference")
 PROTOCOL = "2025-06-18"
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -69,55 +66,10 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-def reference_install():
-    """The reference server's directory, with its packages installed (once)."""
-    target = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(bench.ROOT, "target")), "reference")
-    node = os.path.join(target, "node_modules", ".bin", "node")
-    if not os.path.exists(node):
-        if shutil.which("npm") is None:
-            sys.exit("the reference server needs npm (Node's package manager) to install it")
-        os.makedirs(target, exist_ok=True)
-        for name in ("package.json", "package-lock.json", "server.mjs"):
-            shutil.copy(os.path.join(REFERENCE, name), target)
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target, check=True)
-    shutil.copy(os.path.join(REFERENCE, "server.mjs"), target)
-    return target, node
-
-
-def free_port():
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start(server, binary, args):
     """Start a server; returns the process and its port."""
     if server == "reference":
-        directory, node = reference_install()
-        port = free_port()
-        env = dict(
-            os.environ,
-            MCP_TRANSPORT_TYPE="http",
-            MCP_HTTP_PORT=str(port),
-            MCP_HTTP_HOST="127.0.0.1",
-            MCP_LOG_LEVEL="error",
-            MCP_STATEFUL_SESSION_STALE_TIMEOUT_MS=str(3_600_000),
-        )
-        process = subprocess.Popen([node, "server.mjs"], cwd=directory, env=env, stdin=subprocess.PIPE,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
-                return process, port
-            except OSError:
-                if process.poll() is not None:
-                    sys.exit(f"the reference server ended with {process.returncode} before it listened")
-                time.sleep(0.2)
-        process.kill()
-        sys.exit("the reference server did not listen within 60 s")
+        return bench.start_reference(MCP_STATEFUL_SESSION_STALE_TIMEOUT_MS=str(3_600_000))
     env = dict(os.environ, CALLS_SERVER="rmcp" if server == "rmcp" else "ours", CALLS_TRANSPORT="http",
                CALLS_MAX_SESSIONS=str(args.sessions + 16), RUST_LOG="off")
     if server == "hibernating":

@@ -1,6 +1,7 @@
 """What the benchmark scripts of `benches/` share (python3, standard library
 only): the bench executable cargo builds, a server started on a loopback
-port, its resident memory, and a JSON-RPC POST and its answer.
+port (the TypeScript reference's too), its resident memory, and a JSON-RPC
+POST and its answer.
 
 The scripts import it as `bench`, from `benches/support/` on their path.
 """
@@ -8,11 +9,15 @@ The scripts import it as `bench`, from `benches/support/` on their path.
 import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
 import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REFERENCE = os.path.join(ROOT, "benches", "reference")
 
 
 def executable(bench, features):
@@ -45,6 +50,51 @@ def listen(command, env, name):
             return process, int(found.group(1))
     process.kill()
     sys.exit(f"{name} did not listen")
+
+
+def reference_install():
+    """The reference server's directory, with its packages installed (once),
+    and its Node: `target/reference/`."""
+    target = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "reference")
+    node = os.path.join(target, "node_modules", ".bin", "node")
+    if not os.path.exists(node):
+        if shutil.which("npm") is None:
+            sys.exit("the reference server needs npm (Node's package manager) to install it")
+        os.makedirs(target, exist_ok=True)
+        for name in ("package.json", "package-lock.json", "server.mjs"):
+            shutil.copy(os.path.join(REFERENCE, name), target)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=target, check=True)
+    shutil.copy(os.path.join(REFERENCE, "server.mjs"), target)
+    return target, node
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_reference(**env):
+    """Start `benches/reference/server.mjs` over Streamable HTTP on a free
+    loopback port, with `env` added to its environment (the reference reads
+    its options there): the process and its port, once it accepts."""
+    directory, node = reference_install()
+    port = free_port()
+    env = dict(os.environ, MCP_TRANSPORT_TYPE="http", MCP_HTTP_PORT=str(port), MCP_HTTP_HOST="127.0.0.1",
+               MCP_LOG_LEVEL="error", **env)
+    process = subprocess.Popen([node, "server.mjs"], cwd=directory, env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, port
+        except OSError:
+            if process.poll() is not None:
+                sys.exit(f"the reference server ended with {process.returncode} before it listened")
+            time.sleep(0.2)
+    process.kill()
+    sys.exit("the reference server did not listen within 60 s")
 
 
 def rss_kib(pid):

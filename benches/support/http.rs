@@ -141,6 +141,21 @@ impl Connection {
         assert!(status.contains(" 200") || status.contains(" 202") || status.contains(" 204"), "{status}");
     }
 
+    /// Call the `lookup` tool of `benches/calls.rs` (which the servers of
+    /// other processes serve) for the item `key`, and check its answer.
+    pub(crate) async fn lookup(&mut self, key: &str) {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"lookup","arguments":{{"id":"{key}","limit":5}}}}}}"#
+        );
+        self.post(call.as_bytes()).await;
+        let name = format!(r#""item {key}""#);
+        assert!(
+            self.body.windows(name.len()).any(|window| window == name.as_bytes()),
+            "{}",
+            String::from_utf8_lossy(&self.body)
+        );
+    }
+
     pub(crate) async fn call(&mut self) {
         self.post(
             br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":20,"b":22}}}"#,
@@ -152,4 +167,15 @@ impl Connection {
             String::from_utf8_lossy(&self.body)
         );
     }
+}
+
+/// The CPU time process `pid` has run, every thread, in nanoseconds
+/// (`/proc/{pid}/task/*/schedstat`): unlike wall time, it hardly moves with
+/// what else the machine runs.
+pub(crate) fn cpu_nanos(pid: u32) -> u64 {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("Linux's /proc");
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }
