@@ -684,6 +684,11 @@ async fn fuzz_over_lines() {
     let mut generator = Gen(fastrand::Rng::with_seed(seed));
     let mut client = LineClient::start().await;
     let (mut answered, mut held) = (0usize, 0usize);
+    // Messages that may be answered with an error but were not by the time
+    // their pings were: the server answers in any order (a loaded machine
+    // delays a deep message's error past both pings), so the error may come
+    // in a later round.
+    let mut late_errors = 0usize;
     for round in 0..cases {
         let (mut message, expect) = generator.case();
         // One message per line: a newline would make two.
@@ -711,26 +716,36 @@ async fn fuzz_over_lines() {
                     panic!("{context}: the server stalled");
                 };
                 assert_well_formed(&answer, &message);
+                let error = answer.get("error").is_some();
+                let owes = match &owed {
+                    Owed::Answer(id) => &answer["id"] == id,
+                    _ => error,
+                };
                 if answer["id"] == sentinel.as_str() {
                     sentinel_seen = true;
-                } else if !owed_seen {
+                } else if !owed_seen && (owes || late_errors == 0 || !error) {
                     match &owed {
                         Owed::Answer(id) => assert_eq!(&answer["id"], id, "{context}"),
-                        _ => assert!(answer.get("error").is_some(), "{context}: {answer}"),
+                        _ => assert!(error, "{context}: {answer}"),
                     }
                     assert_expected(&answer, &expect, &message, &context);
                     held += usize::from(expect != Expect::Anything);
                     owed_seen = true;
                     answered += 1;
-                } else if extra_allowed && answer.get("error").is_some() {
+                } else if extra_allowed && error {
                     assert_expected(&answer, &Expect::Anything, &message, &context);
                     extra_allowed = false;
+                    answered += 1;
+                } else if late_errors > 0 && error {
+                    // An earlier message's error, come late.
+                    late_errors -= 1;
                     answered += 1;
                 } else {
                     panic!("{context}: an unexpected answer {answer}");
                 }
             }
         }
+        late_errors += usize::from(extra_allowed);
     }
     eprintln!(
         "fuzz over lines: {answered} of {cases} messages answered ({held} held to their expected outcome), \
@@ -738,7 +753,12 @@ async fn fuzz_over_lines() {
     );
     let ping = json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}).to_string();
     client.send(ping.as_bytes()).await;
-    assert_eq!(client.next().await["id"], "last", "the server still serves");
+    let mut last = client.next().await;
+    while last["id"] != "last" && last.get("error").is_some() && late_errors > 0 {
+        late_errors -= 1;
+        last = client.next().await;
+    }
+    assert_eq!(last["id"], "last", "the server still serves");
 }
 
 /// Intact surface requests written back to back, without waiting: the
