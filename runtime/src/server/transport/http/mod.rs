@@ -196,17 +196,6 @@ impl ToolServer {
         };
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions, hibernate));
         let shared_for_streams = shared.clone().filter(|_| !options.stateless);
-        let guard = Arc::new(Guard::new(
-            &options.allowed_origins,
-            options.max_body_bytes,
-            config.allowed_hosts.clone(),
-            sessions,
-            Arc::clone(drain),
-            shared,
-        ));
-        // `prepare` has accepted the config, so reading it again cannot fail.
-        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
-        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
         let mut streams = SessionStreams::new(
             Arc::clone(&manager),
             primings,
@@ -219,7 +208,21 @@ impl ToolServer {
         if let Some(clocks) = clocks {
             streams = streams.with_hibernation(clocks);
         }
-        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
+        let streams = Arc::new(streams);
+        let direct = guard::Direct::new(Arc::clone(&streams), &config.allowed_hosts, config.sse_keep_alive);
+        let guard = Arc::new(Guard::new(
+            &options.allowed_origins,
+            options.max_body_bytes,
+            config.allowed_hosts.clone(),
+            sessions,
+            Arc::clone(drain),
+            shared,
+            Some(direct),
+        ));
+        // `prepare` has accepted the config, so reading it again cannot fail.
+        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
+        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
+        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), streams, config);
         let router = axum::Router::new()
             .route_service(&options.path, service)
             .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));
