@@ -222,7 +222,8 @@ impl ToolServer {
         // `prepare` has accepted the config, so reading it again cannot fail.
         let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
         let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
-        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), streams, config);
+        let service =
+            Shared(Arc::new(StreamableHttpService::new(move || Ok(template.for_new_session()), streams, config)));
         let router = axum::Router::new()
             .route_service(&options.path, service)
             .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));
@@ -245,6 +246,31 @@ impl ToolServer {
             return Ok(router);
         }
         Ok(router.layer(axum::middleware::from_fn_with_state(Arc::clone(proxying), super::proxy::resolve)))
+    }
+}
+
+/// rmcp's Streamable HTTP service behind an `Arc`. Every layer in front of
+/// a route clones the service it wraps for each request, and rmcp's clones
+/// its configuration (the allowed hosts and origins, as `String`s) with it:
+/// six times a request. rmcp's own `call` clones the service and awaits
+/// `handle`; so does this one, with a clone of the `Arc`.
+#[derive(Clone)]
+struct Shared<S>(Arc<S>);
+
+type RmcpService = StreamableHttpService<ToolServer, SessionStreams>;
+
+impl tower_service::Service<http::Request<axum::body::Body>> for Shared<RmcpService> {
+    type Response = http::Response<http_body_util::combinators::BoxBody<axum::body::Bytes, std::convert::Infallible>>;
+    type Error = std::convert::Infallible;
+    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<axum::body::Body>) -> Self::Future {
+        let service = Arc::clone(&self.0);
+        Box::pin(async move { Ok(service.handle(request).await) })
     }
 }
 
