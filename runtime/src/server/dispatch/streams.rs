@@ -181,6 +181,39 @@ impl SessionStreams {
         Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
     }
 
+    /// The stream of `message` in the session `id`, as
+    /// [`SessionManager::create_stream`] makes it: the guard opens a call's
+    /// stream itself, for the requests it hands the session without rmcp's
+    /// HTTP service (`guard::direct`).
+    pub(crate) async fn open_call(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<OpenCall, LocalSessionManagerError> {
+        let request_id = match &message {
+            JsonRpcMessage::Request(request) => Some(request.id.clone()),
+            _ => None,
+        };
+        match (self.open_stream(id, message, true).await, request_id) {
+            // The session ended (DELETE, its idle timeout) after rmcp found it
+            // for this request: the request is answered as the calls that were
+            // in flight then are, rather than with rmcp's 500.
+            (
+                Err(
+                    LocalSessionManagerError::SessionNotFound(_)
+                    | LocalSessionManagerError::SessionError(
+                        SessionError::SessionServiceTerminated | SessionError::ChannelClosed(_),
+                    ),
+                ),
+                Some(request_id),
+            ) => {
+                let ended = ServerSseMessage::from_message(session_ended(request_id));
+                Ok(futures::stream::iter([ended]).right_stream())
+            }
+            (events, _) => events.map(StreamExt::left_stream),
+        }
+    }
+
     /// Answer, on the stream `stream_id` and to `client`, the call `request`
     /// whose replica stopped before it answered: run again when safe, and
     /// else an error saying it was lost. Every event is stored on that stream
@@ -441,10 +474,15 @@ impl ResponseStream {
     }
 }
 
+/// A call's stream, as [`SessionStreams::open_call`] opens it: its events,
+/// or the one answer of a call whose session ended as it began.
+pub(crate) type OpenCall =
+    futures::future::Either<CallEvents, futures::stream::Iter<std::array::IntoIter<ServerSseMessage, 1>>>;
+
 /// A call's stream as the client reads it: the priming event, then rmcp's
 /// messages and the call's own (its logs), the call's own first when both
 /// wait: a log was sent before the answer it precedes was even made.
-struct CallEvents {
+pub(crate) struct CallEvents {
     priming: Option<ServerSseMessage>,
     live: mpsc::Receiver<ServerSseMessage>,
     rmcp: mpsc::Receiver<ServerSseMessage>,
@@ -555,28 +593,7 @@ impl SessionManager for SessionStreams {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let request_id = match &message {
-            JsonRpcMessage::Request(request) => Some(request.id.clone()),
-            _ => None,
-        };
-        match (self.open_stream(id, message, true).await, request_id) {
-            // The session ended (DELETE, its idle timeout) after rmcp found it
-            // for this request: the request is answered as the calls that were
-            // in flight then are, rather than with rmcp's 500.
-            (
-                Err(
-                    LocalSessionManagerError::SessionNotFound(_)
-                    | LocalSessionManagerError::SessionError(
-                        SessionError::SessionServiceTerminated | SessionError::ChannelClosed(_),
-                    ),
-                ),
-                Some(request_id),
-            ) => {
-                let ended = ServerSseMessage::from_message(session_ended(request_id));
-                Ok(futures::stream::iter([ended]).right_stream())
-            }
-            (events, _) => events.map(StreamExt::left_stream),
-        }
+        self.open_call(id, message).await
     }
 
     async fn accept_message(&self, id: &SessionId, message: ClientJsonRpcMessage) -> Result<(), Self::Error> {

@@ -77,6 +77,16 @@ pub(super) fn shutting_down(id: Option<RequestId>) -> Response<Body> {
     response
 }
 
+/// The SSE event that ends the stream of a call cut by a shutdown: a
+/// retryable JSON-RPC error under the request's id.
+pub(super) fn cut_event(id: &RequestId) -> Bytes {
+    let event = format!(
+        "event: message\ndata: {}\n\n",
+        String::from_utf8_lossy(&jsonrpc::shutting_down(Some(id.clone())).to_bytes())
+    );
+    Bytes::from(event)
+}
+
 /// The SSE answer of one request. When the grace period of a shutdown ends
 /// before the stream does, the call is cut: the stream ends with a retryable
 /// JSON-RPC error under the request's id (rmcp would end it with no answer),
@@ -123,11 +133,7 @@ impl http_body::Body for CutOnShutdown {
         // The cut first: rmcp ends the stream when it is cut, which must not pass for an answer.
         if !this.answered && this.cut.as_mut().poll(cx).is_ready() {
             this.ended = true;
-            let event = format!(
-                "event: message\ndata: {}\n\n",
-                String::from_utf8_lossy(&jsonrpc::shutting_down(Some(this.id.clone())).to_bytes())
-            );
-            return Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from(event)))));
+            return Poll::Ready(Some(Ok(http_body::Frame::data(cut_event(&this.id)))));
         }
         let polled = Pin::new(&mut this.body).poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &polled

@@ -8,6 +8,7 @@
 //! number of sessions, answers the DELETE of an unknown session with 202, and
 //! an ended one with 202 too, which the Python SDK logs as a failure.
 
+mod direct;
 mod drain;
 mod origin;
 mod sessions;
@@ -29,6 +30,7 @@ use crate::server::peer::ResponseGone;
 use crate::server::store::shared::{self, SharedStore, StoredSession};
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
 
+pub(crate) use direct::Direct;
 pub(crate) use drain::Drain;
 use drain::{Call, CutOnShutdown, shutting_down};
 pub(crate) use origin::check_origin;
@@ -54,6 +56,9 @@ pub(crate) struct Guard {
     /// The store shared with other replicas: sessions this replica does not
     /// hold are looked up there, and requests that need it get 503 while it is down.
     shared: Option<Arc<dyn SharedStore>>,
+    /// How a request of a session skips rmcp's HTTP service when it would
+    /// pass all of its checks; `None` in stateless mode.
+    direct: Option<Direct>,
 }
 
 /// The caller of a request that passed the bearer check: its subject, else
@@ -71,12 +76,14 @@ impl Guard {
         sessions: Option<(Arc<LocalSessionManager>, usize, Option<Hibernate>)>,
         drain: Arc<Drain>,
         shared: Option<Arc<dyn SharedStore>>,
+        direct: Option<Direct>,
     ) -> Self {
         let sessions = sessions.map(|(manager, max, hibernate)| {
             let sessions = Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()), hibernate });
             Sessions::watch(&sessions);
             sessions
         });
+        let direct = direct.filter(|_| sessions.is_some());
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
@@ -84,6 +91,7 @@ impl Guard {
             sessions,
             drain,
             shared,
+            direct,
         }
     }
 
@@ -245,17 +253,17 @@ impl Guard {
         {
             return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default();
         }
-        let request = Request::from_parts(parts, Body::from(bytes));
         let request_id = match &*message {
             ClientJsonRpcMessage::Request(call) => Some(call.id.clone()),
             _ => None,
         };
-        if let Err(refused) =
-            self.find_shared_session(session.as_deref(), request.extensions(), request_id.clone()).await
+        if let Err(refused) = self.find_shared_session(session.as_deref(), &parts.extensions, request_id.clone()).await
         {
             return *refused;
         }
-        let Some(id) = request_id else { return self.forward(request, next, session, &message).await };
+        let mut request = Read { parts, bytes };
+        // A notification or a response: rmcp takes it.
+        let Some(id) = request_id else { return next.run(request.into_request()).await };
         if self.drain.is_draining() {
             return shutting_down(Some(id));
         }
@@ -267,15 +275,20 @@ impl Guard {
         }
         let call = Call::start(&self.drain);
         let gone = tokio_util::sync::CancellationToken::new();
-        let mut request = request;
-        request.extensions_mut().insert(ResponseGone(gone.clone()));
-        let response = tokio::select! {
+        request.parts.extensions.insert(ResponseGone(gone.clone()));
+        let forwarded = tokio::select! {
             // The cut first: cutting also cancels rmcp's service, whose answer to
             // the call it abandons (a -32603) must not pass for the call's own.
             biased;
             // A plain JSON answer comes only when the call is done: past the grace period, this is it.
             () = self.drain.cut.cancelled() => return shutting_down(Some(id)),
-            response = self.forward(request, next, session, &message) => response,
+            forwarded = self.forward(request, next, session, message) => forwarded,
+        };
+        let response = match forwarded {
+            Forwarded::Answer(response) => response,
+            Forwarded::Call(events, in_flight, direct) => {
+                return direct.answer(events, id, self.drain.cut.clone(), (in_flight, call, gone.drop_guard()));
+            }
         };
         let response = self.store_failed(response, Some(id.clone()));
         let response = with_request_id(answer_in_json_rpc(response, Some(id.clone()))).await;
@@ -338,15 +351,20 @@ impl Guard {
         answer_in_json_rpc(response, id)
     }
 
+    /// Hand a request (with an id) to its session: through rmcp's service,
+    /// or straight to the session when `direct` may.
     async fn forward(
         &self,
-        request: Request<Body>,
+        request: Read,
         next: Next,
         session: Option<String>,
-        message: &ClientJsonRpcMessage,
-    ) -> Response<Body> {
-        let Some(sessions) = &self.sessions else { return next.run(request).await };
-        let ClientJsonRpcMessage::Request(call) = message else { return next.run(request).await };
+        message: Box<ClientJsonRpcMessage>,
+    ) -> Forwarded<'_> {
+        let answer = |response| Forwarded::Answer(response);
+        let Some(sessions) = &self.sessions else { return answer(next.run(request.into_request()).await) };
+        let ClientJsonRpcMessage::Request(call) = &*message else {
+            return answer(next.run(request.into_request()).await);
+        };
         match session {
             Some(session) => {
                 if keeps_state(&call.request) {
@@ -355,28 +373,43 @@ impl Guard {
                 match sessions.begin(&session, &call.id) {
                     Some(true) => {}
                     Some(false) => {
-                        return error_response(StatusCode::CONFLICT, &jsonrpc::duplicate_id(call.id.clone()));
+                        return answer(error_response(StatusCode::CONFLICT, &jsonrpc::duplicate_id(call.id.clone())));
                     }
-                    None => return next.run(request).await,
+                    None => return answer(next.run(request.into_request()).await),
                 }
                 let in_flight = InFlight { sessions: Arc::clone(sessions), session, id: call.id.clone() };
-                let response = next.run(request).await;
-                let (parts, body) = response.into_parts();
-                Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, in_flight)))
+                if let Some(direct) = &self.direct
+                    && direct.takes(&request.parts.headers, &request.bytes, &message)
+                {
+                    let id = in_flight.session.as_str().into();
+                    match direct.holds(&id).await {
+                        Ok(true) => {
+                            return match direct.open(request.parts, *message, &id).await {
+                                Ok(events) => Forwarded::Call(events, in_flight, direct),
+                                Err(refused) => answer(guarded(refused, in_flight)),
+                            };
+                        }
+                        // rmcp restores it, or answers 404.
+                        Ok(false) => {}
+                        Err(refused) => return answer(guarded(refused, in_flight)),
+                    }
+                }
+                answer(guarded(next.run(request.into_request()).await, in_flight))
             }
             None if matches!(call.request, ClientRequest::InitializeRequest(_)) => {
+                let request = request.into_request();
                 // rmcp refuses a Host it does not allow after this point; such
                 // a request must not close a live session first. (The bearer
                 // token is checked before this layer.)
                 if !host_allowed(request.headers(), &self.allowed_hosts) {
-                    return next.run(request).await;
+                    return answer(next.run(request).await);
                 }
                 // A session the other replicas could not find is no session.
                 if self.store_down() {
-                    return store_unavailable(Some(call.id.clone()));
+                    return answer(store_unavailable(Some(call.id.clone())));
                 }
                 if let Err(busy) = sessions.make_room().await {
-                    return *busy;
+                    return answer(*busy);
                 }
                 let caller = caller_of(request.extensions());
                 // rmcp stores the new session within this call: the store keeps its owner beside it.
@@ -384,16 +417,43 @@ impl Guard {
                 if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
                     if self.shared.as_ref().is_some_and(|shared| shared.take_store_failure(id)) {
                         let _ = sessions.manager.close_session(&id.into()).await;
-                        return store_unavailable(Some(call.id.clone()));
+                        return answer(store_unavailable(Some(call.id.clone())));
                     }
                     sessions.touch_new(id, caller);
                     sessions.prune().await;
                 }
-                response
+                answer(response)
             }
-            None => next.run(request).await,
+            None => answer(next.run(request.into_request()).await),
         }
     }
+}
+
+/// A POST whose body the guard has read: rmcp's service reads it again.
+struct Read {
+    parts: http::request::Parts,
+    bytes: Bytes,
+}
+
+impl Read {
+    fn into_request(self) -> Request<Body> {
+        Request::from_parts(self.parts, Body::from(self.bytes))
+    }
+}
+
+/// What became of a request handed to its session.
+enum Forwarded<'guard> {
+    /// The answer, from rmcp's service or the guard.
+    Answer(Response<Body>),
+    /// The call's stream, opened by the guard without rmcp's service: the
+    /// guard answers with it, the request id in flight until it ends.
+    Call(crate::server::dispatch::streams::OpenCall, InFlight, &'guard Direct),
+}
+
+/// `response`, holding `in_flight` until its body is sent or dropped.
+fn guarded(response: Response<Body>, in_flight: InFlight) -> Response<Body> {
+    let (parts, body) = response.into_parts();
+    Response::from_parts(parts, Body::new(super::listener::Guarded::new(body, in_flight)))
 }
 
 /// Whether a request leaves state in its session's worker that a restored

@@ -194,7 +194,7 @@ pub(crate) fn fuzz_origin_and_host(origin: &str, host: &str) {
     let mut headers = HeaderMap::new();
     headers.insert(header::ORIGIN, origin_value);
     headers.insert(header::HOST, host_value);
-    let guard = Guard::new(&[], 1024, Vec::new(), None, Arc::default(), None);
+    let guard = Guard::new(&[], 1024, Vec::new(), None, Arc::default(), None, None);
     if let Origin::SameOrNone = guard.check_origin(&headers, None) {
         let normalized = normalize_origin(origin);
         let authority = normalized.strip_prefix("http://").expect("the server's own origin is http");

@@ -196,17 +196,6 @@ impl ToolServer {
         };
         let sessions = (!options.stateless).then(|| (Arc::clone(&manager), options.max_sessions, hibernate));
         let shared_for_streams = shared.clone().filter(|_| !options.stateless);
-        let guard = Arc::new(Guard::new(
-            &options.allowed_origins,
-            options.max_body_bytes,
-            config.allowed_hosts.clone(),
-            sessions,
-            Arc::clone(drain),
-            shared,
-        ));
-        // `prepare` has accepted the config, so reading it again cannot fail.
-        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
-        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
         let mut streams = SessionStreams::new(
             Arc::clone(&manager),
             primings,
@@ -219,7 +208,22 @@ impl ToolServer {
         if let Some(clocks) = clocks {
             streams = streams.with_hibernation(clocks);
         }
-        let service = StreamableHttpService::new(move || Ok(template.for_new_session()), Arc::new(streams), config);
+        let streams = Arc::new(streams);
+        let direct = guard::Direct::new(Arc::clone(&streams), &config.allowed_hosts, config.sse_keep_alive);
+        let guard = Arc::new(Guard::new(
+            &options.allowed_origins,
+            options.max_body_bytes,
+            config.allowed_hosts.clone(),
+            sessions,
+            Arc::clone(drain),
+            shared,
+            Some(direct),
+        ));
+        // `prepare` has accepted the config, so reading it again cannot fail.
+        let auth_config = template.auth_config().cloned().map_or_else(AuthConfig::from_env, Ok).unwrap_or_default();
+        let landing = super::landing::manifest(&template, &auth_config, &options.path, options.stateless);
+        let service =
+            Shared(Arc::new(StreamableHttpService::new(move || Ok(template.for_new_session()), streams, config)));
         let router = axum::Router::new()
             .route_service(&options.path, service)
             .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&guard), guard::check_messages));
@@ -242,6 +246,31 @@ impl ToolServer {
             return Ok(router);
         }
         Ok(router.layer(axum::middleware::from_fn_with_state(Arc::clone(proxying), super::proxy::resolve)))
+    }
+}
+
+/// rmcp's Streamable HTTP service behind an `Arc`. Every layer in front of
+/// a route clones the service it wraps for each request, and rmcp's clones
+/// its configuration (the allowed hosts and origins, as `String`s) with it:
+/// six times a request. rmcp's own `call` clones the service and awaits
+/// `handle`; so does this one, with a clone of the `Arc`.
+#[derive(Clone)]
+struct Shared<S>(Arc<S>);
+
+type RmcpService = StreamableHttpService<ToolServer, SessionStreams>;
+
+impl tower_service::Service<http::Request<axum::body::Body>> for Shared<RmcpService> {
+    type Response = http::Response<http_body_util::combinators::BoxBody<axum::body::Bytes, std::convert::Infallible>>;
+    type Error = std::convert::Infallible;
+    type Future = futures::future::BoxFuture<'static, Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(&mut self, _: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<axum::body::Body>) -> Self::Future {
+        let service = Arc::clone(&self.0);
+        Box::pin(async move { Ok(service.handle(request).await) })
     }
 }
 
