@@ -24,9 +24,9 @@ pub(super) enum Origin {
 }
 
 /// The outer middleware, over every route but the server card: `Origin` first, then CORS
-/// preflight, and CORS headers on the answers of allowed origins.
+/// preflight, the endpoint's status document, and CORS headers on the answers of allowed origins.
 pub(crate) async fn check_origin(
-    State(guard): State<Arc<Guard>>,
+    State((guard, status)): State<(Arc<Guard>, Arc<crate::server::transport::landing::Status>)>,
     request: Request<Body>,
     next: Next,
 ) -> Response<Body> {
@@ -62,7 +62,10 @@ pub(crate) async fn check_origin(
     {
         return preflight(origin, request.headers());
     }
-    let mut response = next.run(request).await;
+    let mut response = match status.answer(&request) {
+        Some(status) => status,
+        None => next.run(request).await,
+    };
     if let Some(origin) = cors_origin {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
