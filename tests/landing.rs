@@ -108,6 +108,20 @@ fn token() -> String {
         .unwrap()
 }
 
+/// The status document is answered behind the `Origin` check: a foreign
+/// origin gets its 403, the server's own origin the document.
+#[tokio::test]
+async fn the_status_document_is_behind_the_origin_check() {
+    let served = serve(museum_server().auth(AuthConfig::none())).await;
+    let foreign = served.get("/mcp", &[("accept", "application/json"), ("origin", "http://evil.example")]).await;
+    assert_eq!(foreign.status(), 403);
+    let own = served.get("/mcp", &[("accept", "application/json"), ("origin", &served.base)]).await;
+    assert_eq!(own.status(), 200);
+    assert_eq!(header(&own, "cache-control"), "no-store");
+    let status: Value = own.text().await.map(|t| serde_json::from_str(&t).unwrap()).unwrap();
+    assert_eq!(status["status"], "ok");
+}
+
 #[tokio::test]
 async fn the_page_card_status_and_robots_without_auth() {
     let served = serve(museum_server().auth(AuthConfig::none())).await;

@@ -36,15 +36,17 @@ use crate::server::store::events::ServerSseMessage;
 /// session depends on.
 pub(crate) struct Direct {
     pub(crate) streams: Arc<SessionStreams>,
-    /// rmcp's `allowed_hosts`, each read as rmcp reads it.
-    allowed_hosts: Vec<(String, Option<u16>)>,
+    /// rmcp's `allowed_hosts`, each read as rmcp reads it; `None` for an
+    /// empty list, which allows every host (a list of blank entries allows none).
+    allowed_hosts: Option<Vec<(String, Option<u16>)>>,
     /// The interval of the SSE keep-alive comments (`sse_keep_alive`).
     keep_alive: Option<Duration>,
 }
 
 impl Direct {
     pub(crate) fn new(streams: Arc<SessionStreams>, allowed_hosts: &[String], keep_alive: Option<Duration>) -> Self {
-        let allowed_hosts = allowed_hosts.iter().filter_map(|allowed| rmcp_allowed_authority(allowed)).collect();
+        let allowed_hosts = (!allowed_hosts.is_empty())
+            .then(|| allowed_hosts.iter().filter_map(|allowed| rmcp_allowed_authority(allowed)).collect());
         Self { streams, allowed_hosts, keep_alive }
     }
 
@@ -74,11 +76,9 @@ impl Direct {
     fn host_passes(&self, headers: &HeaderMap) -> bool {
         let Some(host) = headers.get(header::HOST).and_then(|host| host.to_str().ok()) else { return false };
         let Ok(authority) = http::uri::Authority::try_from(host) else { return false };
-        if self.allowed_hosts.is_empty() {
-            return true;
-        }
+        let Some(allowed_hosts) = &self.allowed_hosts else { return true };
         let (name, port) = (authority.host().trim_matches('[').trim_matches(']'), authority.port_u16());
-        self.allowed_hosts.iter().any(|(allowed, allowed_port)| {
+        allowed_hosts.iter().any(|(allowed, allowed_port)| {
             // `allowed` is lowercase already: rmcp lowercases both.
             allowed.eq_ignore_ascii_case(name) && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
         })
@@ -485,5 +485,7 @@ mod tests {
         }
         assert!(!direct.host_passes(&HeaderMap::new()));
         assert!(Direct::new(streams(), &[], None).host_passes(&host("anything:1")));
+        // rmcp allows every host for an empty list, and none for a list of blank entries.
+        assert!(!Direct::new(streams(), &[" ".to_owned()], None).host_passes(&host("anything:1")));
     }
 }

@@ -36,7 +36,7 @@ use drain::{Call, CutOnShutdown, shutting_down};
 pub(crate) use origin::check_origin;
 #[cfg(fuzzing)]
 pub(crate) use origin::fuzz_origin_and_host;
-use origin::{host_allowed, normalize_origin};
+use origin::{AllowedHosts, host_allowed, normalize_origin};
 pub(crate) use sessions::Hibernate;
 use sessions::{InFlight, Sessions};
 
@@ -49,7 +49,7 @@ pub(crate) struct Guard {
     max_body_bytes: usize,
     /// rmcp's `allowed_hosts`, checked here too before a new session may
     /// close another to make room.
-    allowed_hosts: Vec<String>,
+    allowed_hosts: AllowedHosts,
     /// `None` in stateless mode.
     sessions: Option<Arc<Sessions>>,
     drain: Arc<Drain>,
@@ -87,7 +87,7 @@ impl Guard {
         Self {
             allowed_origins: allowed_origins.iter().map(|origin| normalize_origin(origin)).collect(),
             max_body_bytes,
-            allowed_hosts,
+            allowed_hosts: AllowedHosts::new(&allowed_hosts),
             sessions,
             drain,
             shared,

@@ -24,9 +24,9 @@ pub(super) enum Origin {
 }
 
 /// The outer middleware, over every route but the server card: `Origin` first, then CORS
-/// preflight, and CORS headers on the answers of allowed origins.
+/// preflight, the endpoint's status document, and CORS headers on the answers of allowed origins.
 pub(crate) async fn check_origin(
-    State(guard): State<Arc<Guard>>,
+    State((guard, status)): State<(Arc<Guard>, Arc<crate::server::transport::landing::Status>)>,
     request: Request<Body>,
     next: Next,
 ) -> Response<Body> {
@@ -62,7 +62,10 @@ pub(crate) async fn check_origin(
     {
         return preflight(origin, request.headers());
     }
-    let mut response = next.run(request).await;
+    let mut response = match status.answer(&request) {
+        Some(status) => status,
+        None => next.run(request).await,
+    };
     if let Some(origin) = cors_origin {
         let headers = response.headers_mut();
         headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, origin);
@@ -121,17 +124,26 @@ fn preflight(origin: &HeaderValue, headers: &HeaderMap) -> Response<Body> {
         .unwrap_or_default()
 }
 
+/// rmcp's `allowed_hosts`, read once: `None` for an empty list, which
+/// allows every host (each request's `Host` was checked against every entry
+/// read again, three readings a request).
+pub(super) struct AllowedHosts(Option<Vec<Authority>>);
+
+impl AllowedHosts {
+    pub(super) fn new(allowed: &[String]) -> Self {
+        Self((!allowed.is_empty()).then(|| allowed.iter().filter_map(|entry| Authority::parse(entry)).collect()))
+    }
+}
+
 /// Whether the request's `Host` passes rmcp's check against `allowed` (an
 /// empty list allows every host), compared as rmcp compares them: host names
 /// case-insensitively, a port only when the allowed entry names one.
-pub(super) fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
-    if allowed.is_empty() {
-        return true;
-    }
+pub(super) fn host_allowed(headers: &HeaderMap, allowed: &AllowedHosts) -> bool {
+    let Some(allowed) = &allowed.0 else { return true };
     let Some(host) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(Authority::parse) else {
         return false;
     };
-    allowed.iter().filter_map(|entry| Authority::parse(entry)).any(|allowed| {
+    allowed.iter().any(|allowed| {
         allowed.host == host.host && allowed.port.is_none_or(|allowed_port| host.port == Some(allowed_port))
     })
 }
@@ -153,14 +165,16 @@ impl Authority {
             return None;
         }
         let authority = http::uri::Authority::try_from(text.trim()).ok()?;
+        // Read once: `http` parses the authority again for each `host()`.
+        let host = authority.host();
         // Brackets enclose an IPv6 address, and nothing else (`http` takes `_[']`).
-        let host = match authority.host().strip_prefix('[').and_then(|host| host.strip_suffix(']')) {
+        let host = match host.strip_prefix('[').and_then(|host| host.strip_suffix(']')) {
             Some(literal) => {
                 literal.parse::<std::net::Ipv6Addr>().ok()?;
                 literal
             }
-            None if authority.host().contains(['[', ']']) => return None,
-            None => authority.host(),
+            None if host.contains(['[', ']']) => return None,
+            None => host,
         };
         Some(Self { host: host.to_ascii_lowercase(), port: authority.port_u16() })
     }

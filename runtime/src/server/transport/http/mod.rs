@@ -85,7 +85,8 @@ impl ToolServer {
     /// The HTTP application: rmcp's Streamable HTTP service at `options.path`,
     /// behind the layers every request passes, outermost first:
     ///
-    /// 1. [`guard::check_origin`]: `Origin` (403) and CORS preflight.
+    /// 1. [`guard::check_origin`]: `Origin` (403), CORS preflight, and the
+    ///    endpoint's status document (`GET` without `text/event-stream`).
     ///
     /// 2. [`auth::protect`](super::auth::protect): the bearer token of the
     ///    MCP endpoint, when auth is on; its metadata document stays open.
@@ -95,8 +96,9 @@ impl ToolServer {
     ///    per id and session, the session cap, and 404 for an unknown session.
     ///
     /// Beside the endpoint, [`landing::mount`](super::landing::mount) serves
-    /// the landing page, `robots.txt`, the server card and the status document;
-    /// the card alone is outside the Origin check (any origin may read it).
+    /// the landing page, `robots.txt` and the server card, and makes the
+    /// status document; the card alone is outside the Origin check (any
+    /// origin may read it).
     fn http_router(
         self,
         options: &HttpOptions,
@@ -240,8 +242,11 @@ impl ToolServer {
         };
         let mounted = super::landing::mount(router, landing, &auth_config);
         // The server card stays outside the Origin check: browsers and registries read it cross-origin.
-        let router =
-            mounted.guarded.layer(axum::middleware::from_fn_with_state(guard, guard::check_origin)).merge(mounted.open);
+        let origin = (guard, Arc::new(mounted.status));
+        let router = mounted
+            .guarded
+            .layer(axum::middleware::from_fn_with_state(origin, guard::check_origin))
+            .merge(mounted.open);
         if proxying.trusted.is_empty() {
             return Ok(router);
         }

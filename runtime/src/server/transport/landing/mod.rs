@@ -18,8 +18,7 @@ mod render;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
-use axum::middleware::{self, Next};
+use axum::extract::Request;
 use axum::response::Response;
 use axum::routing::get;
 use http::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HOST, VARY};
@@ -153,17 +152,9 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
         started: card::rfc3339(std::time::SystemTime::now()),
         manifest,
     });
-    let status_path = path.clone();
-    let router = router.layer(middleware::from_fn_with_state(
-        (Arc::clone(&views), status_path),
-        |State((views, path)): State<(Arc<Views>, String)>, request: Request<Body>, next: Next| async move {
-            if request.method() == Method::GET && request.uri().path() == path && !wants_event_stream(request.headers())
-            {
-                return json_response(&card::status(&views.manifest), "no-store");
-            }
-            next.run(request).await
-        },
-    ));
+    // The status document is answered by the `Origin` check's layer, where
+    // a layer of its own stood inside it: one layer less for every request.
+    let status = Status { views: Arc::clone(&views), path: path.clone() };
     // The card is public, the same for every caller and carries no
     // credential, so it answers any origin (CORS `*`, as SEP-1649, SEP-2127
     // and the reference say) and is mounted outside the Origin check; see
@@ -224,14 +215,31 @@ pub(crate) fn mount(router: axum::Router, manifest: Manifest, config: &AuthConfi
             }),
         );
     }
-    Mounted { guarded: router.merge(routes), open: card_routes }
+    Mounted { guarded: router.merge(routes), open: card_routes, status }
 }
 
 /// The routes of [`mount`]: those behind the Origin check, and the server
-/// card, which answers every origin.
+/// card, which answers every origin; and the status document of the
+/// endpoint, which the Origin check's layer answers.
 pub(crate) struct Mounted {
     pub(crate) guarded: axum::Router,
     pub(crate) open: axum::Router,
+    pub(crate) status: Status,
+}
+
+/// `GET <endpoint>` without `text/event-stream` in `Accept`: the status
+/// document, in place of rmcp's 406.
+pub(crate) struct Status {
+    views: Arc<Views>,
+    path: String,
+}
+
+impl Status {
+    /// The status document, when `request` asks for it.
+    pub(crate) fn answer(&self, request: &Request<Body>) -> Option<Response> {
+        (request.method() == Method::GET && request.uri().path() == self.path && !wants_event_stream(request.headers()))
+            .then(|| json_response(&card::status(&self.views.manifest), "no-store"))
+    }
 }
 
 async fn page(views: &Views, headers: &HeaderMap) -> Response {
