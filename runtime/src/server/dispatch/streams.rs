@@ -133,6 +133,7 @@ impl SessionStreams {
             _ => None,
         };
         // The requests that run a handler, which may take long enough for its replica to stop meanwhile.
+        let mut kept = None;
         if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(request)) =
             (&self.shared, &stored, &message)
             && matches!(
@@ -143,7 +144,7 @@ impl SessionStreams {
                     | ClientRequest::CompleteRequest(_)
             )
         {
-            shared.store.keep_call(id, stream_id, &message);
+            kept = Some(shared.store.keep_call(id, stream_id, &message));
         }
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
@@ -178,6 +179,14 @@ impl SessionStreams {
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
+        // The handler runs meanwhile; the stream (and so the response's head)
+        // is handed over once the call is kept. A client that has the head
+        // and resumes on another replica finds the call there, whenever this
+        // one stops. It costs the answer no time: the Redis store sends the
+        // answer's write after this one, on the same connection.
+        if let Some(kept) = kept {
+            kept.await;
+        }
         Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
     }
 

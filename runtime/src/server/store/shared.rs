@@ -80,8 +80,10 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     fn take_store_failure(&self, session: &str) -> bool;
 
     /// Keep `request` of `session` beside its call's stream `stream_id`, with
-    /// this replica as the one running it (in the background: the call goes on).
-    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage);
+    /// this replica as the one running it. The write starts at once, in the
+    /// background (the call goes on meanwhile); the future ends when it is
+    /// done or failed, within the store's bound on a wait.
+    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) -> BoxFuture<'static, ()>;
 
     /// What became of the call of `session` whose stream `last_event_id`
     /// belongs to, after its replay ended without the call's answer: lost

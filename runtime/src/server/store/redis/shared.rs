@@ -127,12 +127,12 @@ impl SharedStore for RedisStore {
         lock(&self.inner.store_failures).remove(session)
     }
 
-    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) {
-        let Ok(request) = serde_json::to_string(request) else { return };
+    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) -> BoxFuture<'static, ()> {
+        let Ok(request) = serde_json::to_string(request) else { return Box::pin(std::future::ready(())) };
         let store = self.clone();
         let (key, session) = (self.key("call", stream_id), session.to_owned());
         // In the background: the call goes on, and `query` bounds the wait.
-        tokio::spawn(async move {
+        let kept = tokio::spawn(async move {
             let mut pipe = redis::pipe();
             pipe.cmd("EVAL")
                 .arg(KEEP_CALL)
@@ -146,6 +146,9 @@ impl SharedStore for RedisStore {
             store.alive(&mut pipe);
             let _ = store.query::<()>(&pipe).await;
         });
+        Box::pin(async move {
+            let _ = kept.await;
+        })
     }
 
     fn call_fate<'a>(
