@@ -131,14 +131,43 @@ struct Stored {
     last_write: Instant,
     /// The stream carried its call's answer: nothing comes after it.
     finished: bool,
-    /// The sequence number of the last event, for the replays that follow the stream.
-    written: watch::Sender<u64>,
+    /// The sequence number of the last event, for the replays that follow
+    /// the stream: made by the first (most streams have none, and a watch
+    /// channel is eight `Notify`s to make and free for each call).
+    written: Option<watch::Sender<u64>>,
 }
 
 impl Stored {
     /// The sequence number of the oldest event kept, or of the next one when none is.
     fn first_kept(&self) -> u64 {
         self.events.front().map_or(self.next, |(sequence, ..)| *sequence)
+    }
+}
+
+/// A new stream, made before the store's lock is taken: its key, rmcp's
+/// name of it (for `keys`), and the stream.
+struct Fresh {
+    key: Arc<str>,
+    stream_id: StreamId,
+    stream: Stored,
+}
+
+impl Fresh {
+    fn new(stream_id: &str, now: Instant) -> Self {
+        Self {
+            // Random, so that no client can name another's stream.
+            key: uuid::Uuid::new_v4().simple().to_string().into(),
+            stream_id: stream_id.to_owned(),
+            stream: Stored {
+                stream_id: stream_id.to_owned(),
+                // A call's stream: its priming event and its answer.
+                events: VecDeque::with_capacity(2),
+                next: 0,
+                last_write: now,
+                finished: false,
+                written: None,
+            },
+        }
     }
 }
 
@@ -186,13 +215,14 @@ impl Streams {
         }
     }
 
-    /// Drops `key`'s stream with its events.
-    fn remove_stream(&mut self, key: &str) {
-        if let Some(stream) = self.by_key.remove(key) {
-            self.keys.remove(&stream.stream_id);
-            self.events -= stream.events.len();
-            self.bytes -= STREAM_OVERHEAD + stream.events.iter().map(|(_, _, cost, _)| cost).sum::<usize>();
-        }
+    /// Takes `key`'s stream out with its events, for the caller to drop
+    /// (after the lock, where it can).
+    fn remove_stream(&mut self, key: &str) -> Option<Stored> {
+        let stream = self.by_key.remove(key)?;
+        self.keys.remove(&stream.stream_id);
+        self.events -= stream.events.len();
+        self.bytes -= STREAM_OVERHEAD + stream.events.iter().map(|(_, _, cost, _)| cost).sum::<usize>();
+        Some(stream)
     }
 
     /// Drops the oldest event over all streams (a finished stream left
@@ -209,13 +239,13 @@ impl Streams {
             }
             self.pop_event(&key);
             if self.by_key.get(&key).is_some_and(|stream| stream.finished && stream.events.is_empty()) {
-                self.remove_stream(&key);
+                drop(self.remove_stream(&key));
             }
             return true;
         }
         while let Some((at, key)) = self.recency.pop_front() {
             if self.by_key.get(&key).is_some_and(|stream| stream.last_write == at) {
-                self.remove_stream(&key);
+                drop(self.remove_stream(&key));
                 return true;
             }
         }
@@ -243,10 +273,20 @@ impl Kept {
     }
 }
 
+/// The id of the event `sequence` of the stream `key`, made in one
+/// allocation (`format!` grew it twice, a `realloc` per event under load).
+fn event_id(key: &str, sequence: u64) -> EventId {
+    use std::fmt::Write as _;
+    // 20 digits: `u64::MAX`.
+    let mut id = String::with_capacity(key.len() + 1 + 20);
+    let _ = write!(id, "{key}-{sequence}");
+    id
+}
+
 /// The event kept as `json`, under its id, for a replay.
 fn replayed(key: &str, sequence: u64, json: &str) -> Option<ServerSseMessage> {
     let message = serde_json::from_str::<ServerJsonRpcMessage>(json).ok()?;
-    Some(ServerSseMessage::new(format!("{key}-{sequence}"), message))
+    Some(ServerSseMessage::new(event_id(key, sequence), message))
 }
 
 /// What `event` costs kept.
@@ -258,10 +298,9 @@ fn cost_of(event: &ServerSseMessage) -> usize {
 /// What a replay finds after a `Last-Event-ID`.
 enum After {
     /// The stored events after it that a replay sends (their sequence
-    /// numbers and JSON), the sequence number of the last one stored, whether
-    /// the stream is finished, and a receiver that wakes when the stream is
-    /// written to.
-    Events(Vec<(u64, Box<str>)>, u64, bool, watch::Receiver<u64>),
+    /// numbers and JSON), the sequence number of the last one stored, and
+    /// whether the stream is finished.
+    Events(Vec<(u64, Box<str>)>, u64, bool),
     /// Events after it were dropped (budget, count or age): replaying the
     /// rest would hide the hole.
     Dropped,
@@ -335,36 +374,33 @@ impl MemoryEventStore {
     }
 
     fn store_now(&self, stream_id: &str, event: &ServerSseMessage, now: Instant) -> EventId {
-        // Outside the lock: serializing is the costly part of a store.
+        // Outside the lock, which every event of every call takes: serializing,
+        // the costly part of a store; a new stream's parts (a priming event
+        // begins a stream); and, below, dropping the streams pushed out. Under
+        // load from 64 sessions, making and freeing those under the lock made
+        // it the server's most contended: nearly a third of its `futex` calls
+        // waited on it or on the allocator's lock for what it freed (issue #36).
         let (kept, cost) = Kept::of(event);
+        let fresh = event.message.is_none().then(|| Fresh::new(stream_id, now));
+        let mut pushed_out = Vec::with_capacity(usize::from(fresh.is_some()));
         let mut streams = self.lock();
-        self.sweep(&mut streams, now);
-        let key = match streams.keys.get(stream_id) {
-            Some(key) => Arc::clone(key),
+        self.sweep(&mut streams, now, &mut pushed_out);
+        let (key, unused) = match streams.keys.get(stream_id) {
+            Some(key) => (Arc::clone(key), fresh),
             None => {
                 while streams.by_key.len() >= self.max_streams {
                     let Some((at, oldest)) = streams.recency.pop_front() else { break };
                     // A stale entry: the stream was written to again since.
                     if streams.by_key.get(&oldest).is_some_and(|stream| stream.last_write == at) {
-                        streams.remove_stream(&oldest);
+                        pushed_out.extend(streams.remove_stream(&oldest));
                     }
                 }
-                let key: Arc<str> = uuid::Uuid::new_v4().simple().to_string().into();
-                streams.keys.insert(stream_id.to_owned(), Arc::clone(&key));
-                streams.by_key.insert(
-                    Arc::clone(&key),
-                    Stored {
-                        stream_id: stream_id.to_owned(),
-                        events: VecDeque::new(),
-                        next: 0,
-                        last_write: now,
-                        finished: false,
-                        written: watch::channel(0).0,
-                    },
-                );
+                let Fresh { key, stream_id, stream } = fresh.unwrap_or_else(|| Fresh::new(stream_id, now));
+                streams.keys.insert(stream_id, Arc::clone(&key));
+                streams.by_key.insert(Arc::clone(&key), stream);
                 streams.bytes += STREAM_OVERHEAD;
                 streams.size_for_churn(self.max_streams);
-                key
+                (key, None)
             }
         };
         let max_events = self.max_events_per_stream;
@@ -372,13 +408,14 @@ impl MemoryEventStore {
         let sequence = stream.next;
         stream.next += 1;
         stream.last_write = now;
-        let id = format!("{key}-{sequence}");
         if ends_call(event) {
             stream.finished = true;
         }
         stream.events.push_back((sequence, now, cost, kept));
         let over = stream.events.len() > max_events;
-        stream.written.send_replace(sequence);
+        if let Some(written) = &stream.written {
+            written.send_replace(sequence);
+        }
         streams.events += 1;
         streams.bytes += cost;
         if over {
@@ -386,7 +423,7 @@ impl MemoryEventStore {
         }
         streams.compact_lists();
         streams.order.push_back((Arc::clone(&key), sequence));
-        streams.recency.push_back((now, key));
+        streams.recency.push_back((now, Arc::clone(&key)));
         let mut evicted = 0;
         // The newest event stays, whatever it costs: a store that keeps
         // nothing would answer no resumption at all.
@@ -394,10 +431,11 @@ impl MemoryEventStore {
             evicted += 1;
         }
         drop(streams);
+        drop((pushed_out, unused));
         if evicted > 0 {
             self.count_evictions(evicted, now);
         }
-        id
+        event_id(&key, sequence)
     }
 
     /// Counts `evicted` events dropped for the budget, and says so in the log
@@ -421,7 +459,7 @@ impl MemoryEventStore {
 
     /// Drops the events older than the age limit, and the streams left without
     /// events; the recency list loses its stale entries on the way.
-    fn sweep(&self, streams: &mut Streams, now: Instant) {
+    fn sweep(&self, streams: &mut Streams, now: Instant, pushed_out: &mut Vec<Stored>) {
         let Some(cutoff) = now.checked_sub(self.max_age) else { return };
         while let Some((at, _)) = streams.recency.front() {
             if *at > cutoff {
@@ -430,7 +468,7 @@ impl MemoryEventStore {
             let Some((_, key)) = streams.recency.pop_front() else { break };
             let Some(stream) = streams.by_key.get(&key) else { continue };
             if stream.last_write <= cutoff {
-                streams.remove_stream(&key);
+                pushed_out.extend(streams.remove_stream(&key));
                 continue;
             }
             while streams
@@ -456,7 +494,7 @@ impl MemoryEventStore {
             .filter_map(|(sequence, .., Kept(json))| Some((*sequence, json.clone()?)))
             .collect();
         let last = stream.events.back().map_or(after, |(sequence, ..)| *sequence).max(after);
-        After::Events(events, last, stream.finished, stream.written.subscribe())
+        After::Events(events, last, stream.finished)
     }
 }
 
@@ -522,11 +560,16 @@ impl EventStore for MemoryEventStore {
     async fn replay_events_after(&self, last_event_id: &str) -> Result<EventStream, EventStoreError> {
         let (key, sequence) = last_event_id.rsplit_once('-').ok_or(UnknownEventId)?;
         let sequence: u64 = sequence.parse().map_err(|_| UnknownEventId)?;
-        let (events, mut last, finished, mut written) = match Self::after(&self.lock(), key, sequence) {
-            After::Events(events, last, finished, written) => (events, last, finished, written),
+        let mut streams = self.lock();
+        let (events, mut last, finished) = match Self::after(&streams, key, sequence) {
+            After::Events(events, last, finished) => (events, last, finished),
             After::Dropped => return Err(DroppedEvents.into()),
             After::Gone => return Err(UnknownEventId.into()),
         };
+        let Some(stream) = streams.by_key.get_mut(key) else { return Err(UnknownEventId.into()) };
+        // Wakes when the stream is written to, and ends when it is dropped.
+        let mut written = stream.written.get_or_insert_with(|| watch::channel(last).0).subscribe();
+        drop(streams);
         let (sender, receiver) = mpsc::channel(16);
         let (inner, key) = (Arc::clone(&self.inner), key.to_owned());
         // Replays the stored events, then follows the stream until its call
@@ -557,7 +600,7 @@ impl EventStore for MemoryEventStore {
                     () = sender.closed() => return,
                 }
                 let streams = inner.lock().unwrap_or_else(PoisonError::into_inner);
-                let After::Events(events, now_last, now_finished, _) = Self::after(&streams, &key, last) else {
+                let After::Events(events, now_last, now_finished) = Self::after(&streams, &key, last) else {
                     return;
                 };
                 drop(streams);
