@@ -10,7 +10,10 @@
 //! until it ends; http serves on a loopback port, which it prints to stderr
 //! as `listening on <port>`, until its stdin ends (`CALLS_MAX_SESSIONS` raises
 //! this crate's session cap and `CALLS_HIBERNATE_AFTER_MS` lets its idle
-//! sessions hibernate, for `benches/sessions_memory.py`). Run without them
+//! sessions hibernate, for `benches/sessions_memory.py`;
+//! `CALLS_NO_EVENT_STORE=1` serves this crate's sessions without the event
+//! store kept for resumption, as rmcp's `LocalSessionManager` serves by
+//! default, for `benches/http_load.py`'s `ours-no-store`). Run without them
 //! (as `cargo bench` does), it says where it is used and returns.
 
 use std::sync::Arc;
@@ -135,6 +138,9 @@ async fn serve(server: &str, transport: &str) {
             }
             if let Some(after) = std::env::var("CALLS_HIBERNATE_AFTER_MS").ok().and_then(|ms| ms.parse().ok()) {
                 options = options.session_hibernate_after(std::time::Duration::from_millis(after));
+            }
+            if std::env::var("CALLS_NO_EVENT_STORE").is_ok_and(|value| value == "1") {
+                options = options.without_event_store();
             }
             ours().serve_http_on(listen().await, options).await.expect("served");
         }
