@@ -271,6 +271,73 @@ async fn a_hibernating_session_ends_at_the_idle_timeout_and_counts_against_the_s
     assert_eq!(expiring.post(&call(3, "fine", json!({}))).await.status, 404, "an expired session is gone");
 }
 
+/// Works `millis` milliseconds, as a task when the client can poll.
+struct Working;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct WorkingInput {
+    millis: u64,
+}
+
+impl mcp_contract_runtime::Tool for Working {
+    type Input = WorkingInput;
+    type Output = String;
+    fn definition(&self) -> &'static mcp_contract_runtime::define::ToolDefinition {
+        static DEFINITION: std::sync::LazyLock<mcp_contract_runtime::define::ToolDefinition> =
+            std::sync::LazyLock::new(|| {
+                support::definition::<WorkingInput>("working")
+                    .with_task_support(mcp_contract_runtime::define::TaskSupport::Optional)
+            });
+        &DEFINITION
+    }
+    async fn call(&self, input: WorkingInput, _ctx: mcp_contract_runtime::Context) -> Result<String, McpError> {
+        tokio::time::sleep(std::time::Duration::from_millis(input.millis)).await;
+        Ok(format!("worked {} ms", input.millis))
+    }
+    fn render(&self, output: String) -> Result<mcp_contract_runtime::define::ToolOutput, McpError> {
+        Ok(mcp_contract_runtime::define::ToolOutput::text(output))
+    }
+}
+
+/// A task works on after the request that started it was answered: its
+/// session does not hibernate under it (which would close the session's
+/// handler), only once it has ended; then its result is there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_stays_awake_while_its_task_works_and_hibernates_after() {
+    let options =
+        HttpOptions::default().metrics_path("/metrics").session_hibernate_after(std::time::Duration::from_millis(50));
+    let server = Server::new("metrics", "1.0.0").tool(Working).build().expect("the server builds");
+    let served = HttpServer::serving(server, options).await;
+    let mut client = HttpClient::connect(served.addr).await;
+    let capabilities = rmcp::model::ClientCapabilities::builder().enable_tasks().build();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": capabilities, "clientInfo": {"name": "tasks", "version": "1"}
+    }});
+    let answer = client.post(initialize.to_string().as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    client.session = Some(answer.header("mcp-session-id").expect("a session id").to_owned());
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(client.post(initialized.to_string().as_bytes()).await.status, 202);
+
+    let started = std::time::Instant::now();
+    let created = client.post(&call(1, "working", json!({"millis": 700}))).await.message();
+    let task_id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
+    let hibernating = |scrape: &Scrape| value(scrape, "mcp_server_sessions_hibernating", &[]);
+    // Idle for the transport from its first answer on, for ten times the 50 ms
+    // after which a session hibernates, the task still working.
+    while started.elapsed() < std::time::Duration::from_millis(550) {
+        assert_eq!(hibernating(&scrape(served.addr).await), Some(0.0), "asleep at {:?}", started.elapsed());
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    scrape_until(served.addr, "the session hibernates once its task ended", |s| hibernating(s) == Some(1.0)).await;
+    assert!(started.elapsed() >= std::time::Duration::from_millis(700), "{:?}", started.elapsed());
+
+    // Its next request wakes it, and the task's result is there.
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task_id}});
+    let got = client.post(get.to_string().as_bytes()).await.message();
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+}
+
 #[tokio::test]
 async fn without_a_metrics_path_there_is_no_endpoint() {
     let served = HttpServer::serving(server(), HttpOptions::default()).await;
