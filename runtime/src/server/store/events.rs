@@ -381,7 +381,8 @@ impl MemoryEventStore {
         // it the server's most contended: nearly a third of its `futex` calls
         // waited on it or on the allocator's lock for what it freed (issue #36).
         let (kept, cost) = Kept::of(event);
-        let fresh = event.message.is_none().then(|| Fresh::new(stream_id, now));
+        let priming = event.message.is_none() && !is_end_of_call(event);
+        let fresh = priming.then(|| Fresh::new(stream_id, now));
         let mut pushed_out = Vec::with_capacity(usize::from(fresh.is_some()));
         let mut streams = self.lock();
         self.sweep(&mut streams, now, &mut pushed_out);
