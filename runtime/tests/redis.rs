@@ -1347,6 +1347,53 @@ async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_n
     assert_eq!(replayed, after_first, "the stream as stored: no event lost nor added");
 }
 
+/// A call that answers at once is not kept for the other replicas, and has
+/// no record in Redis at all: its answer is stored before its response's
+/// head goes out, and a client that resumes finds it there. A call still
+/// running after a moment is kept, with its replica and request, before the
+/// head goes out, and marked answered when it answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_is_kept_for_the_other_replicas_only_when_it_outlasts_a_moment() {
+    let Some(redis) = Redis::start() else { return };
+    let a = serve_slow("a", store(&redis, "museum")).await;
+    let b = serve_slow("b", store(&redis, "museum")).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let call = |stream: &str| format!("mcp:museum:call:{stream}");
+    let stream_of = |event_id: &str| event_id.rsplit_once('#').expect("{stream}#{entry}").0.to_owned();
+
+    // A moment is 10 ms: on a loaded machine a call may take longer, and is
+    // then kept; of ten, one answering in time is enough.
+    let mut unkept = None;
+    for id in 100..110 {
+        let fast = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "stamp", "arguments": {"millis": 0}}});
+        let text = post_request(&http, &a.url, Some(&session), &fast).send().await.unwrap().text().await.unwrap();
+        let events = sse_events(&text);
+        let (priming, answer) = (events[0].0.clone().expect("an id"), events.last().unwrap().0.clone().expect("an id"));
+        assert_eq!(stream_of(&priming), stream_of(&answer), "{events:?}");
+        let fields = redis_cli(redis.port, &["HKEYS", &call(&stream_of(&answer))]);
+        if fields.is_empty() {
+            unkept = Some(priming);
+            break;
+        }
+        assert!(fields.contains("owner") && fields.contains("answered") && !fields.contains("request"), "{fields}");
+    }
+    let priming = unkept.expect("a call answered at once was never kept: it has no record at all");
+    // Resumed on the other replica from its first event, the answer is there.
+    let resumed = resume(&b.url, &session, &priming).await;
+    assert_eq!(answer_in(&resumed)["result"]["content"][0]["text"], "stamp by a", "{resumed:?}");
+
+    let priming = start_and_cut(&http, &a.url, &session, 4, "stamp", 600).await;
+    let key = call(&stream_of(&priming));
+    assert_eq!(redis_cli(redis.port, &["HEXISTS", &key, "request"]), "1", "kept before the head went out");
+    assert!(!redis_cli(redis.port, &["HGET", &key, "owner"]).is_empty(), "with the replica running it");
+    let resumed = resume(&b.url, &session, &priming).await;
+    assert_eq!(answer_in(&resumed)["result"]["content"][0]["text"], "stamp by a", "{resumed:?}");
+    assert_eq!(redis_cli(redis.port, &["HEXISTS", &key, "request"]), "0", "its request goes with its answer");
+    assert_eq!(redis_cli(redis.port, &["HEXISTS", &key, "answered"]), "1", "no replica is to take it over");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_call_not_safe_to_run_again_whose_replica_stopped_is_answered_as_lost() {
     let Some(redis) = Redis::start() else { return };

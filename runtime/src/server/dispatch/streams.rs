@@ -12,11 +12,12 @@
 //! them too), and through which the call closes its stream.
 //!
 //! With a store shared by replicas, each call's request is kept beside its
-//! stream. A client whose stream was cut resumes on any replica; when the
-//! replica running the call stopped before answering, the replica the client
-//! came back to answers on the same stream: it runs the call again when that
-//! is safe (a read, or a tool annotated read-only or idempotent), and else
-//! answers that the call was lost, since it may have taken effect.
+//! stream, unless the call answers within [`KEEP_AFTER`]. A client whose
+//! stream was cut resumes on any replica; when the replica running the call
+//! stopped before answering, the replica the client came back to answers on
+//! the same stream: it runs the call again when that is safe (a read, or a
+//! tool annotated read-only or idempotent), and else answers that the call
+//! was lost, since it may have taken effect.
 
 use std::collections::{HashMap, HashSet};
 use std::pin::Pin;
@@ -39,10 +40,10 @@ use tokio::sync::mpsc;
 use super::hibernation::Hibernation;
 use crate::error::McpError;
 use crate::server::store::events::{
-    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, end_of_call, is_answer,
-    is_end_of_call, replayable,
+    EventId, EventStore, EventStoreError, EventStream, Replay, ServerSseMessage, StreamId, end_of_call, ends_call,
+    is_answer, is_end_of_call, replayable,
 };
-use crate::server::store::shared::{CallFate, RESUMING, SharedStore};
+use crate::server::store::shared::{CallFate, RESUMING, SharedStore, StartedCall};
 
 /// How long a call waits for room on its stream before it stops sending a
 /// message live (it stays in the event store, for a client that resumes).
@@ -50,6 +51,11 @@ const LIVE_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Messages of a call waiting for its client to read them.
 const LIVE_CAPACITY: usize = 16;
+
+/// How long a call may run, with a store shared by replicas, before its
+/// request is kept there for the other replicas. A call answered sooner is
+/// not kept: its answer is stored before the response's head goes out.
+const KEEP_AFTER: Duration = Duration::from_millis(10);
 
 /// rmcp's local session manager, with each call's logs on its own stream and
 /// a handle to close that stream.
@@ -132,8 +138,9 @@ impl SessionStreams {
             }
             _ => None,
         };
-        // The requests that run a handler, which may take long enough for its replica to stop meanwhile.
-        let mut kept = None;
+        // The requests that run a handler, which may take long enough for its
+        // replica to stop meanwhile: read now, since rmcp takes the message.
+        let mut keep = None;
         if let (Some(shared), Some((_, stream_id)), JsonRpcMessage::Request(request)) =
             (&self.shared, &stored, &message)
             && matches!(
@@ -143,8 +150,9 @@ impl SessionStreams {
                     | ClientRequest::GetPromptRequest(_)
                     | ClientRequest::CompleteRequest(_)
             )
+            && let Ok(request) = serde_json::to_string(&message)
         {
-            kept = Some(shared.store.keep_call(id, stream_id, &message));
+            keep = Some(StartedCall::new(Arc::clone(&shared.store), id, stream_id.clone(), request));
         }
         let (live, live_events) = mpsc::channel(LIVE_CAPACITY);
         let mut call = None;
@@ -179,15 +187,24 @@ impl SessionStreams {
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
         handle.push_message(message, receiver.http_request_id).await?;
-        // The handler runs meanwhile; the stream (and so the response's head)
-        // is handed over once the call is kept. A client that has the head
-        // and resumes on another replica finds the call there, whenever this
-        // one stops. It costs the answer no time: the Redis store sends the
-        // answer's write after this one, on the same connection.
-        if let Some(kept) = kept {
-            kept.await;
+        // The stream, and with it the response's head, is handed over once
+        // the call's answer is stored or the call is kept: a client that has
+        // the head and resumes on another replica finds one or the other
+        // there, whenever this replica stops. Most calls answer within
+        // `KEEP_AFTER`, and keeping those would cost the store a write each.
+        let mut held = None;
+        if let Some(started) = keep {
+            match tokio::time::timeout(KEEP_AFTER, receiver.inner.recv()).await {
+                Ok(Some(event)) if ends_call(&event) => held = Some(event),
+                // Slower, or it sent something first (progress, a request to
+                // the client), or its stream ended without an answer.
+                first => {
+                    held = first.ok().flatten();
+                    started.keep().await;
+                }
+            }
         }
-        Ok(CallEvents { priming, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
+        Ok(CallEvents { priming, held, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
     }
 
     /// The stream of `message` in the session `id`, as
@@ -493,6 +510,9 @@ pub(crate) type OpenCall =
 /// wait: a log was sent before the answer it precedes was even made.
 pub(crate) struct CallEvents {
     priming: Option<ServerSseMessage>,
+    /// rmcp's first event, when it came before the stream was handed over:
+    /// the answer of a call never kept, or what made the call be kept.
+    held: Option<ServerSseMessage>,
     live: mpsc::Receiver<ServerSseMessage>,
     rmcp: mpsc::Receiver<ServerSseMessage>,
     /// The call, told when its answer passes.
@@ -539,7 +559,10 @@ impl CallEvents {
         }
         // The stream ends with rmcp's: after the answer, when closed for
         // polling, when the call was cancelled, or when the session ended.
-        let event = self.rmcp.poll_recv(cx);
+        let event = match self.held.take() {
+            Some(event) => Poll::Ready(Some(event)),
+            None => self.rmcp.poll_recv(cx),
+        };
         let ended = match (&event, &self.call) {
             (Poll::Ready(Some(event)), Some(call)) if is_answer(event) => {
                 call.answered.store(true, Ordering::Release);

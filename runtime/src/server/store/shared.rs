@@ -79,11 +79,20 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     /// Whether storing `session` when it was initialized failed (asked once).
     fn take_store_failure(&self, session: &str) -> bool;
 
-    /// Keep `request` of `session` beside its call's stream `stream_id`, with
-    /// this replica as the one running it. The write starts at once, in the
-    /// background (the call goes on meanwhile); the future ends when it is
+    /// The call of `stream_id` starts on this replica, not kept: an answer
+    /// stored before [`Self::keep_call`] needs no record of the call, since
+    /// none was written. Through [`StartedCall`], which ends it.
+    fn call_starts(&self, stream_id: &str);
+
+    /// Keep `request` (its JSON) of `session` beside its call's stream
+    /// `stream_id`, with this replica as the one running it, unless the
+    /// call's answer is stored already. The future ends when the write is
     /// done or failed, within the store's bound on a wait.
-    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) -> BoxFuture<'static, ()>;
+    fn keep_call(&self, session: &str, stream_id: &str, request: String) -> BoxFuture<'static, ()>;
+
+    /// The call of `stream_id` is not to be kept: answered before, or its
+    /// stream never opened.
+    fn call_not_kept(&self, stream_id: &str);
 
     /// What became of the call of `session` whose stream `last_event_id`
     /// belongs to, after its replay ended without the call's answer: lost
@@ -99,4 +108,35 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     fn event_store(&self) -> Arc<dyn EventStore>;
 
     fn task_store(&self) -> Arc<dyn TaskStore>;
+}
+
+/// A call started on this replica and not kept yet for the other replicas:
+/// [`Self::keep`] keeps it; dropped first, it never is.
+pub(crate) struct StartedCall {
+    store: Arc<dyn SharedStore>,
+    session: String,
+    stream_id: StreamId,
+    /// The request's JSON, until the call is kept.
+    request: Option<String>,
+}
+
+impl StartedCall {
+    pub(crate) fn new(store: Arc<dyn SharedStore>, session: &str, stream_id: StreamId, request: String) -> Self {
+        store.call_starts(&stream_id);
+        Self { store, session: session.to_owned(), stream_id, request: Some(request) }
+    }
+
+    /// Keep the call, unless its answer was stored first.
+    pub(crate) fn keep(mut self) -> BoxFuture<'static, ()> {
+        let request = self.request.take().unwrap_or_default();
+        self.store.keep_call(&self.session, &self.stream_id, request)
+    }
+}
+
+impl Drop for StartedCall {
+    fn drop(&mut self) {
+        if self.request.is_some() {
+            self.store.call_not_kept(&self.stream_id);
+        }
+    }
 }

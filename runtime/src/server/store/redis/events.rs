@@ -15,7 +15,7 @@ use crate::server::store::shared::{UNAVAILABLE, Unavailable};
 use super::follow::{FOLLOW_POLL_MAX, FOLLOW_POLL_MIN, FOLLOW_WAKE_WAIT};
 use super::replica::HEARTBEAT_EVERY;
 use super::shared::ANSWERED_CALL_KEPT;
-use super::{RedisStore, millis, now_millis, records};
+use super::{RedisStore, lock, millis, now_millis, records};
 
 /// Each SSE stream is a Redis stream, capped at `events_per_stream` and
 /// expiring `event_age` after its last event. An event's id is
@@ -52,8 +52,9 @@ impl EventStore for RedisStore {
         pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
         // Wakes the replays following this stream, on any replica.
         pipe.cmd("PUBLISH").arg(self.key("wake", stream_id)).arg("").ignore();
-        if ends_call(event) {
-            // The call is over: no replica is to take it over, and its request goes.
+        // The call is over: no replica is to take it over, and its request
+        // goes; a call never kept has no record to mark.
+        if ends_call(event) && !lock(&self.inner.unkept).remove(stream_id) {
             let call = self.key("call", stream_id);
             pipe.cmd("HSET").arg(&call).arg("answered").arg(1).ignore();
             pipe.cmd("HDEL").arg(&call).arg("request").ignore();

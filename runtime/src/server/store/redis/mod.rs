@@ -4,11 +4,11 @@
 //! another after its `Last-Event-ID`, a task started on one is read on another.
 //!
 //! A replay follows its stream live until the call's answer, woken by a
-//! pub/sub message published with every event. A call's request is kept
-//! beside its stream, with the replica running it, and every replica renews a
-//! short-lived key while it runs: a replay that follows a stream whose
-//! replica stopped before the answer ends, and the session streams answer
-//! the call on the replica the client came back to. A task is kept with its
+//! pub/sub message published with every event. The request of a call not
+//! answered at once is kept beside its stream, with the replica running it,
+//! and every replica renews a short-lived key while it runs: a replay that
+//! follows a stream whose replica stopped before the answer ends, and the
+//! session streams answer the call on the replica the client came back to. A task is kept with its
 //! replica too, and reads as failed once that replica stopped.
 //!
 //! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
@@ -143,6 +143,10 @@ struct Inner {
     store_failures: Mutex<HashSet<String>>,
     /// When this process last pushed back each session's expiry.
     touched: Mutex<HashMap<String, Instant>>,
+    /// The streams of the calls started here and not kept (yet): their
+    /// answer marks no record of the call, since none was written. Each
+    /// stays there for the moment before its call answers or is kept.
+    unkept: Mutex<HashSet<String>>,
     /// Whether this replica renews its key (from its first kept call on).
     beating: AtomicBool,
     /// The pub/sub connection that wakes the replays following streams,
@@ -177,6 +181,7 @@ impl Inner {
             unstored: AtomicU64::new(0),
             store_failures: Mutex::default(),
             touched: Mutex::default(),
+            unkept: Mutex::default(),
             beating: AtomicBool::new(false),
             followers: tokio::sync::Mutex::new(None),
         }

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::{EventStore, SessionStore};
 
 use crate::call::BoxFuture;
@@ -14,9 +13,9 @@ use crate::server::store::tasks::TaskStore;
 
 use super::{RedisStore, lock, millis, now_millis, records};
 
-/// How long a call's record outlives its answer: long enough that its
-/// record, written in the background as the call starts, cannot land after
-/// the answer and stay.
+/// How long a call's record outlives its answer: long enough that a record
+/// written as the answer is stored (a call kept just as it answered) cannot
+/// land after the answer and stay.
 pub(super) const ANSWERED_CALL_KEPT: Duration = Duration::from_secs(30);
 
 /// Keep a call's request with its session and replica, unless the call is
@@ -127,12 +126,19 @@ impl SharedStore for RedisStore {
         lock(&self.inner.store_failures).remove(session)
     }
 
-    fn keep_call(&self, session: &str, stream_id: &str, request: &ClientJsonRpcMessage) -> BoxFuture<'static, ()> {
-        let Ok(request) = serde_json::to_string(request) else { return Box::pin(std::future::ready(())) };
+    fn call_starts(&self, stream_id: &str) {
+        lock(&self.inner.unkept).insert(stream_id.to_owned());
+    }
+
+    fn keep_call(&self, session: &str, stream_id: &str, request: String) -> BoxFuture<'static, ()> {
+        if !lock(&self.inner.unkept).remove(stream_id) {
+            // Answered meanwhile: its answer is stored, and a resume finds it.
+            return Box::pin(std::future::ready(()));
+        }
         let store = self.clone();
         let (key, session) = (self.key("call", stream_id), session.to_owned());
-        // In the background: the call goes on, and `query` bounds the wait.
-        let kept = tokio::spawn(async move {
+        // `query` bounds the wait.
+        Box::pin(async move {
             let mut pipe = redis::pipe();
             pipe.cmd("EVAL")
                 .arg(KEEP_CALL)
@@ -145,10 +151,11 @@ impl SharedStore for RedisStore {
                 .ignore();
             store.alive(&mut pipe);
             let _ = store.query::<()>(&pipe).await;
-        });
-        Box::pin(async move {
-            let _ = kept.await;
         })
+    }
+
+    fn call_not_kept(&self, stream_id: &str) {
+        lock(&self.inner.unkept).remove(stream_id);
     }
 
     fn call_fate<'a>(
