@@ -8,8 +8,9 @@
 //! answered at once is kept beside its stream, with the replica running it,
 //! and every replica renews a short-lived key while it runs: a replay that
 //! follows a stream whose replica stopped before the answer ends, and the
-//! session streams answer the call on the replica the client came back to. A task is kept with its
-//! replica too, and reads as failed once that replica stopped.
+//! session streams answer the call on the replica the client came back to.
+//! A task is kept with its replica too, and reads as failed once that
+//! replica stopped.
 //!
 //! Every key starts with `mcp:{namespace}:` (the server's name unless set), so
 //! servers can share one Redis. Every command waits at most the store's
@@ -147,7 +148,7 @@ struct Inner {
     /// answer marks no record of the call, since none was written. Each
     /// stays there for the moment before its call answers or is kept.
     unkept: Mutex<HashSet<String>>,
-    /// Whether this replica renews its key (from its first kept call on).
+    /// Whether this replica renews its key (from its first kept call or task on).
     beating: AtomicBool,
     /// The pub/sub connection that wakes the replays following streams,
     /// made by the first one.
