@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::LazyLock;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetExtensions, RequestMetaObject};
 use rmcp::transport::streamable_http_server::session::EventStore;
 use serde_json::Value;
 
@@ -21,7 +21,20 @@ use crate::server::wire::MAX_ERROR_MESSAGE_CHARS;
 /// A stdio line or an HTTP body, as `jsonrpc::inspect` reads it for rmcp:
 /// what it forwards reads back as the same message, and what it refuses is a
 /// JSON-RPC error with a code of its own and a message that quotes no input at length.
+/// A `tools/call` read in one pass (`read_tool_call`) is the request the
+/// general way reads from the same text.
 pub fn jsonrpc_message(bytes: &[u8]) {
+    if let Some(call) = std::str::from_utf8(bytes).ok().and_then(jsonrpc::read_tool_call) {
+        let Inspection::Forward(general) = jsonrpc::inspect_generally(std::str::from_utf8(bytes).unwrap_or_default())
+        else {
+            panic!("read in one pass, and not forwarded the general way");
+        };
+        let ClientJsonRpcMessage::Request(read) = &*general else { panic!("the general way reads another message") };
+        // `Extensions` does not show in `Debug`: rmcp keeps a request's `_meta` there.
+        let meta = |request: &ClientRequest| request.extensions().get::<RequestMetaObject>().cloned();
+        assert_eq!(meta(&call.request), meta(&read.request), "the same `_meta`");
+        assert_eq!(format!("{call:?}"), format!("{read:?}"), "the same request");
+    }
     match jsonrpc::inspect(bytes) {
         Inspection::Forward(message) => {
             let json = serde_json::to_value(&*message).expect("a forwarded message serializes");

@@ -11,10 +11,12 @@
 use std::ops::ControlFlow;
 
 use rmcp::model::{
-    CallToolRequest, ClientJsonRpcMessage, ClientNotification, ClientRequest, GetPromptRequest, InitializeRequest,
-    JsonRpcRequest, ListPromptsRequest, ListResourcesRequest, ListToolsRequest, PingRequest, ReadResourceRequest,
-    RequestId,
+    CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ClientRequest, GetPromptRequest,
+    InitializeRequest, JsonObject, JsonRpcRequest, JsonRpcVersion2_0, ListPromptsRequest, ListResourcesRequest,
+    ListToolsRequest, PingRequest, ReadResourceRequest, RequestId, RequestMetaObject,
 };
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::error::new_request_id;
@@ -132,6 +134,9 @@ pub(crate) fn inspect(bytes: &[u8]) -> Inspection {
             format!("Invalid Request: the message nests arrays and objects deeper than {MAX_DEPTH} levels."),
         ))
     };
+    if let Some(call) = read_tool_call(text) {
+        return Inspection::Forward(Box::new(ClientJsonRpcMessage::Request(call)));
+    }
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
         // Past serde_json's own limit (128) only the top-level keys can be
@@ -243,6 +248,70 @@ fn inspect_object(mut object: Map<String, Value>, text: &str) -> Inspection {
         }
         Ok(message) => Inspection::Forward(Box::new(message)),
         Err(_) => fallback,
+    }
+}
+
+/// A `tools/call`, the request clients send most, read in one pass straight
+/// into rmcp's type: no `serde_json::Value` of the whole message first, and
+/// none of the buffering of the `#[serde(flatten)]` layers that rmcp's own
+/// types read a request through.
+///
+/// Only the plain form is read here: an object of `jsonrpc`, `id`, `method`
+/// and `params`, each once; params an object of `_meta`, `name`, `arguments`
+/// and `requestState`, each once; nothing nested deeper than [`MAX_DEPTH`].
+/// Every value is read, none skipped, so the text is checked as the general
+/// way checks it. Anything else is `None` and goes the general way, which
+/// decides its answer; what this reads, the general way reads the same (the
+/// `jsonrpc_message` fuzz target and the tests below hold the two to it).
+pub(crate) fn read_tool_call(text: &str) -> Option<JsonRpcRequest<ClientRequest>> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Envelope<'a> {
+        #[allow(dead_code, reason = "read to check that it is \"2.0\"")]
+        jsonrpc: JsonRpcVersion2_0,
+        id: RequestId,
+        method: &'a str,
+        #[serde(borrow)]
+        params: &'a RawValue,
+    }
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<JsonObject>,
+        name: String,
+        arguments: Option<JsonObject>,
+        #[serde(rename = "requestState")]
+        request_state: Option<String>,
+    }
+    // serde reads a struct from an array too, by position: a batch, or params
+    // as an array, are not this request.
+    if !text.starts_with('{') || nesting_depth_exceeds(text.as_bytes(), MAX_DEPTH) {
+        return None;
+    }
+    let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
+    if envelope.method != "tools/call" || !envelope.params.get().starts_with('{') {
+        return None;
+    }
+    let Params { meta, name, arguments, request_state } = serde_json::from_str(envelope.params.get()).ok()?;
+    let mut params = CallToolRequestParams::new(name);
+    params.arguments = arguments;
+    params.request_state = request_state;
+    // rmcp keeps a request's `_meta` in its extensions, not in its params.
+    let mut request = CallToolRequest::new(params);
+    if let Some(meta) = meta {
+        request.extensions.insert(RequestMetaObject::from(meta));
+    }
+    Some(JsonRpcRequest::new(envelope.id, ClientRequest::CallToolRequest(request)))
+}
+
+/// What the general way makes of a message that [`read_tool_call`] read, for
+/// the checks that the two agree.
+#[cfg(any(test, fuzzing))]
+pub(crate) fn inspect_generally(text: &str) -> Inspection {
+    match serde_json::from_str(text) {
+        Ok(Value::Object(object)) => inspect_object(object, text),
+        _ => Inspection::Ignore,
     }
 }
 
@@ -580,6 +649,83 @@ mod tests {
     fn a_valid_request_is_forwarded() {
         let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
         assert!(matches!(inspect(message), Inspection::Forward(_)));
+    }
+
+    /// What `read_tool_call` reads, as JSON, beside what the general way reads.
+    fn both_ways(text: &str) -> Option<(Value, Value)> {
+        let call = read_tool_call(text)?;
+        let Inspection::Forward(general) = inspect_generally(text) else {
+            panic!("the general way does not forward {text}");
+        };
+        // As JSON, a `_meta` in the params and one in the extensions look the
+        // same: rmcp reads it from the extensions, so compare the parts too.
+        let ClientJsonRpcMessage::Request(JsonRpcRequest { request: ClientRequest::CallToolRequest(read), .. }) =
+            &*general
+        else {
+            panic!("the general way reads {text} as another message");
+        };
+        let ClientRequest::CallToolRequest(one_pass) = &call.request else { unreachable!("read as a tools/call") };
+        assert_eq!(one_pass.params, read.params, "{text}");
+        let meta = |request: &CallToolRequest| request.extensions.get::<RequestMetaObject>().cloned();
+        assert_eq!(meta(one_pass), meta(read), "{text}");
+        let call = serde_json::to_value(ClientJsonRpcMessage::Request(call)).unwrap();
+        Some((call, serde_json::to_value(&*general).unwrap()))
+    }
+
+    #[test]
+    fn a_plain_tool_call_is_read_in_one_pass_as_the_general_way_reads_it() {
+        let plain = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#,
+            r#"{"params":{"arguments":{"a":[1,2.5,-3e2,{"b":null}]},"name":"x"},"method":"tools/call","id":"s-1","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":7,"k":{"v":"w"}}}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","requestState":"opaque","_meta":null}}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"caf\u00e9 \"q\"","arguments":{"s":"\ud83d\ude00 é","n":18446744073709551615,"m":-9223372036854775808}}}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":1,"a":2}}}"#,
+            " {\n\t\"jsonrpc\" : \"2.0\" , \"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"} }",
+        ];
+        for text in plain {
+            let text = text.trim();
+            let (call, general) = both_ways(text).unwrap_or_else(|| panic!("not read in one pass: {text}"));
+            assert_eq!(call, general, "{text}");
+            assert!(matches!(inspect(text.as_bytes()), Inspection::Forward(_)));
+        }
+    }
+
+    #[test]
+    fn any_other_form_of_a_tool_call_goes_the_general_way() {
+        let other = [
+            // a key twice: rmcp refuses it, the general way keeps the last
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","name":"y"}}"#,
+            // a key of its own, at either level
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","inputResponses":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","other":1e400}}"#,
+            // arrays read by position
+            r#"["2.0",1,"tools/call",{"name":"x"}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[null,"x"]}"#,
+            // not a plain call
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800"}}"#,
+        ];
+        for text in other {
+            assert!(read_tool_call(text).is_none(), "read in one pass: {text}");
+        }
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"a":{}{}}}}}}}"#,
+            "[".repeat(MAX_DEPTH),
+            "]".repeat(MAX_DEPTH)
+        );
+        assert!(read_tool_call(&deep).is_none());
+        assert_eq!(rejection(deep.as_bytes()).code, INVALID_REQUEST);
     }
 
     #[test]
