@@ -24,9 +24,10 @@ use crate::server::wire::MAX_ERROR_MESSAGE_CHARS;
 /// A `tools/call` read in one pass (`read_tool_call`) is the request the
 /// general way reads from the same text.
 pub fn jsonrpc_message(bytes: &[u8]) {
-    if let Some(call) = std::str::from_utf8(bytes).ok().and_then(jsonrpc::read_tool_call) {
-        let Inspection::Forward(general) = jsonrpc::inspect_generally(std::str::from_utf8(bytes).unwrap_or_default())
-        else {
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && let Some(call) = jsonrpc::read_tool_call(text)
+    {
+        let Inspection::Forward(general) = jsonrpc::inspect_generally(text) else {
             panic!("read in one pass, and not forwarded the general way");
         };
         let ClientJsonRpcMessage::Request(read) = &*general else { panic!("the general way reads another message") };
