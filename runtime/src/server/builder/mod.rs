@@ -5,11 +5,11 @@
 
 mod run;
 
-use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
+use foldhash::HashMap;
 use rmcp::model::Implementation;
 
 use crate::auth::AuthConfig;

@@ -1,11 +1,11 @@
 //! The rmcp [`ServerHandler`] over a set of [`DynTool`]s: `initialize`,
 //! `tools/list` and `tools/call`, plus the client channel of a call.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
+use foldhash::HashMap;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorCode, ErrorData,
     GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,

@@ -19,13 +19,14 @@
 //! tool annotated read-only or idempotent), and else answers that the call
 //! was lost, since it may have taken effect.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use foldhash::HashMap;
 use futures::{Stream, StreamExt};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, JsonRpcMessage, RequestId,

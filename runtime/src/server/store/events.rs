@@ -7,7 +7,9 @@
 //! bounded) unless [`HttpOptions::event_store`](crate::server::transport::http::HttpOptions::event_store)
 //! gives another, e.g. one shared by replicas.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};

@@ -13,12 +13,12 @@ mod drain;
 mod origin;
 mod sessions;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::middleware::Next;
+use foldhash::HashMap;
 use http::header::{self, HeaderValue};
 use http::{HeaderMap, Method, Request, Response, StatusCode};
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, RequestId};
@@ -79,7 +79,7 @@ impl Guard {
         direct: Option<Direct>,
     ) -> Self {
         let sessions = sessions.map(|(manager, max, hibernate)| {
-            let sessions = Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::new()), hibernate });
+            let sessions = Arc::new(Sessions { manager, max, uses: Mutex::new(HashMap::default()), hibernate });
             Sessions::watch(&sessions);
             sessions
         });

@@ -3,11 +3,11 @@
 //! opened each session (with auth on, no one else may use it), and the
 //! hibernation of idle sessions (`HttpOptions::session_hibernate_after`).
 
-use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
+use foldhash::{HashMap, HashSet};
 use http::header::{self, HeaderValue};
 use http::{Response, StatusCode};
 use rmcp::model::RequestId;
@@ -69,7 +69,7 @@ enum Sleep {
 
 impl SessionUse {
     fn new(caller: Option<String>) -> Self {
-        Self { last_seen: Instant::now(), in_flight: HashSet::new(), caller, pinned: false, sleep: Sleep::Awake }
+        Self { last_seen: Instant::now(), in_flight: HashSet::default(), caller, pinned: false, sleep: Sleep::Awake }
     }
 }
 

@@ -18,7 +18,7 @@
 //! answered with the retryable -32000 of shutdown, and only then the output
 //! closes. A request in the pipe is then answered rather than lost unread.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
