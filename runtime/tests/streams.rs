@@ -338,3 +338,49 @@ async fn what_a_call_logs_after_its_answer_goes_to_the_standalone_stream() {
     assert!(logs(&answer).is_empty(), "nothing logged before the answer");
     assert!(listening.await.expect("the reader runs"), "the late log reached the standalone stream");
 }
+
+/// Sends a call of `tool` on a connection of its own in `session`, and
+/// reads what the first read of the socket finds, and how long it took.
+async fn first_read(addr: std::net::SocketAddr, session: &str, id: u64, tool: &str) -> (String, Duration) {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("the server accepts");
+    stream.set_nodelay(true).expect("nodelay");
+    let body = call(id, tool, json!({}));
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: application/json, text/event-stream\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\nmcp-session-id: {session}\r\n\
+         mcp-protocol-version: 2025-06-18\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(&[head.as_bytes(), &body].concat()).await.expect("the server reads");
+    let sent = std::time::Instant::now();
+    let mut buffer = vec![0u8; 64 * 1024];
+    let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buffer)).await;
+    let n = read.expect("the server answers within 10 s").expect("the socket reads");
+    (String::from_utf8_lossy(&buffer[..n]).into_owned(), sent.elapsed())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_answer_leaves_with_its_response_head_and_a_slow_call_gets_its_head_first() {
+    let server = HttpServer::serving(server(), HttpOptions::default()).await;
+    let client = HttpClient::session(server.addr).await;
+    let session = client.session.clone().expect("a session");
+    // A call answered within the head's wait (10 ms) leaves in one write: the
+    // head, the priming event, its log and its answer, and the end of the body.
+    // A machine busy enough to take longer over one call splits it in two,
+    // so one call of five is asked to arrive whole.
+    let mut whole = Vec::new();
+    for id in 1..=5 {
+        let (read, _) = first_read(server.addr, &session, id, "chatty").await;
+        assert!(read.starts_with("HTTP/1.1 200"), "{read}");
+        if read.contains("chatty started") && read.contains("chatty done") && read.ends_with("0\r\n\r\n") {
+            whole.push(id);
+        }
+    }
+    assert!(!whole.is_empty(), "no quick call arrived in one read");
+    // A slow call's head does not wait for its answer: it comes after the
+    // head's wait, with the priming event, and the answer 400 ms later.
+    let (read, elapsed) = first_read(server.addr, &session, 9, "slow").await;
+    assert!(read.starts_with("HTTP/1.1 200") && read.contains("id: "), "{read}");
+    assert!(!read.contains("slow done"), "the head waited for the answer: {read}");
+    assert!(elapsed < Duration::from_millis(300), "the head came after {elapsed:?}");
+}

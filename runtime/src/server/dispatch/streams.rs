@@ -11,8 +11,12 @@
 //! that stream, so a client that reconnects with `Last-Event-ID` receives
 //! them too), and through which the call closes its stream.
 //!
+//! A request's response head waits, up to [`FIRST_MESSAGE_WAIT`], for the
+//! request's first message (most often its answer), so that the head, the
+//! priming event and that message leave in one write.
+//!
 //! With a store shared by replicas, each call's request is kept beside its
-//! stream, unless the call answers within [`KEEP_AFTER`]. A client whose
+//! stream, unless the call answers within that wait. A client whose
 //! stream was cut resumes on any replica; when the replica running the call
 //! stopped before answering, the replica the client came back to answers on
 //! the same stream: it runs the call again when that is safe (a read, or a
@@ -53,10 +57,15 @@ const LIVE_SEND_TIMEOUT: Duration = Duration::from_secs(5);
 /// Messages of a call waiting for its client to read them.
 const LIVE_CAPACITY: usize = 16;
 
-/// How long a call may run, with a store shared by replicas, before its
-/// request is kept there for the other replicas. A call answered sooner is
-/// not kept: its answer is stored before the response's head goes out.
-const KEEP_AFTER: Duration = Duration::from_millis(10);
+/// How long a request's response head waits for its first message: one that
+/// comes sooner (most calls answer sooner) goes out with the head and the
+/// priming event, in one write to the socket rather than two. A request
+/// whose handler takes longer gets its head then, and the rest as it comes.
+///
+/// With a store shared by replicas, a call still running then is kept there
+/// for the other replicas; a call answered sooner is not kept: its answer is
+/// stored before the response's head goes out.
+const FIRST_MESSAGE_WAIT: Duration = Duration::from_millis(10);
 
 /// rmcp's local session manager, with each call's logs on its own stream and
 /// a handle to close that stream.
@@ -187,22 +196,27 @@ impl SessionStreams {
             call = Some(Arc::clone(&stream));
             request.request.extensions_mut().insert(ResponseStream(stream));
         }
+        let is_request = matches!(message, JsonRpcMessage::Request(_));
         handle.push_message(message, receiver.http_request_id).await?;
-        // The stream, and with it the response's head, is handed over once
-        // the call's answer is stored or the call is kept: a client that has
-        // the head and resumes on another replica finds one or the other
-        // there, whenever this replica stops. Most calls answer within
-        // `KEEP_AFTER`, and keeping those would cost the store a write each.
+        // The stream, and with it the response's head, is handed over with
+        // the request's first message, or after `FIRST_MESSAGE_WAIT`.
+        // With a store shared by replicas, a call is kept once it has not
+        // answered by then: a client that has the head and resumes on another
+        // replica finds its answer or the call there, whenever this replica
+        // stops. Most calls answer sooner, and keeping those would cost the
+        // store a write each.
         let mut held = None;
-        if let Some(started) = keep {
-            match tokio::time::timeout(KEEP_AFTER, receiver.inner.recv()).await {
-                Ok(Some(event)) if ends_call(&event) => held = Some(event),
+        if is_request {
+            let first = tokio::time::timeout(FIRST_MESSAGE_WAIT, receiver.inner.recv()).await;
+            match (keep, first) {
+                (_, Ok(Some(event))) if ends_call(&event) => held = Some(event),
                 // Slower, or it sent something first (progress, a request to
                 // the client), or its stream ended without an answer.
-                first => {
+                (Some(started), first) => {
                     held = first.ok().flatten();
                     started.keep().await;
                 }
+                (None, first) => held = first.ok().flatten(),
             }
         }
         Ok(CallEvents { priming, held, live: live_events, rmcp: receiver.inner, call, ended: false, last_id: None })
