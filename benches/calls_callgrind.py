@@ -37,23 +37,6 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import bench  # noqa: E402  (benches/support/bench.py)
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
-def call(i):
-    return {
-        "jsonrpc": "2.0",
-        "id": i,
-        "method": "tools/call",
-        "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
-    }
-
 
 
 def total(out):
@@ -69,7 +52,7 @@ def check_answer(answer, i):
     result = answer.get("result")
     if answer.get("id") != i or not result or result.get("isError"):
         sys.exit(f"call {i} was not answered with the tool's result: {answer}")
-    expected = {"name": f"item a{i % 97}", "count": 5}
+    expected = bench.lookup_result(i)
     if result.get("structuredContent") != expected:
         sys.exit(f"call {i} answered {result.get('structuredContent')}, not {expected}")
 
@@ -83,7 +66,7 @@ def valgrind(binary, server, transport, out):
 def run_stdio(binary, server, calls, out, scratch):
     requests = os.path.join(scratch, "requests.jsonl")
     with open(requests, "w") as lines:
-        for message in [INITIALIZE, INITIALIZED] + [call(i) for i in range(1, calls + 1)]:
+        for message in [bench.INITIALIZE, bench.INITIALIZED] + [bench.lookup_call(i) for i in range(1, calls + 1)]:
             lines.write(json.dumps(message, separators=(",", ":")) + "\n")
     command, env = valgrind(binary, server, "stdio", out)
     with open(requests) as stdin:
@@ -118,14 +101,14 @@ def run_http(binary, server, calls, out):
     def post(message):
         return bench.post(connection, message, headers, f"{server} over http")
 
-    response, _ = post(INITIALIZE)
+    response, _ = post(bench.INITIALIZE)
     session = response.getheader("mcp-session-id")
     if session:
         headers["mcp-session-id"] = session
     headers["mcp-protocol-version"] = "2025-06-18"
-    post(INITIALIZED)
+    post(bench.INITIALIZED)
     for i in range(1, calls + 1):
-        _, answer = post(call(i))
+        _, answer = post(bench.lookup_call(i))
         check_answer(answer, i)
     if session:
         connection.request("DELETE", "/mcp", headers=headers)

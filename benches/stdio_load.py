@@ -38,26 +38,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import bench  # noqa: E402  (benches/support/bench.py)
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-
-
 def line(message):
     return (json.dumps(message, separators=(",", ":")) + "\n").encode()
-
-
-def call(i):
-    return {
-        "jsonrpc": "2.0",
-        "id": i,
-        "method": "tools/call",
-        "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
-    }
 
 
 def cpu_nanos(pid):
@@ -70,14 +52,6 @@ def cpu_nanos(pid):
         except (OSError, ValueError, IndexError):
             pass  # a thread that ended between the listing and the read
     return total
-
-
-def peak_rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for entry in status:
-            if entry.startswith("VmHWM:"):
-                return int(entry.split()[1])
-    sys.exit(f"no VmHWM for process {pid}")
 
 
 def start(server, calls_binary):
@@ -110,7 +84,7 @@ def check(answers, calls, name):
                 by_id[message["id"]] = message
     for i in range(1, calls + 1):
         result = by_id.get(i, {}).get("result")
-        expected = {"name": f"item a{i % 97}", "count": 5}
+        expected = bench.lookup_result(i)
         if not result or result.get("isError") or result.get("structuredContent") != expected:
             sys.exit(f"{name}: call {i} was not answered with the tool's result: {by_id.get(i)}")
 
@@ -118,9 +92,9 @@ def check(answers, calls, name):
 def one_round(server, calls_binary, payload, calls):
     process = start(server, calls_binary)
     try:
-        process.stdin.write(line(INITIALIZE))
+        process.stdin.write(line(bench.INITIALIZE))
         read_answer(process.stdout, 0, server)
-        process.stdin.write(line(INITIALIZED))
+        process.stdin.write(line(bench.INITIALIZED))
         cpu_before = cpu_nanos(process.pid)
         started = time.perf_counter()
         writer = threading.Thread(target=process.stdin.write, args=(payload,), daemon=True)
@@ -134,7 +108,7 @@ def one_round(server, calls_binary, payload, calls):
             lines += chunk.count(b"\n")
         elapsed = time.perf_counter() - started
         cpu = cpu_nanos(process.pid) - cpu_before
-        peak = peak_rss_kib(process.pid)
+        peak = bench.rss_kib(process.pid, "VmHWM")
         writer.join()
         check(b"".join(received).decode(), calls, server)
         return calls / elapsed, cpu / calls / 1000.0, peak / 1024.0
@@ -156,7 +130,7 @@ def main():
     args = parser.parse_args()
     servers = args.server or ["ours", "rmcp", "reference"]
     calls_binary = args.calls_binary or bench.executable("calls", "rmcp")
-    payload = b"".join(line(call(i)) for i in range(1, args.calls + 1))
+    payload = b"".join(line(bench.lookup_call(i)) for i in range(1, args.calls + 1))
     rows = {server: [] for server in servers}
     for round_ in range(args.rounds):
         for server in servers if round_ % 2 == 0 else list(reversed(servers)):

@@ -97,13 +97,39 @@ def start_reference(**env):
     sys.exit("the reference server did not listen within 60 s")
 
 
-def rss_kib(pid):
-    """The resident memory of process `pid` (VmRSS), in KiB."""
+def rss_kib(pid, field="VmRSS"):
+    """The resident memory of process `pid` in KiB: now (`VmRSS`), or its peak (`VmHWM`)."""
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1])
-    sys.exit(f"no VmRSS for process {pid}")
+    sys.exit(f"no {field} for process {pid}")
+
+
+# The session's start and the `lookup` call of `benches/calls.rs` (and of the
+# reference's `server.mjs`), as the scripts that call it send them.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def lookup_call(i):
+    """The `tools/call` of id `i`: an item of its own among 97."""
+    return {
+        "jsonrpc": "2.0",
+        "id": i,
+        "method": "tools/call",
+        "params": {"name": "lookup", "arguments": {"id": f"a{i % 97}", "limit": 5}},
+    }
+
+
+def lookup_result(i):
+    """The structured content that answers `lookup_call(i)`."""
+    return {"name": f"item a{i % 97}", "count": 5}
 
 
 def answer_of(response):
