@@ -8,14 +8,13 @@
 //! gives another, e.g. one shared by replicas.
 
 use std::collections::VecDeque;
-
-use foldhash::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use foldhash::HashMap;
 use rmcp::model::ServerJsonRpcMessage;
 pub use rmcp::transport::streamable_http_server::session::{
     EventId, EventStore, EventStoreError, EventStream, ServerSseMessage, StreamId,
