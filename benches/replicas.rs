@@ -98,8 +98,9 @@ fn haproxy(replicas: &[SocketAddr]) -> (Process, SocketAddr) {
     (proxy, SocketAddr::from(([127, 0, 0, 1], port)))
 }
 
-/// Redis's `INFO commandstats`: how many times each command ran.
-fn command_calls(url: &str) -> std::collections::BTreeMap<String, u64> {
+/// Redis's `INFO commandstats`: how many times each command ran, and the
+/// microseconds Redis spent running it (`usec`), by command.
+fn command_calls(url: &str) -> std::collections::BTreeMap<String, (u64, u64)> {
     use std::io::{BufRead, BufReader, Read, Write};
     let addr = url.trim_start_matches("redis://").trim_end_matches('/');
     let mut redis = std::net::TcpStream::connect(addr).expect("redis-server listens");
@@ -114,15 +115,16 @@ fn command_calls(url: &str) -> std::collections::BTreeMap<String, u64> {
         .lines()
         .filter_map(|line| {
             let (name, stats) = line.strip_prefix("cmdstat_")?.split_once(':')?;
-            let calls = stats.split(',').find_map(|stat| stat.strip_prefix("calls="))?;
-            Some((name.to_owned(), calls.parse().ok()?))
+            let stat = |key: &str| stats.split(',').find_map(|stat| stat.strip_prefix(key))?.parse().ok();
+            Some((name.to_owned(), (stat("calls=")?, stat("usec=")?)))
         })
         .collect()
 }
 
 /// Print what `calls` sequential calls cost, per call: the CPU time of this
 /// process (client and server) and of `redis-server`, and, with Redis, every
-/// command it ran, `MULTI`/`EXEC` included (each `EXEC` closes one round trip).
+/// command it ran, `MULTI`/`EXEC` included (each `EXEC` closes one round trip),
+/// with Redis's own time in it (an `EXEC`'s includes its queued commands').
 fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAddr, redis: (u32, &str), calls: u64) {
     let mut connection = runtime.block_on(Connection::open(addr, true));
     // Settle the session's first requests (its background writes) first.
@@ -136,10 +138,12 @@ fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAdd
     let commands: Vec<String> = after
         .0
         .iter()
-        .filter_map(|(command, &n)| {
-            let ran = n - before.0.get(command).copied().unwrap_or(0);
+        .filter_map(|(command, &(n, usec))| {
+            let (n_before, usec_before) = before.0.get(command).copied().unwrap_or_default();
+            let (ran, usec) = (n - n_before, usec - usec_before);
+            let per_call = |count: u64| count as f64 / calls as f64;
             // `info` is this count itself.
-            (ran > 0 && command != "info").then(|| format!("{command} {:.2}", ran as f64 / calls as f64))
+            (ran > 0 && command != "info").then(|| format!("{command} {:.2} ({:.1} µs)", per_call(ran), per_call(usec)))
         })
         .collect();
     eprintln!(
