@@ -43,7 +43,6 @@ import argparse
 import http.client
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -123,12 +122,7 @@ def measure(server, binary, args):
                 sys.exit(f"{server} ended during the run")
             readings.append(bench.rss_kib(process.pid))
     finally:
-        process.stdin.close()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        bench.stop(process, 10)
     return readings, seconds
 
 

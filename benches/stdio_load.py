@@ -113,12 +113,7 @@ def one_round(server, calls_binary, payload, calls):
         check(b"".join(received).decode(), calls, server)
         return calls / elapsed, cpu / calls / 1000.0, peak / 1024.0
     finally:
-        process.stdin.close()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        bench.stop(process, 30)
 
 
 def main():

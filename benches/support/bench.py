@@ -52,6 +52,17 @@ def listen(command, env, name):
     sys.exit(f"{name} did not listen")
 
 
+def stop(process, timeout):
+    """Stop a server that ends once its stdin does: close it, wait up to
+    `timeout` seconds, then kill it."""
+    process.stdin.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def reference_install():
     """The reference server's directory, with its packages installed (once),
     and its Node: `target/reference/`."""
