@@ -57,6 +57,13 @@ impl SigningKey {
 /// rustls on ring, with the platform's certificate verifier (the system's roots),
 /// given to the connector ready-made rather than installed as the process's
 /// default crypto provider, which belongs to the application.
+///
+/// rustls 0.23.48 deprecates ring's provider, which has no post-quantum key
+/// exchange. aws-lc-rs has one, and cost a first build of this crate 89 s
+/// more (see the guide's Performance chapter); the key set a verifier fetches
+/// is public, so only its integrity is at stake, which classical key exchange
+/// and the certificate protect.
+#[allow(deprecated)]
 fn tls_config() -> Result<rustls::ClientConfig, AuthConfigError> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let fail = |error: rustls::Error| AuthConfigError::KeyClient { reason: error.to_string() };
