@@ -136,23 +136,6 @@ fn tool_impl(
         quote_spanned!(ty.span()=> let #ident = #private::State::<#ty>::from_context(&ctx)?;)
     });
     let call = quote!(#fn_ident(#(#args),*));
-    // An async handler's future is asserted `Send` at the handler, so a guard
-    // held across an `.await` is reported there (`handler-future-send`), not at
-    // the attribute: the fix at its name, rustc's pointer at the guard at its
-    // `async`. Every token carries the span: a path of mixed spans is
-    // reported at the attribute.
-    let call = match handler.item.sig.asyncness {
-        Some(asyncness) => {
-            let (at_name, at_async) = (fn_ident.span(), asyncness.span);
-            let checked = respan(quote!(#private::bounds::handler_future(#call)), at_name);
-            let boxed = respan(quote!(#private::bounds::send_handler), at_async);
-            // Bound to a name at `async`, so rustc's own report (with the value
-            // held across the `.await`) is not folded into the one at the name.
-            let future = Ident::new("mcp_handler_future", at_async);
-            quote_spanned!(at_async=> { let #future = #checked; #boxed(#future) })
-        }
-        None => call,
-    };
     // Converted as `?` converts in the body (see `question_mark`), typed with the
     // error type as written, so an error without a conversion into `McpError`
     // is reported there, with the fix.
@@ -160,7 +143,15 @@ fn tool_impl(
     // value would be checked a second time, as an `FnOnce`, at the attribute.
     // Every token of the path carries the type's span: a path of mixed spans
     // is reported at the attribute.
+    // An error written `McpError` needs no conversion: the closure only
+    // checks that it is this crate's (the probe below costs rustc more, per
+    // tool, than the rest of the call).
     let into_mcp_error = match &handler.error {
+        Some(error) if names_mcp_error(error) => {
+            let span = error.span();
+            let private = respan(private.clone(), span);
+            quote_spanned!(span=> |error: #error| -> #private::bounds::WrittenMcpError { error })
+        }
         Some(error) => {
             let span = error.span();
             let private = respan(private.clone(), span);
@@ -172,6 +163,33 @@ fn tool_impl(
         }
         None => quote!(::core::convert::Into::into),
     };
+    // Without state to take first or a context lent to the handler, an async
+    // handler's call goes through a generic function of the runtime instead of
+    // an `async` block of its own, and its type is a named one, not an `impl
+    // Future` for rustc to infer: less to check per tool.
+    let lends_ctx = handler.params.iter().any(|param| matches!(param, Param::Ctx { by_ref: true, .. }));
+    let through_runtime = states.is_empty() && !lends_ctx && handler.shape_ok;
+    // An async handler's future is asserted `Send` at the handler, so a guard
+    // held across an `.await` is reported there (`handler-future-send`), not at
+    // the attribute: the fix at its name, rustc's pointer at the guard at its
+    // `async`. Every token carries the span: a path of mixed spans is
+    // reported at the attribute.
+    let call = match handler.item.sig.asyncness {
+        Some(asyncness) => {
+            let (at_name, at_async) = (fn_ident.span(), asyncness.span);
+            let checked = respan(quote!(#private::bounds::handler_future(#call)), at_name);
+            let (boxed, convert) = match through_runtime {
+                true => (quote!(#private::bounds::send_call), quote!(, #into_mcp_error)),
+                false => (quote!(#private::bounds::send_handler), quote!()),
+            };
+            let boxed = respan(boxed, at_async);
+            // Bound to a name at `async`, so rustc's own report (with the value
+            // held across the `.await`) is not folded into the one at the name.
+            let future = Ident::new("mcp_handler_future", at_async);
+            quote_spanned!(at_async=> { let #future = #checked; #boxed(#future #convert) })
+        }
+        None => call,
+    };
     let is_async = handler.item.sig.asyncness.is_some();
     // A typed context lent to the handler (`ctx: &Ctx`) lives in a local of
     // the call, as the future that borrows it is bound before it is awaited.
@@ -180,22 +198,26 @@ fn tool_impl(
         .iter()
         .any(|param| matches!(param, Param::Ctx { by_ref: true, kind } if *kind != CtxKind::Untyped))
         .then(|| quote!(let typed_ctx = #private::typed_context(ctx);));
-    // Without state to take first or a context lent to the handler, an async
-    // handler's call goes through a generic function of the runtime instead of
-    // an `async` block of its own: less for rustc to check per tool.
-    let lends_ctx = handler.params.iter().any(|param| matches!(param, Param::Ctx { by_ref: true, .. }));
-    let through_runtime = states.is_empty() && !lends_ctx;
     let call = if !handler.shape_ok {
         // The handler's shape was reported; a stub keeps that the only error.
         quote!(async move { ::core::unreachable!("`#[mcp_tool]` reported a compile error for this handler") })
     } else if through_runtime && is_async {
-        quote!(#private::bounds::async_handler(#call, #into_mcp_error))
+        call
     } else if is_async {
         quote!(async move { #(#take_states)* #lent_ctx #call.await.map_err(#into_mcp_error) })
     } else {
         // A plain `fn` may compute for long: off the async workers, so it
         // delays no other call (see `run_blocking`).
         quote!(#private::run_blocking(move || { #(#take_states)* #lent_ctx #call.map_err(#into_mcp_error) }))
+    };
+    // A call through the runtime returns the named type of `send_call`,
+    // which refines the trait's `impl Future`.
+    let (call_type, refines) = match through_runtime && is_async {
+        true => (quote!(#private::bounds::SentCall<'_, Self::Output>), quote!(#[allow(refining_impl_trait)])),
+        false => (
+            quote!(impl ::core::future::Future<Output = ::core::result::Result<Self::Output, #private::McpError>> + ::core::marker::Send),
+            quote!(),
+        ),
     };
     let input_param = if handler.input().is_some() { quote!(input) } else { quote!(_input) };
     let ctx_param = if handler.ctx().is_some() || !states.is_empty() { quote!(ctx) } else { quote!(_ctx) };
@@ -351,11 +373,12 @@ fn tool_impl(
             // The error conversion is a closure under the error type's span
             // (see `into_mcp_error`), which clippy would have be a path.
             #[allow(clippy::redundant_closure)]
+            #refines
             fn call(
                 &self,
                 #input_param: Self::Input,
                 #ctx_param: #private::Context,
-            ) -> impl ::core::future::Future<Output = ::core::result::Result<Self::Output, #private::McpError>> + ::core::marker::Send {
+            ) -> #call_type {
                 #call
             }
 
@@ -383,6 +406,16 @@ fn tool_impl(
             }
         }
     }
+}
+
+/// Whether the handler's error type is written `McpError`, as the prelude
+/// names it.
+fn names_mcp_error(error: &Type) -> bool {
+    let Type::Path(path) = error else { return false };
+    path.qself.is_none()
+        && path.path.segments.len() == 1
+        && path.path.segments[0].ident == "McpError"
+        && path.path.segments[0].arguments.is_none()
 }
 
 /// The `&'static [TrailerField]` of the entries.

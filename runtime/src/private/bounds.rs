@@ -305,6 +305,27 @@ pub fn send_handler<'a, F: Future + Send + 'a>(future: F) -> BoxFuture<'a, F::Ou
     Box::pin(future)
 }
 
+/// An async handler's call, boxed with its error's conversion (see
+/// [`async_handler`]): the tool's `call` returns this named type rather than
+/// an `impl Future` of its own, whose hidden type rustc would infer and check
+/// per tool. The handler's future is boxed here, once, as [`send_handler`]
+/// boxes it, so that its not being `Send` is reported at its `async`.
+pub fn send_call<'a, F: Future<Output = Result<T, E>> + Send + 'a, T: 'a, E: 'a>(
+    handler: F,
+    convert: impl FnOnce(E) -> McpError + Send + 'a,
+) -> SentCall<'a, T> {
+    Box::pin(async_handler(handler, convert))
+}
+
+/// [`McpError`], as the conversion of a handler's error written `McpError`
+/// names what it returns: the expansion spans that name at the handler's
+/// error type, where `unused_qualifications` would flag a path to a type in
+/// scope under its own name.
+pub type WrittenMcpError = McpError;
+
+/// What [`send_call`] returns, as the tool's `call` names it.
+pub type SentCall<'a, T> = BoxFuture<'a, Result<T, McpError>>;
+
 /// The call of an async handler, its error converted by `convert`: generic,
 /// so the conversion is compiled once here rather than as an `async` block per
 /// tool. (`convert` is the macro's conversion, as `?`'s in [`question`],
