@@ -15,7 +15,15 @@ each crate, with `CARGO_INCREMENTAL=0` and the dependencies already built:
 - the lines of the expanded source (`rustc -Zunpretty=expanded`, through
   `RUSTC_BOOTSTRAP=1` on the pinned stable toolchain; a measurement only).
 
-    python3 benches/build-cost/measure.py [--tools 100] [--runs 5]
+With `--instructions`, also, for each crate:
+
+- the instructions of that rustc alone (`valgrind --tool=callgrind`, with
+  rustc's command line as `cargo check -vv` prints it), which repeat from run to
+  run to a tenth of a percent where the times above move by several percent;
+- the wall time of a `cargo check` with nothing to do: cargo's own bookkeeping
+  of the crate's dependency graph, which the checks above include.
+
+    python3 benches/build-cost/measure.py [--tools 100] [--runs 5] [--instructions]
 
 The README's Performance section quotes its table. Only loopback-free local
 builds: the crates depend on this workspace by path and on rmcp from the
@@ -193,10 +201,43 @@ def expanded_lines(crate: Path) -> int:
     return done.stdout.count("\n")
 
 
+def rustc_command(crate: Path) -> str:
+    """The shell command (environment included) with which cargo checks the crate."""
+    (crate / "src" / "lib.rs").touch()
+    done = cargo(crate, "check", "-vv", "--lib")
+    running = [line for line in done.stderr.splitlines() if "Running `" in line]
+    return running[-1].split("Running `", 1)[1].rstrip("`")
+
+
+def instructions(crate: Path) -> int:
+    """Instructions of the crate's rustc, counted by callgrind."""
+    command = rustc_command(crate)
+    rustc = re.search(r"(\S*rustc) --crate-name", command).group(1)
+    out = OUT / f"callgrind.{crate.name}.out"
+    counted = command.replace(f"{rustc} ", f"valgrind --tool=callgrind --callgrind-out-file={out} {rustc} ", 1)
+    done = subprocess.run(["bash", "-c", counted], cwd=crate, env=env(), capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"rustc under callgrind failed:\n{done.stderr[-4000:]}")
+    return int(re.search(r"^summary: (\d+)", out.read_text(), re.M).group(1))
+
+
+def cargo_alone(crate: Path) -> float:
+    """Median wall seconds of three `cargo check` runs with nothing to check."""
+    cargo(crate, "check", "--lib")
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        cargo(crate, "check", "--lib")
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tools", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count rustc's instructions (callgrind) and time cargo alone")
     args = parser.parse_args()
 
     crates = {
@@ -227,6 +268,15 @@ def main() -> None:
     (ours, theirs) = rows
     print(f"\nratio (mcp-contract / rmcp): wall {ours[1] / theirs[1]:.2f}x, CPU {ours[2] / theirs[2]:.2f}x, "
           f"lines {ours[3] / theirs[3]:.2f}x, memory {ours[4] / theirs[4]:.2f}x")
+
+    if args.instructions:
+        print("\n| macro | rustc instructions (callgrind) | `cargo check` with nothing to do |")
+        print("|---|---|---|")
+        counted = []
+        for label, crate in crates.items():
+            counted.append((instructions(crate), cargo_alone(crate)))
+            print(f"| {label} | {counted[-1][0]:,} | {counted[-1][1]:.2f} s |")
+        print(f"\nratio of instructions: {counted[0][0] / counted[1][0]:.3f}x")
 
 
 if __name__ == "__main__":
