@@ -27,7 +27,7 @@ pub fn jsonrpc_message(bytes: &[u8]) {
     if let Ok(text) = std::str::from_utf8(bytes)
         && let Some(call) = jsonrpc::read_tool_call(text)
     {
-        let Inspection::Forward(general) = jsonrpc::inspect_generally(text) else {
+        let Inspection::Forward(general, _) = jsonrpc::inspect_generally(text) else {
             panic!("read in one pass, and not forwarded the general way");
         };
         let ClientJsonRpcMessage::Request(read) = &*general else { panic!("the general way reads another message") };
@@ -37,7 +37,7 @@ pub fn jsonrpc_message(bytes: &[u8]) {
         assert_eq!(format!("{call:?}"), format!("{read:?}"), "the same request");
     }
     match jsonrpc::inspect(bytes) {
-        Inspection::Forward(message) => {
+        Inspection::Forward(message, _) => {
             let json = serde_json::to_value(&*message).expect("a forwarded message serializes");
             let again: ClientJsonRpcMessage = serde_json::from_value(json.clone()).expect("and reads back");
             assert_eq!(serde_json::to_value(&again).expect("serializes"), json, "the same message");

@@ -16,6 +16,13 @@ use crate::define::{
 use crate::error::sanitize::cap_chars;
 use crate::error::{ErrorContract, JsonObject, McpError, new_request_id, render};
 
+/// `Mcp-Session-Id`, as a header name: a lookup by a `&str` parses the name
+/// each time.
+pub(crate) const SESSION_ID_HEADER: http::HeaderName = http::HeaderName::from_static("mcp-session-id");
+
+/// `MCP-Protocol-Version`, as a header name.
+pub(crate) const PROTOCOL_VERSION_HEADER: http::HeaderName = http::HeaderName::from_static("mcp-protocol-version");
+
 /// The `_meta` key under which `tools/list` publishes a tool's error contract:
 /// a list of `{reason, code, when, recovery, retryable}`.
 pub const ERRORS_META_KEY: &str = "io.github.mcp-contract/errors";

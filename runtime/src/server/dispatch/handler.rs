@@ -39,7 +39,7 @@ use crate::define::PrimitiveKind;
 use crate::define::{DynTool, TaskSupport, UI_EXTENSION};
 use crate::error::{ErrorContract, JsonObject, McpError};
 use crate::server::peer::{ClientId, ClientIp, ResponseGone};
-use crate::server::wire::{envelope, error_result, listed_tool, stamped};
+use crate::server::wire::{SESSION_ID_HEADER, envelope, error_result, listed_tool, stamped};
 
 /// A built server: the tools, their `tools/list` entries, and the server info.
 ///
@@ -332,7 +332,7 @@ impl ToolServer {
     fn begin_work(&self, context: &RequestContext<RoleServer>) -> Option<Working> {
         let hibernation = self.hibernation.as_ref()?;
         let parts = context.extensions.get::<http::request::Parts>()?;
-        Some(hibernation.begin(parts.headers.get("mcp-session-id")?.to_str().ok()?))
+        Some(hibernation.begin(parts.headers.get(SESSION_ID_HEADER)?.to_str().ok()?))
     }
 
     /// Let this server's sessions (the copies made from it after) hibernate.
@@ -879,7 +879,7 @@ impl ServerHandler for ToolServer {
         // A session begins: over stdio, or over HTTP with a session id (a
         // stateless server's `initialize` begins none).
         let parts = context.extensions.get::<http::request::Parts>();
-        if parts.is_none_or(|parts| parts.headers.contains_key("mcp-session-id")) {
+        if parts.is_none_or(|parts| parts.headers.contains_key(SESSION_ID_HEADER)) {
             // A session that hibernated wakes with the clock it began with.
             let woken = context.extensions.get::<SessionRestoreMarker>().map(|restored| restored.id.as_ref());
             if let (Some(hibernation), Some(id)) = (&self.hibernation, woken)
@@ -889,7 +889,7 @@ impl ServerHandler for ToolServer {
             }
             let version = context.peer.peer_info().map(|info| info.protocol_version.as_str().to_owned());
             self.session.start(&self.observe, version, if parts.is_some() { "tcp" } else { "pipe" });
-            let id = parts.and_then(|parts| parts.headers.get("mcp-session-id")?.to_str().ok());
+            let id = parts.and_then(|parts| parts.headers.get(SESSION_ID_HEADER)?.to_str().ok());
             if let (Some(hibernation), Some(id)) = (&self.hibernation, id) {
                 hibernation.watch(id, &self.session);
             }
@@ -1145,21 +1145,31 @@ fn trace_carrier(
     context: &RequestContext<RoleServer>,
     parts: Option<&http::request::Parts>,
 ) -> (Vec<(&'static str, String)>, Option<String>) {
+    // The headers named once: a lookup by a `&str` parses the name each time.
+    const HEADERS: [http::HeaderName; 3] = [
+        http::HeaderName::from_static(TRACE_CONTEXT_KEYS[0]),
+        http::HeaderName::from_static(TRACE_CONTEXT_KEYS[1]),
+        http::HeaderName::from_static(TRACE_CONTEXT_KEYS[2]),
+    ];
     let from_meta = |key: &str| context.meta.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
-    let from_headers = |key: &str| parts?.headers.get(key).and_then(|value| value.to_str().ok()).map(str::to_owned);
-    match from_meta("traceparent") {
+    let from_headers =
+        |name: &http::HeaderName| parts?.headers.get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
+    match from_meta(TRACE_CONTEXT_KEYS[0]) {
         Some(parent) => {
             let carrier = TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_meta(key)?))).collect();
-            (carrier, from_headers("traceparent").filter(|ambient| *ambient != parent))
+            (carrier, from_headers(&HEADERS[0]).filter(|ambient| *ambient != parent))
         }
-        None => (TRACE_CONTEXT_KEYS.iter().filter_map(|&key| Some((key, from_headers(key)?))).collect(), None),
+        None => {
+            let carrier = TRACE_CONTEXT_KEYS.into_iter().zip(HEADERS);
+            (carrier.filter_map(|(key, name)| Some((key, from_headers(&name)?))).collect(), None)
+        }
     }
 }
 
 /// The `Mcp-Session-Id` the request came with: none over stdio and stateless HTTP.
 fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
     let parts = context.extensions.get::<http::request::Parts>()?;
-    parts.headers.get("mcp-session-id")?.to_str().ok()
+    parts.headers.get(SESSION_ID_HEADER)?.to_str().ok()
 }
 
 /// A request's answer as the client receives it: an error with its

@@ -75,12 +75,22 @@ const UNKNOWN_MESSAGE: &str =
 #[derive(Debug)]
 pub(crate) enum Inspection {
     /// Hand it to rmcp.
-    Forward(Box<ClientJsonRpcMessage>),
+    Forward(Box<ClientJsonRpcMessage>, Reading),
     /// Nothing to do and nothing to answer: an empty line, or a notification
     /// or response that cannot be read (JSON-RPC answers neither).
     Ignore,
     /// Answer with this error; rmcp never sees the message.
     Reject(Rejection),
+}
+
+/// How [`inspect`] read a message it forwards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// In one pass, as a plain `tools/call` ([`read_tool_call`]): the keys of
+    /// its envelope and of its params are each written once.
+    OnePass,
+    /// As a `serde_json::Value` first, which keeps the last of a repeated key.
+    General,
 }
 
 /// The error answer to a message that does not reach rmcp.
@@ -135,7 +145,7 @@ pub(crate) fn inspect(bytes: &[u8]) -> Inspection {
         ))
     };
     if let Some(call) = read_tool_call(text) {
-        return Inspection::Forward(Box::new(ClientJsonRpcMessage::Request(call)));
+        return Inspection::Forward(Box::new(ClientJsonRpcMessage::Request(call)), Reading::OnePass);
     }
     let value: Value = match serde_json::from_str(text) {
         Ok(value) => value,
@@ -226,7 +236,9 @@ fn inspect_object(mut object: Map<String, Value>, text: &str) -> Inspection {
         && let Some(read) = typed_request(&method)
     {
         match read(Value::Object(object)) {
-            Ok(request) => return Inspection::Forward(Box::new(ClientJsonRpcMessage::Request(request))),
+            Ok(request) => {
+                return Inspection::Forward(Box::new(ClientJsonRpcMessage::Request(request)), Reading::General);
+            }
             // What rmcp's own reading makes of it decides the answer: read it again.
             Err(_) => match serde_json::from_str(text) {
                 Ok(Value::Object(again)) => object = again,
@@ -246,7 +258,7 @@ fn inspect_object(mut object: Map<String, Value>, text: &str) -> Inspection {
                 format!("Invalid params: the params of `{method}` do not match its MCP schema."),
             ))
         }
-        Ok(message) => Inspection::Forward(Box::new(message)),
+        Ok(message) => Inspection::Forward(Box::new(message), Reading::General),
         Err(_) => fallback,
     }
 }
@@ -347,7 +359,7 @@ where
 
 fn forward_or(object: Map<String, Value>, otherwise: Inspection) -> Inspection {
     match serde_json::from_value::<ClientJsonRpcMessage>(Value::Object(object)) {
-        Ok(message) => Inspection::Forward(Box::new(message)),
+        Ok(message) => Inspection::Forward(Box::new(message), Reading::General),
         Err(_) => otherwise,
     }
 }
@@ -648,19 +660,19 @@ mod tests {
         let legacy = br#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#;
         assert_eq!(rejection(legacy).code, INVALID_PARAMS, "a 2025 request with bad params keeps -32602");
         let subscribe = br#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://x"}}"#;
-        assert!(matches!(inspect(subscribe), Inspection::Forward(_)));
+        assert!(matches!(inspect(subscribe), Inspection::Forward(..)));
     }
 
     #[test]
     fn a_valid_request_is_forwarded() {
         let message = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":1}}}"#;
-        assert!(matches!(inspect(message), Inspection::Forward(_)));
+        assert!(matches!(inspect(message), Inspection::Forward(..)));
     }
 
     /// What `read_tool_call` reads, as JSON, beside what the general way reads.
     fn both_ways(text: &str) -> Option<(Value, Value)> {
         let call = read_tool_call(text)?;
-        let Inspection::Forward(general) = inspect_generally(text) else {
+        let Inspection::Forward(general, _) = inspect_generally(text) else {
             panic!("the general way does not forward {text}");
         };
         // As JSON, a `_meta` in the params and one in the extensions look the
@@ -695,7 +707,7 @@ mod tests {
             let text = text.trim();
             let (call, general) = both_ways(text).unwrap_or_else(|| panic!("not read in one pass: {text}"));
             assert_eq!(call, general, "{text}");
-            assert!(matches!(inspect(text.as_bytes()), Inspection::Forward(_)));
+            assert!(matches!(inspect(text.as_bytes()), Inspection::Forward(_, Reading::OnePass)), "{text}");
         }
     }
 
@@ -724,6 +736,9 @@ mod tests {
         ];
         for text in other {
             assert!(read_tool_call(text).is_none(), "read in one pass: {text}");
+            if let Inspection::Forward(_, reading) = inspect(text.as_bytes()) {
+                assert_eq!(reading, Reading::General, "{text}");
+            }
         }
         let deep = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"x","arguments":{{"a":{}{}}}}}}}"#,

@@ -29,8 +29,11 @@ use rmcp::transport::streamable_http_server::SessionId;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::origin::RequestHost;
 use crate::server::dispatch::streams::{OpenCall, SessionStreams};
 use crate::server::store::events::ServerSseMessage;
+use crate::server::transport::jsonrpc::Reading;
+use crate::server::wire::PROTOCOL_VERSION_HEADER;
 
 /// What rmcp's service was configured with that its answer to a request of a
 /// session depends on.
@@ -53,7 +56,7 @@ impl Direct {
     /// Whether rmcp's service would hand `message`, the body `bytes` of a
     /// POST with `headers`, to a session as it is: only then may the guard.
     /// `false` leaves the request to rmcp, whichever way rmcp would go.
-    pub(super) fn takes(&self, headers: &HeaderMap, bytes: &[u8], message: &ClientJsonRpcMessage) -> bool {
+    pub(super) fn takes(&self, parts: &Parts, bytes: &[u8], reading: Reading, message: &ClientJsonRpcMessage) -> bool {
         let ClientJsonRpcMessage::Request(request) = message else { return false };
         // rmcp's handshake and discovery have paths of their own.
         if matches!(request.request, ClientRequest::InitializeRequest(_) | ClientRequest::DiscoverRequest(_)) {
@@ -63,24 +66,28 @@ impl Direct {
         if request.request.get_meta().protocol_version().is_some() {
             return false;
         }
-        self.host_passes(headers)
+        let headers = &parts.headers;
+        self.host_passes(parts)
             && accepts_json_and_sse(headers)
             && legacy_version(headers)
             && plain_object(bytes)
-            && unique_keys(bytes)
+            // Read in one pass, the envelope and the params, the objects
+            // rmcp reads as structs, wrote each key once already.
+            && (reading == Reading::OnePass || unique_keys(bytes))
     }
 
     /// rmcp's `Host` check: the header, as `http` reads an authority, names
     /// an allowed host (an empty list allows all). (Its `Origin` check is
-    /// off: the guard's own runs before.)
-    fn host_passes(&self, headers: &HeaderMap) -> bool {
-        let Some(host) = headers.get(header::HOST).and_then(|host| host.to_str().ok()) else { return false };
-        let Ok(authority) = http::uri::Authority::try_from(host) else { return false };
+    /// off: the guard's own runs before.) The header is read as the guard's
+    /// outer middleware read it, which refused a `Host` with a userinfo or
+    /// stray brackets that `http` would take; for the others, the host name
+    /// and port are `http`'s.
+    fn host_passes(&self, parts: &Parts) -> bool {
+        let Some(host) = RequestHost::of(&parts.headers, &parts.extensions) else { return false };
         let Some(allowed_hosts) = &self.allowed_hosts else { return true };
-        let (name, port) = (authority.host().trim_matches('[').trim_matches(']'), authority.port_u16());
         allowed_hosts.iter().any(|(allowed, allowed_port)| {
-            // `allowed` is lowercase already: rmcp lowercases both.
-            allowed.eq_ignore_ascii_case(name) && allowed_port.is_none_or(|allowed_port| port == Some(allowed_port))
+            // Both lowercase already: rmcp lowercases both.
+            allowed == host.host() && allowed_port.is_none_or(|allowed_port| host.port() == Some(allowed_port))
         })
     }
 
@@ -177,7 +184,7 @@ fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
 /// version rmcp knows that has the `initialize` handshake and predates the
 /// standard headers: a request of a session, which rmcp checks no further.
 fn legacy_version(headers: &HeaderMap) -> bool {
-    let Some(version) = headers.get("mcp-protocol-version") else { return true };
+    let Some(version) = headers.get(PROTOCOL_VERSION_HEADER) else { return true };
     let Ok(version) = version.to_str() else { return false };
     ProtocolVersion::KNOWN_VERSIONS.iter().any(|known| {
         known.as_str() == version
@@ -493,20 +500,40 @@ mod tests {
         let allowed =
             ["localhost".to_owned(), "127.0.0.1".to_owned(), "[::1]".to_owned(), "Example.com:8080".to_owned()];
         let direct = Direct::new(streams(), &allowed, None);
-        let host = |value: &str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(header::HOST, HeaderValue::from_str(value).unwrap());
-            headers
-        };
+        let host = |value: &str| http::Request::builder().header(header::HOST, value).body(()).unwrap().into_parts().0;
         for passes in ["127.0.0.1:3000", "LOCALHOST", "[::1]:80", "example.com:8080"] {
             assert!(direct.host_passes(&host(passes)), "{passes}");
         }
-        for refused in ["evil.com", "example.com:9090", "example.com", "bad host"] {
+        // A userinfo, which `http` would take, goes rmcp's way: the guard's
+        // outer middleware refuses it before.
+        for refused in ["evil.com", "example.com:9090", "example.com", "bad host", "evil.com@localhost"] {
             assert!(!direct.host_passes(&host(refused)), "{refused}");
         }
-        assert!(!direct.host_passes(&HeaderMap::new()));
+        assert!(!direct.host_passes(&http::Request::new(()).into_parts().0));
         assert!(Direct::new(streams(), &[], None).host_passes(&host("anything:1")));
         // rmcp allows every host for an empty list, and none for a list of blank entries.
         assert!(!Direct::new(streams(), &[" ".to_owned()], None).host_passes(&host("anything:1")));
+    }
+
+    #[test]
+    fn the_host_read_by_the_outer_middleware_is_read_again_once_changed() {
+        let streams = Arc::new(SessionStreams::new(
+            Arc::new(rmcp::transport::streamable_http_server::session::local::LocalSessionManager::default()),
+            None,
+            None,
+            None,
+        ));
+        let direct = Direct::new(streams, &["localhost".to_owned()], None);
+        let read = |value: &str| RequestHost::parse(&HeaderValue::from_str(value).unwrap()).unwrap();
+        let mut parts = http::Request::builder().header(header::HOST, "localhost").body(()).unwrap().into_parts().0;
+        parts.extensions.insert(read("localhost"));
+        assert!(direct.host_passes(&parts));
+        // The header now names another host than the one read.
+        parts.extensions.insert(read("localhost"));
+        parts.headers.insert(header::HOST, HeaderValue::from_static("evil.com"));
+        assert!(!direct.host_passes(&parts));
+        parts.headers.insert(header::HOST, HeaderValue::from_static("localhost"));
+        parts.extensions.insert(read("evil.com"));
+        assert!(direct.host_passes(&parts));
     }
 }

@@ -29,6 +29,7 @@ use crate::error::JsonRpcErrorCode;
 use crate::server::peer::ResponseGone;
 use crate::server::store::shared::{self, SharedStore, StoredSession};
 use crate::server::transport::jsonrpc::{self, Inspection, Rejection};
+use crate::server::wire::SESSION_ID_HEADER;
 
 pub(crate) use direct::Direct;
 pub(crate) use drain::Drain;
@@ -39,8 +40,6 @@ pub(crate) use origin::fuzz_origin_and_host;
 use origin::{AllowedHosts, host_allowed, normalize_origin};
 pub(crate) use sessions::Hibernate;
 use sessions::{InFlight, Sessions};
-
-const SESSION_HEADER: &str = "mcp-session-id";
 
 /// What the guard checks, from `HttpOptions`.
 pub(crate) struct Guard {
@@ -106,7 +105,7 @@ impl Guard {
     }
 
     async fn route(&self, request: Request<Body>, next: Next) -> Response<Body> {
-        if !host_allowed(request.headers(), &self.allowed_hosts) {
+        if !host_allowed(request.headers(), request.extensions(), &self.allowed_hosts) {
             // rmcp refuses it (403), and tells the client nothing more.
             let host =
                 request.headers().get(header::HOST).map(|host| String::from_utf8_lossy(host.as_bytes()).into_owned());
@@ -116,7 +115,7 @@ impl Guard {
                 "refused a request whose `Host` header is not allowed; allow it with `--allowed-hosts`, `MCP_ALLOWED_HOSTS` or `HttpOptions::allowed_hosts` (behind a proxy that rewrites `Host`, trust it with `--trusted-proxies`, `MCP_TRUSTED_PROXIES` or `HttpOptions::trusted_proxies`)"
             );
         }
-        let session = request.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
+        let session = request.headers().get(SESSION_ID_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
         // A POST is looked up once its body gave the request's id, for the answer to carry it.
         if *request.method() != Method::POST
             && let Err(refused) = self.find_shared_session(session.as_deref(), request.extensions(), None).await
@@ -229,8 +228,8 @@ impl Guard {
             Ok(bytes) => bytes,
             Err(refused) => return *refused,
         };
-        let message = match jsonrpc::inspect(&bytes) {
-            Inspection::Forward(message) => message,
+        let (message, reading) = match jsonrpc::inspect(&bytes) {
+            Inspection::Forward(message, reading) => (message, reading),
             Inspection::Ignore => {
                 return Response::builder().status(StatusCode::ACCEPTED).body(Body::empty()).unwrap_or_default();
             }
@@ -261,7 +260,7 @@ impl Guard {
         {
             return *refused;
         }
-        let mut request = Read { parts, bytes };
+        let mut request = Read { parts, bytes, reading };
         // A notification or a response: rmcp takes it.
         let Some(id) = request_id else { return next.run(request.into_request()).await };
         if self.drain.is_draining() {
@@ -379,7 +378,7 @@ impl Guard {
                 }
                 let in_flight = InFlight { sessions: Arc::clone(sessions), session, id: call.id.clone() };
                 if let Some(direct) = &self.direct
-                    && direct.takes(&request.parts.headers, &request.bytes, &message)
+                    && direct.takes(&request.parts, &request.bytes, request.reading, &message)
                 {
                     let id = in_flight.session.as_str().into();
                     match direct.holds(&id).await {
@@ -401,7 +400,7 @@ impl Guard {
                 // rmcp refuses a Host it does not allow after this point; such
                 // a request must not close a live session first. (The bearer
                 // token is checked before this layer.)
-                if !host_allowed(request.headers(), &self.allowed_hosts) {
+                if !host_allowed(request.headers(), request.extensions(), &self.allowed_hosts) {
                     return answer(next.run(request).await);
                 }
                 // A session the other replicas could not find is no session.
@@ -414,7 +413,7 @@ impl Guard {
                 let caller = caller_of(request.extensions());
                 // rmcp stores the new session within this call: the store keeps its owner beside it.
                 let response = shared::SESSION_OWNER.scope(caller.clone(), next.run(request)).await;
-                if let Some(id) = response.headers().get(SESSION_HEADER).and_then(|value| value.to_str().ok()) {
+                if let Some(id) = response.headers().get(SESSION_ID_HEADER).and_then(|value| value.to_str().ok()) {
                     if self.shared.as_ref().is_some_and(|shared| shared.take_store_failure(id)) {
                         let _ = sessions.manager.close_session(&id.into()).await;
                         return answer(store_unavailable(Some(call.id.clone())));
@@ -433,6 +432,8 @@ impl Guard {
 struct Read {
     parts: http::request::Parts,
     bytes: Bytes,
+    /// How `jsonrpc::inspect` read the body.
+    reading: jsonrpc::Reading,
 }
 
 impl Read {

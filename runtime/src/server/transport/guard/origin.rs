@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::middleware::Next;
 use http::header::{self, HeaderValue};
-use http::{HeaderMap, Method, Request, Response, StatusCode};
+use http::{Extensions, HeaderMap, Method, Request, Response, StatusCode};
 
 use crate::server::transport::jsonrpc::{self, Rejection};
 
@@ -27,22 +27,23 @@ pub(super) enum Origin {
 /// preflight, the endpoint's status document, and CORS headers on the answers of allowed origins.
 pub(crate) async fn check_origin(
     State((guard, status)): State<(Arc<Guard>, Arc<crate::server::transport::landing::Status>)>,
-    request: Request<Body>,
+    mut request: Request<Body>,
     next: Next,
 ) -> Response<Body> {
+    if let Some(host) = request.headers().get(header::HOST) {
+        let Some(parsed) = RequestHost::parse(host) else {
+            // RFC 9112 §3.2: a `Host` that is not `host[:port]` (`evil@127.0.0.1`,
+            // whose userinfo rmcp's check would skip) gets 400.
+            tracing::warn!(host = ?host, "refused a request whose `Host` header is not `host[:port]`");
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                &Rejection::new(None, jsonrpc::INVALID_REQUEST, "Bad Request: the Host header is not a host and port."),
+            );
+        };
+        request.extensions_mut().insert(parsed);
+    }
     let proto =
         request.extensions().get::<crate::server::transport::proxy::ForwardedProto>().map(|proto| proto.0.as_str());
-    if let Some(host) = request.headers().get(header::HOST)
-        && host.to_str().ok().and_then(Authority::parse).is_none()
-    {
-        // RFC 9112 §3.2: a `Host` that is not `host[:port]` (`evil@127.0.0.1`,
-        // whose userinfo rmcp's check would skip) gets 400.
-        tracing::warn!(host = ?host, "refused a request whose `Host` header is not `host[:port]`");
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            &Rejection::new(None, jsonrpc::INVALID_REQUEST, "Bad Request: the Host header is not a host and port."),
-        );
-    }
     let cors_origin = match guard.check_origin(request.headers(), proto) {
         Origin::SameOrNone => None,
         Origin::Allowed(origin) => Some(origin),
@@ -138,19 +139,57 @@ impl AllowedHosts {
 /// Whether the request's `Host` passes rmcp's check against `allowed` (an
 /// empty list allows every host), compared as rmcp compares them: host names
 /// case-insensitively, a port only when the allowed entry names one.
-pub(super) fn host_allowed(headers: &HeaderMap, allowed: &AllowedHosts) -> bool {
+pub(super) fn host_allowed(headers: &HeaderMap, extensions: &Extensions, allowed: &AllowedHosts) -> bool {
     let Some(allowed) = &allowed.0 else { return true };
-    let Some(host) = headers.get(header::HOST).and_then(|value| value.to_str().ok()).and_then(Authority::parse) else {
-        return false;
-    };
+    let Some(host) = RequestHost::of(headers, extensions) else { return false };
+    let host = &host.authority;
     allowed.iter().any(|allowed| {
         allowed.host == host.host && allowed.port.is_none_or(|allowed_port| host.port == Some(allowed_port))
     })
 }
 
+/// The request's `Host`, read as [`Authority`] once, by the outer
+/// middleware, which refuses a request whose `Host` it cannot read: the checks
+/// after it (rmcp's allowed hosts, twice) take it from the request's
+/// extensions rather than read the header again.
+#[derive(Clone)]
+pub(super) struct RequestHost {
+    /// The header as it was read, so that a `Host` changed since is read anew.
+    value: HeaderValue,
+    authority: Authority,
+}
+
+impl RequestHost {
+    pub(super) fn parse(value: &HeaderValue) -> Option<Self> {
+        let authority = value.to_str().ok().and_then(Authority::parse)?;
+        Some(Self { value: value.clone(), authority })
+    }
+
+    /// The request's `Host`, read; `None` without one or for one that is not
+    /// `host[:port]`.
+    pub(super) fn of<'a>(headers: &HeaderMap, extensions: &'a Extensions) -> Option<std::borrow::Cow<'a, Self>> {
+        let value = headers.get(header::HOST)?;
+        match extensions.get::<Self>() {
+            Some(read) if read.value == *value => Some(std::borrow::Cow::Borrowed(read)),
+            _ => Self::parse(value).map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// The host name, lowercased, without an IPv6 address's brackets.
+    pub(super) fn host(&self) -> &str {
+        &self.authority.host
+    }
+
+    /// The port, if the header names one.
+    pub(super) fn port(&self) -> Option<u16> {
+        self.authority.port
+    }
+}
+
 /// A `Host` value or the authority of an `Origin`, as both checks compare
 /// them: the host name lowercased and without an IPv6 address's brackets,
 /// and the port if one is written.
+#[derive(Clone)]
 struct Authority {
     host: String,
     port: Option<u16>,

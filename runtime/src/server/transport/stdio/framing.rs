@@ -816,7 +816,7 @@ fn step(reader: &Reader, read: std::io::Result<Line>, line: &[u8]) -> Step {
             return refuse(&rejection);
         }
         Ok(Line::Complete) => match jsonrpc::inspect(line) {
-            Inspection::Forward(message) => *message,
+            Inspection::Forward(message, _) => *message,
             Inspection::Ignore => return Step::Done,
             Inspection::Reject(rejection) => return refuse(&rejection),
         },
@@ -940,7 +940,9 @@ pub(crate) fn fuzz_lines(bytes: &[u8], cuts: &[usize], capacity: usize) -> Vec<(
             Line::Oversized => Some((line.to_vec(), None)),
             Line::Complete => {
                 let message = match jsonrpc::inspect(line) {
-                    Inspection::Forward(message) => Some(serde_json::to_vec(&*message).expect("a message serializes")),
+                    Inspection::Forward(message, _) => {
+                        Some(serde_json::to_vec(&*message).expect("a message serializes"))
+                    }
                     Inspection::Ignore => None,
                     // Without the fresh `requestId` each refusal draws.
                     Inspection::Reject(rejection) => {
