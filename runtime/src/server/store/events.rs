@@ -260,15 +260,16 @@ impl Streams {
 /// they left the allocator's heap in holes that grew the memory for rounds
 /// after the store was full, issue #36). `None` for an event without a
 /// message (a priming event, the end of a call), which a replay never sends.
-/// Its id is its stream's key and its sequence number.
-struct Kept(Option<Box<str>>);
+/// Its id is its stream's key and its sequence number. Shared: a call's SSE
+/// body writes it as it is ([`MemoryEventStore::kept_json`]).
+struct Kept(Option<Arc<str>>);
 
 impl Kept {
     /// `event` as kept, and what it costs: its JSON's size plus [`EVENT_OVERHEAD`].
     fn of(event: &ServerSseMessage) -> (Self, usize) {
         // A message that does not serialize could not be sent either; it is kept as none.
         let json = event.message.as_deref().and_then(|message| serde_json::to_string(message).ok());
-        let json = json.map(String::into_boxed_str);
+        let json = json.map(Arc::<str>::from);
         let cost = json.as_ref().map_or(0, |json| json.len()) + EVENT_OVERHEAD;
         (Self(json), cost)
     }
@@ -301,7 +302,7 @@ enum After {
     /// The stored events after it that a replay sends (their sequence
     /// numbers and JSON), the sequence number of the last one stored, and
     /// whether the stream is finished.
-    Events(Vec<(u64, Box<str>)>, u64, bool),
+    Events(Vec<(u64, Arc<str>)>, u64, bool),
     /// Events after it were dropped (budget, count or age): replaying the
     /// rest would hide the hole.
     Dropped,
@@ -484,6 +485,20 @@ impl MemoryEventStore {
     }
 
     /// What a replay of `key`'s stream after `after` finds.
+    /// The JSON kept of the event `event_id`, as storing it serialized its
+    /// message: a call's SSE body writes it rather than serialize the message
+    /// a second time. `None` for an event not kept (any more), or an id this
+    /// store did not make.
+    pub(crate) fn kept_json(&self, event_id: &str) -> Option<Arc<str>> {
+        let (key, sequence) = event_id.rsplit_once('-')?;
+        let sequence: u64 = sequence.parse().ok()?;
+        let streams = self.lock();
+        let stream = streams.by_key.get(key)?;
+        // The newest first: the body asks right after the event was stored.
+        let (.., Kept(json)) = stream.events.iter().rev().find(|(kept, ..)| *kept == sequence)?;
+        json.clone()
+    }
+
     fn after(streams: &Streams, key: &str, after: u64) -> After {
         let Some(stream) = streams.by_key.get(key) else { return After::Gone };
         if stream.first_kept() > after.saturating_add(1) {
@@ -710,6 +725,26 @@ mod tests {
         assert_eq!(replay[0].event_id.as_deref(), Some(id.as_str()));
         let json = |event: &ServerSseMessage| serde_json::to_value(event.message.as_deref().unwrap()).unwrap();
         assert_eq!(json(&replay[0]), json(&sent));
+    }
+
+    /// A call's SSE body writes the JSON the store kept: the message's, to the byte.
+    #[tokio::test]
+    async fn the_json_kept_of_an_event_is_its_message_serialized() {
+        let store = MemoryEventStore::new(2, 4, Duration::from_secs(60));
+        let priming = store.store_event("s", &ServerSseMessage::retry(Duration::from_secs(1))).await.unwrap();
+        let sent = answer(3);
+        let id = store.store_event("s", &sent).await.unwrap();
+        let message = sent.message.as_deref().unwrap();
+        assert_eq!(store.kept_json(&id).as_deref(), Some(serde_json::to_string(message).unwrap().as_str()));
+        // A priming event has no message; an id of another store, or none, finds nothing.
+        assert_eq!(store.kept_json(&priming), None);
+        for foreign in ["", "s-1", &format!("{id}0"), "0123456789abcdef0123456789abcdef-1"] {
+            assert_eq!(store.kept_json(foreign), None, "{foreign}");
+        }
+        // Pushed out of its stream by newer events, an event is not kept any more.
+        store.store_event("s", &answer(4)).await.unwrap();
+        store.store_event("s", &answer(5)).await.unwrap();
+        assert_eq!(store.kept_json(&id), None);
     }
 
     #[tokio::test]

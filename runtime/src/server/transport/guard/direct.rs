@@ -31,7 +31,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::origin::RequestHost;
 use crate::server::dispatch::streams::{OpenCall, SessionStreams};
-use crate::server::store::events::ServerSseMessage;
+use crate::server::store::events::{MemoryEventStore, ServerSseMessage};
 use crate::server::transport::jsonrpc::Reading;
 use crate::server::wire::PROTOCOL_VERSION_HEADER;
 
@@ -44,13 +44,22 @@ pub(crate) struct Direct {
     allowed_hosts: Option<Vec<(String, Option<u16>)>>,
     /// The interval of the SSE keep-alive comments (`sse_keep_alive`).
     keep_alive: Option<Duration>,
+    /// The event store, when it is this crate's in memory: an event's JSON
+    /// is taken from it, where storing the event serialized its message.
+    kept: Option<Arc<MemoryEventStore>>,
 }
 
 impl Direct {
     pub(crate) fn new(streams: Arc<SessionStreams>, allowed_hosts: &[String], keep_alive: Option<Duration>) -> Self {
         let allowed_hosts = (!allowed_hosts.is_empty())
             .then(|| allowed_hosts.iter().filter_map(|allowed| rmcp_allowed_authority(allowed)).collect());
-        Self { streams, allowed_hosts, keep_alive }
+        Self { streams, allowed_hosts, keep_alive, kept: None }
+    }
+
+    /// The event store is `store`, which keeps each event's JSON.
+    pub(crate) fn with_memory_events(mut self, store: Arc<MemoryEventStore>) -> Self {
+        self.kept = Some(store);
+        self
     }
 
     /// Whether rmcp's service would hand `message`, the body `bytes` of a
@@ -125,6 +134,7 @@ impl Direct {
             id,
             cut: Box::pin(cut.cancelled_owned()),
             keep_alive: self.keep_alive.map(KeepAlive::new),
+            kept: self.kept.clone(),
             answered: false,
             ended: false,
             _held: held,
@@ -307,6 +317,7 @@ struct CallBody<G> {
     id: RequestId,
     cut: Pin<Box<WaitForCancellationFutureOwned>>,
     keep_alive: Option<KeepAlive>,
+    kept: Option<Arc<MemoryEventStore>>,
     answered: bool,
     ended: bool,
     /// Held until the answer is sent or dropped.
@@ -341,7 +352,12 @@ impl<G: Unpin> http_body::Body for CallBody<G> {
                 if let Some(keep_alive) = &mut this.keep_alive {
                     keep_alive.reset();
                 }
-                Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&event)))))
+                let json = this
+                    .kept
+                    .as_ref()
+                    .zip(event.event_id.as_deref())
+                    .and_then(|(store, id)| event.message.is_some().then(|| store.kept_json(id)).flatten());
+                Poll::Ready(Some(Ok(http_body::Frame::data(sse_event(&event, json.as_deref())))))
             }
             Poll::Ready(None) => {
                 this.ended = true;
@@ -373,13 +389,16 @@ fn answers(event: &ServerSseMessage, id: &RequestId) -> bool {
 }
 
 /// One event as rmcp's SSE body writes it: `data` (empty for a priming
-/// event), then `id` and `retry` when set, then a blank line.
-fn sse_event(event: &ServerSseMessage) -> Bytes {
-    let mut bytes = Vec::with_capacity(256);
+/// event), then `id` and `retry` when set, then a blank line. `json` is its
+/// message's JSON when the event store kept it.
+fn sse_event(event: &ServerSseMessage, json: Option<&str>) -> Bytes {
+    let mut bytes = Vec::with_capacity(json.map_or(256, |json| json.len() + 64));
     bytes.extend_from_slice(b"data: ");
-    if let Some(message) = &event.message {
+    match (json, &event.message) {
+        (Some(json), _) => bytes.extend_from_slice(json.as_bytes()),
         // rmcp's `expect("valid message")`: a server message always serializes.
-        serde_json::to_writer(&mut bytes, message.as_ref()).expect("valid message");
+        (None, Some(message)) => serde_json::to_writer(&mut bytes, message.as_ref()).expect("valid message"),
+        (None, None) => {}
     }
     bytes.push(b'\n');
     if let Some(id) = &event.event_id {
@@ -408,9 +427,12 @@ mod tests {
         let mut event = ServerSseMessage::new("s-1", message.clone());
         event.retry = Some(Duration::from_millis(3000));
         let rmcp = sse_stream::Sse::default().data(serde_json::to_string(&message).unwrap()).id("s-1").retry(3000);
-        assert_eq!(sse_event(&event), Bytes::from(rmcp));
+        assert_eq!(sse_event(&event, None), Bytes::from(rmcp));
         let priming = ServerSseMessage::priming("0", Duration::from_secs(3));
-        assert_eq!(sse_event(&priming), Bytes::from(sse_stream::Sse::default().data("").id("0").retry(3000)));
+        assert_eq!(sse_event(&priming, None), Bytes::from(sse_stream::Sse::default().data("").id("0").retry(3000)));
+        // The JSON the event store kept, written as it is.
+        let kept = serde_json::to_string(&message).unwrap();
+        assert_eq!(sse_event(&event, Some(&kept)), sse_event(&event, None));
     }
 
     #[test]

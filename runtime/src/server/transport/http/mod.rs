@@ -211,7 +211,10 @@ impl ToolServer {
             streams = streams.with_hibernation(clocks);
         }
         let streams = Arc::new(streams);
-        let direct = guard::Direct::new(Arc::clone(&streams), &config.allowed_hosts, config.sse_keep_alive);
+        let mut direct = guard::Direct::new(Arc::clone(&streams), &config.allowed_hosts, config.sse_keep_alive);
+        if let (None, Some(store)) = (&shared, &options.memory_events) {
+            direct = direct.with_memory_events(Arc::clone(store));
+        }
         let guard = Arc::new(Guard::new(
             &options.allowed_origins,
             options.max_body_bytes,
