@@ -338,6 +338,46 @@ async fn a_session_stays_awake_while_its_task_works_and_hibernates_after() {
     assert_eq!(got["result"]["status"], "completed", "{got}");
 }
 
+/// A call whose client went away runs on, for a client that resumes, and
+/// rmcp sends its answer on the session's worker after the handler returned:
+/// the session is idle from the call's end, not from when its client left,
+/// so its worker is not closed under the answer on its way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_whose_client_left_a_call_is_idle_from_the_call_s_end() {
+    let after = std::time::Duration::from_millis(600);
+    let options = HttpOptions::default().metrics_path("/metrics").session_hibernate_after(after);
+    let server = Server::new("metrics", "1.0.0").tool(Working).build().expect("the server builds");
+    let served = HttpServer::serving(server, options).await;
+    let session = HttpClient::session(served.addr).await;
+    let mut leaving = HttpClient::connect(served.addr).await;
+    leaving.session = session.session.clone();
+    let started = std::time::Instant::now();
+    let slow = call(1, "working", json!({"millis": 900}));
+    let answer = tokio::time::timeout(std::time::Duration::from_millis(100), leaving.post(&slow)).await;
+    assert!(answer.is_err(), "answered early");
+    drop(leaving);
+
+    let hibernating = |scrape: &Scrape| value(scrape, "mcp_server_sessions_hibernating", &[]);
+    let ok = [("kind", "tool"), ("name", "working"), ("outcome", "ok")];
+    let ended =
+        scrape_until(served.addr, "the call ends", |s| value(s, "mcp_server_operations_total", &ok) == Some(1.0)).await;
+    assert_eq!(hibernating(&ended), Some(0.0), "asleep under its call, at {:?}", started.elapsed());
+    let call_ended = std::time::Instant::now();
+    // Idle since its client left for longer than `after`, but not since its
+    // call ended: awake (the sweep looks every 300 ms).
+    while call_ended.elapsed() < after / 2 + std::time::Duration::from_millis(50) {
+        assert_eq!(
+            hibernating(&scrape(served.addr).await),
+            Some(0.0),
+            "asleep {:?} after its call",
+            call_ended.elapsed()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    scrape_until(served.addr, "the session hibernates once idle after its call", |s| hibernating(s) == Some(1.0)).await;
+    assert!(call_ended.elapsed() >= after / 2, "{:?}", call_ended.elapsed());
+}
+
 #[tokio::test]
 async fn without_a_metrics_path_there_is_no_endpoint() {
     let served = HttpServer::serving(server(), HttpOptions::default()).await;

@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
@@ -24,21 +25,41 @@ use super::observe::{HeldClock, SessionClock, WatchedClock};
 /// away still runs (and its answer is kept for a client that resumes), so
 /// the guard's count of open requests is not enough to put a session to sleep.
 #[derive(Clone, Default)]
-pub(crate) struct Work(Arc<AtomicUsize>);
+pub(crate) struct Work(Arc<WorkState>);
+
+#[derive(Default)]
+struct WorkState {
+    running: AtomicUsize,
+    /// When a request (or task) last ended. rmcp sends a call's answer after
+    /// its handler returned, on the session's worker: a session whose client
+    /// went away is idle from then on, not from when its client left, so it
+    /// does not close that worker under the answer on its way.
+    ended: Mutex<Option<Instant>>,
+}
 
 /// One request at work, counted until dropped.
-pub(crate) struct Working(Arc<AtomicUsize>);
+pub(crate) struct Working(Arc<WorkState>);
 
 impl Work {
     fn begin(&self) -> Working {
-        self.0.fetch_add(1, Ordering::AcqRel);
+        self.0.running.fetch_add(1, Ordering::AcqRel);
         Working(Arc::clone(&self.0))
     }
 }
 
 impl Drop for Working {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        // The end is written before the count falls, so whoever sees the
+        // count at zero sees this end.
+        *self.0.ended.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        self.0.running.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl WorkState {
+    fn within(&self, span: Duration) -> bool {
+        self.running.load(Ordering::Acquire) > 0
+            || self.ended.lock().unwrap_or_else(PoisonError::into_inner).is_some_and(|ended| ended.elapsed() < span)
     }
 }
 
@@ -82,7 +103,7 @@ impl SessionHibernation {
 #[derive(Default)]
 struct Live {
     clock: Option<WatchedClock>,
-    work: Weak<AtomicUsize>,
+    work: Weak<WorkState>,
 }
 
 impl Live {
@@ -155,11 +176,11 @@ impl Hibernation {
         change(live.entry(id.to_owned()).or_default());
     }
 
-    /// Whether the handler of session `id` is at work: a request running,
-    /// or a task it started.
-    pub(crate) fn is_working(&self, id: &str) -> bool {
+    /// Whether the handler of session `id` worked within `span`: a request
+    /// running or a task it started, or one that ended less than `span` ago.
+    pub(crate) fn worked_within(&self, id: &str, span: Duration) -> bool {
         let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.get(id).and_then(|live| live.work.upgrade()).is_some_and(|work| work.load(Ordering::Acquire) > 0)
+        live.get(id).and_then(|live| live.work.upgrade()).is_some_and(|work| work.within(span))
     }
 
     /// The session `id` is about to hibernate: its time goes on without its handler.
@@ -198,23 +219,26 @@ mod tests {
     use crate::server::dispatch::observe::Observe;
 
     #[test]
-    fn a_held_clock_passes_to_the_restored_handler_and_work_is_seen_while_it_runs() {
+    fn a_held_clock_passes_to_the_restored_handler_and_work_is_seen_while_it_runs_and_after() {
         let hibernation = Hibernation::default();
         let observe = Arc::new(Observe::default());
         let first = SessionClock::default();
         first.start(&observe, Some("2025-06-18".to_owned()), "tcp");
         let work = Work::default();
         hibernation.watch("a", &first, &work);
+        let (now, minute) = (Duration::ZERO, Duration::from_secs(60));
+        assert!(!hibernation.worked_within("a", minute), "no work yet");
         let working = hibernation.begin("a", &work);
-        assert!(hibernation.is_working("a"));
+        assert!(hibernation.worked_within("a", now));
         drop(working);
-        assert!(!hibernation.is_working("a"));
+        assert!(!hibernation.worked_within("a", now));
+        assert!(hibernation.worked_within("a", minute), "idle from the end of its work on");
         // A request on a handler whose session began on another replica.
         let elsewhere = Work::default();
         let working = hibernation.begin("c", &elsewhere);
-        assert!(hibernation.is_working("c"), "its work is known from its first request");
+        assert!(hibernation.worked_within("c", now), "its work is known from its first request");
         drop(working);
-        assert!(!hibernation.is_working("c"));
+        assert!(!hibernation.worked_within("c", now));
         hibernation.hold("a");
         drop(first);
         assert_eq!(hibernation.held.lock().unwrap().len(), 1, "the clock outlives the handler while held");

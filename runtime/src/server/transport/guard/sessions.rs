@@ -252,12 +252,13 @@ impl Sessions {
                     ending.push((id.clone(), used.pinned));
                     return false;
                 }
-                // A call whose client went away may still run, for a client that resumes.
+                // A call whose client went away may still run, for a client
+                // that resumes; once it ended, the session is idle from then.
                 if !used.pinned
                     && used.sleep == Sleep::Awake
                     && idle >= hibernate.after
                     && live.contains(id)
-                    && !hibernate.clocks.is_working(id)
+                    && !hibernate.clocks.worked_within(id, hibernate.after)
                 {
                     used.sleep = Sleep::Falling;
                     falling.push(id.clone());

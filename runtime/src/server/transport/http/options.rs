@@ -379,9 +379,11 @@ impl HttpOptions {
     /// default; `--session-hibernate-after` on the command line.
     ///
     /// A session at work does not hibernate (a call running, even one whose
-    /// client went away; a task it started), and a session that keeps
-    /// something in its worker never does: one that opened a GET stream, set
-    /// a log level (`logging/setLevel`) or subscribed to a resource. Its first
+    /// client went away; a task it started), and it is idle from the end of
+    /// that work: rmcp sends a call's answer on the worker after the handler
+    /// returned. A session that keeps something in its worker never
+    /// hibernates: one that opened a GET stream, set a log level
+    /// (`logging/setLevel`) or subscribed to a resource. Its first
     /// request after it hibernated pays for the restore: the `initialize`
     /// replayed to a new worker (see the guide's Performance chapter). The
     /// sessions counted against [`max_sessions`](Self::max_sessions) include
