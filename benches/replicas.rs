@@ -10,6 +10,9 @@
 //! of this process and of `redis-server`, and the Redis commands it ran
 //! (`INFO commandstats` before and after).
 //!
+//! Its group `redis_answer_write` times the one write a call with Redis waits
+//! for, alone: through the store, and as the same commands written by hand.
+//!
 //! It starts its own `redis-server` and `haproxy` on free loopback ports.
 //! `cargo bench --features redis --bench replicas`; the guide's "Performance"
 //! section quotes it.
@@ -20,8 +23,12 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_contract::prelude::*;
-use mcp_contract::server::{HttpOptions, RedisStore};
-use tokio::net::TcpListener;
+use mcp_contract::server::{DEFAULT_EVENT_AGE, DEFAULT_EVENTS_PER_STREAM, HttpOptions, RedisStore};
+use rmcp::model::ServerJsonRpcMessage;
+use rmcp::transport::common::server_side_http::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::EventStore;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
 
 #[path = "support/http.rs"]
 mod http;
@@ -155,6 +162,83 @@ fn count_per_call(runtime: &tokio::runtime::Runtime, name: &str, addr: SocketAdd
     );
 }
 
+/// The message of the event written: a notification, not an answer, so the
+/// store marks no call's record (a call answered within 10 ms has none) and
+/// sends the commands of a call's answer.
+const EVENT: &str = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":{"sum":3}}}"#;
+
+/// The store's write of one event, as rmcp asks it of a call's answer, to a
+/// stream never written before (each call's stream is new), on a task of the
+/// runtime, as a call's is.
+fn time_store_writes(runtime: &tokio::runtime::Runtime, store: &RedisStore, iters: u64) -> Duration {
+    let store = store.clone();
+    let message: ServerJsonRpcMessage = serde_json::from_str(EVENT).expect("a notification");
+    let event = ServerSseMessage::from_message(message);
+    let task = runtime.spawn(async move {
+        let start = Instant::now();
+        for _ in 0..iters {
+            store.store_event(&format!("bench-store-{}", fresh()), &event).await.expect("stored");
+        }
+        start.elapsed()
+    });
+    runtime.block_on(task).expect("the task ends")
+}
+
+/// The same five commands as the store's write (`MULTI`, `XADD`, `PEXPIRE`,
+/// `PUBLISH`, `EXEC`) written by hand on a connection of their own, from a
+/// task of the runtime: the round trip and Redis's own work, without the
+/// Redis client or the store. Or, not `write`, a `PING`: the bare round trip.
+fn time_by_hand(runtime: &tokio::runtime::Runtime, url: &str, write: bool, iters: u64) -> Duration {
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/').to_owned();
+    let message = serde_json::to_string(&serde_json::from_str::<ServerJsonRpcMessage>(EVENT).unwrap()).unwrap();
+    let task = runtime.spawn(async move {
+        let mut redis = TcpStream::connect(addr).await.expect("redis-server listens");
+        redis.set_nodelay(true).unwrap();
+        let (mut out, mut reply) = (Vec::new(), vec![0; 512]);
+        let start = Instant::now();
+        for _ in 0..iters {
+            let n = fresh();
+            let (key, wake) = (format!("mcp:bench:events:{n}"), format!("mcp:bench:wake:{n}"));
+            let (length, age) = (DEFAULT_EVENTS_PER_STREAM.to_string(), DEFAULT_EVENT_AGE.as_millis().to_string());
+            out.clear();
+            let commands = [
+                &["MULTI"][..],
+                &["XADD", &key, "MAXLEN", &length, "*", "message", &message],
+                &["PEXPIRE", &key, &age],
+                &["PUBLISH", &wake, ""],
+                &["EXEC"],
+            ];
+            let (commands, reply_lines) = if write { (&commands[..], 9) } else { (&[&["PING"][..]][..], 1) };
+            for &command in commands {
+                out.extend_from_slice(format!("*{}\r\n", command.len()).as_bytes());
+                for arg in command {
+                    out.extend_from_slice(format!("${}\r\n{arg}\r\n", arg.len()).as_bytes());
+                }
+            }
+            redis.write_all(&out).await.unwrap();
+            // +OK, +QUEUED three times, then EXEC's *3 of the entry's id
+            // ($ and the id), PEXPIRE's :1 and PUBLISH's :0: nine lines.
+            let (mut read, mut lines) = (0, 0);
+            while lines < reply_lines {
+                let got = redis.read(&mut reply[read..]).await.unwrap();
+                assert!(got > 0, "redis-server closed the connection");
+                lines += reply[read..read + got].iter().filter(|&&byte| byte == b'\n').count();
+                read += got;
+            }
+            let expected: &[u8] = if write { b"+OK\r\n+QUEUED\r\n" } else { b"+PONG\r\n" };
+            assert!(reply.starts_with(expected), "{}", String::from_utf8_lossy(&reply[..read]));
+        }
+        start.elapsed()
+    });
+    runtime.block_on(task).expect("the task ends")
+}
+
+/// A number not used before in this process: each write goes to a new stream.
+fn fresh() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 fn replicas(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (redis_server, url) = redis();
@@ -166,6 +250,15 @@ fn replicas(c: &mut Criterion) {
         count_per_call(&runtime, name, addr, (redis_server.0.id(), &url), 5_000);
     }
     let setups = [("memory_one_replica", memory), ("redis_one_replica", one), ("redis_two_replicas_haproxy", proxied)];
+
+    // What of a sequential call's cost with Redis (above in memory) is its
+    // one write: the floor of that cost, beside it in the same run.
+    let mut write = c.benchmark_group("redis_answer_write");
+    let store = RedisStore::new(&url).expect("a Redis URL");
+    write.bench_function("store", |b| b.iter_custom(|iters| time_store_writes(&runtime, &store, iters)));
+    write.bench_function("by_hand", |b| b.iter_custom(|iters| time_by_hand(&runtime, &url, true, iters)));
+    write.bench_function("ping_by_hand", |b| b.iter_custom(|iters| time_by_hand(&runtime, &url, false, iters)));
+    write.finish();
 
     let mut sequential = c.benchmark_group("http_session_tools_call_sequential");
     for (name, addr) in setups {
