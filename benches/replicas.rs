@@ -195,11 +195,11 @@ fn time_by_hand(runtime: &tokio::runtime::Runtime, url: &str, write: bool, iters
         let mut redis = TcpStream::connect(addr).await.expect("redis-server listens");
         redis.set_nodelay(true).unwrap();
         let (mut out, mut reply) = (Vec::new(), vec![0; 512]);
+        let (length, age) = (DEFAULT_EVENTS_PER_STREAM.to_string(), DEFAULT_EVENT_AGE.as_millis().to_string());
         let start = Instant::now();
         for _ in 0..iters {
             let n = fresh();
             let (key, wake) = (format!("mcp:bench:events:{n}"), format!("mcp:bench:wake:{n}"));
-            let (length, age) = (DEFAULT_EVENTS_PER_STREAM.to_string(), DEFAULT_EVENT_AGE.as_millis().to_string());
             out.clear();
             let commands = [
                 &["MULTI"][..],
