@@ -105,12 +105,16 @@ fn haproxy(replicas: &[SocketAddr]) -> (Process, SocketAddr) {
     (proxy, SocketAddr::from(([127, 0, 0, 1], port)))
 }
 
+/// The `host:port` of a `redis://host:port/` URL, for a socket of our own.
+fn redis_addr(url: &str) -> &str {
+    url.trim_start_matches("redis://").trim_end_matches('/')
+}
+
 /// Redis's `INFO commandstats`: how many times each command ran, and the
 /// microseconds Redis spent running it (`usec`), by command.
 fn command_calls(url: &str) -> std::collections::BTreeMap<String, (u64, u64)> {
     use std::io::{BufRead, BufReader, Read, Write};
-    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
-    let mut redis = std::net::TcpStream::connect(addr).expect("redis-server listens");
+    let mut redis = std::net::TcpStream::connect(redis_addr(url)).expect("redis-server listens");
     redis.write_all(b"*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n").unwrap();
     let mut reader = BufReader::new(redis);
     let mut header = String::new();
@@ -189,7 +193,7 @@ fn time_store_writes(runtime: &tokio::runtime::Runtime, store: &RedisStore, iter
 /// task of the runtime: the round trip and Redis's own work, without the
 /// Redis client or the store. Or, not `write`, a `PING`: the bare round trip.
 fn time_by_hand(runtime: &tokio::runtime::Runtime, url: &str, write: bool, iters: u64) -> Duration {
-    let addr = url.trim_start_matches("redis://").trim_end_matches('/').to_owned();
+    let addr = redis_addr(url).to_owned();
     let message = serde_json::to_string(&serde_json::from_str::<ServerJsonRpcMessage>(EVENT).unwrap()).unwrap();
     let task = runtime.spawn(async move {
         let mut redis = TcpStream::connect(addr).await.expect("redis-server listens");

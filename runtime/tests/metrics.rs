@@ -375,7 +375,8 @@ async fn a_session_whose_client_left_a_call_is_idle_from_the_call_s_end() {
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
     scrape_until(served.addr, "the session hibernates once idle after its call", |s| hibernating(s) == Some(1.0)).await;
-    assert!(call_ended.elapsed() >= after / 2, "{:?}", call_ended.elapsed());
+    // Not before `after` from the call's end (seen here up to a poll late).
+    assert!(call_ended.elapsed() >= after * 2 / 3, "asleep {:?} after its call", call_ended.elapsed());
 }
 
 #[tokio::test]
