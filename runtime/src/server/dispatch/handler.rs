@@ -1224,3 +1224,36 @@ fn no_cursor(cursor: Option<&str>, method: &str) -> Result<(), ErrorData> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::Service;
+
+    use super::*;
+
+    /// The size of the future `method` returns, read from its signature: no
+    /// request is made.
+    fn future_size<'a, S: 'a, P, C, F: Future>(_method: impl FnOnce(&'a S, P, C) -> F) -> usize {
+        size_of::<F>()
+    }
+
+    /// rmcp's server with nothing of its own: every handler is rmcp's default.
+    struct Bare;
+
+    impl ServerHandler for Bare {}
+
+    /// rmcp spawns `handle_request` for each request, and tokio copies that
+    /// future whole each time it moves the task (see [`answer`]). Every
+    /// handler of ours awaited inside it is to be no larger than rmcp's own
+    /// part of it, so that the task is the size it is for rmcp alone.
+    #[test]
+    fn rmcp_s_request_task_is_no_larger_for_this_server_than_for_rmcp_s_defaults() {
+        let ours = future_size(<ToolServer as Service<RoleServer>>::handle_request);
+        let bare = future_size(<Bare as Service<RoleServer>>::handle_request);
+        assert!(
+            ours <= bare,
+            "rmcp's request task is {ours} bytes for this server, {bare} for rmcp's defaults: a handler's \
+             future grew larger than rmcp's own part of the task; return it through `answer`, boxed"
+        );
+    }
+}
