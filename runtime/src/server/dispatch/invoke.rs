@@ -50,11 +50,10 @@ pub(crate) struct Call {
 
 impl Call {
     pub(crate) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
-        let caller = ctx.auth().and_then(|caller| caller.subject.clone().or_else(|| caller.client_id.clone()));
         Self {
             kind,
             name,
-            caller,
+            caller: caller(ctx).map(str::to_owned),
             request_id: Arc::from(new_request_id()),
             jsonrpc_id: ctx.request_id().map(Arc::from),
             contract: ctx.contract(),
@@ -419,14 +418,21 @@ pub(crate) enum Finished {
     Ended(RoundEnd),
 }
 
+/// Who calls, as the rate limit and the log line name them: the verified
+/// caller's subject, else its client id, with auth on.
+fn caller(ctx: &Context) -> Option<&str> {
+    ctx.auth().and_then(|caller| caller.subject.as_deref().or(caller.client_id.as_deref()))
+}
+
 /// Whether the rate limit lets a call of the tool `name` in: checked once a
 /// request, before the call runs or becomes a task, so that a caller past
 /// the limit gets no task (whose handler would only find the refusal). The
 /// refusal is a call that ended (its span, its log line, its metrics, the
 /// hooks' `after`), answered as a tool error result.
 pub(crate) fn admit_tool(name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Result<(), CallToolResult> {
+    // The log of the call is made for a refusal only: the call that runs makes its own.
+    let Err(refused) = observe.admit(caller(ctx), ctx.client_ip()) else { return Ok(()) };
     let log = Call::new(PrimitiveKind::Tool, name, ctx, observe);
-    let Err(refused) = log.admit() else { return Ok(()) };
     let span = log.span();
     let _entered = span.enter();
     log.finished(&span, std::time::Instant::now(), Err(&refused));
