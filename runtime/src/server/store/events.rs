@@ -276,12 +276,15 @@ impl Kept {
 }
 
 /// The id of the event `sequence` of the stream `key`, made in one
-/// allocation (`format!` grew it twice, a `realloc` per event under load).
+/// allocation (`format!` grew it twice, a `realloc` per event under load)
+/// and without `fmt`'s machinery (two ids a call, 370 instructions each).
 fn event_id(key: &str, sequence: u64) -> EventId {
-    use std::fmt::Write as _;
-    // 20 digits: `u64::MAX`.
-    let mut id = String::with_capacity(key.len() + 1 + 20);
-    let _ = write!(id, "{key}-{sequence}");
+    let mut digits = itoa::Buffer::new();
+    let sequence = digits.format(sequence);
+    let mut id = String::with_capacity(key.len() + 1 + sequence.len());
+    id.push_str(key);
+    id.push('-');
+    id.push_str(sequence);
     id
 }
 
@@ -690,6 +693,13 @@ mod tests {
         let response =
             JsonRpcResponse { jsonrpc: Default::default(), id: RequestId::Number(id), result: ServerResult::empty(()) };
         ServerSseMessage::from_message(ServerJsonRpcMessage::Response(response))
+    }
+
+    #[test]
+    fn an_event_id_is_its_stream_s_key_a_dash_and_its_sequence_in_decimal() {
+        assert_eq!(event_id("0f3a", 0), "0f3a-0");
+        assert_eq!(event_id("0f3a", 42), "0f3a-42");
+        assert_eq!(event_id("0f3a-1", u64::MAX), "0f3a-1-18446744073709551615");
     }
 
     #[tokio::test]
