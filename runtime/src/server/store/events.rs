@@ -277,7 +277,7 @@ impl Kept {
 
 /// The id of the event `sequence` of the stream `key`, made in one
 /// allocation (`format!` grew it twice, a `realloc` per event under load)
-/// and without `fmt`'s machinery (two ids a call, 370 instructions each).
+/// and without `fmt`'s machinery (470 instructions an id through it, two a call).
 fn event_id(key: &str, sequence: u64) -> EventId {
     let mut digits = itoa::Buffer::new();
     let sequence = digits.format(sequence);
