@@ -21,6 +21,10 @@ enum Var {
 
 libfuzzer_sys::fuzz_target!(|input: Input| {
     let Ok(template) = UriTemplate::parse(&input.template) else { return };
+    // `+` and `#` may take the text of the expressions after them (rule 3),
+    // and pass a value's `%XX` through as written (RFC 6570 §3.2.3).
+    let reserved =
+        template.variables().any(|variable| matches!(variable.operator(), Operator::Reserved | Operator::Fragment));
     // Any URI: matched or not, and the values matched expand to a URI that
     // gives the same values back. (Not the same URI: under `+` and `#` a
     // matched `%2B` comes back as `+`, which those operators write as is.)
@@ -40,16 +44,22 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
         if repeated && composite {
             return;
         }
+        // Under `+` and `#`, a matched value that holds a `%XX` (the URI had
+        // `%25XX`) expands to that `%XX` as written, which reads back decoded,
+        // or not at all where those bytes are not UTF-8 (the crate's rules,
+        // end: such a value comes back decoded; found by this target on
+        // `{+9,hell,oy}` and `lo%25DD`).
+        if reserved && values.iter().any(|(_, value)| texts(value).any(holds_percent_triplet)) {
+            return;
+        }
         if let Ok(recaptured) = template.try_match_uri(&again) {
             let recaptured: Vec<(String, Value)> =
                 recaptured.expect("an expansion matches its template").into_iter().collect();
             assert_eq!(recaptured, values, "{} on {again}", input.template);
         }
     }
-    // `+` and `#` may take the text of the expressions after them (rule 3):
-    // the crate promises the round trip below for the other operators only.
-    let reserved =
-        template.variables().any(|variable| matches!(variable.operator(), Operator::Reserved | Operator::Fragment));
+    // The crate promises the round trip below for operators other than `+`
+    // and `#` only.
     if reserved {
         return;
     }
@@ -114,3 +124,17 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
     let values: Vec<(String, Value)> = captures.into_iter().collect();
     assert_eq!(template.expand(&values), uri, "{}", input.template);
 });
+
+/// The strings of a value: the string, the list's items, the map's keys and values.
+fn texts(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+    match value {
+        Value::String(text) => Box::new(std::iter::once(text.as_str())),
+        Value::List(items) => Box::new(items.iter().map(String::as_str)),
+        Value::Map(pairs) => Box::new(pairs.iter().flat_map(|(key, value)| [key.as_str(), value.as_str()])),
+    }
+}
+
+/// Whether `text` holds a percent-encoded triplet (`%` and two hex digits).
+fn holds_percent_triplet(text: &str) -> bool {
+    text.as_bytes().windows(3).any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
