@@ -562,10 +562,7 @@ impl ServerHandler for ToolServer {
                 .with_channel(Arc::new(channel))
                 .with_client_capabilities(capabilities)
                 .with_client_request_timeout(self.client_request_timeout);
-            let ctx = match &round {
-                Some(round) => ctx.with_input_round(Arc::clone(round)),
-                None => ctx,
-            };
+            let ctx = in_round(ctx, round.as_ref());
             // Declared scopes are checked before the handler runs: a refused call
             // never reaches it, and the refusal is a tool error on both surfaces.
             if let Err(err) = crate::auth::check_scopes(&ctx, definition.auth_scopes) {
@@ -725,13 +722,7 @@ impl ServerHandler for ToolServer {
             let bind = || Binding::new("resources/read", &request.uri, None);
             let (round, binding) =
                 self.round(&context, bind, request.request_state.as_deref(), request.input_responses)?.unzip();
-            let make = |name, errors| {
-                let ctx = self.request_context(name, errors, &context);
-                match &round {
-                    Some(round) => ctx.with_input_round(Arc::clone(round)),
-                    None => ctx,
-                }
-            };
+            let make = |name, errors| in_round(self.request_context(name, errors, &context), round.as_ref());
             let enabled = |name: &str| self.is_enabled(PrimitiveKind::Resource, name);
             match self
                 .shared
@@ -807,13 +798,7 @@ impl ServerHandler for ToolServer {
             let bind = || Binding::new("prompts/get", &request.name, request.arguments.as_ref());
             let state = request.request_state.as_deref();
             let (round, binding) = self.round(&context, bind, state, request.input_responses.clone())?.unzip();
-            let make = |name, errors| {
-                let ctx = self.request_context(name, errors, &context);
-                match &round {
-                    Some(round) => ctx.with_input_round(Arc::clone(round)),
-                    None => ctx,
-                }
-            };
+            let make = |name, errors| in_round(self.request_context(name, errors, &context), round.as_ref());
             let enabled = |name: &str| self.is_enabled(PrimitiveKind::Prompt, name);
             match self
                 .shared
@@ -1159,6 +1144,14 @@ fn session_id(context: &RequestContext<RoleServer>) -> Option<&str> {
 /// either transport goes without.
 fn answered<T>(answer: Result<T, ErrorData>) -> Result<T, ErrorData> {
     answer.map_err(stamped)
+}
+
+/// `ctx` in the request's input round, when it has one.
+fn in_round(ctx: Context, round: Option<&Arc<crate::call::InputRound>>) -> Context {
+    match round {
+        Some(round) => ctx.with_input_round(Arc::clone(round)),
+        None => ctx,
+    }
 }
 
 /// [`answered`] for a handler whose future is large: boxed.
