@@ -43,6 +43,13 @@ pub struct AuthInfo {
 }
 
 impl AuthInfo {
+    /// Who calls, as the rate limit, a call's log line and a session's owner
+    /// name it: the subject, else the client id.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.subject.as_deref().or(self.client_id.as_deref())
+    }
+
     /// The caller a token's (already verified) claims describe.
     ///
     /// # Errors

@@ -418,10 +418,9 @@ pub(crate) enum Finished {
     Ended(RoundEnd),
 }
 
-/// Who calls, as the rate limit and the log line name them: the verified
-/// caller's subject, else its client id, with auth on.
+/// Who calls (`AuthInfo::name`), with auth on.
 fn caller(ctx: &Context) -> Option<&str> {
-    ctx.auth().and_then(|caller| caller.subject.as_deref().or(caller.client_id.as_deref()))
+    ctx.auth().and_then(|caller| caller.name())
 }
 
 /// Whether the rate limit lets a call of the tool `name` in: checked once a

@@ -64,7 +64,7 @@ pub(crate) struct Guard {
 /// its client id; `None` without auth.
 fn caller_of(extensions: &http::Extensions) -> Option<String> {
     let caller = extensions.get::<Arc<crate::call::AuthInfo>>()?;
-    caller.subject.clone().or_else(|| caller.client_id.clone()).or_else(|| Some(String::new()))
+    Some(caller.name().unwrap_or_default().to_owned())
 }
 
 impl Guard {
