@@ -12,11 +12,10 @@ use std::ops::ControlFlow;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientJsonRpcMessage, ClientNotification, ClientRequest, GetPromptRequest,
-    InitializeRequest, JsonObject, JsonRpcRequest, JsonRpcVersion2_0, ListPromptsRequest, ListResourcesRequest,
-    ListToolsRequest, PingRequest, ReadResourceRequest, RequestId, RequestMetaObject,
+    InitializeRequest, JsonObject, JsonRpcRequest, ListPromptsRequest, ListResourcesRequest, ListToolsRequest,
+    PingRequest, ReadResourceRequest, RequestId, RequestMetaObject,
 };
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::error::new_request_id;
@@ -279,12 +278,14 @@ pub(crate) fn read_tool_call(text: &str) -> Option<JsonRpcRequest<ClientRequest>
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Envelope<'a> {
-        #[allow(dead_code, reason = "read to check that it is \"2.0\"")]
-        jsonrpc: JsonRpcVersion2_0,
+        // Borrowed, where rmcp's `JsonRpcVersion2_0` reads a `String` to
+        // compare: a value with an escape in it goes the general way.
+        jsonrpc: &'a str,
         id: RequestId,
         method: &'a str,
-        #[serde(borrow)]
-        params: &'a RawValue,
+        // Read with the envelope, whatever the method: the params of another
+        // method do not fit, and that message goes the general way anyway.
+        params: Object<Params>,
     }
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -296,16 +297,16 @@ pub(crate) fn read_tool_call(text: &str) -> Option<JsonRpcRequest<ClientRequest>
         #[serde(rename = "requestState")]
         request_state: Option<String>,
     }
-    // serde reads a struct from an array too, by position: a batch, or params
-    // as an array, are not this request.
+    // serde reads a struct from an array too, by position: a batch is not
+    // this request (nor are params as an array: `Object`).
     if !text.starts_with('{') || nesting_depth_exceeds(text.as_bytes(), MAX_DEPTH) {
         return None;
     }
     let envelope: Envelope<'_> = serde_json::from_str(text).ok()?;
-    if envelope.method != "tools/call" || !envelope.params.get().starts_with('{') {
+    if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
         return None;
     }
-    let Params { meta, name, arguments, request_state } = serde_json::from_str(envelope.params.get()).ok()?;
+    let Object(Params { meta, name, arguments, request_state }) = envelope.params;
     let mut params = CallToolRequestParams::new(name);
     params.arguments = arguments;
     params.request_state = request_state;
@@ -315,6 +316,26 @@ pub(crate) fn read_tool_call(text: &str) -> Option<JsonRpcRequest<ClientRequest>
         request.extensions.insert(RequestMetaObject::from(meta));
     }
     Some(JsonRpcRequest::new(envelope.id, ClientRequest::CallToolRequest(request)))
+}
+
+/// A `T` read from a JSON object only, where serde reads a struct from an
+/// array too, by position.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Fields<T> {
+            type Value = T;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(Fields(std::marker::PhantomData)).map(Object)
+    }
 }
 
 /// What the general way makes of a message that [`read_tool_call`] read, for
@@ -731,6 +752,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2\u002e0","id":1,"method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"\ud800"}}"#,
         ];
