@@ -2,7 +2,7 @@
 """Instructions per `tools/call`, this crate against rmcp's `#[tool]`, over
 stdio and Streamable HTTP, counted by callgrind (`valgrind --tool=callgrind`).
 
-The server is the bench binary of `benches/calls.rs` (release): one tool,
+The server is the bench binary of `benches/server/calls.rs` (release): one tool,
 input `{id, limit?}` and output `{name, count}`, the same body both ways;
 this crate's in its default configuration (argument repair on, telemetry
 off) with a two-reason error contract. Only the server runs under callgrind:
@@ -146,7 +146,7 @@ def main():
     parser.add_argument("--keep", help="a directory to keep the callgrind files in")
     parser.add_argument("--binary", help="a `calls` executable built already (an earlier build, to compare)")
     args = parser.parse_args()
-    binary = args.binary or bench.executable("calls", "rmcp")
+    binary = args.binary or bench.server("calls")
     n = args.calls
     servers = args.server or ["ours", "rmcp"]
     print(f"callgrind, server instructions per tools/call: (I({2 * n} calls) - I({n} calls)) / {n}")

@@ -3,7 +3,7 @@
 Streamable HTTP server and the TypeScript reference framework, each in a
 process of its own, driven by one load generator written in Rust.
 
-Each server serves the one `lookup` tool of `benches/calls.rs` (input
+Each server serves the one `lookup` tool of `benches/server/calls.rs` (input
 `{id, limit?}`, output `{name, count}`, the same body): this crate's, with the
 default `HttpOptions`, and rmcp's `#[tool]` on its `StreamableHttpService`
 with `LocalSessionManager` are that bench binary (release); the reference's
@@ -153,7 +153,7 @@ def main():
     servers = args.server or ["canned", "ours", "rmcp", "reference"]
     binaries = {
         "load_http": args.load_binary or bench.executable("load_http", "rmcp"),
-        "calls": args.calls_binary or (bench.executable("calls", "rmcp") if {"ours", "ours-no-store", "rmcp"} & set(servers) else None),
+        "calls": args.calls_binary or (bench.server("calls") if {"ours", "ours-no-store", "rmcp"} & set(servers) else None),
     }
     print(f"64 sessions x 100 tools/call a round, {args.rounds} rounds per server (the first a warm-up), "
           f"the servers' rounds interleaved; medians of the others")

@@ -12,7 +12,7 @@
 //! puts this crate, rmcp's own Streamable HTTP server and the TypeScript
 //! reference side by side, each a process of its own:
 //! - `LOAD_PORT=<port>` drives the server on that loopback port, calling the
-//!   `lookup` tool of `benches/calls.rs` (which all three serve), for
+//!   `lookup` tool of `benches/server/calls.rs` (which all three serve), for
 //!   `LOAD_ROUNDS` rounds (6), and prints a line per round: its figures, and
 //!   the CPU time per call of this process and of `LOAD_SERVER_PID`'s;
 //! - `LOAD_CANNED=1` is the server that measures the generator's own
@@ -42,7 +42,7 @@ const CALLS: usize = 100;
 enum Tool {
     /// `add`, the tool of the server in this process.
     Add,
-    /// `lookup`, of `benches/calls.rs`, each call for an item of its own.
+    /// `lookup`, of `benches/server/calls.rs`, each call for an item of its own.
     Lookup,
 }
 
@@ -152,7 +152,7 @@ fn drive(port: u16) {
 /// `LOAD_CANNED`: a server that costs next to nothing, so that a round
 /// against it shows what the generator itself can do on this machine. It
 /// answers `initialize` with a session, a notification with 202, `DELETE`
-/// with 200 and a `tools/call` of `lookup` with the result `benches/calls.rs`
+/// with 200 and a `tools/call` of `lookup` with the result `benches/server/calls.rs`
 /// gives, found by text, not by parsing.
 fn canned() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -166,7 +166,7 @@ fn canned() {
                 tokio::spawn(answer_canned(stream));
             }
         };
-        // Until stdin ends, as the servers of benches/calls.rs.
+        // Until stdin ends, as the servers of benches/server/calls.rs.
         let stdin = tokio::task::spawn_blocking(|| std::io::copy(&mut std::io::stdin(), &mut std::io::sink()));
         tokio::select! {
             () = serve => {}

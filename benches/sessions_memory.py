@@ -3,7 +3,7 @@
 held: this crate, rmcp's own Streamable HTTP server and the TypeScript
 reference framework, side by side in one run.
 
-Each server serves the one `lookup` tool of `benches/calls.rs` (input
+Each server serves the one `lookup` tool of `benches/server/calls.rs` (input
 `{id, limit?}`, output `{name, count}`, the same body): this crate's (as
 `ours`, with the default options, and as `hibernating`, with
 `HttpOptions::session_hibernate_after` of `--hibernate-after-ms`) and rmcp's
@@ -165,7 +165,7 @@ def main():
     if not 0 < args.warm < args.sessions:
         sys.exit("--warm is at least 1 and below --sessions")
     servers = args.server or ["ours", "hibernating", "rmcp", "reference"]
-    binary = args.binary or (bench.executable("calls", "rmcp") if set(servers) - {"reference"} else None)
+    binary = args.binary or (bench.server("calls") if set(servers) - {"reference"} else None)
     print(f"{args.sessions} idle Streamable HTTP sessions; memory per session over the last "
           f"{args.sessions - args.warm}; {args.calls} tools/call while they are held "
           f"(hibernating after {args.hibernate_after_ms} ms)")

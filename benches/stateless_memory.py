@@ -4,7 +4,7 @@ rounds after a warm-up round: this crate and rmcp's own Streamable HTTP
 server, side by side in one run. Exits non-zero, naming the rounds and the
 figures, when this crate's memory grows past `--bound-mib` after the warm-up.
 
-Each server serves the one `lookup` tool of `benches/calls.rs` (input
+Each server serves the one `lookup` tool of `benches/server/calls.rs` (input
 `{id, limit?}`, output `{name, count}`, the same body), that bench binary
 (release) with `CALLS_STATELESS=1`: this crate's `HttpOptions::stateless(true)`
 in its default configuration otherwise (SSE answers, its event store kept for
@@ -149,7 +149,7 @@ def main():
     if args.rounds < 1 or args.clients < 1 or args.calls < 1:
         sys.exit("--rounds, --clients and --calls are at least 1")
     servers = args.server or ["ours", "rmcp"]
-    binary = args.binary or bench.executable("calls", "rmcp")
+    binary = args.binary or bench.server("calls")
     calls_per_round = args.clients * args.calls
     load = os.getloadavg()
     print(f"stateless Streamable HTTP: a warm-up round, then {args.rounds} identical rounds of "

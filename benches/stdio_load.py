@@ -2,7 +2,7 @@
 """Stdio throughput side by side: N `tools/call` pipelined to a server's
 stdin, this crate, rmcp's `#[tool]` and the TypeScript reference, in one run.
 
-Each server serves the one `lookup` tool of `benches/calls.rs` (input
+Each server serves the one `lookup` tool of `benches/server/calls.rs` (input
 `{id, limit?}`, output `{name, count}`, the same body): this crate's in its
 default configuration and rmcp's are that bench binary (release) with
 `CALLS_TRANSPORT=stdio`; the reference is `benches/reference/server.mjs`
@@ -124,7 +124,7 @@ def main():
     parser.add_argument("--calls-binary", help="a `calls` executable built already")
     args = parser.parse_args()
     servers = args.server or ["ours", "rmcp", "reference"]
-    calls_binary = args.calls_binary or bench.executable("calls", "rmcp")
+    calls_binary = args.calls_binary or bench.server("calls")
     payload = b"".join(line(bench.lookup_call(i)) for i in range(1, args.calls + 1))
     rows = {server: [] for server in servers}
     for round_ in range(args.rounds):

@@ -37,6 +37,25 @@ def executable(bench, features):
     sys.exit(f"cargo built no `{bench}` bench executable")
 
 
+def server(name):
+    """Build the bench server `name` of `benches/server/` (release, this
+    crate with its default features only: the configuration a user gets) and
+    return its executable."""
+    built = subprocess.run(
+        ["cargo", "build", "--release", "-p", "mcp-contract-bench-server", "--bin", name, "--message-format=json"],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for line in built.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == name:
+            if message.get("executable"):
+                return message["executable"]
+    sys.exit(f"cargo built no `{name}` executable")
+
+
 def listen(command, env, name):
     """Start `command`, a server that prints `listening on <port>` on stderr
     and stops once its stdin ends: the process and its port."""
@@ -117,7 +136,7 @@ def rss_kib(pid, field="VmRSS"):
     sys.exit(f"no {field} for process {pid}")
 
 
-# The session's start and the `lookup` call of `benches/calls.rs` (and of the
+# The session's start and the `lookup` call of `benches/server/calls.rs` (and of the
 # reference's `server.mjs`), as the scripts that call it send them.
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -141,7 +141,7 @@ impl Connection {
         assert!(status.contains(" 200") || status.contains(" 202") || status.contains(" 204"), "{status}");
     }
 
-    /// Call the `lookup` tool of `benches/calls.rs` (which the servers of
+    /// Call the `lookup` tool of `benches/server/calls.rs` (which the servers of
     /// other processes serve) for the item `key`, and check its answer.
     pub(crate) async fn lookup(&mut self, key: &str) {
         let call = format!(

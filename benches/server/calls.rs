@@ -1,4 +1,6 @@
-//! The server that `benches/calls_callgrind.py` runs under callgrind: one tool
+//! The server that `benches/calls_callgrind.py` runs under callgrind (and
+//! `stdio_load.py`, `http_load.py`, `sessions_memory.py` and
+//! `stateless_memory.py` run side by side): one tool
 //! (input `{id, limit?}`, output `{name, count}`), written with this crate (in
 //! its default configuration: argument repair on, telemetry off, a two-reason
 //! error contract) or with rmcp's `#[tool]`, the same body, served over stdio
@@ -13,8 +15,12 @@
 //! sessions hibernate, for `benches/sessions_memory.py`;
 //! `CALLS_NO_EVENT_STORE=1` serves this crate's sessions without the event
 //! store kept for resumption, as rmcp's `LocalSessionManager` serves by
-//! default, for `benches/http_load.py`'s `ours-no-store`). Run without them
-//! (as `cargo bench` does), it says where it is used and returns.
+//! default, for `benches/http_load.py`'s `ours-no-store`). Run without them,
+//! it says where it is used and returns.
+//!
+//! The binary `calls` of the package `mcp-contract-bench-server`, which the
+//! scripts build with `cargo build --release -p mcp-contract-bench-server`:
+//! this crate with its default features, as a user builds it.
 
 use std::sync::Arc;
 
