@@ -192,6 +192,13 @@ impl Context {
         self.session_id.as_deref()
     }
 
+    /// [`request_id`](Self::request_id) and [`session_id`](Self::session_id)
+    /// as kept, for the call's log line to share rather than copy.
+    #[cfg(feature = "rmcp")]
+    pub(crate) fn kept_ids(&self) -> (Option<&Arc<str>>, Option<&Arc<str>>) {
+        (self.request_id.as_ref(), self.session_id.as_ref())
+    }
+
     /// The request's trace context and protocol revision, as the server sets them.
     #[cfg(feature = "rmcp")]
     pub(crate) fn with_trace(mut self, trace: Arc<super::CallTrace>) -> Self {

@@ -5,7 +5,7 @@
 //!
 //! [`Context`]: super::Context
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 /// The keys of the W3C trace context, as SEP-414 places them at the root of a
 /// request's `params._meta` and as HTTP carries them in headers.
@@ -16,7 +16,7 @@ pub(crate) const TRACE_CONTEXT_KEYS: [&str; 3] = ["traceparent", "tracestate", "
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CallTrace {
     /// The protocol revision the request speaks (`mcp.protocol.version`).
-    pub(crate) protocol_version: Option<Arc<str>>,
+    pub(crate) protocol_version: Option<Cow<'static, str>>,
     /// `pipe` over stdio, `tcp` over Streamable HTTP (`network.transport`).
     pub(crate) transport: Option<&'static str>,
     /// The W3C trace context: `_meta`'s when the request carries a

@@ -1,6 +1,7 @@
 //! The rmcp [`ServerHandler`] over a set of [`DynTool`]s: `initialize`,
 //! `tools/list` and `tools/call`, plus the client channel of a call.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
@@ -454,7 +455,7 @@ impl ToolServer {
         context: &RequestContext<RoleServer>,
     ) -> Context {
         let mut ctx = Context::new(name, errors)
-            .with_request_id(request_id(context).to_string())
+            .with_request_id(id_text(request_id(context)))
             .with_auth(self.scope_policy, caller(context))
             .with_states(self.shared.states.clone());
         if let Some(session) = session_id(context) {
@@ -1083,6 +1084,24 @@ fn request_id(context: &RequestContext<RoleServer>) -> &rmcp::model::RequestId {
     context.extensions.get::<ClientId>().map_or(&context.id, |client| &client.0)
 }
 
+/// A JSON-RPC id as text, as its `Display` writes it: a number in decimal
+/// (without `fmt`), a string as it is (shared, not copied).
+fn id_text(id: &rmcp::model::RequestId) -> Arc<str> {
+    match id {
+        rmcp::model::NumberOrString::Number(number) => Arc::from(itoa::Buffer::new().format(*number)),
+        rmcp::model::NumberOrString::String(text) => Arc::clone(text),
+    }
+}
+
+/// A protocol revision as text: one that rmcp knows is a static string, so
+/// that most calls allocate nothing for it.
+fn revision_text(version: ProtocolVersion) -> Cow<'static, str> {
+    match ProtocolVersion::KNOWN_VERSIONS.iter().find(|known| **known == version) {
+        Some(known) => Cow::Borrowed(known.as_str()),
+        None => Cow::Owned(version.as_str().to_owned()),
+    }
+}
+
 /// What the request says of its trace: the W3C trace context of its
 /// `params._meta` (SEP-414: `traceparent`, `tracestate` and `baggage` at its
 /// root) when it carries a `traceparent` there, else the HTTP request's
@@ -1094,7 +1113,7 @@ fn call_trace(context: &RequestContext<RoleServer>) -> CallTrace {
     #[cfg(feature = "otel")]
     let (carrier, ambient) = trace_carrier(context, parts);
     CallTrace {
-        protocol_version: context.protocol_version().map(|version| Arc::from(version.as_str())),
+        protocol_version: context.protocol_version().map(revision_text),
         transport: Some(if parts.is_some() { "tcp" } else { "pipe" }),
         #[cfg(feature = "otel")]
         carrier,
@@ -1221,6 +1240,7 @@ fn no_cursor(cursor: Option<&str>, method: &str) -> Result<(), ErrorData> {
 #[cfg(test)]
 mod tests {
     use rmcp::Service;
+    use rmcp::model::RequestId;
 
     use super::*;
 
@@ -1234,6 +1254,27 @@ mod tests {
     struct Bare;
 
     impl ServerHandler for Bare {}
+
+    #[test]
+    fn a_request_id_reads_as_its_display_writes_it_and_a_string_is_shared() {
+        for number in [0, 7, -1, 1_000_000, i64::MAX, i64::MIN] {
+            let id = RequestId::Number(number);
+            assert_eq!(&*id_text(&id), id.to_string(), "{number}");
+        }
+        let text: Arc<str> = Arc::from("call-1 é");
+        let shared = id_text(&RequestId::String(Arc::clone(&text)));
+        assert!(Arc::ptr_eq(&shared, &text), "the string id is copied");
+    }
+
+    #[test]
+    fn a_known_revision_is_a_static_string_and_another_is_kept_as_it_came() {
+        for known in ProtocolVersion::KNOWN_VERSIONS {
+            let text = revision_text(known.clone());
+            assert!(matches!(text, Cow::Borrowed(_)) && text == known.as_str(), "{known}");
+        }
+        let later: ProtocolVersion = serde_json::from_value(serde_json::json!("2099-01-01")).unwrap();
+        assert!(matches!(revision_text(later), Cow::Owned(text) if text == "2099-01-01"));
+    }
 
     /// rmcp spawns `handle_request` for each request, and tokio copies that
     /// future whole each time it moves the task (see [`answer`]). Every

@@ -50,14 +50,15 @@ pub(crate) struct Call {
 
 impl Call {
     pub(crate) fn new(kind: PrimitiveKind, name: &'static str, ctx: &Context, observe: &Arc<Observe>) -> Self {
+        let (jsonrpc_id, session_id) = ctx.kept_ids();
         Self {
             kind,
             name,
             caller: caller(ctx).map(str::to_owned),
             request_id: Arc::from(new_request_id()),
-            jsonrpc_id: ctx.request_id().map(Arc::from),
+            jsonrpc_id: jsonrpc_id.cloned(),
             contract: ctx.contract(),
-            session_id: ctx.session_id().map(Arc::from),
+            session_id: session_id.cloned(),
             client_ip: ctx.client_ip(),
             completion: false,
             context: (!observe.hooks.is_empty()).then(|| ctx.clone()),
