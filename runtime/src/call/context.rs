@@ -135,16 +135,30 @@ impl Context {
     /// A context for a call of `tool` with its contract; the server adds the
     /// cancellation and the client channel.
     pub fn new(tool: &'static str, contract: &'static [ErrorContract]) -> Self {
+        Self::served(tool, contract, CancellationToken::new(), StateMap::default(), ClientCapabilities::default())
+    }
+
+    /// [`new`](Self::new) with the request's cancellation, the server's
+    /// state and the client's capabilities, as the server makes a call's
+    /// context: `new`'s defaults of the three would each be allocated only
+    /// to be dropped.
+    pub(crate) fn served(
+        tool: &'static str,
+        contract: &'static [ErrorContract],
+        cancellation: CancellationToken,
+        states: StateMap,
+        client: ClientCapabilities,
+    ) -> Self {
         Self {
             tool,
             contract,
-            cancellation: CancellationToken::new(),
+            cancellation,
             channel: None,
             auth: None,
             scope_policy: ScopePolicy::Open,
-            states: StateMap::default(),
+            states,
             enrichment: Enrichment::default(),
-            client: Arc::default(),
+            client: Arc::new(client),
             client_request_timeout: DEFAULT_CLIENT_REQUEST_TIMEOUT,
             request_id: None,
             session_id: None,
@@ -501,13 +515,6 @@ impl Context {
     /// reads [`Context::state`].
     pub fn with_state<T: SharedState>(mut self, state: State<T>) -> Self {
         self.states.insert(state.into_arc());
-        self
-    }
-
-    /// Carry all of a server's state values at once.
-    #[cfg_attr(not(feature = "rmcp"), allow(dead_code))]
-    pub(crate) fn with_states(mut self, states: StateMap) -> Self {
-        self.states = states;
         self
     }
 

@@ -438,26 +438,27 @@ impl ToolServer {
         errors: &'static [ErrorContract],
         context: &RequestContext<RoleServer>,
     ) -> Context {
-        self.call_context(name, errors, context)
-            .with_cancellation(context.ct.clone())
+        self.call_context(name, errors, context, context.ct.clone(), client_capabilities(context))
             .with_channel(Arc::new(self.channel(name, context)))
-            .with_client_capabilities(client_capabilities(context))
             .with_client_request_timeout(self.client_request_timeout)
     }
 
-    /// What every handler's context carries, a task's included: the request's
-    /// and session's ids, the caller, the shared state, and how the server
-    /// treats an unexpected failure of its own.
+    /// What every handler's context carries, a task's included: its
+    /// cancellation, the client's capabilities, the request's and session's
+    /// ids, the caller, the shared state, and how the server treats an
+    /// unexpected failure of its own.
     fn call_context(
         &self,
         name: &'static str,
         errors: &'static [ErrorContract],
         context: &RequestContext<RoleServer>,
+        cancellation: CancellationToken,
+        capabilities: ClientCapabilities,
     ) -> Context {
-        let mut ctx = Context::new(name, errors)
+        let states = self.shared.states.clone();
+        let mut ctx = Context::served(name, errors, cancellation, states, capabilities)
             .with_request_id(id_text(request_id(context)))
-            .with_auth(self.scope_policy, caller(context))
-            .with_states(self.shared.states.clone());
+            .with_auth(self.scope_policy, caller(context));
         if let Some(session) = session_id(context) {
             ctx = ctx.with_session_id(session);
         }
@@ -558,10 +559,8 @@ impl ServerHandler for ToolServer {
                 self.round(&context, bind, request.request_state.as_deref(), request.input_responses)?.unzip();
             let channel = self.channel(definition.name, &context);
             let ctx = self
-                .call_context(definition.name, definition.errors, &context)
-                .with_cancellation(context.ct.clone())
+                .call_context(definition.name, definition.errors, &context, context.ct.clone(), capabilities)
                 .with_channel(Arc::new(channel))
-                .with_client_capabilities(capabilities)
                 .with_client_request_timeout(self.client_request_timeout);
             let ctx = in_round(ctx, round.as_ref());
             // Declared scopes are checked before the handler runs: a refused call
@@ -617,10 +616,9 @@ impl ServerHandler for ToolServer {
                 // follows the task with tasks/get, and answers its asks with
                 // tasks/update).
                 let cancellation = CancellationToken::new();
+                let capabilities = client_capabilities(&context);
                 let ctx = self
-                    .call_context(definition.name, definition.errors, &context)
-                    .with_cancellation(cancellation.clone())
-                    .with_client_capabilities(client_capabilities(&context))
+                    .call_context(definition.name, definition.errors, &context, cancellation.clone(), capabilities)
                     .with_client_request_timeout(self.client_request_timeout);
                 let observe = Arc::clone(&self.observe);
                 // A session hears of the task's status changes; a stateless request polls.
