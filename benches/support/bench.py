@@ -22,38 +22,25 @@ REFERENCE = os.path.join(ROOT, "benches", "reference")
 
 def executable(bench, features):
     """Build the bench `bench` (release, with `features`) and return its executable."""
-    built = subprocess.run(
-        ["cargo", "bench", "--bench", bench, "--features", features, "--no-run", "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
-        message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == bench:
-            if message.get("executable"):
-                return message["executable"]
-    sys.exit(f"cargo built no `{bench}` bench executable")
+    return built(["cargo", "bench", "--bench", bench, "--features", features, "--no-run"], bench)
 
 
 def server(name):
     """Build the bench server `name` of `benches/server/` (release, this
     crate with its default features only: the configuration a user gets) and
     return its executable."""
-    built = subprocess.run(
-        ["cargo", "build", "--release", "-p", "mcp-contract-bench-server", "--bin", name, "--message-format=json"],
-        cwd=ROOT,
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    for line in built.stdout.splitlines():
+    return built(["cargo", "build", "--release", "-p", "mcp-contract-bench-server", "--bin", name], name)
+
+
+def built(command, target):
+    """Run the cargo `command` and return the executable it built of `target`."""
+    run = subprocess.run(command + ["--message-format=json"], cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True)
+    for line in run.stdout.splitlines():
         message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == name:
+        if message.get("reason") == "compiler-artifact" and message["target"]["name"] == target:
             if message.get("executable"):
                 return message["executable"]
-    sys.exit(f"cargo built no `{name}` executable")
+    sys.exit(f"cargo built no `{target}` executable")
 
 
 def listen(command, env, name):
