@@ -5,9 +5,11 @@ reference framework, side by side in one run.
 
 Each server serves the one `lookup` tool of `benches/server/calls.rs` (input
 `{id, limit?}`, output `{name, count}`, the same body): this crate's (as
-`ours`, with the default options, and as `hibernating`, with
-`HttpOptions::session_hibernate_after` of `--hibernate-after-ms`) and rmcp's
-`#[tool]` are that
+`ours`, with the default options, in which at most 256 sessions are awake
+and the idlest past them hibernate; as `awake`, with every session awake
+(`HttpOptions::max_awake_sessions` above the sessions held, the default until
+2026-12-06); and as `hibernating`, with `HttpOptions::session_hibernate_after`
+of `--hibernate-after-ms`) and rmcp's `#[tool]` are that
 bench binary (release); the reference's is
 `benches/reference/server.mjs` on `@cyanheads/mcp-ts-core` 0.10.17 (the
 version the registry serves) under Node 22, which this script installs with
@@ -40,7 +42,7 @@ needs (this crate: `max_sessions`; rmcp has no cap; the reference caps at
 include the allocator's slack: read the spread of a few runs.
 
     benches/sessions_memory.py [--sessions 10000] [--warm 200] [--calls 1000] [--settle 3]
-                               [--hibernate-after-ms 100] [--server ours|hibernating|rmcp|reference ...]
+                               [--hibernate-after-ms 100] [--server ours|awake|hibernating|rmcp|reference ...]
                                [--binary PATH]   # a `calls` executable built before
 """
 
@@ -72,6 +74,8 @@ def start(server, binary, args):
         return bench.start_reference(MCP_STATEFUL_SESSION_STALE_TIMEOUT_MS=str(3_600_000))
     env = dict(os.environ, CALLS_SERVER="rmcp" if server == "rmcp" else "ours", CALLS_TRANSPORT="http",
                CALLS_MAX_SESSIONS=str(args.sessions + 16), RUST_LOG="off")
+    if server == "awake":
+        env["CALLS_MAX_AWAKE_SESSIONS"] = str(args.sessions + 16)
     if server == "hibernating":
         env["CALLS_HIBERNATE_AFTER_MS"] = str(args.hibernate_after_ms)
     return bench.listen([binary], env, server)
@@ -159,12 +163,12 @@ def main():
                         help="seconds waited before each reading (hibernating sessions fall asleep meanwhile)")
     parser.add_argument("--hibernate-after-ms", type=int, default=100,
                         help="the `hibernating` server's `session_hibernate_after`, in milliseconds")
-    parser.add_argument("--server", choices=["ours", "hibernating", "rmcp", "reference"], action="append")
+    parser.add_argument("--server", choices=["ours", "awake", "hibernating", "rmcp", "reference"], action="append")
     parser.add_argument("--binary", help="a `calls` executable built already")
     args = parser.parse_args()
     if not 0 < args.warm < args.sessions:
         sys.exit("--warm is at least 1 and below --sessions")
-    servers = args.server or ["ours", "hibernating", "rmcp", "reference"]
+    servers = args.server or ["ours", "awake", "hibernating", "rmcp", "reference"]
     binary = args.binary or (bench.server("calls") if set(servers) - {"reference"} else None)
     print(f"{args.sessions} idle Streamable HTTP sessions; memory per session over the last "
           f"{args.sessions - args.warm}; {args.calls} tools/call while they are held "

@@ -11,8 +11,9 @@
 //! `CALLS_SERVER=ours|rmcp CALLS_TRANSPORT=stdio|http`: stdio serves stdin
 //! until it ends; http serves on a loopback port, which it prints to stderr
 //! as `listening on <port>`, until its stdin ends (`CALLS_MAX_SESSIONS` raises
-//! this crate's session cap and `CALLS_HIBERNATE_AFTER_MS` lets its idle
-//! sessions hibernate, for `benches/sessions_memory.py`;
+//! this crate's session cap, `CALLS_MAX_AWAKE_SESSIONS` its cap of awake
+//! sessions and `CALLS_HIBERNATE_AFTER_MS` lets its idle sessions hibernate,
+//! for `benches/sessions_memory.py`;
 //! `CALLS_NO_EVENT_STORE=1` serves this crate's sessions without the event
 //! store kept for resumption, as rmcp's `LocalSessionManager` serves by
 //! default, for `benches/http_load.py`'s `ours-no-store`). Run without them,
@@ -141,6 +142,9 @@ async fn serve(server: &str, transport: &str) {
             // benches/sessions_memory.py holds more sessions than the default cap of 1,024.
             if let Some(max) = std::env::var("CALLS_MAX_SESSIONS").ok().and_then(|max| max.parse().ok()) {
                 options = options.max_sessions(max).session_idle_timeout(std::time::Duration::from_secs(3600));
+            }
+            if let Some(max) = std::env::var("CALLS_MAX_AWAKE_SESSIONS").ok().and_then(|max| max.parse().ok()) {
+                options = options.max_awake_sessions(max);
             }
             if let Some(after) = std::env::var("CALLS_HIBERNATE_AFTER_MS").ok().and_then(|ms| ms.parse().ok()) {
                 options = options.session_hibernate_after(std::time::Duration::from_millis(after));

@@ -271,6 +271,59 @@ async fn a_hibernating_session_ends_at_the_idle_timeout_and_counts_against_the_s
     assert_eq!(expiring.post(&call(3, "fine", json!({}))).await.status, 404, "an expired session is gone");
 }
 
+/// Past the cap of awake sessions, the idlest hibernate whatever their idle
+/// time (no `session_hibernate_after`), each wakes on its next request, and a
+/// session that keeps something in its worker stays awake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_cap_of_awake_sessions_the_idlest_hibernate_and_each_wakes_on_its_next_request() {
+    let options = HttpOptions::default().metrics_path("/metrics").max_awake_sessions(2);
+    let served = HttpServer::serving(server(), options).await;
+    let mut pinned = HttpClient::session(served.addr).await;
+    let level = json!({"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "debug"}});
+    assert_eq!(pinned.post(level.to_string().as_bytes()).await.status, 200);
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(HttpClient::session(served.addr).await);
+    }
+    let hibernating = |scrape: &Scrape| value(scrape, "mcp_server_sessions_hibernating", &[]);
+    let asleep = scrape_until(served.addr, "three of five sessions hibernate", |s| hibernating(s) == Some(3.0)).await;
+    assert_eq!(value(&asleep, "mcp_server_sessions", &[]), Some(5.0));
+    // Two awake (the pinned one among them) is what the cap asks: no more sleep.
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert_eq!(hibernating(&scrape(served.addr).await), Some(3.0), "only the sessions past the cap sleep");
+
+    for (id, client) in idle.iter_mut().enumerate() {
+        let answer = client.post(&call(id + 2, "fine", json!({}))).await;
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        assert_eq!(answer.message()["result"]["content"][0]["text"], "fine");
+    }
+    let answer = pinned.post(&call(9, "fine", json!({}))).await;
+    assert_eq!(answer.message()["result"]["content"][0]["text"], "fine");
+    // Woken past the cap, the idlest sleep again once idle.
+    let again = scrape_until(served.addr, "past the cap again", |s| hibernating(s) == Some(3.0)).await;
+    assert_eq!(value(&again, "mcp_server_sessions", &[]), Some(5.0));
+    assert_eq!(ended_sessions(&again), 0.0, "hibernating ends no session");
+}
+
+/// Below the cap of awake sessions, and without `session_hibernate_after`, no
+/// session hibernates, however long it idles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn below_the_cap_of_awake_sessions_no_session_hibernates() {
+    let options = HttpOptions::default().metrics_path("/metrics").max_awake_sessions(3);
+    let served = HttpServer::serving(server(), options).await;
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        clients.push(HttpClient::session(served.addr).await);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+    let scraped = scrape(served.addr).await;
+    assert_eq!(value(&scraped, "mcp_server_sessions", &[]), Some(3.0));
+    assert_eq!(value(&scraped, "mcp_server_sessions_hibernating", &[]), Some(0.0));
+    for (id, client) in clients.iter_mut().enumerate() {
+        assert_eq!(client.post(&call(id, "fine", json!({}))).await.status, 200);
+    }
+}
+
 /// Works `millis` milliseconds, as a task when the client can poll.
 struct Working;
 

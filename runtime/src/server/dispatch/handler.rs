@@ -332,8 +332,10 @@ impl ToolServer {
     /// session does not hibernate while it runs.
     fn begin_work(&self, context: &RequestContext<RoleServer>) -> Option<Working> {
         let hibernation = self.hibernation.as_ref()?;
-        let parts = context.extensions.get::<http::request::Parts>()?;
-        Some(hibernation.begin(parts.headers.get(SESSION_ID_HEADER)?.to_str().ok()?))
+        hibernation.begin(|| {
+            let parts = context.extensions.get::<http::request::Parts>()?;
+            parts.headers.get(SESSION_ID_HEADER)?.to_str().ok()
+        })
     }
 
     /// Let this server's sessions (the copies made from it after) hibernate.

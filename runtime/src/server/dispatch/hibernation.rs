@@ -13,7 +13,7 @@
 //! awake: those whose handler is at work (a call, a task).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -30,6 +30,9 @@ pub(crate) struct Work(Arc<WorkState>);
 #[derive(Default)]
 struct WorkState {
     running: AtomicUsize,
+    /// The registry knows this work as its session's (see [`Hibernation::begin`]):
+    /// a request need not look it up.
+    known: AtomicBool,
     /// When a request (or task) last ended. rmcp sends a call's answer after
     /// its handler returned, on the session's worker: a session whose client
     /// went away is idle from then on, not from when its client left, so it
@@ -82,9 +85,13 @@ impl SessionHibernation {
         Self::new(Arc::clone(&self.registry))
     }
 
-    /// A request of session `id` at work (see [`Hibernation::begin`]).
-    pub(crate) fn begin(&self, id: &str) -> Working {
-        self.registry.begin(id, &self.work)
+    /// A request of the session `id` names at work (see [`Hibernation::begin`]);
+    /// `id` is asked for only when the registry does not know this work yet.
+    pub(crate) fn begin<'a>(&self, id: impl FnOnce() -> Option<&'a str>) -> Option<Working> {
+        if self.work.0.known.load(Ordering::Acquire) {
+            return Some(self.work.begin());
+        }
+        Some(self.registry.begin(id()?, &self.work))
     }
 
     /// The session `id` began here, on this clock.
@@ -149,11 +156,15 @@ impl Hibernation {
             live.clock = Some(clock.watch());
             live.work = Arc::downgrade(&work.0);
         });
+        work.0.known.store(true, Ordering::Release);
     }
 
     /// A request of session `id` begins on the handler with this work. The
     /// client's `notifications/initialized` may have gone to another replica
-    /// (behind a round robin): the work is known from the first request.
+    /// (behind a round robin): the work is known from the first request. From
+    /// then on the handler's requests skip the registry: its entry goes only
+    /// when the session hibernates or ends, after which the handler serves
+    /// no request.
     fn begin(&self, id: &str, work: &Work) -> Working {
         let working = work.begin();
         let known = {
@@ -163,6 +174,7 @@ impl Hibernation {
         if !known {
             self.with_live(id, |live| live.work = Arc::downgrade(&work.0));
         }
+        work.0.known.store(true, Ordering::Release);
         working
     }
 
@@ -249,6 +261,20 @@ mod tests {
         hibernation.end("a");
         hibernation.end("c");
         assert!(hibernation.live.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_handler_the_registry_knows_begins_its_work_without_naming_its_session() {
+        let registry = Arc::new(Hibernation::default());
+        let handler = SessionHibernation::new(Arc::clone(&registry));
+        let working = handler.begin(|| Some("a")).expect("named");
+        assert!(registry.worked_within("a", Duration::ZERO));
+        drop(working);
+        assert!(!registry.worked_within("a", Duration::ZERO));
+        let working = handler.begin(|| panic!("a known handler's session is not looked up again")).expect("known");
+        assert!(registry.worked_within("a", Duration::ZERO), "the registry sees its work all the same");
+        drop(working);
+        assert!(SessionHibernation::new(registry).begin(|| None).is_none(), "no session named, no work counted");
     }
 
     #[test]

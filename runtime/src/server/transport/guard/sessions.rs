@@ -1,7 +1,8 @@
 //! The sessions this replica holds: one request per id and session, the
 //! session cap (the idlest session closed to make room), the caller that
 //! opened each session (with auth on, no one else may use it), and the
-//! hibernation of idle sessions (`HttpOptions::session_hibernate_after`).
+//! hibernation of idle sessions (`HttpOptions::session_hibernate_after`, and
+//! past `HttpOptions::max_awake_sessions` the idlest).
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
@@ -25,6 +26,16 @@ use super::error_response;
 /// pinned session without a worker for rmcp to restore it.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long after its last request or work a session is safe from the cap of
+/// awake sessions: rmcp sends a call's answer on the worker after the handler
+/// returned, and a client's next request often follows its answer closely.
+const AWAKE_GRACE: Duration = Duration::from_millis(250);
+
+/// The least time between two sweeps, so that sessions opening in a burst
+/// past the cap of awake sessions cost one pass over the table per batch,
+/// not one each.
+const SWEEP_SPACING: Duration = Duration::from_millis(20);
+
 pub(super) struct Sessions {
     pub(super) manager: Arc<LocalSessionManager>,
     pub(super) max: usize,
@@ -35,8 +46,11 @@ pub(super) struct Sessions {
 
 /// What idle sessions hibernating takes.
 pub(crate) struct Hibernate {
-    /// How long a session is idle before it hibernates.
-    pub(crate) after: Duration,
+    /// How long a session is idle before it hibernates, if idle time alone
+    /// puts it to sleep.
+    pub(crate) after: Option<Duration>,
+    /// The most sessions awake at once: past it, the idlest hibernate.
+    pub(crate) max_awake: usize,
     /// How long a session lives without a request (hibernating or not).
     pub(crate) idle_timeout: Duration,
     /// The sessions' `initialize` (with replicas, the shared store keeps it
@@ -45,6 +59,25 @@ pub(crate) struct Hibernate {
     pub(crate) clocks: Arc<Hibernation>,
     /// Woken as each hibernating session's worker has closed.
     pub(crate) settled: tokio::sync::Notify,
+    /// Told when the sessions held outnumber `max_awake`: the sweep runs then,
+    /// not only on its clock.
+    pub(crate) crowded: Arc<tokio::sync::Notify>,
+}
+
+impl Hibernate {
+    /// How often the sweep runs: often enough that a session sleeps within
+    /// half its delay of it, and an idle session ends within 5 s of its timeout.
+    fn period(&self) -> Duration {
+        self.after.map_or(Duration::from_secs(5), |after| {
+            (after / 2).clamp(Duration::from_millis(50), Duration::from_secs(5))
+        })
+    }
+
+    /// How much longer than the session idle timeout rmcp's own timer waits:
+    /// past the sweep that ends the session, and past its delay of hibernation.
+    pub(crate) fn margin(&self) -> Duration {
+        self.after.unwrap_or_default().max(2 * self.period())
+    }
 }
 
 pub(super) struct SessionUse {
@@ -96,33 +129,52 @@ impl Sessions {
     /// opened it. A request for a session falling asleep waits until it is
     /// (rmcp then restores it).
     pub(super) async fn touch(&self, session: &str, caller: Option<&str>) -> bool {
-        if let Some(hibernate) = &self.hibernate {
-            let deadline = tokio::time::Instant::now() + SETTLE_TIMEOUT;
-            loop {
-                let settled = hibernate.settled.notified();
-                if self.lock().get(session).is_none_or(|used| used.sleep != Sleep::Falling) {
-                    break;
-                }
-                if tokio::time::timeout_at(deadline, settled).await.is_err() {
-                    break;
+        let (mut deadline, mut waited_out) = (None, false);
+        loop {
+            // Listening before the look, so a session settling between the
+            // two is not missed.
+            let settled = self.hibernate.as_ref().map(|hibernate| hibernate.settled.notified());
+            {
+                let mut uses = self.lock();
+                let Some(used) = uses.get_mut(session) else { return true };
+                if used.sleep != Sleep::Falling || waited_out {
+                    if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
+                        return false;
+                    }
+                    used.last_seen = Instant::now();
+                    // This request restores it.
+                    if used.sleep == Sleep::Asleep {
+                        used.sleep = Sleep::Awake;
+                        let held = uses.len();
+                        self.crowding(held);
+                    }
+                    return true;
                 }
             }
+            // Only with hibernation is a session ever falling asleep.
+            let Some(settled) = settled else {
+                waited_out = true;
+                continue;
+            };
+            let deadline = *deadline.get_or_insert_with(|| tokio::time::Instant::now() + SETTLE_TIMEOUT);
+            waited_out = tokio::time::timeout_at(deadline, settled).await.is_err();
         }
-        let mut uses = self.lock();
-        let Some(used) = uses.get_mut(session) else { return true };
-        if used.caller.as_deref().is_some_and(|owner| caller != Some(owner)) {
-            return false;
-        }
-        used.last_seen = Instant::now();
-        // This request restores it.
-        if used.sleep == Sleep::Asleep {
-            used.sleep = Sleep::Awake;
-        }
-        true
     }
 
     pub(super) fn touch_new(&self, session: &str, caller: Option<String>) {
-        self.lock().insert(session.to_owned(), SessionUse::new(caller));
+        let mut uses = self.lock();
+        uses.insert(session.to_owned(), SessionUse::new(caller));
+        self.crowding(uses.len());
+    }
+
+    /// A session woke or began, of `held`: past the cap of awake sessions
+    /// (which only as many held can be), the sweep looks for the idlest.
+    fn crowding(&self, held: usize) {
+        if let Some(hibernate) = &self.hibernate
+            && held > hibernate.max_awake
+        {
+            hibernate.crowded.notify_one();
+        }
     }
 
     /// `session` keeps state in its worker from now on: it does not hibernate.
@@ -227,17 +279,25 @@ impl Sessions {
         }
     }
 
-    /// One pass of hibernation: sessions idle long enough hibernate, and
-    /// sessions idle past the idle timeout (or closed by rmcp) end.
+    /// One pass of hibernation: sessions idle long enough hibernate, the
+    /// idlest of those awake past the cap too, and sessions idle past the
+    /// idle timeout (or closed by rmcp) end.
     async fn sweep(&self) {
         let Some(hibernate) = &self.hibernate else { return };
         let live: HashSet<String> = self.manager.sessions.read().await.keys().map(|id| id.to_string()).collect();
         let now = Instant::now();
         let (mut falling, mut ending) = (Vec::new(), Vec::new());
+        // Sessions with a worker, and of them those the cap may put to sleep.
+        let (mut awake, mut idlest) = (0_usize, Vec::new());
         {
             let mut uses = self.lock();
             uses.retain(|id, used| {
-                if !used.in_flight.is_empty() || used.sleep == Sleep::Falling {
+                if used.sleep == Sleep::Falling {
+                    return true;
+                }
+                let worker = used.sleep == Sleep::Awake && live.contains(id);
+                if !used.in_flight.is_empty() {
+                    awake += usize::from(worker);
                     return true;
                 }
                 let idle = now.saturating_duration_since(used.last_seen);
@@ -252,19 +312,39 @@ impl Sessions {
                     ending.push((id.clone(), used.pinned));
                     return false;
                 }
-                // A call whose client went away may still run, for a client
-                // that resumes; once it ended, the session is idle from then.
-                if !used.pinned
-                    && used.sleep == Sleep::Awake
-                    && idle >= hibernate.after
-                    && live.contains(id)
-                    && !hibernate.clocks.worked_within(id, hibernate.after)
-                {
-                    used.sleep = Sleep::Falling;
-                    falling.push(id.clone());
+                if worker && !used.pinned {
+                    // A call whose client went away may still run, for a client
+                    // that resumes; once it ended, the session is idle from then.
+                    if hibernate.after.is_some_and(|after| idle >= after && !hibernate.clocks.worked_within(id, after))
+                    {
+                        used.sleep = Sleep::Falling;
+                        falling.push(id.clone());
+                        return true;
+                    }
+                    if idle >= AWAKE_GRACE {
+                        idlest.push((used.last_seen, id.clone()));
+                    }
                 }
+                awake += usize::from(worker);
                 true
             });
+            let mut excess = awake.saturating_sub(hibernate.max_awake);
+            if excess > 0 {
+                idlest.sort_unstable_by_key(|(last_seen, _)| *last_seen);
+                for (_, id) in idlest {
+                    if excess == 0 {
+                        break;
+                    }
+                    if hibernate.clocks.worked_within(&id, AWAKE_GRACE) {
+                        continue;
+                    }
+                    if let Some(used) = uses.get_mut(&id) {
+                        used.sleep = Sleep::Falling;
+                        falling.push(id);
+                        excess -= 1;
+                    }
+                }
+            }
         }
         for (id, pinned) in ending {
             let why = if pinned { "its worker closed" } else { "idle past the session idle timeout" };
@@ -287,20 +367,26 @@ impl Sessions {
     }
 
     /// Hibernate and expire sessions until the sessions are gone (the
-    /// server's application dropped).
+    /// server's application dropped): on the sweep's clock, and when the
+    /// sessions held outnumber the cap of awake ones.
     pub(super) fn watch(sessions: &Arc<Self>) {
         let Some(hibernate) = &sessions.hibernate else { return };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        // Often enough that a session sleeps within half its delay of it.
-        let period = (hibernate.after / 2).clamp(Duration::from_millis(50), Duration::from_secs(5));
+        let crowded = Arc::clone(&hibernate.crowded);
+        let period = hibernate.period();
         let sessions: Weak<Self> = Arc::downgrade(sessions);
         runtime.spawn(async move {
             let mut ticks = tokio::time::interval(period);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                ticks.tick().await;
+                tokio::select! {
+                    _ = ticks.tick() => {}
+                    () = crowded.notified() => {}
+                }
                 let Some(sessions) = sessions.upgrade() else { return };
                 sessions.sweep().await;
+                drop(sessions);
+                tokio::time::sleep(SWEEP_SPACING).await;
             }
         });
     }

@@ -133,27 +133,32 @@ impl ToolServer {
             manager = manager.with_event_store(Arc::clone(primings) as Arc<dyn EventStore>);
         }
         manager.session_config.keep_alive = Some(options.session_idle_timeout);
-        // Idle sessions hibernate: rmcp restores one from its `initialize`,
-        // kept in memory (and in the shared store, when there is one).
-        let hibernate = match options.session_hibernate_after {
-            Some(after) if !options.stateless => {
-                let memory = Arc::new(MemorySessions::default());
-                config.session_store = Some(match config.session_store.take() {
-                    Some(shared) => Arc::new(LayeredSessions { local: Arc::clone(&memory), shared }),
-                    None => Arc::clone(&memory) as Arc<dyn SessionStore>,
-                });
-                // The guard ends an idle session first: a worker closed by
-                // rmcp's own timer could be restored from what is kept.
-                manager.session_config.keep_alive = Some(options.session_idle_timeout.saturating_add(after));
-                Some(guard::Hibernate {
-                    after,
-                    idle_timeout: options.session_idle_timeout,
-                    memory,
-                    clocks: Arc::default(),
-                    settled: tokio::sync::Notify::new(),
-                })
-            }
-            _ => None,
+        // Idle sessions hibernate (past a delay, or past the cap of awake
+        // sessions, the idlest first): rmcp restores one from its
+        // `initialize`, kept in memory (and in the shared store, when there
+        // is one). A cap the session cap makes unreachable needs none of it.
+        let hibernates = options.session_hibernate_after.is_some() || options.max_awake_sessions < options.max_sessions;
+        let hibernate = if hibernates && !options.stateless {
+            let memory = Arc::new(MemorySessions::default());
+            config.session_store = Some(match config.session_store.take() {
+                Some(shared) => Arc::new(LayeredSessions { local: Arc::clone(&memory), shared }),
+                None => Arc::clone(&memory) as Arc<dyn SessionStore>,
+            });
+            let hibernate = guard::Hibernate {
+                after: options.session_hibernate_after,
+                max_awake: options.max_awake_sessions,
+                idle_timeout: options.session_idle_timeout,
+                memory,
+                clocks: Arc::default(),
+                settled: tokio::sync::Notify::new(),
+                crowded: Arc::default(),
+            };
+            // The guard ends an idle session first: a worker closed by
+            // rmcp's own timer could be restored from what is kept.
+            manager.session_config.keep_alive = Some(options.session_idle_timeout.saturating_add(hibernate.margin()));
+            Some(hibernate)
+        } else {
+            None
         };
         let clocks = hibernate.as_ref().map(|hibernate| Arc::clone(&hibernate.clocks));
         manager.session_config.sse_retry = Some(options.sse_retry);
