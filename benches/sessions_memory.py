@@ -26,8 +26,10 @@ For each server, this script is the client (Python, standard library only):
    out what the server and its first sessions cost once;
 3. while they are all held, it makes `--calls` `tools/call`, one after
    another on one keep-alive connection, each on a session picked at random
-   among them: p50, p99 and max latency, every answer checked (a hibernating
-   session's call includes its restore);
+   among them: p50, p99 and max latency, and the server's CPU time per call
+   (`/proc/<pid>/task/*/schedstat`, every thread), every answer checked (a
+   call on a hibernating session includes its restore, and past the cap of
+   awake sessions another session's hibernation);
 4. it reads the memory a last time, closes nothing, and stops the server.
 
 Resident memory is what the allocator took and kept: a hibernating server's
@@ -133,7 +135,9 @@ def measure(server, binary, args):
         opening = time.monotonic() - began
         time.sleep(args.settle)
         held = bench.rss_kib(process.pid)
+        cpu_before = bench.cpu_nanos(process.pid)
         latencies = calls_while_held(port, sessions, args.calls)
+        cpu = bench.cpu_nanos(process.pid) - cpu_before
         after = bench.rss_kib(process.pid)
         if process.poll() is not None:
             sys.exit(f"{server} ended during the run")
@@ -150,6 +154,7 @@ def measure(server, binary, args):
         "p50": statistics.median(latencies),
         "p99": percentile(latencies, 0.99),
         "max": max(latencies),
+        "cpu_us": cpu / 1000 / args.calls,
         "after_mib": after / 1024,
     }
 
@@ -174,12 +179,13 @@ def main():
           f"{args.sessions - args.warm}; {args.calls} tools/call while they are held "
           f"(hibernating after {args.hibernate_after_ms} ms)")
     print(f"{'server':<12} {'RSS warm':>9} {'RSS held':>9} {'per session':>12} {'opened/s':>9} "
-          f"{'call p50':>9} {'p99':>8} {'max':>8} {'RSS after':>10}")
+          f"{'call p50':>9} {'p99':>8} {'max':>8} {'CPU/call':>9} {'RSS after':>10}")
     for server in servers:
         row = measure(server, binary, args)
         print(f"{row['server']:<12} {row['warm_mib']:>7.1f}Mi {row['held_mib']:>7.1f}Mi "
               f"{row['per_session_kib']:>9.1f}KiB {row['opened_per_s']:>9.0f} {row['p50']:>7.2f}ms "
-              f"{row['p99']:>6.2f}ms {row['max']:>6.2f}ms {row['after_mib']:>8.1f}Mi", flush=True)
+              f"{row['p99']:>6.2f}ms {row['max']:>6.2f}ms {row['cpu_us']:>7.0f}us {row['after_mib']:>8.1f}Mi",
+              flush=True)
 
 
 if __name__ == "__main__":

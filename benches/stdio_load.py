@@ -26,7 +26,6 @@ the rounds.
 """
 
 import argparse
-import glob
 import json
 import os
 import statistics
@@ -40,18 +39,6 @@ import bench  # noqa: E402  (benches/support/bench.py)
 
 def line(message):
     return (json.dumps(message, separators=(",", ":")) + "\n").encode()
-
-
-def cpu_nanos(pid):
-    """The CPU time of every thread of `pid` so far (schedstat), in nanoseconds."""
-    total = 0
-    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
-        try:
-            with open(path) as stat:
-                total += int(stat.read().split()[0])
-        except (OSError, ValueError, IndexError):
-            pass  # a thread that ended between the listing and the read
-    return total
 
 
 def start(server, calls_binary):
@@ -95,7 +82,7 @@ def one_round(server, calls_binary, payload, calls):
         process.stdin.write(line(bench.INITIALIZE))
         read_answer(process.stdout, 0, server)
         process.stdin.write(line(bench.INITIALIZED))
-        cpu_before = cpu_nanos(process.pid)
+        cpu_before = bench.cpu_nanos(process.pid)
         started = time.perf_counter()
         writer = threading.Thread(target=process.stdin.write, args=(payload,), daemon=True)
         writer.start()
@@ -107,7 +94,7 @@ def one_round(server, calls_binary, payload, calls):
             received.append(chunk)
             lines += chunk.count(b"\n")
         elapsed = time.perf_counter() - started
-        cpu = cpu_nanos(process.pid) - cpu_before
+        cpu = bench.cpu_nanos(process.pid) - cpu_before
         peak = bench.rss_kib(process.pid, "VmHWM")
         writer.join()
         check(b"".join(received).decode(), calls, server)

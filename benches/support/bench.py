@@ -6,6 +6,7 @@ POST and its answer.
 The scripts import it as `bench`, from `benches/support/` on their path.
 """
 
+import glob
 import json
 import os
 import re
@@ -112,6 +113,18 @@ def start_reference(**env):
             time.sleep(0.2)
     process.kill()
     sys.exit("the reference server did not listen within 60 s")
+
+
+def cpu_nanos(pid):
+    """The CPU time of every thread of `pid` so far (schedstat), in nanoseconds."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/schedstat"):
+        try:
+            with open(path) as stat:
+                total += int(stat.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            pass  # a thread that ended between the listing and the read
+    return total
 
 
 def rss_kib(pid, field="VmRSS"):
