@@ -405,3 +405,56 @@ impl Drop for InFlight {
         self.sessions.end(&self.session, &self.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Past the cap of awake sessions, the sessions idle the longest fall
+    /// asleep, as many as are past it, but never one that keeps something
+    /// in its worker, has a request in flight or worked within the grace.
+    #[tokio::test]
+    async fn past_the_cap_the_idlest_sessions_fall_asleep_and_no_more() {
+        let manager = Arc::new(LocalSessionManager::default());
+        let (mut ids, mut transports) = (Vec::new(), Vec::new());
+        for _ in 0..6 {
+            let (id, transport) = manager.create_session().await.expect("a session");
+            ids.push(id.to_string());
+            transports.push(transport);
+        }
+        let clocks = Arc::new(Hibernation::default());
+        let hibernate = Hibernate {
+            after: None,
+            max_awake: 4,
+            idle_timeout: Duration::from_secs(3600),
+            memory: Arc::default(),
+            clocks: Arc::clone(&clocks),
+            settled: tokio::sync::Notify::new(),
+            crowded: Arc::default(),
+        };
+        let sessions =
+            Arc::new(Sessions { manager, max: 100, uses: Mutex::new(HashMap::default()), hibernate: Some(hibernate) });
+        // ids[0] the idlest, ids[5] the last seen, all past the grace.
+        let now = Instant::now();
+        for (n, id) in ids.iter().enumerate() {
+            sessions.touch_new(id, None);
+            sessions.lock().get_mut(id).expect("held").last_seen = now - Duration::from_secs(10 - n as u64);
+        }
+        sessions.pin(&ids[0]);
+        assert_eq!(sessions.begin(&ids[1], &RequestId::Number(1)), Some(true));
+        let handler = crate::server::dispatch::hibernation::SessionHibernation::new(clocks);
+        drop(handler.begin(|| Some(ids[2].as_str())));
+
+        // Six awake, four allowed: the two idlest of those that may sleep.
+        let sweeping = Arc::clone(&sessions);
+        let sweep = tokio::spawn(async move { sweeping.sweep().await });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let asleep: Vec<bool> = ids.iter().map(|id| sessions.lock()[id].sleep != Sleep::Awake).collect();
+        assert_eq!(
+            asleep,
+            [false, false, false, true, true, false],
+            "pinned, in flight, worked, the two idlest, the last"
+        );
+        sweep.abort();
+    }
+}
