@@ -167,13 +167,7 @@ impl Hibernation {
     /// no request.
     fn begin(&self, id: &str, work: &Work) -> Working {
         let working = work.begin();
-        let known = {
-            let live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-            live.get(id).is_some_and(|live| std::ptr::eq(live.work.as_ptr(), Arc::as_ptr(&work.0)))
-        };
-        if !known {
-            self.with_live(id, |live| live.work = Arc::downgrade(&work.0));
-        }
+        self.with_live(id, |live| live.work = Arc::downgrade(&work.0));
         work.0.known.store(true, Ordering::Release);
         working
     }

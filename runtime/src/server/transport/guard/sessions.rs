@@ -145,8 +145,7 @@ impl Sessions {
                     // This request restores it.
                     if used.sleep == Sleep::Asleep {
                         used.sleep = Sleep::Awake;
-                        let held = uses.len();
-                        self.crowding(held);
+                        self.crowding(uses.len());
                     }
                     return true;
                 }
