@@ -18,11 +18,14 @@ use crate::lint::Profile;
 /// - no subcommand: serve over stdio (what MCP clients launch), or with
 ///   `--http ADDR` Streamable HTTP (`--stateless`, `--path`,
 ///   `--allowed-hosts`, `--allowed-origins`, `--trusted-proxies`,
-///   `--metrics-path`, `--rate-limit`); each HTTP setting without its flag
-///   comes from its environment variable (`MCP_HTTP_ADDR`, `MCP_HTTP_PATH`,
-///   `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`, `MCP_TRUSTED_PROXIES`,
-///   `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`); with the `redis` feature,
-///   `MCP_REDIS_URL` gives the Redis that replicas share;
+///   `--metrics-path`, `--rate-limit`, `--max-sessions`,
+///   `--max-awake-sessions`, `--session-hibernate-after`); each HTTP setting
+///   without its flag comes from its environment variable (`MCP_HTTP_ADDR`,
+///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
+///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`,
+///   `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS`,
+///   `MCP_SESSION_HIBERNATE_AFTER`); with the `redis` feature, `MCP_REDIS_URL`
+///   gives the Redis that replicas share;
 /// - `lint`, `server-json`: see [`ServeCommand`]. They read no environment
 ///   and build no state: the factories of [`Server::state_with`](crate::server::Server::state_with) run only
 ///   when the server serves.
@@ -91,6 +94,14 @@ pub struct ServeArgs {
     /// [env: MCP_RATE_LIMIT]
     #[arg(long, value_name = "N/s|N/min|N/h[,burst=B]")]
     pub rate_limit: Option<String>,
+    /// With --http: the most sessions held, awake or asleep; past it the idlest closes
+    /// [default: 1024] [env: MCP_MAX_SESSIONS]
+    #[arg(long, value_name = "N")]
+    pub max_sessions: Option<String>,
+    /// With --http: the most sessions awake, each with its worker; past it the idlest hibernate
+    /// [default: 256] [env: MCP_MAX_AWAKE_SESSIONS]
+    #[arg(long, value_name = "N")]
+    pub max_awake_sessions: Option<String>,
     /// With --http: a session idle this many seconds hibernates, only its initialize kept, until
     /// its next request [env: MCP_SESSION_HIBERNATE_AFTER]
     #[arg(long, value_name = "SECONDS")]
@@ -172,6 +183,8 @@ pub(crate) struct Deployment {
     metrics_path: Option<String>,
     #[cfg(feature = "rate-limit")]
     rate_limit: Option<super::RateLimit>,
+    max_sessions: Option<usize>,
+    max_awake_sessions: Option<usize>,
     session_hibernate_after: Option<std::time::Duration>,
 }
 
@@ -197,6 +210,12 @@ impl Deployment {
         if let Some(limit) = self.rate_limit {
             options = options.rate_limit(limit);
         }
+        if let Some(max) = self.max_sessions {
+            options = options.max_sessions(max);
+        }
+        if let Some(max) = self.max_awake_sessions {
+            options = options.max_awake_sessions(max);
+        }
         if let Some(idle) = self.session_hibernate_after {
             options = options.session_hibernate_after(idle);
         }
@@ -212,6 +231,8 @@ const ENV_ALLOWED_ORIGINS: &str = "MCP_ALLOWED_ORIGINS";
 const ENV_TRUSTED_PROXIES: &str = "MCP_TRUSTED_PROXIES";
 const ENV_METRICS_PATH: &str = "MCP_METRICS_PATH";
 const ENV_RATE_LIMIT: &str = "MCP_RATE_LIMIT";
+const ENV_MAX_SESSIONS: &str = "MCP_MAX_SESSIONS";
+const ENV_MAX_AWAKE_SESSIONS: &str = "MCP_MAX_AWAKE_SESSIONS";
 const ENV_SESSION_HIBERNATE_AFTER: &str = "MCP_SESSION_HIBERNATE_AFTER";
 
 /// Seconds, whole or not (`30`, `0.5`), as a duration.
@@ -223,6 +244,29 @@ fn seconds(source: &str, value: &str) -> Result<std::time::Duration, String> {
         .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
         .filter(|idle| !idle.is_zero())
         .ok_or_else(|| format!("{source}: `{value}` is no number of seconds above 0, e.g. `30` or `0.5`"))
+}
+
+/// A count of sessions, at least 1.
+fn sessions(source: &str, value: &str) -> Result<usize, String> {
+    value
+        .trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|count| *count > 0)
+        .ok_or_else(|| format!("{source}: `{value}` is no whole number of sessions above 0, e.g. `10000`"))
+}
+
+/// The flag's value, or else its environment variable's, parsed by `parse`
+/// with the name of the one it came from.
+fn flag_or_env<T>(
+    flag: (&str, Option<String>),
+    env: (&str, Option<String>),
+    parse: impl Fn(&str, &str) -> Result<T, String>,
+) -> Result<Option<T>, String> {
+    match (flag, env) {
+        ((name, Some(value)), _) | (_, (name, Some(value))) => parse(name, &value).map(Some),
+        _ => Ok(None),
+    }
 }
 
 /// A comma-separated list, blanks dropped.
@@ -256,12 +300,21 @@ impl ServeArgs {
             metrics_path: None,
             #[cfg(feature = "rate-limit")]
             rate_limit: None,
+            max_sessions: None,
+            max_awake_sessions: None,
             session_hibernate_after: None,
         };
+        let session_flag = [
+            ("--max-sessions", &self.max_sessions),
+            ("--max-awake-sessions", &self.max_awake_sessions),
+            ("--session-hibernate-after", &self.session_hibernate_after),
+        ]
+        .into_iter()
+        .find_map(|(flag, value)| value.is_some().then_some(flag));
         let flagged = deployment != Deployment::default()
             || self.metrics_path.is_some()
             || self.rate_limit.is_some()
-            || self.session_hibernate_after.is_some();
+            || session_flag.is_some();
         let serving = self.http.is_some() || self.stateless || flagged;
         match self.command {
             Some(_) if serving => {
@@ -305,11 +358,24 @@ impl ServeArgs {
         if let Some((source, _)) = rate_limit {
             return Err(format!("`{source}` needs the crate's `rate-limit` feature"));
         }
-        deployment.session_hibernate_after = match (self.session_hibernate_after, env(ENV_SESSION_HIBERNATE_AFTER)) {
-            (Some(flag), _) => Some(seconds("--session-hibernate-after", &flag)?),
-            (None, Some(value)) => Some(seconds(ENV_SESSION_HIBERNATE_AFTER, &value)?),
-            (None, None) => None,
-        };
+        if let Some(flag) = session_flag.filter(|_| self.stateless) {
+            // A stateless server holds no session to count or put to sleep.
+            // The environment's values are let be: replicas of both kinds
+            // may share it.
+            return Err(format!("`{flag}` is for sessions, which `--stateless` has none of: drop one of them"));
+        }
+        deployment.max_sessions =
+            flag_or_env(("--max-sessions", self.max_sessions), (ENV_MAX_SESSIONS, env(ENV_MAX_SESSIONS)), sessions)?;
+        deployment.max_awake_sessions = flag_or_env(
+            ("--max-awake-sessions", self.max_awake_sessions),
+            (ENV_MAX_AWAKE_SESSIONS, env(ENV_MAX_AWAKE_SESSIONS)),
+            sessions,
+        )?;
+        deployment.session_hibernate_after = flag_or_env(
+            ("--session-hibernate-after", self.session_hibernate_after),
+            (ENV_SESSION_HIBERNATE_AFTER, env(ENV_SESSION_HIBERNATE_AFTER)),
+            seconds,
+        )?;
         match self.http.or_else(|| env(ENV_HTTP_ADDR)) {
             Some(addr) => Ok(Command::Http { addr, stateless: self.stateless, deployment }),
             None if self.stateless || flagged => {
@@ -480,6 +546,42 @@ mod tests {
     }
 
     #[test]
+    fn the_session_limits_come_from_their_flags_or_their_environment() {
+        let limits =
+            |max_sessions, max_awake_sessions| Deployment { max_sessions, max_awake_sessions, ..Deployment::default() };
+        assert_eq!(
+            args("--http 0.0.0.0:1 --max-sessions 10000 --max-awake-sessions 1000"),
+            http("0.0.0.0:1", false, limits(Some(10_000), Some(1_000)))
+        );
+        let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), ("MCP_MAX_SESSIONS", " 20000 "), ("MCP_MAX_AWAKE_SESSIONS", "64")];
+        assert_eq!(with_env("", &env), http("0.0.0.0:2", false, limits(Some(20_000), Some(64))));
+        assert_eq!(
+            with_env("--max-awake-sessions 128", &env),
+            http("0.0.0.0:2", false, limits(Some(20_000), Some(128)))
+        );
+        for bad in ["0", "-1", "many", "1.5", "1e4"] {
+            let err = args(&format!("--http 0.0.0.0:1 --max-sessions={bad}")).unwrap_err();
+            assert!(err.starts_with("--max-sessions: `"), "{err}");
+            assert!(err.contains("is no whole number of sessions above 0"), "{err}");
+            let err = with_env("", &[("MCP_HTTP_ADDR", "0.0.0.0:1"), ("MCP_MAX_AWAKE_SESSIONS", bad)]).unwrap_err();
+            assert!(err.starts_with("MCP_MAX_AWAKE_SESSIONS: `"), "{err}");
+        }
+        assert!(args("--max-sessions 10").unwrap_err().contains("belong to `--http ADDR`"));
+        assert!(args("--max-awake-sessions 10 lint").unwrap_err().contains("are for serving"));
+        // A stateless server has no sessions: a flag for them is a mistake,
+        // the environment's (perhaps shared with stateful replicas) is not.
+        for flag in ["--max-sessions 10", "--max-awake-sessions 10", "--session-hibernate-after 30"] {
+            let err = args(&format!("--http 0.0.0.0:1 --stateless {flag}")).unwrap_err();
+            let name = flag.split(' ').next().unwrap();
+            assert_eq!(err, format!("`{name}` is for sessions, which `--stateless` has none of: drop one of them"));
+        }
+        assert_eq!(with_env("--stateless", &env[..2]), http("0.0.0.0:2", true, limits(Some(20_000), None)));
+        let options = format!("{:?}", limits(Some(10_000), Some(1_000)).apply(HttpOptions::default()));
+        assert!(options.contains("max_sessions: 10000,"), "{options}");
+        assert!(options.contains("max_awake_sessions: 1000,"), "{options}");
+    }
+
+    #[test]
     fn the_deployment_settings_reach_the_http_options() {
         let deployment = Deployment {
             path: Some("/v1/mcp".into()),
@@ -529,6 +631,9 @@ mod tests {
             "--trusted-proxies",
             "--metrics-path",
             "--rate-limit",
+            "--max-sessions <N>",
+            "--max-awake-sessions <N>",
+            "--session-hibernate-after <SECONDS>",
             "lint",
         ] {
             assert!(text.contains(flag), "{flag}: {text}");
@@ -541,6 +646,9 @@ mod tests {
             ENV_TRUSTED_PROXIES,
             ENV_METRICS_PATH,
             ENV_RATE_LIMIT,
+            ENV_MAX_SESSIONS,
+            ENV_MAX_AWAKE_SESSIONS,
+            ENV_SESSION_HIBERNATE_AFTER,
         ] {
             assert!(text.contains(variable), "{variable}: {text}");
         }

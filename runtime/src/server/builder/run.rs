@@ -92,12 +92,15 @@ impl Server {
     ///   (port 0 lets the system choose; the address is printed on stderr), with
     ///   `--path PATH`, `--allowed-hosts HOST,..`, `--allowed-origins
     ///   ORIGIN,..`, `--trusted-proxies ADDR|NET,..`, `--metrics-path PATH`
-    ///   (feature `metrics`) and `--rate-limit N/min[,burst=B]` (feature
-    ///   `rate-limit`); without a flag, each comes from `MCP_HTTP_ADDR`,
-    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
-    ///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH` and `MCP_RATE_LIMIT`; with the
-    ///   `redis` feature, `MCP_REDIS_URL` gives the Redis that replicas share
-    ///   (unless `Server::redis` gave one);
+    ///   (feature `metrics`), `--rate-limit N/min[,burst=B]` (feature
+    ///   `rate-limit`), `--max-sessions N`, `--max-awake-sessions N` and
+    ///   `--session-hibernate-after SECONDS`; without a flag, each comes from
+    ///   `MCP_HTTP_ADDR`, `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`,
+    ///   `MCP_ALLOWED_ORIGINS`, `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH`,
+    ///   `MCP_RATE_LIMIT`, `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS` and
+    ///   `MCP_SESSION_HIBERNATE_AFTER`; with the `redis` feature,
+    ///   `MCP_REDIS_URL` gives the Redis that replicas share (unless
+    ///   `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter (see [`ServeCommand::Lint`](crate::server::ServeCommand::Lint));
     /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's

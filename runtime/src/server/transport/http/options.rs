@@ -363,7 +363,8 @@ impl HttpOptions {
 
     /// The most live sessions. A new session past it closes the session idle
     /// the longest (none of its requests in flight), or gets 503 with
-    /// `Retry-After` when every session is busy. 1024 by default.
+    /// `Retry-After` when every session is busy. 1024 by default;
+    /// `--max-sessions` on the command line.
     pub fn max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max.max(1);
         self
@@ -420,7 +421,8 @@ impl HttpOptions {
     ///
     /// The price is the restore of a session woken past the cap, 0.1 to
     /// 0.2 ms more on its next request: with more sessions active at once than
-    /// the cap, raise it. `usize::MAX` keeps every session awake.
+    /// the cap, raise it. A cap of at least [`max_sessions`](Self::max_sessions)
+    /// keeps every session awake. `--max-awake-sessions` on the command line.
     ///
     /// ```
     /// use mcp_contract::server::HttpOptions;
