@@ -19,11 +19,12 @@ use crate::lint::Profile;
 ///   `--http ADDR` Streamable HTTP (`--stateless`, `--path`,
 ///   `--allowed-hosts`, `--allowed-origins`, `--trusted-proxies`,
 ///   `--metrics-path`, `--rate-limit`, `--max-sessions`,
-///   `--max-awake-sessions`, `--session-hibernate-after`); each HTTP setting
-///   without its flag comes from its environment variable (`MCP_HTTP_ADDR`,
-///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
-///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`,
-///   `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS`,
+///   `--max-awake-sessions`, `--session-idle-timeout`,
+///   `--session-hibernate-after`); each HTTP setting without its flag comes
+///   from its environment variable (`MCP_HTTP_ADDR`, `MCP_HTTP_PATH`,
+///   `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`, `MCP_TRUSTED_PROXIES`,
+///   `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`, `MCP_MAX_SESSIONS`,
+///   `MCP_MAX_AWAKE_SESSIONS`, `MCP_SESSION_IDLE_TIMEOUT`,
 ///   `MCP_SESSION_HIBERNATE_AFTER`); with the `redis` feature, `MCP_REDIS_URL`
 ///   gives the Redis that replicas share;
 /// - `lint`, `server-json`: see [`ServeCommand`]. They read no environment
@@ -102,6 +103,10 @@ pub struct ServeArgs {
     /// [default: 256] [env: MCP_MAX_AWAKE_SESSIONS]
     #[arg(long, value_name = "N")]
     pub max_awake_sessions: Option<String>,
+    /// With --http: a session without a request this many seconds ends, asleep or not
+    /// [default: 300] [env: MCP_SESSION_IDLE_TIMEOUT]
+    #[arg(long, value_name = "SECONDS")]
+    pub session_idle_timeout: Option<String>,
     /// With --http: a session idle this many seconds hibernates, only its initialize kept, until
     /// its next request [env: MCP_SESSION_HIBERNATE_AFTER]
     #[arg(long, value_name = "SECONDS")]
@@ -185,6 +190,7 @@ pub(crate) struct Deployment {
     rate_limit: Option<super::RateLimit>,
     max_sessions: Option<usize>,
     max_awake_sessions: Option<usize>,
+    session_idle_timeout: Option<std::time::Duration>,
     session_hibernate_after: Option<std::time::Duration>,
 }
 
@@ -216,6 +222,9 @@ impl Deployment {
         if let Some(max) = self.max_awake_sessions {
             options = options.max_awake_sessions(max);
         }
+        if let Some(timeout) = self.session_idle_timeout {
+            options = options.session_idle_timeout(timeout);
+        }
         if let Some(idle) = self.session_hibernate_after {
             options = options.session_hibernate_after(idle);
         }
@@ -233,6 +242,7 @@ const ENV_METRICS_PATH: &str = "MCP_METRICS_PATH";
 const ENV_RATE_LIMIT: &str = "MCP_RATE_LIMIT";
 const ENV_MAX_SESSIONS: &str = "MCP_MAX_SESSIONS";
 const ENV_MAX_AWAKE_SESSIONS: &str = "MCP_MAX_AWAKE_SESSIONS";
+const ENV_SESSION_IDLE_TIMEOUT: &str = "MCP_SESSION_IDLE_TIMEOUT";
 const ENV_SESSION_HIBERNATE_AFTER: &str = "MCP_SESSION_HIBERNATE_AFTER";
 
 /// Seconds, whole or not (`30`, `0.5`), as a duration.
@@ -302,11 +312,13 @@ impl ServeArgs {
             rate_limit: None,
             max_sessions: None,
             max_awake_sessions: None,
+            session_idle_timeout: None,
             session_hibernate_after: None,
         };
         let session_flag = [
             ("--max-sessions", &self.max_sessions),
             ("--max-awake-sessions", &self.max_awake_sessions),
+            ("--session-idle-timeout", &self.session_idle_timeout),
             ("--session-hibernate-after", &self.session_hibernate_after),
         ]
         .into_iter()
@@ -370,6 +382,11 @@ impl ServeArgs {
             ("--max-awake-sessions", self.max_awake_sessions),
             (ENV_MAX_AWAKE_SESSIONS, env(ENV_MAX_AWAKE_SESSIONS)),
             sessions,
+        )?;
+        deployment.session_idle_timeout = flag_or_env(
+            ("--session-idle-timeout", self.session_idle_timeout),
+            (ENV_SESSION_IDLE_TIMEOUT, env(ENV_SESSION_IDLE_TIMEOUT)),
+            seconds,
         )?;
         deployment.session_hibernate_after = flag_or_env(
             ("--session-hibernate-after", self.session_hibernate_after),
@@ -570,7 +587,12 @@ mod tests {
         assert!(args("--max-awake-sessions 10 lint").unwrap_err().contains("are for serving"));
         // A stateless server has no sessions: a flag for them is a mistake,
         // the environment's (perhaps shared with stateful replicas) is not.
-        for flag in ["--max-sessions 10", "--max-awake-sessions 10", "--session-hibernate-after 30"] {
+        for flag in [
+            "--max-sessions 10",
+            "--max-awake-sessions 10",
+            "--session-idle-timeout 600",
+            "--session-hibernate-after 30",
+        ] {
             let err = args(&format!("--http 0.0.0.0:1 --stateless {flag}")).unwrap_err();
             let name = flag.split(' ').next().unwrap();
             assert_eq!(err, format!("`{name}` is for sessions, which `--stateless` has none of: drop one of them"));
@@ -579,6 +601,27 @@ mod tests {
         let options = format!("{:?}", limits(Some(10_000), Some(1_000)).apply(HttpOptions::default()));
         assert!(options.contains("max_sessions: 10000,"), "{options}");
         assert!(options.contains("max_awake_sessions: 1000,"), "{options}");
+    }
+
+    #[test]
+    fn the_session_idle_timeout_comes_from_its_flag_or_its_environment_in_seconds() {
+        let timeout = |seconds: f64| Deployment {
+            session_idle_timeout: Some(std::time::Duration::from_secs_f64(seconds)),
+            ..Deployment::default()
+        };
+        assert_eq!(args("--http 0.0.0.0:1 --session-idle-timeout 3600"), http("0.0.0.0:1", false, timeout(3600.0)));
+        let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), ("MCP_SESSION_IDLE_TIMEOUT", "90")];
+        assert_eq!(with_env("", &env), http("0.0.0.0:2", false, timeout(90.0)));
+        assert_eq!(with_env("--session-idle-timeout 0.5", &env), http("0.0.0.0:2", false, timeout(0.5)));
+        for bad in ["0", "-1", "forever"] {
+            let err = args(&format!("--http 0.0.0.0:1 --session-idle-timeout={bad}")).unwrap_err();
+            assert!(err.starts_with("--session-idle-timeout: `"), "{err}");
+            let err = with_env("", &[("MCP_HTTP_ADDR", "0.0.0.0:1"), ("MCP_SESSION_IDLE_TIMEOUT", bad)]).unwrap_err();
+            assert!(err.starts_with("MCP_SESSION_IDLE_TIMEOUT: `"), "{err}");
+        }
+        assert!(args("--session-idle-timeout 60").unwrap_err().contains("belong to `--http ADDR`"));
+        let options = format!("{:?}", timeout(3600.0).apply(HttpOptions::default()));
+        assert!(options.contains("session_idle_timeout: 3600s,"), "{options}");
     }
 
     #[test]
@@ -633,6 +676,7 @@ mod tests {
             "--rate-limit",
             "--max-sessions <N>",
             "--max-awake-sessions <N>",
+            "--session-idle-timeout <SECONDS>",
             "--session-hibernate-after <SECONDS>",
             "lint",
         ] {
@@ -648,6 +692,7 @@ mod tests {
             ENV_RATE_LIMIT,
             ENV_MAX_SESSIONS,
             ENV_MAX_AWAKE_SESSIONS,
+            ENV_SESSION_IDLE_TIMEOUT,
             ENV_SESSION_HIBERNATE_AFTER,
         ] {
             assert!(text.contains(variable), "{variable}: {text}");

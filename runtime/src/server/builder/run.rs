@@ -93,12 +93,13 @@ impl Server {
     ///   `--path PATH`, `--allowed-hosts HOST,..`, `--allowed-origins
     ///   ORIGIN,..`, `--trusted-proxies ADDR|NET,..`, `--metrics-path PATH`
     ///   (feature `metrics`), `--rate-limit N/min[,burst=B]` (feature
-    ///   `rate-limit`), `--max-sessions N`, `--max-awake-sessions N` and
-    ///   `--session-hibernate-after SECONDS`; without a flag, each comes from
-    ///   `MCP_HTTP_ADDR`, `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`,
-    ///   `MCP_ALLOWED_ORIGINS`, `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH`,
-    ///   `MCP_RATE_LIMIT`, `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS` and
-    ///   `MCP_SESSION_HIBERNATE_AFTER`; with the `redis` feature,
+    ///   `rate-limit`), `--max-sessions N`, `--max-awake-sessions N`,
+    ///   `--session-idle-timeout SECONDS` and `--session-hibernate-after
+    ///   SECONDS`; without a flag, each comes from `MCP_HTTP_ADDR`,
+    ///   `MCP_HTTP_PATH`, `MCP_ALLOWED_HOSTS`, `MCP_ALLOWED_ORIGINS`,
+    ///   `MCP_TRUSTED_PROXIES`, `MCP_METRICS_PATH`, `MCP_RATE_LIMIT`,
+    ///   `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS`,
+    ///   `MCP_SESSION_IDLE_TIMEOUT` and `MCP_SESSION_HIBERNATE_AFTER`; with the `redis` feature,
     ///   `MCP_REDIS_URL` gives the Redis that replicas share (unless
     ///   `Server::redis` gave one);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the

@@ -370,7 +370,8 @@ impl HttpOptions {
         self
     }
 
-    /// How long a session lives without a request; 5 minutes by default.
+    /// How long a session lives without a request, asleep or not; 5 minutes
+    /// by default. `--session-idle-timeout` on the command line.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self
