@@ -544,25 +544,6 @@ mod tests {
     }
 
     #[test]
-    fn the_session_hibernation_comes_from_its_flag_or_its_environment_in_seconds() {
-        let after = |seconds: f64| Deployment {
-            session_hibernate_after: Some(std::time::Duration::from_secs_f64(seconds)),
-            ..Deployment::default()
-        };
-        assert_eq!(args("--http 0.0.0.0:1 --session-hibernate-after 30"), http("0.0.0.0:1", false, after(30.0)));
-        let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), ("MCP_SESSION_HIBERNATE_AFTER", "0.5")];
-        assert_eq!(with_env("", &env), http("0.0.0.0:2", false, after(0.5)));
-        assert_eq!(with_env("--session-hibernate-after 2", &env), http("0.0.0.0:2", false, after(2.0)));
-        for bad in ["0", "-1", "soon", "NaN"] {
-            let err = args(&format!("--http 0.0.0.0:1 --session-hibernate-after={bad}")).unwrap_err();
-            assert!(err.contains("is no number of seconds above 0"), "{err}");
-        }
-        assert!(args("--session-hibernate-after 30").unwrap_err().contains("belong to `--http ADDR`"));
-        let options = format!("{:?}", after(30.0).apply(HttpOptions::default()));
-        assert!(options.contains("session_hibernate_after: Some(30s)"), "{options}");
-    }
-
-    #[test]
     fn the_session_limits_come_from_their_flags_or_their_environment() {
         let limits =
             |max_sessions, max_awake_sessions| Deployment { max_sessions, max_awake_sessions, ..Deployment::default() };
@@ -603,25 +584,42 @@ mod tests {
         assert!(options.contains("max_awake_sessions: 1000,"), "{options}");
     }
 
+    /// The session's durations, each from its flag or its environment
+    /// variable, in seconds whole or not.
     #[test]
-    fn the_session_idle_timeout_comes_from_its_flag_or_its_environment_in_seconds() {
-        let timeout = |seconds: f64| Deployment {
-            session_idle_timeout: Some(std::time::Duration::from_secs_f64(seconds)),
-            ..Deployment::default()
-        };
-        assert_eq!(args("--http 0.0.0.0:1 --session-idle-timeout 3600"), http("0.0.0.0:1", false, timeout(3600.0)));
-        let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), ("MCP_SESSION_IDLE_TIMEOUT", "90")];
-        assert_eq!(with_env("", &env), http("0.0.0.0:2", false, timeout(90.0)));
-        assert_eq!(with_env("--session-idle-timeout 0.5", &env), http("0.0.0.0:2", false, timeout(0.5)));
-        for bad in ["0", "-1", "forever"] {
-            let err = args(&format!("--http 0.0.0.0:1 --session-idle-timeout={bad}")).unwrap_err();
-            assert!(err.starts_with("--session-idle-timeout: `"), "{err}");
-            let err = with_env("", &[("MCP_HTTP_ADDR", "0.0.0.0:1"), ("MCP_SESSION_IDLE_TIMEOUT", bad)]).unwrap_err();
-            assert!(err.starts_with("MCP_SESSION_IDLE_TIMEOUT: `"), "{err}");
+    fn the_session_durations_come_from_their_flags_or_their_environment_in_seconds() {
+        type Setting = fn(std::time::Duration) -> Deployment;
+        let settings: [(&str, &str, Setting, &str); 2] = [
+            (
+                "--session-idle-timeout",
+                ENV_SESSION_IDLE_TIMEOUT,
+                |timeout| Deployment { session_idle_timeout: Some(timeout), ..Deployment::default() },
+                "session_idle_timeout: 30s,",
+            ),
+            (
+                "--session-hibernate-after",
+                ENV_SESSION_HIBERNATE_AFTER,
+                |idle| Deployment { session_hibernate_after: Some(idle), ..Deployment::default() },
+                "session_hibernate_after: Some(30s)",
+            ),
+        ];
+        for (flag, variable, setting, debug) in settings {
+            let set = |seconds: f64| setting(std::time::Duration::from_secs_f64(seconds));
+            assert_eq!(args(&format!("--http 0.0.0.0:1 {flag} 30")), http("0.0.0.0:1", false, set(30.0)));
+            let env = [("MCP_HTTP_ADDR", "0.0.0.0:2"), (variable, "0.5")];
+            assert_eq!(with_env("", &env), http("0.0.0.0:2", false, set(0.5)));
+            assert_eq!(with_env(&format!("{flag} 2"), &env), http("0.0.0.0:2", false, set(2.0)));
+            for bad in ["0", "-1", "soon", "NaN"] {
+                let err = args(&format!("--http 0.0.0.0:1 {flag}={bad}")).unwrap_err();
+                assert!(err.starts_with(&format!("{flag}: `")), "{err}");
+                assert!(err.contains("is no number of seconds above 0"), "{err}");
+                let err = with_env("", &[("MCP_HTTP_ADDR", "0.0.0.0:1"), (variable, bad)]).unwrap_err();
+                assert!(err.starts_with(&format!("{variable}: `")), "{err}");
+            }
+            assert!(args(&format!("{flag} 30")).unwrap_err().contains("belong to `--http ADDR`"));
+            let options = format!("{:?}", set(30.0).apply(HttpOptions::default()));
+            assert!(options.contains(debug), "{options}");
         }
-        assert!(args("--session-idle-timeout 60").unwrap_err().contains("belong to `--http ADDR`"));
-        let options = format!("{:?}", timeout(3600.0).apply(HttpOptions::default()));
-        assert!(options.contains("session_idle_timeout: 3600s,"), "{options}");
     }
 
     #[test]
