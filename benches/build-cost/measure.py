@@ -23,7 +23,15 @@ With `--instructions`, also, for each crate:
 - the wall time of a `cargo check` with nothing to do: cargo's own bookkeeping
   of the crate's dependency graph, which the checks above include.
 
-    python3 benches/build-cost/measure.py [--tools 100] [--runs 5] [--instructions]
+With `--serving-features`, the two crates are built on the same capability
+rather than on their defaults: both serve stdio and Streamable HTTP and nothing
+else. This crate drops its default `auth` and `logging`
+(`default-features = false, features = ["rmcp"]`), and rmcp's crate adds
+`transport-io` and `transport-streamable-http-server` to its `server` and
+`macros`. Without it, this crate is on its default features and rmcp's on
+`server` and `macros` alone: what each one's user gets by default.
+
+    python3 benches/build-cost/measure.py [--tools 100] [--runs 5] [--instructions] [--serving-features]
 
 The README's Performance section quotes its table. Only loopback-free local
 builds: the crates depend on this workspace by path and on rmcp from the
@@ -73,7 +81,8 @@ pub struct Output{n} {{
 """
 
 
-def contract_crate(tools: int) -> tuple[str, str]:
+def contract_crate(tools: int, serving_features: bool) -> tuple[str, str]:
+    features = ', default-features = false, features = ["rmcp"]' if serving_features else ""
     manifest = f"""[package]
 name = "build-cost-mcp-contract"
 version = "0.0.0"
@@ -83,7 +92,7 @@ publish = false
 [workspace]
 
 [dependencies]
-mcp-contract = {{ path = "{ROOT}" }}
+mcp-contract = {{ path = "{ROOT}"{features} }}
 serde = {{ version = "{workspace_version('serde')}", features = ["derive"] }}
 schemars = "{workspace_version('schemars')}"
 """
@@ -113,7 +122,8 @@ pub fn server() -> Server {{
     return manifest, "\n".join(body)
 
 
-def rmcp_crate(tools: int) -> tuple[str, str]:
+def rmcp_crate(tools: int, serving_features: bool) -> tuple[str, str]:
+    features = ', "transport-io", "transport-streamable-http-server"' if serving_features else ""
     manifest = f"""[package]
 name = "build-cost-rmcp"
 version = "0.0.0"
@@ -123,7 +133,7 @@ publish = false
 [workspace]
 
 [dependencies]
-rmcp = {{ version = "{workspace_version('rmcp')}", default-features = false, features = ["server", "macros"] }}
+rmcp = {{ version = "{workspace_version('rmcp')}", default-features = false, features = ["server", "macros"{features}] }}
 serde = {{ version = "{workspace_version('serde')}", features = ["derive"] }}
 schemars = "{workspace_version('schemars')}"
 """
@@ -238,11 +248,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--instructions", action="store_true",
                         help="also count rustc's instructions (callgrind) and time cargo alone")
+    parser.add_argument("--serving-features", action="store_true",
+                        help="both crates on the features that serve stdio and Streamable HTTP, "
+                             "rather than on their defaults")
     args = parser.parse_args()
 
     crates = {
-        "mcp-contract #[mcp_tool]": write_crate("mcp-contract", *contract_crate(args.tools)),
-        "rmcp #[tool]": write_crate("rmcp", *rmcp_crate(args.tools)),
+        "mcp-contract #[mcp_tool]": write_crate("mcp-contract", *contract_crate(args.tools, args.serving_features)),
+        "rmcp #[tool]": write_crate("rmcp", *rmcp_crate(args.tools, args.serving_features)),
     }
     for crate in crates.values():
         cargo(crate, "check", "--lib")  # dependencies, once
@@ -260,7 +273,8 @@ def main() -> None:
         peak_mb = max(run[2] for run in runs) / 1024
         rows.append((label, seconds, cpu, expanded_lines(crate), peak_mb, [round(run[0], 2) for run in runs]))
 
-    print(f"{args.tools} tools, CARGO_INCREMENTAL=0, crate-only `cargo check`, median of {args.runs} runs\n")
+    features = "the features that serve stdio and Streamable HTTP" if args.serving_features else "default features"
+    print(f"{args.tools} tools, {features}, CARGO_INCREMENTAL=0, crate-only `cargo check`, median of {args.runs} runs\n")
     print("| macro | `cargo check` wall | CPU | expanded lines | rustc peak RSS | wall runs (s) |")
     print("|---|---|---|---|---|---|")
     for label, seconds, cpu, lines, peak_mb, runs in rows:
