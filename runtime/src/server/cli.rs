@@ -266,6 +266,19 @@ fn sessions(source: &str, value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("{source}: `{value}` is no whole number of sessions above 0, e.g. `10000`"))
 }
 
+/// A rate limit (`120/min`, `2/s,burst=20`).
+#[cfg(feature = "rate-limit")]
+fn rate(source: &str, value: &str) -> Result<super::RateLimit, String> {
+    value.parse().map_err(|why| format!("{source}: {why}"))
+}
+
+/// No rate limit without the feature that enforces one: a limit asked for
+/// is refused rather than let go unenforced.
+#[cfg(not(feature = "rate-limit"))]
+fn rate(source: &str, _: &str) -> Result<std::convert::Infallible, String> {
+    Err(format!("`{source}` needs the crate's `rate-limit` feature"))
+}
+
 /// The flag's value, or else its environment variable's, parsed by `parse`
 /// with the name of the one it came from.
 fn flag_or_env<T>(
@@ -357,19 +370,14 @@ impl ServeArgs {
         if metrics_path.is_some() {
             return Err(format!("`--metrics-path` ({ENV_METRICS_PATH}) needs the crate's `metrics` feature"));
         }
-        let rate_limit = match (self.rate_limit, env(ENV_RATE_LIMIT)) {
-            (Some(flag), _) => Some(("--rate-limit", flag)),
-            (None, Some(value)) => Some((ENV_RATE_LIMIT, value)),
-            (None, None) => None,
-        };
+        let rate_limit = flag_or_env(("--rate-limit", self.rate_limit), (ENV_RATE_LIMIT, env(ENV_RATE_LIMIT)), rate)?;
         #[cfg(feature = "rate-limit")]
-        if let Some((source, limit)) = rate_limit {
-            deployment.rate_limit = Some(limit.parse().map_err(|why| format!("{source}: {why}"))?);
+        {
+            deployment.rate_limit = rate_limit;
         }
+        // Without the feature, `rate` refused any limit given.
         #[cfg(not(feature = "rate-limit"))]
-        if let Some((source, _)) = rate_limit {
-            return Err(format!("`{source}` needs the crate's `rate-limit` feature"));
-        }
+        let None = rate_limit;
         if let Some(flag) = session_flag.filter(|_| self.stateless) {
             // A stateless server holds no session to count or put to sleep.
             // The environment's values are let be: replicas of both kinds
