@@ -88,8 +88,10 @@ async fn help_lint_and_server_json_never_run_the_factory() {
 }
 
 /// Built without the features that serve them, a metrics path or a rate
-/// limit asked for, by flag or variable, stops the server before it binds
-/// (exit 2, the usage errors' code), rather than serving without them.
+/// limit asked for stops the server before it binds (exit 2, the usage
+/// errors' code), rather than serving without them. Given here by flag: the
+/// variables take the same path (`flag_or_env`), and tests share the
+/// process's environment.
 /// `cargo test --workspace` builds the features in (the runtime's own tests
 /// use them); CI runs this with `cargo test -p mcp-contract --test cli`.
 #[tokio::test]
@@ -97,7 +99,6 @@ async fn help_lint_and_server_json_never_run_the_factory() {
 async fn a_metrics_path_or_a_rate_limit_without_its_feature_stops_the_server() {
     let runs = Arc::new(AtomicU32::new(0));
     let db = scratch("unserved.db");
-    // Given by flag; the variables are the process's, which tests share.
     for flag in [["--rate-limit", "120/min"], ["--rate-limit", "lots"], ["--metrics-path", "/metrics"]] {
         let line = ["--http", "127.0.0.1:0", flag[0], flag[1]].map(str::to_owned);
         // Bounded: a server that took the flag would serve until stopped.

@@ -266,6 +266,19 @@ fn sessions(source: &str, value: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("{source}: `{value}` is no whole number of sessions above 0, e.g. `10000`"))
 }
 
+/// The path of the metrics endpoint, as given.
+#[cfg(feature = "metrics")]
+fn metrics_path(_: &str, value: &str) -> Result<String, String> {
+    Ok(value.to_owned())
+}
+
+/// No metrics endpoint without the feature that serves one: a path asked
+/// for is refused rather than left to answer 404.
+#[cfg(not(feature = "metrics"))]
+fn metrics_path(source: &str, _: &str) -> Result<std::convert::Infallible, String> {
+    Err(format!("`{source}` needs the crate's `metrics` feature"))
+}
+
 /// A rate limit (`120/min`, `2/s,burst=20`).
 #[cfg(feature = "rate-limit")]
 fn rate(source: &str, value: &str) -> Result<super::RateLimit, String> {
@@ -361,21 +374,23 @@ impl ServeArgs {
             deployment.allowed_origins.or_else(|| env(ENV_ALLOWED_ORIGINS).map(|origins| list(&origins)));
         deployment.trusted_proxies =
             deployment.trusted_proxies.or_else(|| env(ENV_TRUSTED_PROXIES).map(|proxies| list(&proxies)));
-        let metrics_path = self.metrics_path.or_else(|| env(ENV_METRICS_PATH));
+        let metrics_path = flag_or_env(
+            ("--metrics-path", self.metrics_path),
+            (ENV_METRICS_PATH, env(ENV_METRICS_PATH)),
+            metrics_path,
+        )?;
+        let rate_limit = flag_or_env(("--rate-limit", self.rate_limit), (ENV_RATE_LIMIT, env(ENV_RATE_LIMIT)), rate)?;
+        // Without its feature, each parser refused any value given.
         #[cfg(feature = "metrics")]
         {
             deployment.metrics_path = metrics_path;
         }
         #[cfg(not(feature = "metrics"))]
-        if metrics_path.is_some() {
-            return Err(format!("`--metrics-path` ({ENV_METRICS_PATH}) needs the crate's `metrics` feature"));
-        }
-        let rate_limit = flag_or_env(("--rate-limit", self.rate_limit), (ENV_RATE_LIMIT, env(ENV_RATE_LIMIT)), rate)?;
+        let None = metrics_path;
         #[cfg(feature = "rate-limit")]
         {
             deployment.rate_limit = rate_limit;
         }
-        // Without the feature, `rate` refused any limit given.
         #[cfg(not(feature = "rate-limit"))]
         let None = rate_limit;
         if let Some(flag) = session_flag.filter(|_| self.stateless) {
