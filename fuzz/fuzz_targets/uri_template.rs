@@ -52,6 +52,13 @@ libfuzzer_sys::fuzz_target!(|input: Input| {
         if reserved && values.iter().any(|(_, value)| texts(value).any(holds_percent_triplet)) {
             return;
         }
+        // Likewise a reserved character the URI had encoded (`%2C`): matched
+        // as part of a value, it expands as written (`,`), which reads back as
+        // a separator (the crate's rules, end; found by this target on
+        // `{+9,hell,oy}` and `,comma,%2C~~~~~44,He`).
+        if reserved && holds_encoded_reserved(&input.uri) {
+            return;
+        }
         if let Ok(recaptured) = template.try_match_uri(&again) {
             let recaptured: Vec<(String, Value)> =
                 recaptured.expect("an expansion matches its template").into_iter().collect();
@@ -137,4 +144,15 @@ fn texts(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
 /// Whether `text` holds a percent-encoded triplet (`%` and two hex digits).
 fn holds_percent_triplet(text: &str) -> bool {
     text.as_bytes().windows(3).any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+}
+
+/// Whether `text` holds a percent-encoded reserved character (`%2C`, `%2F`, ..).
+fn holds_encoded_reserved(text: &str) -> bool {
+    text.as_bytes().windows(3).any(|w| {
+        w[0] == b'%'
+            && std::str::from_utf8(&w[1..])
+                .ok()
+                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
+                .is_some_and(|byte| b":/?#[]@!$&'()*+,;=".contains(&byte))
+    })
 }

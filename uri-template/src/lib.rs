@@ -75,8 +75,9 @@
 //! variables are strings, lists or associative arrays under operators other
 //! than `+` and `#`, given values that are defined and non-empty where rule 4
 //! cannot tell; `+` and `#` allow reserved characters in values, so composite
-//! values under them come back as one string, and they pass a value's `%XX`
-//! through as written, so such a value comes back decoded.
+//! values under them come back as one string, and a value that holds one
+//! (from a URI's `%2C`, say) may come back split at it; and they pass a
+//! value's `%XX` through as written, so such a value comes back decoded.
 //!
 //! Matching reads an expression's text only where the template can go on after
 //! it (at the end of the URI, or before the next literal), so it costs about
