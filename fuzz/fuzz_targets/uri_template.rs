@@ -141,18 +141,18 @@ fn texts(value: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
     }
 }
 
+/// The bytes `text` percent-encodes (`%2C` gives `,`).
+fn encoded_bytes(text: &str) -> impl Iterator<Item = u8> + '_ {
+    let hex = |digit: u8| char::from(digit).to_digit(16);
+    text.as_bytes().windows(3).filter(|w| w[0] == b'%').filter_map(move |w| Some((hex(w[1])? * 16 + hex(w[2])?) as u8))
+}
+
 /// Whether `text` holds a percent-encoded triplet (`%` and two hex digits).
 fn holds_percent_triplet(text: &str) -> bool {
-    text.as_bytes().windows(3).any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+    encoded_bytes(text).next().is_some()
 }
 
 /// Whether `text` holds a percent-encoded reserved character (`%2C`, `%2F`, ..).
 fn holds_encoded_reserved(text: &str) -> bool {
-    text.as_bytes().windows(3).any(|w| {
-        w[0] == b'%'
-            && std::str::from_utf8(&w[1..])
-                .ok()
-                .and_then(|hex| u8::from_str_radix(hex, 16).ok())
-                .is_some_and(|byte| b":/?#[]@!$&'()*+,;=".contains(&byte))
-    })
+    encoded_bytes(text).any(|byte| b":/?#[]@!$&'()*+,;=".contains(&byte))
 }
