@@ -2,6 +2,8 @@
 //! (8 sessions, one keep-alive connection each), with the in-memory stores,
 //! with Redis (feature `redis`) and one replica, and with Redis and two
 //! replicas behind haproxy (round robin): what the shared store costs a call.
+//! The Redis setups run twice: each event stored before it is sent (the
+//! default), and written behind its sending (`RedisStore::write_behind`).
 //! The client writes HTTP/1.1 by hand: benches/support/http.rs, which the
 //! other HTTP benchmarks share.
 //!
@@ -34,12 +36,14 @@ use tokio::net::{TcpListener, TcpStream};
 mod http;
 use http::{Add, Connection};
 
-async fn replica(redis: Option<&str>) -> SocketAddr {
+/// A replica serving `Add`, in memory or on the Redis at `redis`, its
+/// events stored before they are sent or, with `write_behind`, while they are.
+async fn replica(redis: Option<&str>, write_behind: bool) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a loopback port");
     let addr = listener.local_addr().expect("bound");
     let mut server = Server::new("bench", "0").tool(Add);
     if let Some(url) = redis {
-        server = server.redis_store(RedisStore::new(url).expect("a Redis URL"));
+        server = server.redis_store(RedisStore::new(url).expect("a Redis URL").write_behind(write_behind));
     }
     let server = server.build().expect("the server builds");
     tokio::spawn(server.serve_http_on(listener, HttpOptions::default().without_signal_handling()));
@@ -246,14 +250,30 @@ fn fresh() -> u64 {
 fn replicas(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let (redis_server, url) = redis();
-    let (memory, one, two) = runtime.block_on(async {
-        (replica(None).await, replica(Some(&url)).await, [replica(Some(&url)).await, replica(Some(&url)).await])
+    let redis = Some(url.as_str());
+    let (memory, one, two, behind, two_behind) = runtime.block_on(async {
+        (
+            replica(None, false).await,
+            replica(redis, false).await,
+            [replica(redis, false).await, replica(redis, false).await],
+            replica(redis, true).await,
+            [replica(redis, true).await, replica(redis, true).await],
+        )
     });
     let (_proxy, proxied) = haproxy(&two);
-    for (name, addr) in [("memory_one_replica", memory), ("redis_one_replica", one)] {
+    let (_proxy_behind, proxied_behind) = haproxy(&two_behind);
+    let counted =
+        [("memory_one_replica", memory), ("redis_one_replica", one), ("redis_write_behind_one_replica", behind)];
+    for (name, addr) in counted {
         count_per_call(&runtime, name, addr, (redis_server.0.id(), &url), 5_000);
     }
-    let setups = [("memory_one_replica", memory), ("redis_one_replica", one), ("redis_two_replicas_haproxy", proxied)];
+    let setups = [
+        ("memory_one_replica", memory),
+        ("redis_one_replica", one),
+        ("redis_two_replicas_haproxy", proxied),
+        ("redis_write_behind_one_replica", behind),
+        ("redis_write_behind_two_replicas_haproxy", proxied_behind),
+    ];
 
     // What of a sequential call's cost with Redis (above in memory) is its
     // one write: the floor of that cost, beside it in the same run.

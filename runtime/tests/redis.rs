@@ -1206,9 +1206,18 @@ fn answer_in(events: &[(Option<String>, Option<Value>)]) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cut_stream_resumed_on_the_other_replica_follows_its_call_live_to_the_answer() {
+    cut_stream_resumed_on_the_other_replica(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn written_behind_a_cut_stream_resumed_on_the_other_replica_follows_its_call_live_to_the_answer() {
+    cut_stream_resumed_on_the_other_replica(true).await;
+}
+
+async fn cut_stream_resumed_on_the_other_replica(write_behind: bool) {
     let Some(redis) = Redis::start() else { return };
-    let a = serve_slow("a", store(&redis, "museum")).await;
-    let b = serve_slow("b", store(&redis, "museum")).await;
+    let a = serve_slow("a", store(&redis, "museum").write_behind(write_behind)).await;
+    let b = serve_slow("b", store(&redis, "museum").write_behind(write_behind)).await;
     let http = client();
     let session = open_session(&http, &a.url, false).await;
     let priming = start_and_cut(&http, &a.url, &session, 7, "stamp", 1000).await;
@@ -1310,9 +1319,21 @@ fn entry_of(id: &str) -> (u64, u64) {
 /// from the stream's first event replays exactly what the client read after it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_no_event() {
+    stream_resumed_across_its_replicas_death(false).await;
+}
+
+/// The same with the events written behind their sending, the replica
+/// killed once what its client read is in Redis (an event it sent and never
+/// stored is the next test's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn written_behind_a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_no_event() {
+    stream_resumed_across_its_replicas_death(true).await;
+}
+
+async fn stream_resumed_across_its_replicas_death(write_behind: bool) {
     let Some(redis) = Redis::start() else { return };
-    let mut a = Doomed::start(slow_server("a", store(&redis, "museum")));
-    let b = serve_slow("b", store(&redis, "museum")).await;
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum").write_behind(write_behind)));
+    let b = serve_slow("b", store(&redis, "museum").write_behind(write_behind)).await;
     let http = client();
     let session = open_session(&http, &a.url, false).await;
     let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call",
@@ -1324,6 +1345,15 @@ async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_n
     while sse_events(&text).len() < 3 || !text.ends_with("\n\n") {
         let chunk = response.chunk().await.unwrap().expect("the call's events come");
         text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    if write_behind {
+        let last = sse_events(&text).last().and_then(|(id, _)| id.clone()).unwrap();
+        let (stream, entry) = last.rsplit_once('#').unwrap();
+        let key = format!("mcp:museum:events:{stream}");
+        eventually("the last event read is stored", || {
+            redis_cli(redis.port, &["XREVRANGE", &key, "+", "-", "COUNT", "1"]).starts_with(entry)
+        })
+        .await;
     }
     a.kill();
     drop(response);
@@ -1345,6 +1375,69 @@ async fn a_stream_resumed_across_its_replicas_death_repeats_reorders_and_loses_n
     let replayed = resume(&b.url, &session, first).await;
     let after_first: Vec<(Option<String>, Option<Value>)> = seen[1..].iter().map(|event| (*event).clone()).collect();
     assert_eq!(replayed, after_first, "the stream as stored: no event lost nor added");
+}
+
+/// A replica that stops after sending an event it wrote behind its sending,
+/// named by its own clock, and never stored, leaves its client with an
+/// entry that may be above every one in Redis (that clock ahead of Redis's). The replica that takes the call over
+/// stores its events above that entry, so the client, resuming after it,
+/// gets the answer: Redis's own next entry would be below it, and skipped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_call_is_answered_above_the_entry_its_client_resumed_after_though_redis_never_had_it() {
+    let Some(redis) = Redis::start() else { return };
+    let mut a = Doomed::start(slow_server("a", store(&redis, "museum").write_behind(true)));
+    let b = serve_slow("b", store(&redis, "museum").write_behind(true)).await;
+    let http = client();
+    let session = open_session(&http, &a.url, false).await;
+    let priming = start_and_cut(&http, &a.url, &session, 9, "survey", 2000).await;
+    a.kill();
+    // What the client last got from `a`: an entry a minute ahead of the clocks here (the call and
+    // the wait for `a`'s key to expire take seconds), never stored.
+    let stream = priming.rsplit_once('#').unwrap().0;
+    let ahead = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap().as_millis() + 60_000;
+    let unstored = format!("{stream}#{ahead}-0");
+    let events = resume(&b.url, &session, &unstored).await;
+    let answer = answer_in(&events);
+    assert_eq!(answer["result"]["content"][0]["text"], "survey by b", "{events:?}");
+    let id = events.iter().find(|(_, message)| message.as_ref() == Some(&answer)).and_then(|(id, _)| id.clone());
+    assert!(entry_of(&id.unwrap()) > entry_of(&unstored), "{events:?}");
+    // Resumed after it again, the stored answer is there.
+    assert_eq!(answer_in(&resume(&b.url, &session, &unstored).await), answer);
+}
+
+/// Written behind their sending, the events of many calls at once are
+/// stored each under the entry its call was given, each stream in the order
+/// it was sent, and a replay on another replica reads them back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn written_behind_the_events_of_calls_at_once_are_stored_in_the_order_sent_under_the_ids_given() {
+    let Some(redis) = Redis::start() else { return };
+    let (a, b) = (store(&redis, "museum").write_behind(true), store(&redis, "museum"));
+    let calls: Vec<_> = (0..8u64)
+        .map(|call| {
+            let a = a.clone();
+            tokio::spawn(async move {
+                let stream = format!("call-{call}");
+                let mut ids = Vec::new();
+                for n in 0..50 {
+                    ids.push(a.store_event(&stream, &event(call * 100 + n)).await.expect("named"));
+                }
+                (stream, ids)
+            })
+        })
+        .collect();
+    for call in calls {
+        let (stream, ids) = call.await.unwrap();
+        assert!(ids.windows(2).all(|pair| entry_of(&pair[0]) < entry_of(&pair[1])), "{ids:?}");
+        let key = format!("mcp:museum:events:{stream}");
+        eventually("every event stored", || redis_cli(redis.port, &["XLEN", &key]) == "50").await;
+        let replayed: Vec<ServerSseMessage> = b.replay_events_after(&ids[0]).await.unwrap().collect().await;
+        let replayed_ids: Vec<&str> = replayed.iter().map(|event| event.event_id.as_deref().unwrap()).collect();
+        assert_eq!(replayed_ids, ids[1..], "{stream}");
+        let read = redis_cli(redis.port, &["XRANGE", &key, "-", "+"]);
+        let entries: Vec<&str> = read.lines().filter(|line| line.contains('-') && !line.contains('{')).collect();
+        let given: Vec<&str> = ids.iter().map(|id| id.rsplit_once('#').unwrap().1).collect();
+        assert_eq!(entries, given, "{stream}: stored in the order sent, under the ids given");
+    }
 }
 
 /// A call that answers at once is not kept for the other replicas, and has

@@ -17,11 +17,35 @@ use super::replica::HEARTBEAT_EVERY;
 use super::shared::ANSWERED_CALL_KEPT;
 use super::{RedisStore, lock, millis, now_millis, records};
 
+/// Add an event to a stream above an entry (`ARGV[2]`), or Redis's next
+/// entry when that is higher: the stream of a call taken over, whose client
+/// may hold an entry the stopped replica named but never stored.
+/// KEYS: the events; ARGV: the cap, the entry, then the event's fields.
+const XADD_ABOVE: &str = r"
+local floor_ms, floor_seq = string.match(ARGV[2], '^(%d+)-(%d+)$')
+local id = '*'
+if floor_ms then
+  local top = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  local above = true
+  if top then
+    local top_ms, top_seq = string.match(top[1], '^(%d+)-(%d+)$')
+    above = tonumber(floor_ms) > tonumber(top_ms)
+      or (tonumber(floor_ms) == tonumber(top_ms) and tonumber(floor_seq) >= tonumber(top_seq))
+  end
+  if above then id = floor_ms .. '-' .. tostring(tonumber(floor_seq) + 1) end
+end
+return redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], id, unpack(ARGV, 3))
+";
+
 /// Each SSE stream is a Redis stream, capped at `events_per_stream` and
 /// expiring `event_age` after its last event. An event's id is
 /// `{stream id}#{Redis entry id}`: Redis makes entry ids unique within a key,
 /// and stream ids are unique (rmcp draws them at random, or from the session
 /// id), so event ids are unique across replicas, and say which stream to replay.
+/// With [`RedisStore::write_behind`], the store names a call's entries
+/// itself, from this replica's clock, made to grow: only this replica writes
+/// its calls' streams, unless it stops and another takes a call over, whose
+/// entries then go above the one the client resumed after.
 ///
 /// A call's priming event (a `retry` hint and no message, the first event of
 /// the stream rmcp opens for each request) is not written: it gets the id
@@ -41,24 +65,59 @@ impl EventStore for RedisStore {
             }
             return Ok(records::priming_id(stream_id, now_millis()));
         }
-        let mut pipe = redis::pipe();
-        let key = self.key("events", stream_id);
-        pipe.atomic().cmd("XADD").arg(&key).arg("MAXLEN").arg(self.inner.settings.events_per_stream).arg("*");
-        match (&event.message, event.retry) {
-            (Some(message), _) => pipe.arg("message").arg(serde_json::to_string(&**message)?),
-            (None, Some(retry)) => pipe.arg("retry").arg(millis(retry)),
-            (None, None) => pipe.arg("retry").arg(""),
+        let (field, value) = match (&event.message, event.retry) {
+            (Some(message), _) => ("message", serde_json::to_string(&**message)?),
+            (None, Some(retry)) => ("retry", millis(retry).to_string()),
+            (None, None) => ("retry", String::new()),
         };
-        pipe.cmd("PEXPIRE").arg(&key).arg(millis(self.inner.settings.event_age)).ignore();
-        // Wakes the replays following this stream, on any replica.
-        pipe.cmd("PUBLISH").arg(self.key("wake", stream_id)).arg("").ignore();
-        // The call is over: no replica is to take it over, and its request
-        // goes; a call never kept has no record to mark.
-        if ends_call(event) && !lock(&self.inner.unkept).remove(stream_id) {
+        let key = self.key("events", stream_id);
+        let cap = self.inner.settings.events_per_stream;
+        let ends = ends_call(event);
+        // What follows the entry: its stream's expiry, the wake of the
+        // replays following it (on any replica), and, when the call is over,
+        // its record marked, so no replica takes it over (a call never kept
+        // has no record to mark).
+        let mut then = vec![redis::cmd("PEXPIRE"), redis::cmd("PUBLISH")];
+        then[0].arg(&key).arg(millis(self.inner.settings.event_age));
+        then[1].arg(self.key("wake", stream_id)).arg("");
+        if ends && !lock(&self.inner.unkept).remove(stream_id) {
             let call = self.key("call", stream_id);
-            pipe.cmd("HSET").arg(&call).arg("answered").arg(1).ignore();
-            pipe.cmd("HDEL").arg(&call).arg("request").ignore();
-            pipe.cmd("PEXPIRE").arg(&call).arg(millis(ANSWERED_CALL_KEPT)).ignore();
+            let mut answered = redis::cmd("HSET");
+            answered.arg(&call).arg("answered").arg(1);
+            let mut request = redis::cmd("HDEL");
+            request.arg(&call).arg("request");
+            let mut expiry = redis::cmd("PEXPIRE");
+            expiry.arg(&call).arg(millis(ANSWERED_CALL_KEPT));
+            then.extend([answered, request, expiry]);
+        }
+        let taken = match ends {
+            true => lock(&self.inner.taken).remove(stream_id).map(|(floor, _)| floor),
+            false => lock(&self.inner.taken).get(stream_id).map(|(floor, _)| floor.clone()),
+        };
+        // Not a session's standalone stream, nor a call's taken over: others
+        // wrote those, with entries this replica's clock may not be above.
+        if self.inner.settings.write_behind && taken.is_none() && !stream_id.ends_with(":common") {
+            let write = |entry: &str| {
+                let mut add = redis::cmd("XADD");
+                add.arg(&key).arg("MAXLEN").arg(cap).arg(entry).arg(field).arg(&value);
+                std::iter::once(add).chain(then).collect()
+            };
+            return Ok(match self.write_behind_as(write).await {
+                Some(entry) => format!("{stream_id}#{entry}"),
+                None => self.unstored(stream_id),
+            });
+        }
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        match &taken {
+            // Above the entry the client resumed after, which the stopped
+            // replica may have sent without storing, named by its own clock.
+            Some(floor) => pipe.cmd("EVAL").arg(XADD_ABOVE).arg(1).arg(&key).arg(cap).arg(floor),
+            None => pipe.cmd("XADD").arg(&key).arg("MAXLEN").arg(cap).arg("*"),
+        };
+        pipe.arg(field).arg(&value);
+        for command in then {
+            pipe.add_command(command).ignore();
         }
         match self.query::<(String,)>(&pipe).await {
             Ok((entry,)) => Ok(format!("{stream_id}#{entry}")),

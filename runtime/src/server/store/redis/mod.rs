@@ -17,6 +17,7 @@
 //! timeout; after a failure the store is not asked again for a moment, so
 //! requests that need it are refused at once (503) instead of each waiting.
 
+mod behind;
 mod events;
 mod follow;
 mod health;
@@ -29,7 +30,7 @@ mod tasks;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -128,6 +129,8 @@ struct Settings {
     event_age: Duration,
     session_idle: Duration,
     timeout: Duration,
+    /// Whether a call's events go out while they are written (see [`RedisStore::write_behind`]).
+    write_behind: bool,
 }
 
 struct Inner {
@@ -153,6 +156,12 @@ struct Inner {
     /// The pub/sub connection that wakes the replays following streams,
     /// made by the first one.
     followers: tokio::sync::Mutex<Option<Arc<Followers>>>,
+    /// With [`RedisStore::write_behind`], the writes of the events sent
+    /// before they are stored, in the order their entries were named.
+    behind: OnceLock<behind::Writer>,
+    /// The streams of lost calls this replica took over, each with the entry
+    /// its client resumed after: their events are stored above it.
+    taken: Mutex<HashMap<String, (String, Instant)>>,
 }
 
 /// How the store proves itself and checks the servers, besides the URL.
@@ -185,6 +194,8 @@ impl Inner {
             unkept: Mutex::default(),
             beating: AtomicBool::new(false),
             followers: tokio::sync::Mutex::new(None),
+            behind: OnceLock::new(),
+            taken: Mutex::default(),
         }
     }
 }
@@ -197,6 +208,7 @@ impl std::fmt::Debug for RedisStore {
             .field("event_age", &self.inner.settings.event_age)
             .field("session_idle", &self.inner.settings.session_idle)
             .field("timeout", &self.inner.settings.timeout)
+            .field("write_behind", &self.inner.settings.write_behind)
             .finish_non_exhaustive()
     }
 }
@@ -234,6 +246,7 @@ impl RedisStore {
                 event_age: DEFAULT_EVENT_AGE,
                 session_idle: DEFAULT_SESSION_IDLE,
                 timeout: DEFAULT_REDIS_TIMEOUT,
+                write_behind: false,
             })),
         })
     }
@@ -385,6 +398,42 @@ impl RedisStore {
     /// Wait at most `timeout` for one command; [`DEFAULT_REDIS_TIMEOUT`] unless set.
     pub fn timeout(self, timeout: Duration) -> Self {
         self.with(|settings| settings.timeout = timeout.max(Duration::from_millis(1)))
+    }
+
+    /// Send each event of a call while it is written to Redis, rather than
+    /// once Redis has it (the default): a call then waits for no round trip
+    /// to Redis, and answers about as fast as with the in-memory stores
+    /// (the performance chapter has the figures).
+    ///
+    /// What it gives up is a moment, about one round trip per event (at most
+    /// the store's [`timeout`](Self::timeout)), in which the event is sent
+    /// but not yet in Redis:
+    ///
+    /// - A replica that stops in that moment leaves an event that only its
+    ///   client has: a client that resumes after an earlier event does not
+    ///   get it again. A replica that takes the call over still answers it,
+    ///   with events above the one the client resumed after, whatever the
+    ///   clocks of the replicas say.
+    /// - A write that fails (Redis down, or the writes queued past the
+    ///   store's bound) leaves its event replayable from nowhere, as an event
+    ///   sent while Redis is down already is; the store then reads as down,
+    ///   and later events go out unstored until it answers again.
+    ///
+    /// The writes of one store keep their order (one writer, which sends
+    /// what queued meanwhile in one round trip), so a stream's events are
+    /// stored in the order they were sent. An entry's id comes from this
+    /// replica's clock, made to grow. A session's standalone stream, which
+    /// the replicas write in turn, and the stream of a call taken over from a
+    /// stopped replica are still stored before they are sent.
+    ///
+    /// ```
+    /// use mcp_contract_runtime::server::RedisStore;
+    /// let store = RedisStore::new("redis://127.0.0.1:6379/")?.write_behind(true);
+    /// # let _ = store;
+    /// # Ok::<(), mcp_contract_runtime::server::RedisUrlError>(())
+    /// ```
+    pub fn write_behind(self, on: bool) -> Self {
+        self.with(|settings| settings.write_behind = on)
     }
 
     /// The store under `namespace` unless one was set.

@@ -72,7 +72,36 @@ impl RedisStore {
         // priming would have been kept.
         let unwritten_priming = records::priming_sent(resumed)
             .is_some_and(|sent| now_millis().saturating_sub(sent) < millis(self.inner.settings.event_age));
-        Ok(runs == 1 || runs == -1 || (runs == -2 && unwritten_priming))
+        // An event written behind its sending (`write_behind`) may still be on
+        // its way: followed until its write would have failed.
+        let on_its_way = records::entry_millis(resumed)
+            .is_some_and(|sent| now_millis().saturating_sub(sent) < 2 * millis(self.inner.settings.timeout));
+        Ok(runs == 1 || runs == -1 || (runs == -2 && (unwritten_priming || on_its_way)))
+    }
+}
+
+/// At most this many streams taken over are remembered at once; past it, the
+/// oldest go, and their events get Redis's entries.
+const TAKEN_REMEMBERED: usize = 1024;
+
+impl RedisStore {
+    /// This replica took over the stream of a lost call, whose client
+    /// resumed after `last_event_id`: its events are stored above that entry,
+    /// which the stopped replica may have named by its own clock and sent
+    /// without storing (`write_behind`), until the call's answer.
+    fn taken_over(&self, stream_id: &str, last_event_id: &str) {
+        let Ok((_, entry)) = records::event_id(last_event_id) else { return };
+        // A priming is before every entry: Redis's are above it.
+        if records::priming_sent(entry).is_some() {
+            return;
+        }
+        let mut taken = lock(&self.inner.taken);
+        if taken.len() >= TAKEN_REMEMBERED
+            && let Some(oldest) = taken.iter().min_by_key(|(_, (_, at))| *at).map(|(stream, _)| stream.clone())
+        {
+            taken.remove(&oldest);
+        }
+        taken.insert(stream_id.to_owned(), (entry.to_owned(), Instant::now()));
     }
 }
 
@@ -178,7 +207,10 @@ impl SharedStore for RedisStore {
             let (request,): (Option<String>,) = self.query(&pipe).await?;
             let Some(request) = request else { return Ok(CallFate::Unknown) };
             match records::call_request(&request) {
-                Ok(request) => Ok(CallFate::Lost { stream_id: stream_id.to_owned(), request: Box::new(request) }),
+                Ok(request) => {
+                    self.taken_over(stream_id, last_event_id);
+                    Ok(CallFate::Lost { stream_id: stream_id.to_owned(), request: Box::new(request) })
+                }
                 Err(err) => {
                     tracing::warn!(%err, "a kept call's request does not read back; its call is not answered here");
                     Ok(CallFate::Unknown)
