@@ -41,6 +41,11 @@ struct Cluster {
 
 impl Cluster {
     fn start(client: Client) -> Option<Self> {
+        Self::start_with(client, &[])
+    }
+
+    /// [`Cluster::start`] with `env` set for both replicas.
+    fn start_with(client: Client, env: &[(&str, &str)]) -> Option<Self> {
         let mut programs = vec![REDIS_SERVER, HAPROXY];
         match client {
             Client::Python => programs.push(PYTHON3),
@@ -55,7 +60,7 @@ impl Cluster {
         let redis = redis(redis_port);
         let redis_url = format!("redis://127.0.0.1:{redis_port}/");
         let ports = [free_port(), free_port()];
-        let replicas = ports.iter().map(|port| Some(museum(*port, &redis_url))).collect();
+        let replicas = ports.iter().map(|port| Some(museum(*port, &redis_url, env))).collect();
         let proxy_port = free_port();
         let (proxy, log) = haproxy(proxy_port, &ports, &dir, None);
         let url = format!("http://127.0.0.1:{proxy_port}/mcp");
@@ -123,8 +128,8 @@ fn share_sessions_and_tasks(client: Client) {
 /// The replica serving a call is killed (SIGKILL) once the call's stream
 /// began: the client resumes it through the proxy with `Last-Event-ID`, the
 /// other replica answers, and the answer is the whole export.
-fn resume_a_call_whose_replica_was_killed(client: Client) {
-    let Some(mut cluster) = Cluster::start(client) else { return };
+fn resume_a_call_whose_replica_was_killed(client: Client, env: &[(&str, &str)]) {
+    let Some(mut cluster) = Cluster::start_with(client, env) else { return };
     let mut child = client
         .command(&cluster.url, "killed")
         .stdout(Stdio::piped())
@@ -188,7 +193,14 @@ fn two_museum_replicas_behind_haproxy_share_sessions_and_tasks_through_redis() {
 
 #[test]
 fn a_call_whose_replica_is_killed_is_resumed_through_the_other_and_answered() {
-    resume_a_call_whose_replica_was_killed(Client::Python);
+    resume_a_call_whose_replica_was_killed(Client::Python, &[]);
+}
+
+/// The same with the replicas writing a call's events behind their sending
+/// (`MCP_REDIS_WRITE_BEHIND=1`).
+#[test]
+fn written_behind_a_call_whose_replica_is_killed_is_resumed_through_the_other_and_answered() {
+    resume_a_call_whose_replica_was_killed(Client::Python, &[("MCP_REDIS_WRITE_BEHIND", "1")]);
 }
 
 #[test]
@@ -198,7 +210,7 @@ fn two_museum_replicas_behind_haproxy_serve_the_typescript_client() {
 
 #[test]
 fn a_call_whose_replica_is_killed_is_resumed_by_the_typescript_client() {
-    resume_a_call_whose_replica_was_killed(Client::TypeScript);
+    resume_a_call_whose_replica_was_killed(Client::TypeScript, &[]);
 }
 
 /// One `POST` of `body` to `port` over a fresh connection, as a 2026-07-28

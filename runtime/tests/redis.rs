@@ -1615,9 +1615,10 @@ async fn serve_from_the_environment() {
 /// `run_cli` takes `MCP_REDIS_URL`, `MCP_REDIS_CA_FILE` and the client
 /// certificate's `MCP_REDIS_CLIENT_CERT_FILE`/`MCP_REDIS_CLIENT_KEY_FILE`
 /// from the environment: against a Redis that asks for TLS with a client
-/// certificate, its sessions are stored (an `initialize` succeeds); a CA file
-/// it cannot read, or a certificate without its key, stops it with an error
-/// that names the variable, and shows no password.
+/// certificate, its sessions are stored (an `initialize` succeeds), and
+/// `MCP_REDIS_WRITE_BEHIND=1` is taken; a CA file it cannot read, a
+/// certificate without its key, or a write-behind that is neither on nor off
+/// stops it with an error that names the variable, and shows no password.
 #[test]
 fn the_command_line_reads_the_tls_files_of_the_environment() {
     let Some(redis) = Redis::start_mutual_tls() else { return };
@@ -1644,6 +1645,7 @@ fn the_command_line_reads_the_tls_files_of_the_environment() {
         ("MCP_REDIS_CA_FILE", &ca),
         ("MCP_REDIS_CLIENT_CERT_FILE", &certificate),
         ("MCP_REDIS_CLIENT_KEY_FILE", &key),
+        ("MCP_REDIS_WRITE_BEHIND", "1"),
     ]);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
@@ -1657,13 +1659,19 @@ fn the_command_line_reads_the_tls_files_of_the_environment() {
     };
     assert_eq!(opened.status, 200, "the session was stored in the Redis over mutual TLS: {opened:?}");
     assert!(opened.session.is_some(), "{opened:?}");
-    served.kill();
+    let mut child = served.0.take().unwrap();
+    let _ = child.kill();
+    let mut said = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut said).unwrap();
+    let _ = child.wait();
+    assert!(said.contains("written to Redis (MCP_REDIS_WRITE_BEHIND)"), "the store writes behind: {said}");
     for (vars, named) in [
         (vec![("MCP_REDIS_CA_FILE", "/nonexistent/ca.crt")], "MCP_REDIS_CA_FILE"),
         (
             vec![("MCP_REDIS_CA_FILE", ca.as_str()), ("MCP_REDIS_CLIENT_CERT_FILE", certificate.as_str())],
             "MCP_REDIS_CLIENT_KEY_FILE",
         ),
+        (vec![("MCP_REDIS_CA_FILE", ca.as_str()), ("MCP_REDIS_WRITE_BEHIND", "sometimes")], "MCP_REDIS_WRITE_BEHIND"),
     ] {
         let (_, mut refused) = serve(&vars);
         let mut child = refused.0.take().unwrap();

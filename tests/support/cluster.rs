@@ -79,11 +79,11 @@ fn assert_redis_feature(said: &str) {
     );
 }
 
-/// A museum replica on `port`, sharing the Redis of `redis_url`.
-pub(crate) fn museum(port: u16, redis_url: &str) -> Process {
-    let (child, _, said) = super::serve_http(
-        Command::new(museum_binary()).args(["--http", &format!("127.0.0.1:{port}")]).env("MCP_REDIS_URL", redis_url),
-    );
+/// A museum replica on `port`, sharing the Redis of `redis_url`, with `env` set.
+pub(crate) fn museum(port: u16, redis_url: &str, env: &[(&str, &str)]) -> Process {
+    let mut command = Command::new(museum_binary());
+    command.args(["--http", &format!("127.0.0.1:{port}")]).env("MCP_REDIS_URL", redis_url).envs(env.iter().copied());
+    let (child, _, said) = super::serve_http(&mut command);
     assert_redis_feature(&said);
     Process(child)
 }

@@ -101,7 +101,8 @@ impl Server {
     ///   `MCP_MAX_SESSIONS`, `MCP_MAX_AWAKE_SESSIONS`,
     ///   `MCP_SESSION_IDLE_TIMEOUT` and `MCP_SESSION_HIBERNATE_AFTER`; with the `redis` feature,
     ///   `MCP_REDIS_URL` gives the Redis that replicas share (unless
-    ///   `Server::redis` gave one);
+    ///   `Server::redis` gave one), and `MCP_REDIS_WRITE_BEHIND=1` sends a
+    ///   call's events while they are written to it (`RedisStore::write_behind`);
     /// - `lint [--format text|json] [--server-json PATH] [--profile NAME]`: run the
     ///   definition linter (see [`ServeCommand::Lint`](crate::server::ServeCommand::Lint));
     /// - `server-json [--name NAME] [--remote URL]`: print the MCP registry's
@@ -219,7 +220,7 @@ impl Server {
             use crate::server::error::RedisUrlError;
             use crate::server::store::redis::{
                 REDIS_CA_FILE_ENV, REDIS_CLIENT_CERT_FILE_ENV, REDIS_CLIENT_KEY_FILE_ENV, REDIS_SENTINEL_PASSWORD_ENV,
-                REDIS_URL_ENV, RedisStore,
+                REDIS_URL_ENV, REDIS_WRITE_BEHIND_ENV, RedisStore,
             };
             eprintln!("{}: sessions, streams and tasks in the Redis of {REDIS_URL_ENV}", self.info.name);
             let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
@@ -251,6 +252,20 @@ impl Server {
                         RedisUrlError(format!("{REDIS_SENTINEL_PASSWORD_ENV} is not UTF-8"))
                     })?;
                     store = store.sentinel_password(password)?;
+                }
+                if let Some(value) = set(REDIS_WRITE_BEHIND_ENV) {
+                    let on = match value.to_string_lossy().trim().to_ascii_lowercase().as_str() {
+                        "1" | "true" | "on" => true,
+                        "0" | "false" | "off" => false,
+                        _ => {
+                            let why = format!("{REDIS_WRITE_BEHIND_ENV} is `1` (or `true`, `on`) or `0` (or `false`, `off`)");
+                            return Err(RedisUrlError(why));
+                        }
+                    };
+                    if on {
+                        eprintln!("{}: a call's events sent while they are written to Redis ({REDIS_WRITE_BEHIND_ENV})", self.info.name);
+                    }
+                    store = store.write_behind(on);
                 }
                 Ok(store)
             });

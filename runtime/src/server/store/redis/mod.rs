@@ -59,6 +59,11 @@ pub const REDIS_CLIENT_KEY_FILE_ENV: &str = "MCP_REDIS_CLIENT_KEY_FILE";
 /// `redis+sentinel://` [`REDIS_URL_ENV`] (see [`RedisStore::sentinel_password`]).
 pub const REDIS_SENTINEL_PASSWORD_ENV: &str = "MCP_REDIS_SENTINEL_PASSWORD";
 
+/// The environment variable that turns on [`RedisStore::write_behind`] for
+/// the store of [`REDIS_URL_ENV`]: `1` (or `true`, `on`) sends a call's events
+/// while they are written, `0` (or `false`, `off`, unset) once they are stored.
+pub const REDIS_WRITE_BEHIND_ENV: &str = "MCP_REDIS_WRITE_BEHIND";
+
 /// How many events of one SSE stream are kept, by default: a stream is one
 /// request's answer (its progress, logs, and the result) or a session's
 /// standalone stream; the oldest go first.
