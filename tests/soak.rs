@@ -23,6 +23,8 @@
 //!
 //! Both replicas let sessions idle a second hibernate
 //! (`MCP_SESSION_HIBERNATE_AFTER=1`), so sessions sleep and wake throughout.
+//! Replica 0 writes a call's events to Redis behind their sending
+//! (`MCP_REDIS_WRITE_BEHIND=1`), replica 1 stores them before it sends them.
 //!
 //! Faults: `redis-server` stopped and started again on its port (without
 //! persistence: every key is lost), and replica 0 killed (SIGKILL) and started
@@ -978,8 +980,15 @@ struct Cluster {
 impl Cluster {
     fn replica(&self, n: usize) -> Process {
         // Sessions idle a second hibernate, so the traffic's pauses put them
-        // to sleep and wake them all along, through every fault.
-        let env = [("REQUEST_STATE_KEY", REQUEST_STATE_KEY), ("MCP_SESSION_HIBERNATE_AFTER", "1")];
+        // to sleep and wake them all along, through every fault. Replica 0,
+        // the one killed, writes a call's events behind their sending; replica
+        // 1 stores them first: both ways in one run, and side by side.
+        let write_behind = if n == 0 { "1" } else { "0" };
+        let env = [
+            ("REQUEST_STATE_KEY", REQUEST_STATE_KEY),
+            ("MCP_SESSION_HIBERNATE_AFTER", "1"),
+            ("MCP_REDIS_WRITE_BEHIND", write_behind),
+        ];
         museum_logged(self.ports[n], &self.redis_url, &env, &self.logs)
     }
 }
@@ -1298,4 +1307,8 @@ async fn two_replicas_behind_haproxy_on_redis_hold_their_promises_through_faults
         assert!(answered(kind, outcome) > 0, "no {kind} was {outcome}:\n{summary}");
     }
     assert!(faults.iter().any(|f| f.kind == FaultKind::Redis) && faults.iter().any(|f| f.kind == FaultKind::Replica));
+    // Each start of replica 0 says it writes behind; replica 1's never does.
+    let behind = logs.iter().filter(|(_, line)| line.contains("written to Redis (MCP_REDIS_WRITE_BEHIND)")).count();
+    let starts_of_replica_0 = 1 + faults.iter().filter(|f| f.kind == FaultKind::Replica).count();
+    assert_eq!(behind, starts_of_replica_0, "replica 0 writes behind, replica 1 does not");
 }
