@@ -344,9 +344,25 @@ async fn a_store_that_cannot_reach_redis_answers_within_its_timeout_and_recovers
     assert!(!err.message().contains("127.0.0.1"), "no internals: {}", err.message());
     // While it is down, an event still gets an id (its answer goes out live) that no replay accepts.
     let live = a.store_event("s", &event(1)).await.expect("an id all the same");
+    // Written behind, an event is named at once; once that write failed,
+    // the store is down for it too, and the next events go out under ids
+    // no replay accepts.
+    let behind = store(&redis, "museum").write_behind(true).timeout(Duration::from_millis(300));
+    let named = behind.store_event("w", &event(2)).await.expect("named");
+    assert!(!named.contains("#~"), "an entry of its own: {named}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let unstored = loop {
+        let id = behind.store_event("w", &event(3)).await.expect("an id all the same");
+        if id.contains("#~") {
+            break id;
+        }
+        assert!(Instant::now() < deadline, "a failed write behind did not take the store for down: {id}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     redis.freeze(false);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(a.replay_events_after(&live).await.is_err());
+    assert!(behind.replay_events_after(&unstored).await.is_err());
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
         if a.get("t").await.is_ok_and(|found| found.is_some()) {

@@ -97,12 +97,17 @@ impl EventStore for RedisStore {
         // Not a session's standalone stream, nor a call's taken over: others
         // wrote those, with entries this replica's clock may not be above.
         if self.inner.settings.write_behind && taken.is_none() && !stream_id.ends_with(":common") {
+            // As a write refused at once would: sent live, under an id no replay accepts.
+            if self.failed_recently() {
+                return Ok(self.unstored(stream_id));
+            }
+            let bytes = value.len();
             let write = |entry: &str| {
                 let mut add = redis::cmd("XADD");
                 add.arg(&key).arg("MAXLEN").arg(cap).arg(entry).arg(field).arg(&value);
                 std::iter::once(add).chain(then).collect()
             };
-            return Ok(match self.write_behind_as(write).await {
+            return Ok(match self.write_behind_as(bytes, write).await {
                 Some(entry) => format!("{stream_id}#{entry}"),
                 None => self.unstored(stream_id),
             });
