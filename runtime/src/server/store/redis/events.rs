@@ -59,7 +59,7 @@ impl EventStore for RedisStore {
     async fn store_event(&self, stream_id: &str, event: &ServerSseMessage) -> Result<EventId, EventStoreError> {
         // Not a session's standalone stream: it outlives its worker, and a
         // replica that restores the session writes on after what another wrote.
-        if event.message.is_none() && event.retry.is_some() && !stream_id.ends_with(":common") {
+        if event.message.is_none() && event.retry.is_some() && !standalone(stream_id) {
             if self.failed_recently() {
                 return Ok(self.unstored(stream_id));
             }
@@ -96,7 +96,7 @@ impl EventStore for RedisStore {
         };
         // Not a session's standalone stream, nor a call's taken over: others
         // wrote those, with entries this replica's clock may not be above.
-        if self.inner.settings.write_behind && taken.is_none() && !stream_id.ends_with(":common") {
+        if self.inner.settings.write_behind && taken.is_none() && !standalone(stream_id) {
             // As a write refused at once would: sent live, under an id no replay accepts.
             if self.failed_recently() {
                 return Ok(self.unstored(stream_id));
@@ -202,6 +202,12 @@ impl EventStore for RedisStore {
         });
         Ok(Box::pin(Replay(receiver)))
     }
+}
+
+/// Whether `stream_id` is a session's standalone stream (rmcp's
+/// `{session}:common`), which the replicas that serve the session write in turn.
+fn standalone(stream_id: &str) -> bool {
+    stream_id.ends_with(":common")
 }
 
 impl RedisStore {
