@@ -1456,6 +1456,37 @@ async fn written_behind_the_events_of_calls_at_once_are_stored_in_the_order_sent
     }
 }
 
+/// A server stopping gracefully waits for the events it sent before they
+/// were stored: with Redis frozen as a call answers (its answer written
+/// behind), the stop ends only once Redis, thawed, has the answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_stopping_gracefully_waits_for_the_events_it_wrote_behind() {
+    let Some(redis) = Redis::start() else { return };
+    let store = store(&redis, "museum").write_behind(true).timeout(Duration::from_secs(3));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    let options = HttpOptions::default().shutdown_token(stop.clone()).without_signal_handling();
+    let served = tokio::spawn(slow_server("a", store).serve_http_on(listener, options));
+    let http = client();
+    let session = open_session(&http, &url, false).await;
+    redis.freeze(true);
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "stamp", "arguments": {"millis": 0}}});
+    let text = post_request(&http, &url, Some(&session), &call).send().await.unwrap().text().await.unwrap();
+    let events = sse_events(&text);
+    assert_eq!(answer_in(&events)["result"]["content"][0]["text"], "stamp by a", "answered, Redis frozen: {events:?}");
+    let answer = events.last().and_then(|(id, _)| id.clone()).expect("the answer has an id");
+    stop.cancel();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!served.is_finished(), "the stop waits for the answer's write");
+    redis.freeze(false);
+    tokio::time::timeout(Duration::from_secs(10), served).await.expect("stopped once written").unwrap().unwrap();
+    let (stream, entry) = answer.rsplit_once('#').unwrap();
+    let stored = redis_cli(redis.port, &["XRANGE", &format!("mcp:museum:events:{stream}"), entry, entry]);
+    assert!(stored.starts_with(entry), "the answer is in Redis: {stored:?}");
+}
+
 /// A call that answers at once is not kept for the other replicas, and has
 /// no record in Redis at all: its answer is stored before its response's
 /// head goes out, and a client that resumes finds it there. A call still

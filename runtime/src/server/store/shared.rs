@@ -108,6 +108,11 @@ pub(crate) trait SharedStore: Send + Sync + 'static {
     fn event_store(&self) -> Arc<dyn EventStore>;
 
     fn task_store(&self) -> Arc<dyn TaskStore>;
+
+    /// Wait for the writes still queued (events sent before they were
+    /// stored) to be done or failed, within the store's bound on a wait: a
+    /// server stopping gracefully leaves none behind.
+    fn flush(&self) -> BoxFuture<'_, ()>;
 }
 
 /// A call started on this replica and not kept yet for the other replicas:

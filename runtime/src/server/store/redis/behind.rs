@@ -59,6 +59,21 @@ impl RedisStore {
     }
 }
 
+impl RedisStore {
+    /// Wait until every write queued behind its sending is done or failed:
+    /// the room of all their bytes is back. Bounded by twice the store's
+    /// timeout, each round trip's bound, as a write queued behind another
+    /// waits for it.
+    pub(super) async fn written_behind(&self) {
+        let Some(writer) = self.inner.behind.get() else { return };
+        let everything = u32::try_from(QUEUED_BYTES).unwrap_or(u32::MAX);
+        let bound = 2 * self.inner.settings.timeout;
+        if tokio::time::timeout(bound, writer.room.acquire_many(everything)).await.is_err() {
+            tracing::warn!("stopping: events written behind their sending were still queued for Redis after {bound:?}");
+        }
+    }
+}
+
 /// The writer of a store: what queued while the last round trip ran goes in
 /// the next, in one `MULTI`. It ends with the store (its last handle dropped).
 async fn write_in_order(store: Weak<Inner>, mut writes: mpsc::Receiver<Queued>) {

@@ -416,7 +416,8 @@ impl RedisStore {
     ///
     /// - A replica that stops in that moment leaves an event that only its
     ///   client has: a client that resumes after an earlier event does not
-    ///   get it again. A replica that takes the call over still answers it,
+    ///   get it again. A graceful stop waits for the writes still queued
+    ///   (at most twice the store's timeout); a killed process does not. A replica that takes the call over still answers it,
     ///   with events above the one the client resumed after, whatever the
     ///   clocks of the replicas say.
     /// - A write that fails (Redis down, or the writes queued past the

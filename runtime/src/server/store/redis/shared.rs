@@ -230,4 +230,8 @@ impl SharedStore for RedisStore {
     fn task_store(&self) -> Arc<dyn TaskStore> {
         Arc::new(self.clone())
     }
+
+    fn flush(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.written_behind())
+    }
 }

@@ -47,6 +47,7 @@ impl ToolServer {
         });
         // Listen streams end with their final result as shutdown begins,
         // while their clients read and before the drain cuts what is left.
+        let shared = self.shared_store().cloned();
         let router = self.stopping_with(shutdown.clone()).http_router(&options, &drain, &proxying)?;
         lifecycle.start(Serving { addr: listener.local_addr().ok(), stopping: shutdown.clone() }).await?;
         let signals = options.handle_signals.then(|| tokio::spawn(cancel_on_signal(shutdown.clone())));
@@ -77,6 +78,10 @@ impl ToolServer {
         grace.abort();
         if let Some(signals) = signals {
             signals.abort();
+        }
+        // The events sent last may still be on their way to the shared store.
+        if let Some(shared) = shared {
+            shared.flush().await;
         }
         lifecycle.stop().await;
         Ok(())
