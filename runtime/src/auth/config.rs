@@ -146,10 +146,9 @@ impl AuthConfig {
         config.resource_identifier = get(env::RESOURCE_IDENTIFIER);
         config.disable_scope_checks = match get(env::DISABLE_SCOPE_CHECKS) {
             None => false,
-            Some(value) => match value.trim().to_ascii_lowercase().as_str() {
-                "true" | "1" | "yes" | "on" => true,
-                "false" | "0" | "no" | "off" => false,
-                _ => return Err(AuthConfigError::InvalidFlag { variable: env::DISABLE_SCOPE_CHECKS, value }),
+            Some(value) => match env::flag(&value) {
+                Some(on) => on,
+                None => return Err(AuthConfigError::InvalidFlag { variable: env::DISABLE_SCOPE_CHECKS, value }),
             },
         };
         config.validate()?;

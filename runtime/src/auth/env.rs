@@ -23,6 +23,17 @@ pub const RESOURCE_IDENTIFIER: &str = "MCP_SERVER_RESOURCE_IDENTIFIER";
 /// `true` to authenticate callers without checking tools' scopes (warned at startup).
 pub const DISABLE_SCOPE_CHECKS: &str = "MCP_AUTH_DISABLE_SCOPE_CHECKS";
 
+/// A boolean variable's value, as every boolean variable of this crate reads
+/// it: `true`, `1`, `yes` or `on`; `false`, `0`, `no` or `off` (any case,
+/// blanks around); `None` for anything else.
+pub(crate) fn flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Some(true),
+        "false" | "0" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
 /// How callers of the Streamable HTTP transport authenticate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum AuthMode {

@@ -254,13 +254,8 @@ impl Server {
                     store = store.sentinel_password(password)?;
                 }
                 if let Some(value) = set(REDIS_WRITE_BEHIND_ENV) {
-                    let on = match value.to_string_lossy().trim().to_ascii_lowercase().as_str() {
-                        "1" | "true" | "on" => true,
-                        "0" | "false" | "off" => false,
-                        _ => {
-                            let why = format!("{REDIS_WRITE_BEHIND_ENV} is `1` (or `true`, `on`) or `0` (or `false`, `off`)");
-                            return Err(RedisUrlError(why));
-                        }
+                    let Some(on) = crate::auth::env::flag(&value.to_string_lossy()) else {
+                        return Err(RedisUrlError(format!("{REDIS_WRITE_BEHIND_ENV} is `true` or `false`")));
                     };
                     if on {
                         eprintln!("{}: a call's events sent while they are written to Redis ({REDIS_WRITE_BEHIND_ENV})", self.info.name);

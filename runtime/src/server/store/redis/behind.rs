@@ -9,11 +9,14 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 use super::{Inner, RedisStore, lock, now_millis};
 
-/// How many writes may wait for the writer, and how many bytes of events:
-/// past either, an event waits for room (within the store's timeout), as if
-/// it were stored before it is sent.
-const QUEUED: usize = 4096;
+/// How many bytes of writes may wait for the writer: past that, an event
+/// waits for room (within the store's timeout), as if it were stored before
+/// it is sent.
 const QUEUED_BYTES: usize = 64 << 20;
+
+/// What a write takes of that room besides its event: its key, its
+/// entry, and the commands after it.
+const WRITE_BYTES: usize = 512;
 
 /// At most this many writes go in one round trip.
 const BATCH: usize = 256;
@@ -25,8 +28,8 @@ type Write = Vec<redis::Cmd>;
 type Queued = (Write, OwnedSemaphorePermit);
 
 pub(super) struct Writer {
-    queue: mpsc::Sender<Queued>,
-    /// The bytes of events the queue may still take.
+    queue: mpsc::UnboundedSender<Queued>,
+    /// The bytes the queue may still take: its bound.
     room: Arc<Semaphore>,
     /// The last entry named, `(ms, seq)`: the next is above it, so the
     /// entries of a stream this replica writes grow even if its clock steps back.
@@ -36,30 +39,25 @@ pub(super) struct Writer {
 impl RedisStore {
     /// Queue the write `write(entry)` makes for an entry named now, of an
     /// event of `bytes`, and give the entry; `None` when no room came within
-    /// the store's timeout.
+    /// the store's timeout, or the writer is gone (its runtime stopped).
     pub(super) async fn write_behind_as(&self, bytes: usize, write: impl FnOnce(&str) -> Write) -> Option<String> {
         let writer = self.inner.behind.get_or_init(|| {
-            let (queue, writes) = mpsc::channel(QUEUED);
+            let (queue, writes) = mpsc::unbounded_channel();
             tokio::spawn(write_in_order(Arc::downgrade(&self.inner), writes));
             Writer { queue, room: Arc::new(Semaphore::new(QUEUED_BYTES)), last: Mutex::new((0, 0)) }
         });
-        let bytes = u32::try_from(bytes.clamp(1, QUEUED_BYTES)).unwrap_or(u32::MAX);
-        let room = tokio::time::timeout(self.inner.settings.timeout, async {
-            let bytes = Arc::clone(&writer.room).acquire_many_owned(bytes).await.ok()?;
-            Some((bytes, writer.queue.reserve().await.ok()?))
-        });
-        let Ok(Some((bytes, slot))) = room.await else { return None };
+        let bytes = u32::try_from((bytes + WRITE_BYTES).min(QUEUED_BYTES)).unwrap_or(u32::MAX);
+        let room = Arc::clone(&writer.room).acquire_many_owned(bytes);
+        let Ok(Ok(room)) = tokio::time::timeout(self.inner.settings.timeout, room).await else { return None };
         // Named and queued under one lock: the queue's order is the entries'.
         let mut last = lock(&writer.last);
         let now = now_millis();
         *last = if now > last.0 { (now, 0) } else { (last.0, last.1 + 1) };
         let entry = format!("{}-{}", last.0, last.1);
-        slot.send((write(&entry), bytes));
+        writer.queue.send((write(&entry), room)).ok()?;
         Some(entry)
     }
-}
 
-impl RedisStore {
     /// Wait until every write queued behind its sending is done or failed:
     /// the room of all their bytes is back. Bounded by twice the store's
     /// timeout, each round trip's bound, as a write queued behind another
@@ -76,7 +74,7 @@ impl RedisStore {
 
 /// The writer of a store: what queued while the last round trip ran goes in
 /// the next, in one `MULTI`. It ends with the store (its last handle dropped).
-async fn write_in_order(store: Weak<Inner>, mut writes: mpsc::Receiver<Queued>) {
+async fn write_in_order(store: Weak<Inner>, mut writes: mpsc::UnboundedReceiver<Queued>) {
     let mut batch = Vec::with_capacity(BATCH);
     while writes.recv_many(&mut batch, BATCH).await > 0 {
         let Some(inner) = store.upgrade() else { return };

@@ -60,8 +60,9 @@ pub const REDIS_CLIENT_KEY_FILE_ENV: &str = "MCP_REDIS_CLIENT_KEY_FILE";
 pub const REDIS_SENTINEL_PASSWORD_ENV: &str = "MCP_REDIS_SENTINEL_PASSWORD";
 
 /// The environment variable that turns on [`RedisStore::write_behind`] for
-/// the store of [`REDIS_URL_ENV`]: `1` (or `true`, `on`) sends a call's events
-/// while they are written, `0` (or `false`, `off`, unset) once they are stored.
+/// the store of [`REDIS_URL_ENV`]: `true` (or `1`, `yes`, `on`) sends a call's
+/// events while they are written, `false` (or `0`, `no`, `off`, unset) once
+/// they are stored.
 pub const REDIS_WRITE_BEHIND_ENV: &str = "MCP_REDIS_WRITE_BEHIND";
 
 /// How many events of one SSE stream are kept, by default: a stream is one
