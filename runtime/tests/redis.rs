@@ -1456,6 +1456,49 @@ async fn written_behind_the_events_of_calls_at_once_are_stored_in_the_order_sent
     }
 }
 
+/// Written behind, at most 64 MiB of writes wait for Redis: with Redis
+/// frozen, 64 events of just under 1 MiB each (with their commands) are
+/// named at once and the next waits for room, not named; Redis thawed, it is
+/// named too, and all are stored in the order sent, under the ids given.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn written_behind_an_event_past_the_queues_64_mib_waits_for_room_and_is_stored_after_the_others() {
+    let Some(redis) = Redis::start() else { return };
+    let store = store(&redis, "museum").write_behind(true).timeout(Duration::from_secs(10));
+    // Connected (and its writer running) before Redis freezes.
+    store.store_event("first", &event(0)).await.expect("named");
+    eventually("the first event stored", || redis_cli(redis.port, &["XLEN", "mcp:museum:events:first"]) == "1").await;
+    // Its JSON and the 512 bytes counted for its commands stay under 1 MiB.
+    let big = |n: i64| {
+        let text = "x".repeat((1 << 20) - 1024);
+        let result = rmcp::model::CallToolResult::success(vec![rmcp::model::ContentBlock::text(text)]);
+        let message = ServerJsonRpcMessage::response(
+            ServerResult::CallToolResult(result),
+            rmcp::model::NumberOrString::Number(n),
+        );
+        ServerSseMessage::from_message(message)
+    };
+    redis.freeze(true);
+    let mut ids = Vec::new();
+    for n in 1..=64 {
+        let named = tokio::time::timeout(Duration::from_secs(2), store.store_event("big", &big(n))).await;
+        ids.push(named.expect("named at once: the queue has room").expect("named"));
+    }
+    let next = tokio::spawn({
+        let (store, event) = (store.clone(), big(65));
+        async move { store.store_event("big", &event).await }
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!next.is_finished(), "the queue holds 64 MiB: the next event waits for room");
+    redis.freeze(false);
+    let next = tokio::time::timeout(Duration::from_secs(10), next).await.expect("named once room came back");
+    ids.push(next.unwrap().expect("named"));
+    assert!(ids.iter().all(|id| !id.contains("#~")), "all stored, none unstored: {ids:?}");
+    eventually("all stored", || redis_cli(redis.port, &["XLEN", "mcp:museum:events:big"]) == "65").await;
+    let replayed: Vec<ServerSseMessage> = store.replay_events_after(&ids[0]).await.unwrap().collect().await;
+    let replayed_ids: Vec<&str> = replayed.iter().map(|event| event.event_id.as_deref().unwrap()).collect();
+    assert_eq!(replayed_ids, ids[1..], "stored in the order sent, under the ids given");
+}
+
 /// A server stopping gracefully waits for the events it sent before they
 /// were stored: with Redis frozen as a call answers (its answer written
 /// behind), the stop ends only once Redis, thawed, has the answer.
