@@ -21,7 +21,17 @@ With `--instructions`, also, for each crate:
   rustc's command line as `cargo check -vv` prints it), which repeat from run to
   run to a tenth of a percent where the times above move by several percent;
 - the wall time of a `cargo check` with nothing to do: cargo's own bookkeeping
-  of the crate's dependency graph, which the checks above include.
+  of the crate's dependency graph, which the checks above include;
+- of those instructions, the ones in the proc macros' own code (this crate's
+  or rmcp's macros, serde's and schemars' derives): the rest is rustc's work,
+  the analysis of what the macros expanded to among it. A macro's own code
+  runs many instructions a cycle, rustc's analysis few, so the two counts
+  say more about the time than their sum does.
+
+With `--phases`, also rustc's time per pass (`-Ztime-passes`, through
+`RUSTC_BOOTSTRAP=1`; a measurement only), the median of `--runs` runs of each
+crate's rustc command line, interleaved: where the difference in check time
+is spent.
 
 With `--serving-features`, the two crates are built on the same capability
 rather than on their defaults: both serve stdio and Streamable HTTP and nothing
@@ -31,7 +41,7 @@ else. This crate drops its default `auth` and `logging`
 `macros`. Without it, this crate is on its default features and rmcp's on
 `server` and `macros` alone: what each one's user gets by default.
 
-    python3 benches/build-cost/measure.py [--tools 100] [--runs 5] [--instructions] [--serving-features]
+    python3 benches/build-cost/measure.py [--tools 100] [--runs 5] [--instructions] [--phases] [--serving-features]
 
 The README's Performance section quotes its table. Only loopback-free local
 builds: the crates depend on this workspace by path and on rmcp from the
@@ -219,8 +229,9 @@ def rustc_command(crate: Path) -> str:
     return running[-1].split("Running `", 1)[1].rstrip("`")
 
 
-def instructions(crate: Path) -> int:
-    """Instructions of the crate's rustc, counted by callgrind."""
+def instructions(crate: Path) -> tuple[int, int]:
+    """Instructions of the crate's rustc, counted by callgrind, and those of
+    them run in the proc macros' own code."""
     command = rustc_command(crate)
     rustc = re.search(r"(\S*rustc) --crate-name", command).group(1)
     out = OUT / f"callgrind.{crate.name}.out"
@@ -228,7 +239,59 @@ def instructions(crate: Path) -> int:
     done = subprocess.run(["bash", "-c", counted], cwd=crate, env=env(), capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"rustc under callgrind failed:\n{done.stderr[-4000:]}")
-    return int(re.search(r"^summary: (\d+)", out.read_text(), re.M).group(1))
+    text = out.read_text()
+    total = int(re.search(r"^summary: (\d+)", text, re.M).group(1))
+    by_object = self_cost_by_object(text)
+    in_macros = sum(count for name, count in by_object.items() if PROC_MACRO.search(name))
+    return total, in_macros
+
+
+# The file of a proc macro crate, as rustc loads it: `libserde_derive-<hash>.so`.
+PROC_MACRO = re.compile(r"/lib\w*(_macros|_derive)-[0-9a-f]+\.so$")
+
+
+def self_cost_by_object(text: str) -> dict:
+    """Instructions of a callgrind profile by the file (`ob=`) of the function
+    that ran them, not counting a call's cost where it is called."""
+    names, counts = {}, {}
+    current, after_call = None, False
+    for line in text.splitlines():
+        if line.startswith(("ob=", "cob=")):
+            # `ob=(3) /path` names object 3, `ob=(3)` repeats it.
+            match = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line)
+            if match and match.group(2):
+                names[match.group(1)] = match.group(2)
+            if line.startswith("ob="):
+                current = names.get(match.group(1)) if match else line[3:]
+        elif line.startswith("calls="):
+            after_call = True  # the next cost line is the call's, counted in its callee
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            if after_call:
+                after_call = False
+            else:
+                parts = line.split()
+                if len(parts) > 1:
+                    counts[current] = counts.get(current, 0) + int(parts[1])
+    return counts
+
+
+def phases(crates: dict, runs: int) -> dict:
+    """Each crate's rustc seconds per pass (`-Ztime-passes`), the median of
+    `runs` runs, interleaved; in rustc's order."""
+    commands = {label: rustc_command(crate) + " -Ztime-passes" for label, crate in crates.items()}
+    seconds = {label: {} for label in crates}
+    for _ in range(runs):
+        for label, crate in crates.items():
+            done = subprocess.run(["bash", "-c", commands[label]], cwd=crate,
+                                  env={**env(), "RUSTC_BOOTSTRAP": "1"}, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"rustc -Ztime-passes failed:\n{done.stderr[-4000:]}")
+            for line in done.stderr.splitlines():
+                match = re.match(r"time:\s+([\d.]+);.*\s(\S+)$", line.strip())
+                if match:
+                    seconds[label].setdefault(match.group(2), []).append(float(match.group(1)))
+    return {label: {name: statistics.median(times) for name, times in passes.items()}
+            for label, passes in seconds.items()}
 
 
 def cargo_alone(crate: Path) -> float:
@@ -248,6 +311,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--instructions", action="store_true",
                         help="also count rustc's instructions (callgrind) and time cargo alone")
+    parser.add_argument("--phases", action="store_true",
+                        help="also time rustc's passes (-Ztime-passes), --runs runs of each")
     parser.add_argument("--serving-features", action="store_true",
                         help="both crates on the features that serve stdio and Streamable HTTP, "
                              "rather than on their defaults")
@@ -284,13 +349,28 @@ def main() -> None:
           f"lines {ours[3] / theirs[3]:.2f}x, memory {ours[4] / theirs[4]:.2f}x")
 
     if args.instructions:
-        print("\n| macro | rustc instructions (callgrind) | `cargo check` with nothing to do |")
-        print("|---|---|---|")
+        print("\n| macro | rustc instructions (callgrind) | in the proc macros' code | the rest "
+              "| `cargo check` with nothing to do |")
+        print("|---|---|---|---|---|")
         counted = []
         for label, crate in crates.items():
-            counted.append((instructions(crate), cargo_alone(crate)))
-            print(f"| {label} | {counted[-1][0]:,} | {counted[-1][1]:.2f} s |")
-        print(f"\nratio of instructions: {counted[0][0] / counted[1][0]:.3f}x")
+            (total, in_macros), alone = instructions(crate), cargo_alone(crate)
+            counted.append((total, total - in_macros))
+            print(f"| {label} | {total:,} | {in_macros:,} | {total - in_macros:,} | {alone:.2f} s |")
+        print(f"\nratio of instructions: {counted[0][0] / counted[1][0]:.3f}x, "
+              f"outside the proc macros' code {counted[0][1] / counted[1][1]:.3f}x")
+
+    if args.phases:
+        timed = phases(crates, args.runs)
+        (ours, theirs) = timed.values()
+        print(f"\n| rustc pass (-Ztime-passes, median of {args.runs}) | mcp-contract | rmcp | ratio |")
+        print("|---|---|---|---|")
+        # The passes that take a tenth of a second in either, and the total.
+        for name, seconds in ours.items():
+            other = theirs.get(name, 0.0)
+            if max(seconds, other) >= 0.1 or name == "total":
+                ratio = f"{seconds / other:.2f}x" if other else "-"
+                print(f"| {name} | {seconds:.3f} s | {other:.3f} s | {ratio} |")
 
 
 if __name__ == "__main__":
