@@ -53,12 +53,15 @@ pub(crate) fn reason_enum(
         "The failure modes of the `{fn_ident}` {}, as declared in its `errors(..)` contract; their accessors are the `Reason` trait's.",
         kind.noun()
     );
+    let clone = super::copy_clone(reason_ident);
     quote! {
         #[doc = #doc]
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[derive(Copy, Debug, PartialEq, Eq, Hash)]
         #vis enum #reason_ident {
             #( #[doc = #variant_docs] #variants, )*
         }
+
+        #clone
     }
 }
 

@@ -25,6 +25,23 @@ pub(crate) mod resource_or_prompt;
 pub(crate) mod skills;
 pub(crate) mod tool;
 
+/// `Clone` for a generated `Copy` type, written rather than derived:
+/// `derive(Clone)` on a `Copy` type also implements the standard library's
+/// `TrivialClone` (Rust 1.95), one trait impl more per type for rustc's
+/// coherence checking, where most of a tool's check time beyond rmcp's goes
+/// (the guide's build-cost benchmark).
+pub(crate) fn copy_clone(ident: &proc_macro2::Ident) -> TokenStream {
+    quote::quote! {
+        #[automatically_derived]
+        impl ::core::clone::Clone for #ident {
+            #[inline]
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+    }
+}
+
 /// `tokens` with every token (inside groups too) at `span`.
 pub(crate) fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
     tokens

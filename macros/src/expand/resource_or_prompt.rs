@@ -64,10 +64,13 @@ impl<'a> Generated<'a> {
         let items = contract.items(item, type_ident, name);
         let complete = completer(self.complete, private);
         let required_state = self.required_state();
+        let clone = super::copy_clone(type_ident);
         quote! {
             #[doc = #doc]
-            #[derive(Clone, Copy, Debug, Default)]
+            #[derive(Copy, Debug, Default)]
             #vis struct #type_ident;
+
+            #clone
 
             #items
 

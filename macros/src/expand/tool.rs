@@ -73,6 +73,7 @@ fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
     let tool_impl = tool_impl(&handler, tool, tool_ident, &reason_type, &private);
     let item = &handler.item;
     let name = &tool.name;
+    let clone = super::copy_clone(tool_ident);
     let tool_doc = format!("The `{name}` MCP tool, served from the handler [`{fn_ident}`]; register it with a server.");
 
     quote! {
@@ -81,8 +82,10 @@ fn expand(mut handler: Handler, tool: &Tool) -> TokenStream {
         #reason_enum
 
         #[doc = #tool_doc]
-        #[derive(Clone, Copy, Debug)]
+        #[derive(Copy, Debug)]
         #vis struct #tool_ident;
+
+        #clone
 
         const _: () = {
             use #krate::__private as __mcp;
